@@ -1,0 +1,1 @@
+/* capture.c: not written yet */

@@ -1,0 +1,1 @@
+/* launch.c: not written yet */

@@ -1,0 +1,1 @@
+/* maps.c: not written yet */

@@ -1,0 +1,41 @@
+/*
+ * maps.h - the memory-map snapshot written after a profile's records.
+ *
+ * A profile is symbolized offline from the text of /proc/PID/maps, so the
+ * snapshot must cover every address a sample can name, even after the
+ * target has exited or unloaded a library.  struct maps keeps the union of
+ * every mapping seen in the snapshots it was given: a newer snapshot
+ * replaces older entries whose address range it overlaps (the range was
+ * reused), and older entries it does not overlap are kept (a library
+ * dlclose()d since still names its samples).
+ *
+ * Contract: plain data, not thread-safe, never prints or exits.  Functions
+ * returning int give 0, or -1 with errno (ENOMEM; EINVAL for text that has
+ * no parseable mapping line at all).
+ */
+#ifndef PTPROF_MAPS_H
+#define PTPROF_MAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct maps;
+
+struct maps *maps_new(void);
+void maps_free(struct maps *m);
+
+/* Merge one /proc/PID/maps snapshot (text, len bytes). */
+int maps_update(struct maps *m, const char *text, size_t len);
+
+/* True when addr lies inside a known executable mapping. */
+bool maps_covers_exec(const struct maps *m, uint64_t addr);
+
+/* Number of mappings held. */
+size_t maps_count(const struct maps *m);
+
+/* Write the mappings as /proc/PID/maps lines, ordered by start address. */
+int maps_write(const struct maps *m, FILE *f);
+
+#endif /* PTPROF_MAPS_H */

@@ -1,0 +1,48 @@
+/*
+ * options.h - ptprof's command line.
+ *
+ *   ptprof -p PID [-f HZ] [-o FILE] [-d SECONDS] [--max-depth N]
+ *   ptprof [-f HZ] [-o FILE] [-d SECONDS] [--max-depth N] -- COMMAND [ARG...]
+ *   ptprof --help | --version
+ *
+ * Contract: options_parse() only parses and range-checks; it touches no
+ * process and no file, never prints and never exits.  On bad input it
+ * returns -1 and writes one sentence (no "ptprof:" prefix, no newline)
+ * into err.  argv is borrowed: opts->command points into it.
+ */
+#ifndef PTPROF_OPTIONS_H
+#define PTPROF_OPTIONS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define PTPROF_DEFAULT_HZ 100
+#define PTPROF_MIN_HZ 1
+#define PTPROF_MAX_HZ 10000
+#define PTPROF_DEFAULT_OUTPUT "ptprof.prof"
+
+enum ptprof_action {
+	ACTION_RECORD_PID,	/* -p PID */
+	ACTION_RECORD_COMMAND,	/* -- COMMAND ... */
+	ACTION_HELP,
+	ACTION_VERSION,
+};
+
+struct options {
+	enum ptprof_action action;
+	pid_t pid;
+	unsigned hz;
+	double duration_s; /* 0: until the target exits or a signal */
+	const char *output;
+	unsigned max_depth;
+	int quiet;	   /* -q: no summary line */
+	char **command;	   /* NULL-terminated, for ACTION_RECORD_COMMAND */
+};
+
+int options_parse(int argc, char **argv, struct options *opts, char *err,
+		  size_t errlen);
+
+/* The --help text. */
+extern const char options_usage[];
+
+#endif /* PTPROF_OPTIONS_H */

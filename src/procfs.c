@@ -1,0 +1,1 @@
+/* procfs.c: not written yet */

@@ -1,0 +1,1 @@
+/* profile_read.c: not written yet */

@@ -1,0 +1,1 @@
+/* profile_write.c: not written yet */

@@ -1,0 +1,39 @@
+/*
+ * profile_write.h - the gperftools CPU profile writer (legacy pprof format).
+ *
+ * Layout (docs/FORMAT.md, and gperftools' cpuprofile-fileformat): 64-bit
+ * little-endian slots.  Header 0, 3, 0, period_us, 0; one record per
+ * distinct stack: count, npcs, PCs leaf first, written as sampled (the
+ * interrupted PC, then return addresses; consumers subtract 1 from callers,
+ * the writer does not); trailer 0, 1, 0; then the maps text.
+ *
+ * Contract: never prints or exits; -1 with errno on failure.
+ * profile_write_file() never leaves a truncated FILE behind: it writes a
+ * temporary file in FILE's directory, fsyncs it and renames it over FILE;
+ * on failure the temporary file is removed and FILE is untouched.
+ */
+#ifndef PTPROF_PROFILE_WRITE_H
+#define PTPROF_PROFILE_WRITE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "maps.h"
+#include "stacktab.h"
+
+/* Write the whole profile to an open stream (no flush, no close). */
+int profile_write(FILE *f, uint64_t period_us, const struct stacktab *tab,
+		  const struct maps *maps);
+
+/* Atomically (temporary name + rename) write the profile to path. */
+int profile_write_file(const char *path, uint64_t period_us,
+		       const struct stacktab *tab, const struct maps *maps);
+
+/*
+ * Check, without touching path itself, that profile_write_file() could
+ * create it: path is not a directory, and a file can be created (and is at
+ * once removed again) in its directory.
+ */
+int profile_check_writable(const char *path);
+
+#endif /* PTPROF_PROFILE_WRITE_H */

@@ -1,0 +1,1 @@
+/* ptctl.c: not written yet */

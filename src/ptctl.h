@@ -1,0 +1,39 @@
+/*
+ * ptctl.h - the ptrace requests ptprof makes, one function each.
+ *
+ * ptprof only ever uses PTRACE_SEIZE (never PTRACE_ATTACH: no SIGSTOP is
+ * sent, and group-stop stays visible), PTRACE_INTERRUPT, PTRACE_GETREGS and
+ * PTRACE_DETACH.  It never sets PTRACE_O_EXITKILL: if ptprof dies, the
+ * kernel detaches every tracee and the target runs on.
+ *
+ * Contract: thin wrappers, 0 or -1 with errno, never print or exit.
+ * ptctl_is_gone() names the errnos that mean "this thread is exiting or
+ * exited", which callers treat as a silent skip.
+ */
+#ifndef PTPROF_PTCTL_H
+#define PTPROF_PTCTL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+int ptctl_seize(pid_t tid);
+int ptctl_interrupt(pid_t tid);
+int ptctl_getregs(pid_t tid, struct user_regs_struct *regs);
+int ptctl_detach(pid_t tid, int sig);
+bool ptctl_is_gone(int err);
+
+/*
+ * Decode a waitpid() status of a traced thread.
+ */
+enum ptctl_stop_kind {
+	PTSTOP_INTERRUPT,  /* PTRACE_EVENT_STOP after PTRACE_INTERRUPT */
+	PTSTOP_GROUP,	   /* PTRACE_EVENT_STOP for a stop signal (group-stop) */
+	PTSTOP_SIGNAL,	   /* signal-delivery-stop: the signal must be re-injected */
+	PTSTOP_OTHER_EVENT,/* any other PTRACE_EVENT_* stop */
+	PTSTOP_EXITED,	   /* WIFEXITED or WIFSIGNALED: the thread is gone */
+	PTSTOP_UNKNOWN,
+};
+enum ptctl_stop_kind ptctl_classify(int status, int *sig);
+
+#endif /* PTPROF_PTCTL_H */

@@ -1,0 +1,69 @@
+/*
+ * sampler.h - the stop-the-world sampling loop.
+ *
+ * Every tick, on an absolute CLOCK_MONOTONIC deadline, the sampler lists
+ * /proc/PID/task, PTRACE_SEIZEs every thread, PTRACE_INTERRUPTs them all,
+ * collects their stops (bounded wait), captures registers, unwinds, and
+ * PTRACE_DETACHes every thread, so the target is untraced between ticks.
+ * A tick that starts late is counted as missed; ticks are never bunched.
+ *
+ * Contract:
+ *  - sampler_run() blocks the caller until the duration ends, a signal of
+ *    config->stop_signals arrives (those signals must be blocked by the
+ *    caller), the target exits, or a fatal error.  It records samples into
+ *    tab and mapping snapshots into maps.
+ *  - However it returns, every target thread it seized has been detached,
+ *    or (a thread whose stop never arrived) will be released by the kernel
+ *    when ptprof exits; any signal a thread received while stopped has been
+ *    handed back to it.  Group-stopped targets stay stopped.
+ *  - Returns 0, or -1 with errno.  EPERM when the very first seize of the
+ *    target was refused (nothing was touched).  It never prints or exits.
+ *  - When config->child is set (a process ptprof launched), the sampler
+ *    reaps it and reports its wait status in stats->child_status.
+ */
+#ifndef PTPROF_SAMPLER_H
+#define PTPROF_SAMPLER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "maps.h"
+#include "stacktab.h"
+
+struct sampler_config {
+	pid_t pid;
+	unsigned hz;
+	uint64_t duration_ns;	   /* 0: no limit */
+	const sigset_t *stop_signals; /* blocked signals that end sampling */
+	pid_t child;		   /* launched process to reap, or 0 */
+	uint64_t stop_timeout_ns;  /* how long a tick waits for stops */
+};
+
+enum sampler_end {
+	SAMPLER_END_DURATION,
+	SAMPLER_END_SIGNAL,
+	SAMPLER_END_TARGET_EXITED,
+	SAMPLER_END_ERROR,
+};
+
+struct sampler_stats {
+	uint64_t ticks;		/* ticks taken */
+	uint64_t missed_ticks;	/* deadlines passed without a tick */
+	uint64_t samples;	/* thread stacks recorded */
+	uint64_t threads_seen;	/* distinct TIDs ever sampled */
+	uint64_t late_threads;	/* thread stops that missed their tick */
+	uint64_t pause_total_ns;/* sum over ticks of first interrupt..last detach */
+	uint64_t pause_max_ns;
+	uint64_t elapsed_ns;
+	enum sampler_end end;
+	int end_signal;		/* for SAMPLER_END_SIGNAL */
+	bool child_reaped;
+	int child_status;	/* wait status, when child_reaped */
+};
+
+int sampler_run(const struct sampler_config *config, struct stacktab *tab,
+		struct maps *maps, struct sampler_stats *stats);
+
+#endif /* PTPROF_SAMPLER_H */

@@ -1,0 +1,1 @@
+/* symbolize.c: not written yet */

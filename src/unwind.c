@@ -1,0 +1,1 @@
+/* unwind.c: not written yet */

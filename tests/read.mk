@@ -1,0 +1,1 @@
+## Reader, symbolizer and the profcat test tool
