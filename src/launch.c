@@ -1,1 +1,124 @@
-/* launch.c: not written yet */
+/*
+ * launch.c - start COMMAND for `ptprof -- COMMAND` (see launch.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+static bool is_executable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
+
+static int copy_path(const char *src, char *path, size_t len)
+{
+	if (snprintf(path, len, "%s", src) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* A name with a slash is used as it is; anything else is looked up on
+ * PATH, as execvp() does.  ENOENT: not found; EACCES: found, not runnable. */
+int launch_resolve(const char *cmd, char *path, size_t len)
+{
+	const char *dirs = getenv("PATH");
+	bool seen_eacces = false;
+
+	if (!*cmd) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strchr(cmd, '/')) {
+		if (is_executable_file(cmd))
+			return copy_path(cmd, path, len);
+		if (access(cmd, F_OK) == 0)
+			errno = EACCES;
+		return -1;
+	}
+	if (!dirs)
+		dirs = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = dirs;; p++) {
+		const char *colon = strchrnul(p, ':');
+		int dl = (int)(colon - p);
+
+		if (snprintf(path, len, "%.*s%s%s", dl, p, dl ? "/" : "", cmd) <
+			    (int)len &&
+		    is_executable_file(path))
+			return 0;
+		if (access(path, F_OK) == 0)
+			seen_eacces = true;
+		if (!*colon)
+			break;
+		p = colon;
+	}
+	errno = seen_eacces ? EACCES : ENOENT;
+	return -1;
+}
+
+/* In the child: exec, or report errno through the pipe and die. */
+static void __attribute__((noreturn))
+exec_child(int wfd, const char *path, char *const argv[])
+{
+	sigset_t none;
+	int err;
+
+	/* The signal mask survives exec: give COMMAND the empty one, not the
+	 * one ptprof blocks its stop signals and SIGCHLD with. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execv(path, argv);
+	err = errno;
+	(void)!write(wfd, &err, sizeof(err));
+	_exit(127);
+}
+
+pid_t launch_start(const char *path, char *const argv[])
+{
+	int fds[2], err = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = err;
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		exec_child(fds[1], path, argv);
+	}
+	close(fds[1]);
+	/* EOF (0 bytes) means exec succeeded: the pipe closed on exec. */
+	do
+		r = read(fds[0], &err, sizeof(err));
+	while (r < 0 && errno == EINTR);
+	close(fds[0]);
+	if (r == (ssize_t)sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		errno = err;
+		return -1;
+	}
+	return pid;
+}

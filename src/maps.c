@@ -1,1 +1,188 @@
-/* maps.c: not written yet */
+/*
+ * maps.c - the union of /proc/PID/maps snapshots (see maps.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "maps.h"
+
+struct mapping {
+	uint64_t start, end;
+	bool exec;
+	char *line; /* without the newline */
+};
+
+struct maps {
+	struct mapping *v; /* sorted by start */
+	size_t n, cap;
+};
+
+struct maps *maps_new(void)
+{
+	return calloc(1, sizeof(struct maps));
+}
+
+static void clear(struct mapping *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].line);
+}
+
+void maps_free(struct maps *m)
+{
+	if (!m)
+		return;
+	clear(m->v, m->n);
+	free(m->v);
+	free(m);
+}
+
+/* "start-end perms ..." -> fields; false for a line that is not one. */
+static bool parse_line(const char *line, size_t len, struct mapping *out)
+{
+	char *end;
+	const char *p = line;
+
+	if (len < 8)
+		return false;
+	out->start = strtoull(p, &end, 16);
+	if (end == p || *end != '-')
+		return false;
+	p = end + 1;
+	out->end = strtoull(p, &end, 16);
+	if (end == p || *end != ' ' || out->end <= out->start)
+		return false;
+	p = end + 1;
+	if ((size_t)(p - line) + 4 > len)
+		return false;
+	out->exec = p[2] == 'x';
+	return true;
+}
+
+static int push(struct mapping **v, size_t *n, size_t *cap,
+		const struct mapping *m)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct mapping *nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *m;
+	return 0;
+}
+
+/* Parse text into a fresh array, in file order (the kernel sorts it). */
+static int parse_all(const char *text, size_t len, struct mapping **v,
+		     size_t *n)
+{
+	size_t cap = 0;
+
+	*v = NULL;
+	*n = 0;
+	for (size_t off = 0; off < len;) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t l = nl ? (size_t)(nl - (text + off)) : len - off;
+		struct mapping m;
+
+		if (parse_line(text + off, l, &m)) {
+			m.line = strndup(text + off, l);
+			if (!m.line || push(v, n, &cap, &m)) {
+				free(m.line);
+				goto fail;
+			}
+		}
+		off += l + 1;
+	}
+	return 0;
+fail:
+	clear(*v, *n);
+	free(*v);
+	return -1;
+}
+
+static bool overlaps_any(const struct mapping *old, const struct mapping *v,
+			 size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (old->start < v[i].end && v[i].start < old->end)
+			return true;
+	return false;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct mapping *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int maps_update(struct maps *m, const char *text, size_t len)
+{
+	struct mapping *nv;
+	size_t nn, cap;
+
+	if (parse_all(text, len, &nv, &nn))
+		return -1;
+	if (nn == 0 && len > 0) {
+		free(nv);
+		errno = EINVAL;
+		return -1;
+	}
+	cap = nn;
+	/* Keep executable mappings that vanished without their range being
+	 * reused: their samples still need a name (dlclose). */
+	for (size_t i = 0; i < m->n; i++) {
+		struct mapping *old = &m->v[i];
+
+		if (old->exec && !overlaps_any(old, nv, nn) &&
+		    !push(&nv, &nn, &cap, old)) {
+			old->line = NULL;
+			continue;
+		}
+		free(old->line);
+	}
+	free(m->v);
+	qsort(nv, nn, sizeof(*nv), cmp_start);
+	m->v = nv;
+	m->n = nn;
+	m->cap = cap;
+	return 0;
+}
+
+bool maps_covers_exec(const struct maps *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->v[mid].end <= addr)
+			lo = mid + 1;
+		else if (m->v[mid].start > addr)
+			hi = mid;
+		else
+			return m->v[mid].exec;
+	}
+	return false;
+}
+
+size_t maps_count(const struct maps *m)
+{
+	return m->n;
+}
+
+int maps_write(const struct maps *m, FILE *f)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (fprintf(f, "%s\n", m->v[i].line) < 0)
+			return -1;
+	return 0;
+}

@@ -1,1 +1,261 @@
-/* procfs.c: not written yet */
+/*
+ * procfs.c - read-only facts about a target from /proc (see procfs.h).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+static int tidlist_push(struct tidlist *list, pid_t tid)
+{
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 64;
+		pid_t *p = realloc(list->tids, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		list->tids = p;
+		list->cap = cap;
+	}
+	list->tids[list->n++] = tid;
+	return 0;
+}
+
+static pid_t parse_tid(const char *name)
+{
+	long v = 0;
+
+	if (!*name)
+		return 0;
+	for (; *name; name++) {
+		if (!isdigit((unsigned char)*name) || v > 0x3fffffff)
+			return 0;
+		v = v * 10 + (*name - '0');
+	}
+	return (pid_t)v;
+}
+
+int procfs_list_tasks(pid_t pid, struct tidlist *list)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	list->n = 0;
+	while ((de = readdir(dir)) != NULL) {
+		pid_t tid = parse_tid(de->d_name);
+
+		if (tid > 0 && tidlist_push(list, tid)) {
+			rc = -1;
+			break;
+		}
+	}
+	closedir(dir);
+	return rc;
+}
+
+void tidlist_free(struct tidlist *list)
+{
+	free(list->tids);
+	list->tids = NULL;
+	list->n = list->cap = 0;
+}
+
+int procfs_read_file(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+	int fd, saved;
+
+	if (!b)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 2) {
+			char *nb = realloc(b, cap * 2);
+
+			if (!nb)
+				goto fail;
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	errno = saved;
+	return -1;
+}
+
+int procfs_read_maps(pid_t pid, char **buf, size_t *len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	return procfs_read_file(path, buf, len);
+}
+
+int procfs_task_state(pid_t pid, pid_t tid)
+{
+	char path[96], *buf, *p;
+	size_t len;
+	int state;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+			 (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (procfs_read_file(path, &buf, &len))
+		return -1;
+	/* comm may hold spaces and parentheses: the state follows the last ')'. */
+	p = strrchr(buf, ')');
+	state = p && p[1] == ' ' && p[2] ? (unsigned char)p[2] : -1;
+	free(buf);
+	if (state < 0)
+		errno = EINVAL;
+	return state;
+}
+
+/* Value text after "Key:" in a /proc status file, or NULL. */
+static const char *status_field(const char *buf, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (!strncmp(p, key, klen) && p[klen] == ':')
+			return p + klen + 1;
+	}
+	return NULL;
+}
+
+static int read_status(pid_t pid, char **buf)
+{
+	char path[64];
+	size_t len;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	return procfs_read_file(path, buf, &len);
+}
+
+int procfs_tracer_pid(pid_t pid)
+{
+	const char *v;
+	char *buf;
+	int tracer = -1;
+
+	if (read_status(pid, &buf))
+		return -1;
+	v = status_field(buf, "TracerPid");
+	if (v)
+		tracer = (int)strtol(v, NULL, 10);
+	free(buf);
+	if (tracer < 0)
+		errno = EINVAL;
+	return tracer;
+}
+
+int procfs_uid(pid_t pid, uid_t *uid)
+{
+	const char *v;
+	char *buf;
+	int rc = -1;
+
+	if (read_status(pid, &buf))
+		return -1;
+	v = status_field(buf, "Uid");
+	if (v) {
+		*uid = (uid_t)strtoul(v, NULL, 10);
+		rc = 0;
+	} else {
+		errno = EINVAL;
+	}
+	free(buf);
+	return rc;
+}
+
+int procfs_comm(pid_t pid, pid_t tid, char *out, size_t len)
+{
+	char path[96], *buf, *nl;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
+		 (int)(tid ? tid : pid));
+	if (procfs_read_file(path, &buf, &n))
+		return -1;
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	snprintf(out, len, "%s", buf);
+	free(buf);
+	return 0;
+}
+
+int procfs_yama_scope(void)
+{
+	char *buf;
+	size_t len;
+	int scope;
+
+	if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", &buf, &len))
+		return -1;
+	scope = (int)strtol(buf, NULL, 10);
+	free(buf);
+	return scope;
+}
+
+bool procfs_self_has_cap_sys_ptrace(void)
+{
+	const unsigned cap_sys_ptrace = 19;
+	unsigned long long eff;
+	const char *v;
+	char *buf;
+	bool has = false;
+
+	if (read_status(0, &buf))
+		return false;
+	v = status_field(buf, "CapEff");
+	if (v) {
+		eff = strtoull(v, NULL, 16);
+		has = (eff >> cap_sys_ptrace) & 1;
+	}
+	free(buf);
+	return has;
+}

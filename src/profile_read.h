@@ -6,13 +6,31 @@
  * records with count >= 1 and 1 <= npcs <= PROFILE_READ_MAX_PCS; the
  * trailer 0, 1, 0; then the maps text, kept verbatim.
  *
+ * What is rejected, beyond the format's own "must"s: an empty input; a
+ * period of 0; a header with more than PROFILE_READ_MAX_HDR slots after
+ * slot 1 (extra slots up to that are skipped, as pprof does; the padding
+ * slot is not checked); a record whose first PC is 0 that is not exactly
+ * the trailer (pprof would stop reading there); sample counts whose sum
+ * overflows 64 bits; maps text holding a NUL byte; and maps text that is
+ * not empty but has no line of the form "START-END PERMS OFFSET ..." with
+ * hex numbers (other unparseable lines are kept, as the format says tools
+ * ignore them).  Empty maps text is accepted (nothing can be symbolized).
+ *
  * Contract: never prints or exits.  On a malformed file the functions
- * return -1, set errno (EINVAL for bad content, or the I/O errno) and write
- * one human-readable sentence into err naming what is wrong and at which
- * byte offset, e.g. "truncated record at byte 40: expected 3 PCs".  The
- * reader never trusts a length from the file before checking it against
- * the bytes actually present, so a hostile file cannot make it allocate
- * or loop without bound.  Records with identical chains are NOT merged.
+ * return -1, set errno (EINVAL for bad content, EFBIG for a file larger
+ * than PROFILE_READ_MAX_BYTES, or the I/O errno) and write one
+ * human-readable sentence (no trailing newline) into err naming what is
+ * wrong and at which byte offset, e.g. "truncated record at byte 40:
+ * expected 3 PCs".  Record errors name the offset where the record starts;
+ * header and maps errors name the offset of the offending slot or byte.
+ * The reader never trusts a length from the file before checking it
+ * against the bytes actually present, so a hostile file cannot make it
+ * allocate or loop without bound.  Records with identical chains are NOT
+ * merged; they are kept in file order.
+ *
+ * On failure *out is zeroed and owns nothing; on success the caller frees
+ * it with profile_free() (which also accepts a zeroed profile).  err may be
+ * NULL or errlen 0 when no message is wanted.
  */
 #ifndef PTPROF_PROFILE_READ_H
 #define PTPROF_PROFILE_READ_H
@@ -21,6 +39,8 @@
 #include <stdint.h>
 
 #define PROFILE_READ_MAX_PCS 4096
+#define PROFILE_READ_MAX_HDR 64		 /* header slots after slot 1 */
+#define PROFILE_READ_MAX_BYTES (1UL << 30) /* profile_read_file() limit */
 
 struct profile_record {
 	uint64_t count;
@@ -38,11 +58,11 @@ struct profile {
 	void *storage_;		/* private */
 };
 
-/* Parse a profile held in memory (data, len bytes). */
+/* Parse a profile held in memory (data, len bytes; data may be unaligned). */
 int profile_parse(const void *data, size_t len, struct profile *out,
 		  char *err, size_t errlen);
 
-/* Read and parse a file. */
+/* Read and parse a file (regular file, pipe or device). */
 int profile_read_file(const char *path, struct profile *out, char *err,
 		      size_t errlen);
 

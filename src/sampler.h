@@ -59,6 +59,7 @@ struct sampler_stats {
 	uint64_t elapsed_ns;
 	enum sampler_end end;
 	int end_signal;		/* for SAMPLER_END_SIGNAL */
+	int end_signal_code;	/* its si_code: SI_KERNEL from a terminal */
 	bool child_reaped;
 	int child_status;	/* wait status, when child_reaped */
 };

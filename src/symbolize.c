@@ -1,1 +1,701 @@
-/* symbolize.c: not written yet */
+/*
+ * symbolize.c - maps text + ELF symbol tables -> function names.
+ *
+ * One struct sym_file per distinct path of an executable mapping, loaded
+ * on first use; one struct sym_map per executable mapping, sorted by start
+ * address.  Symbol names are copied out of libelf into one pool per file,
+ * so no ELF handle or file descriptor stays open between lookups.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+
+#define MAP_PAGE 4096u /* x86-64 mapping granularity */
+#define DELETED_SUFFIX " (deleted)"
+
+struct sym {
+	uint64_t start, end; /* link-time addresses, [start, end) */
+	size_t name;	     /* offset into sym_file.names */
+};
+
+struct load_seg {
+	uint64_t offset, vaddr, filesz;
+	bool exec;
+};
+
+struct sym_file {
+	char *path;	    /* as written in the maps text */
+	bool loadable;	    /* a real file we may open */
+	bool loaded;	    /* load attempted */
+	struct load_seg *segs;
+	size_t nsegs;
+	bool is_exec;	    /* ET_EXEC: absolute addresses */
+	struct sym *syms;
+	size_t nsyms;
+	char *names;
+};
+
+struct sym_map {
+	uint64_t start, end, offset;
+	struct sym_file *file; /* NULL for anonymous mappings */
+	bool bias_known;
+	uint64_t bias;	       /* runtime address - link-time address */
+};
+
+struct symbolizer {
+	char *root;
+	bool elf_ok;
+	struct sym_map *maps;
+	size_t nmaps, maps_cap;
+	struct sym_file **files;
+	size_t nfiles, files_cap;
+};
+
+/* A symbol while it is still inside libelf's data. */
+struct raw_sym {
+	uint64_t start, size, sec_end;
+	const char *name;
+	int rank;
+};
+
+/* ---- growing arrays ---------------------------------------------------- */
+
+/* Make room for element n; returns the (maybe moved) array or NULL. */
+static void *grow(void *arr, size_t *cap, size_t n, size_t elsize)
+{
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 16;
+	p = realloc(arr, ncap * elsize);
+	if (p)
+		*cap = ncap;
+	return p;
+}
+
+/* ---- maps text ------------------------------------------------------- */
+
+static bool parse_hex(const char **sp, uint64_t *v)
+{
+	const char *s = *sp;
+	unsigned d;
+	int n = 0;
+
+	*v = 0;
+	for (;; s++, n++) {
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (*s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (*s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			break;
+		if (n == 16)
+			return false;
+		*v = *v << 4 | d;
+	}
+	*sp = s;
+	return n > 0;
+}
+
+/* Skip one space-delimited token and the spaces after it. */
+static const char *skip_field(const char *s)
+{
+	while (*s && *s != ' ')
+		s++;
+	while (*s == ' ')
+		s++;
+	return s;
+}
+
+struct maps_line {
+	uint64_t start, end, offset;
+	bool exec;
+	const char *path; /* "" when anonymous */
+};
+
+/* Parse a NUL-terminated line "start-end perms offset dev inode path". */
+static bool parse_line(const char *s, struct maps_line *ml)
+{
+	if (!parse_hex(&s, &ml->start) || *s++ != '-' ||
+	    !parse_hex(&s, &ml->end) || *s++ != ' ')
+		return false;
+	if (strlen(s) < 5 || s[4] != ' ')
+		return false;
+	ml->exec = s[2] == 'x';
+	s += 5;
+	if (!parse_hex(&s, &ml->offset) || *s != ' ')
+		return false;
+	s = skip_field(skip_field(s + 1)); /* dev, inode */
+	ml->path = s;
+	return ml->start < ml->end;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static struct sym_file *file_get(struct symbolizer *s, const char *path)
+{
+	struct sym_file *f, **files;
+	size_t i;
+
+	for (i = 0; i < s->nfiles; i++)
+		if (strcmp(s->files[i]->path, path) == 0)
+			return s->files[i];
+	files = grow(s->files, &s->files_cap, s->nfiles, sizeof(*files));
+	if (!files)
+		return NULL;
+	s->files = files;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->path = strdup(path);
+	if (!f->path) {
+		free(f);
+		return NULL;
+	}
+	f->loadable = path[0] == '/' && !ends_with(path, DELETED_SUFFIX);
+	s->files[s->nfiles++] = f;
+	return f;
+}
+
+static int add_line(struct symbolizer *s, const char *line)
+{
+	struct maps_line ml;
+	struct sym_map *m;
+
+	if (!parse_line(line, &ml) || !ml.exec)
+		return 0;
+	m = grow(s->maps, &s->maps_cap, s->nmaps, sizeof(*m));
+	if (!m)
+		return -1;
+	s->maps = m;
+	m += s->nmaps;
+	memset(m, 0, sizeof(*m));
+	m->start = ml.start;
+	m->end = ml.end;
+	m->offset = ml.offset;
+	if (ml.path[0]) {
+		m->file = file_get(s, ml.path);
+		if (!m->file)
+			return -1;
+	}
+	s->nmaps++;
+	return 0;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct sym_map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Split a private copy of the text into lines and add each. */
+static int add_text(struct symbolizer *s, const char *text, size_t len)
+{
+	char *buf, *line, *nl;
+	int rc = 0;
+
+	buf = malloc(len + 1);
+	if (!buf)
+		return -1;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	for (line = buf; rc == 0 && line < buf + len; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line);
+		*nl = '\0';
+		rc = add_line(s, line);
+	}
+	free(buf);
+	if (s->nmaps)
+		qsort(s->maps, s->nmaps, sizeof(*s->maps), cmp_map);
+	return rc;
+}
+
+/* ---- ELF loading ----------------------------------------------------- */
+
+static int load_segs(Elf *elf, struct sym_file *f)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	f->segs = calloc(n ? n : 1, sizeof(*f->segs));
+	if (!f->segs)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		f->segs[f->nsegs].offset = ph.p_offset;
+		f->segs[f->nsegs].vaddr = ph.p_vaddr;
+		f->segs[f->nsegs].filesz = ph.p_filesz;
+		f->segs[f->nsegs].exec = (ph.p_flags & PF_X) != 0;
+		f->nsegs++;
+	}
+	return 0;
+}
+
+static int leading_underscores(const char *name)
+{
+	int n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/* Lower is better: sized, then global > weak > local, then fewer '_'. */
+static int sym_rank(const GElf_Sym *sym, const char *name)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	int b = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+
+	return (sym->st_size == 0) * 1000 + b * 100 +
+	       (leading_underscores(name) > 9 ? 9 : leading_underscores(name));
+}
+
+static uint64_t section_end(Elf *elf, size_t shndx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+		return UINT64_MAX;
+	scn = elf_getscn(elf, shndx);
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return UINT64_MAX;
+	return sh.sh_addr + sh.sh_size;
+}
+
+static bool want_sym(const GElf_Sym *sym, const char *name)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) &&
+	       sym->st_shndx != SHN_UNDEF && sym->st_value != 0 &&
+	       name && name[0];
+}
+
+/* Collect the function symbols of one symbol table section. */
+static int collect_syms(Elf *elf, Elf_Scn *scn, struct raw_sym **out,
+			size_t *nout)
+{
+	struct raw_sym *rs = NULL, *p;
+	size_t i, n, cap = 0, cnt = 0;
+	const char *name;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+
+	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return -1;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return -1;
+	n = sh.sh_size / sh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!want_sym(&sym, name))
+			continue;
+		p = grow(rs, &cap, cnt, sizeof(*rs));
+		if (!p) {
+			free(rs);
+			return -1;
+		}
+		rs = p;
+		rs[cnt].start = sym.st_value;
+		rs[cnt].size = sym.st_size;
+		rs[cnt].sec_end = section_end(elf, sym.st_shndx);
+		rs[cnt].name = name;
+		rs[cnt].rank = sym_rank(&sym, name);
+		cnt++;
+	}
+	*out = rs;
+	*nout = cnt;
+	return 0;
+}
+
+static int cmp_raw(const void *a, const void *b)
+{
+	const struct raw_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* End of the sorted, deduplicated symbol i of n. */
+static uint64_t raw_end(const struct raw_sym *rs, size_t i, size_t n)
+{
+	uint64_t end;
+
+	if (rs[i].size)
+		return rs[i].start + rs[i].size;
+	end = rs[i].sec_end > rs[i].start ? rs[i].sec_end : UINT64_MAX;
+	if (i + 1 < n && rs[i + 1].start < end)
+		end = rs[i + 1].start;
+	return end;
+}
+
+/* Length of name without a symbol version ("memcpy@@GLIBC_2.14"). */
+static size_t name_len(const char *name)
+{
+	size_t n = strcspn(name, "@");
+
+	return n ? n : strlen(name);
+}
+
+/* Keep the best symbol per address; copy names into f's pool. */
+static int store_syms(struct sym_file *f, struct raw_sym *rs, size_t n)
+{
+	size_t i, k = 0, pool = 0, len;
+
+	qsort(rs, n, sizeof(*rs), cmp_raw);
+	for (i = 0; i < n; i++)
+		if (i == 0 || rs[i].start != rs[k - 1].start)
+			rs[k++] = rs[i];
+	for (i = 0; i < k; i++)
+		pool += name_len(rs[i].name) + 1;
+	f->syms = calloc(k ? k : 1, sizeof(*f->syms));
+	f->names = malloc(pool ? pool : 1);
+	if (!f->syms || !f->names)
+		return -1;
+	for (i = 0, pool = 0; i < k; i++) {
+		len = name_len(rs[i].name);
+		memcpy(f->names + pool, rs[i].name, len);
+		f->names[pool + len++] = '\0';
+		f->syms[i].start = rs[i].start;
+		f->syms[i].end = raw_end(rs, i, k);
+		f->syms[i].name = pool;
+		pool += len;
+	}
+	f->nsyms = k;
+	return 0;
+}
+
+static Elf_Scn *find_section(Elf *elf, GElf_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return scn;
+	return NULL;
+}
+
+/*
+ * Keep the functions of elf's first section of the given type.  Returns 1
+ * when some were stored, 0 when there are none (try elsewhere), -1 when
+ * storing them failed.
+ */
+static int syms_from(Elf *elf, GElf_Word type, struct sym_file *f)
+{
+	Elf_Scn *scn = find_section(elf, type);
+	struct raw_sym *rs = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!scn || collect_syms(elf, scn, &rs, &n) || n == 0) {
+		free(rs);
+		return 0;
+	}
+	rc = store_syms(f, rs, n);
+	free(rs);
+	return rc ? -1 : 1;
+}
+
+static bool to_hex(const unsigned char *b, size_t n, char *buf, size_t len)
+{
+	size_t i;
+
+	if (n < 2 || 2 * n + 1 > len)
+		return false;
+	for (i = 0; i < n; i++) {
+		buf[2 * i] = "0123456789abcdef"[b[i] >> 4];
+		buf[2 * i + 1] = "0123456789abcdef"[b[i] & 15];
+	}
+	buf[2 * n] = '\0';
+	return true;
+}
+
+/* The GNU build ID of elf, in hex, into buf. */
+static bool build_id(Elf *elf, char *buf, size_t len)
+{
+	size_t off, next, name_off, desc_off;
+	Elf_Scn *scn = NULL;
+	const char *d;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (off = 0; data && (next = gelf_getnote(data, off, &nh,
+				&name_off, &desc_off)) > 0; off = next) {
+			d = data->d_buf;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp(d + name_off, "GNU", 4) == 0)
+				return to_hex((const unsigned char *)d + desc_off,
+					      nh.n_descsz, buf, len);
+		}
+	}
+	return false;
+}
+
+static Elf *open_elf(const char *path, int *fdp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		*fdp = fd;
+		return elf;
+	}
+	elf_end(elf);
+	close(fd);
+	return NULL;
+}
+
+static void close_elf(Elf *elf, int fd)
+{
+	elf_end(elf);
+	close(fd);
+}
+
+/*
+ * A stripped file's .symtab may be installed apart, as Debian's -dbg and
+ * -dbgsym packages do, under /usr/lib/debug/.build-id/xx/yyyy.debug.  Its
+ * symbols have the same link-time addresses as the stripped file.
+ */
+static int debug_syms(const struct symbolizer *s, Elf *elf,
+		      struct sym_file *f)
+{
+	char id[2 * 64 + 1], path[4096];
+	Elf *dbg;
+	int n, fd, rc;
+
+	if (!build_id(elf, id, sizeof(id)))
+		return 0;
+	n = snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+		     s->root ? s->root : "", id, id + 2);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return 0;
+	dbg = open_elf(path, &fd);
+	if (!dbg)
+		return 0;
+	rc = syms_from(dbg, SHT_SYMTAB, f);
+	close_elf(dbg, fd);
+	return rc;
+}
+
+static char *full_path(const struct symbolizer *s, const char *path)
+{
+	size_t rl = s->root ? strlen(s->root) : 0;
+	char *p = malloc(rl + strlen(path) + 1);
+
+	if (p) {
+		memcpy(p, s->root ? s->root : "", rl);
+		strcpy(p + rl, path);
+	}
+	return p;
+}
+
+/*
+ * Load f once: program headers, then the first of .symtab, the build-ID
+ * debug file's .symtab, .dynsym that has functions.  On any failure f
+ * simply has no symbols.
+ */
+static void file_load(const struct symbolizer *s, struct sym_file *f)
+{
+	GElf_Ehdr eh;
+	Elf *elf;
+	char *p;
+	int fd, rc;
+
+	f->loaded = true;
+	if (!f->loadable || !s->elf_ok)
+		return;
+	p = full_path(s, f->path);
+	elf = p ? open_elf(p, &fd) : NULL;
+	free(p);
+	if (!elf)
+		return;
+	if (gelf_getehdr(elf, &eh) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) &&
+	    load_segs(elf, f) == 0) {
+		f->is_exec = eh.e_type == ET_EXEC;
+		rc = syms_from(elf, SHT_SYMTAB, f);
+		if (rc == 0)
+			rc = debug_syms(s, elf, f);
+		if (rc == 0)
+			syms_from(elf, SHT_DYNSYM, f);
+	}
+	close_elf(elf, fd);
+}
+
+/* ---- lookups ---------------------------------------------------------- */
+
+/*
+ * The mapping maps file offset m->offset at m->start; the PT_LOAD segment
+ * holding that offset maps p_offset at bias + p_vaddr, so
+ *   bias = start - offset + p_offset - p_vaddr.
+ * The kernel maps whole pages, so the mapping's offset is p_offset rounded
+ * down to a page.  ET_EXEC files have bias 0 by construction, which the
+ * formula also gives; without a matching segment assume vaddr == offset.
+ */
+static uint64_t map_bias(const struct sym_map *m)
+{
+	const struct sym_file *f = m->file;
+	const struct load_seg *best = NULL, *g;
+	size_t i;
+
+	for (i = 0; i < f->nsegs; i++) {
+		g = &f->segs[i];
+		if ((g->offset & ~(uint64_t)(MAP_PAGE - 1)) > m->offset ||
+		    m->offset >= g->offset + g->filesz)
+			continue;
+		if (!best || (g->exec && !best->exec))
+			best = g;
+	}
+	if (best)
+		return m->start - m->offset + best->offset - best->vaddr;
+	return f->is_exec ? 0 : m->start - m->offset;
+}
+
+static struct sym_map *find_map(struct symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nmaps, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= s->maps[lo - 1].end)
+		return NULL;
+	return &s->maps[lo - 1];
+}
+
+static const struct sym *find_sym(const struct sym_file *f, uint64_t vaddr)
+{
+	size_t lo = 0, hi = f->nsyms, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || vaddr >= f->syms[lo - 1].end)
+		return NULL;
+	return &f->syms[lo - 1];
+}
+
+int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
+		      struct symbol_info *out)
+{
+	const struct sym *sym;
+	struct sym_map *m;
+
+	if (!s || !out) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	m = find_map(s, addr);
+	if (!m || !m->file)
+		return 0;
+	out->module = m->file->path;
+	out->module_off = addr - m->start + m->offset;
+	if (!m->file->loaded)
+		file_load(s, m->file);
+	if (!m->bias_known) {
+		m->bias = map_bias(m);
+		m->bias_known = true;
+	}
+	sym = find_sym(m->file, addr - m->bias);
+	if (sym) {
+		out->func = m->file->names + sym->name;
+		out->func_off = addr - m->bias - sym->start;
+	}
+	return 0;
+}
+
+/* ---- life cycle ------------------------------------------------------ */
+
+struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
+				  const char *root)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+	if (root) {
+		s->root = strdup(root);
+		if (!s->root)
+			goto fail;
+	}
+	if (add_text(s, maps_text ? maps_text : "", maps_text ? len : 0))
+		goto fail;
+	return s;
+fail:
+	symbolizer_free(s);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static void file_free(struct sym_file *f)
+{
+	free(f->path);
+	free(f->segs);
+	free(f->syms);
+	free(f->names);
+	free(f);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nfiles; i++)
+		file_free(s->files[i]);
+	free(s->files);
+	free(s->maps);
+	free(s->root);
+	free(s);
+}

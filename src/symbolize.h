@@ -4,14 +4,27 @@
  * The maps section of a profile is the source of truth: a symbolizer is
  * built from it alone, so it works after the target has exited.  For each
  * file-backed executable mapping it loads the ELF file's .symtab (or
- * .dynsym when stripped) once, with libelf, sorted for binary search, and
- * computes the load bias from the mapping's start and file offset, so PIE
- * executables and shared libraries resolve alike.
+ * .dynsym when stripped) once per path, lazily at the first lookup that
+ * needs it, with libelf.  Function symbols (STT_FUNC, STT_GNU_IFUNC) are
+ * kept sorted for binary search; of several at one address the one with a
+ * size, then global over weak over local binding, then fewer leading
+ * underscores wins.  A symbol of size 0 covers up to the next symbol or
+ * the end of its section.  The load bias comes from the mapping's start,
+ * its file offset and the PT_LOAD header holding that offset, so ET_EXEC,
+ * PIE executables and shared libraries resolve alike.
+ *
+ * Maps lines are parsed as /proc/PID/maps lines ("start-end perms offset
+ * dev inode path"); lines that do not parse, and mappings that are not
+ * executable, are ignored.  Pseudo paths ("[vdso]", "[vsyscall]") and
+ * paths ending in " (deleted)" are never opened: their addresses get the
+ * module (the path as written) but no function.  Names are not demangled.
  *
  * Contract: never prints or exits.  A lookup that finds no mapping, no file
  * or no symbol still succeeds: it fills what it knows (module name and
- * offset) and leaves func NULL, so a caller can print module+0xoffset.
- * Callers look caller frames up at PC-1 themselves.  Not thread-safe.
+ * offset) and leaves func NULL, so a caller can print module+0xoffset.  An
+ * address outside every executable mapping, or in an anonymous one, gets
+ * func and module NULL.  Callers look caller frames up at PC-1 themselves.
+ * Not thread-safe (lookups load files and so modify the symbolizer).
  */
 #ifndef PTPROF_SYMBOLIZE_H
 #define PTPROF_SYMBOLIZE_H
@@ -29,15 +42,19 @@ struct symbol_info {
 };
 
 /*
- * Build a symbolizer from maps text.  root, when not NULL, is prepended to
- * every path before opening it (e.g. "/proc/PID/root").
+ * Build a symbolizer from maps text (len bytes, need not be NUL-terminated).
+ * root, when not NULL, is prepended to every path before opening it (e.g.
+ * "/proc/PID/root"); module names stay the paths as written in the maps.
  * Returns NULL with errno on allocation failure only.
  */
 struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
 				  const char *root);
 void symbolizer_free(struct symbolizer *s);
 
-/* Resolve addr; the strings stay valid until symbolizer_free(). */
+/*
+ * Resolve addr into *out; the strings stay valid until symbolizer_free().
+ * Returns 0, or -1 with errno EINVAL when s or out is NULL.
+ */
 int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 		      struct symbol_info *out);
 

@@ -1,0 +1,256 @@
+/*
+ * ptprof.c - the command-line layer: the only place that prints and exits.
+ *
+ * main() is a dispatcher: parse options, check everything that can be
+ * checked before the target is touched, sample, write, summarise.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "maps.h"
+#include "options.h"
+#include "procfs.h"
+#include "profile_write.h"
+#include "sampler.h"
+#include "stacktab.h"
+#include "timeutil.h"
+
+enum { EXIT_USAGE = 2 };
+
+static void __attribute__((format(printf, 1, 2))) msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ptprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ptprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+/* Why the kernel will not (or did not) let us trace pid, as one clause. */
+static void explain_refusal(pid_t pid, char *buf, size_t len)
+{
+	int tracer = procfs_tracer_pid(pid);
+	int scope = procfs_yama_scope();
+	bool cap = procfs_self_has_cap_sys_ptrace();
+	char comm[64] = "?";
+	uid_t uid;
+
+	if (tracer > 0) {
+		procfs_comm(tracer, 0, comm, sizeof(comm));
+		snprintf(buf, len, "it is already traced by PID %d (%s)",
+			 tracer, comm);
+	} else if (scope == 3) {
+		snprintf(buf, len,
+			 "ptrace is disabled (kernel.yama.ptrace_scope = 3)");
+	} else if (scope == 2 && !cap) {
+		snprintf(buf, len,
+			 "kernel.yama.ptrace_scope = 2 requires CAP_SYS_PTRACE (run as root)");
+	} else if (procfs_uid(pid, &uid) == 0 && uid != getuid() && !cap) {
+		snprintf(buf, len,
+			 "it belongs to uid %u and ptprof lacks CAP_SYS_PTRACE (run as that user or as root)",
+			 (unsigned)uid);
+	} else if (scope == 1 && !cap) {
+		snprintf(buf, len,
+			 "kernel.yama.ptrace_scope = 1 allows tracing only descendants without CAP_SYS_PTRACE (run as root, or set it to 0)");
+	} else if (!cap) {
+		snprintf(buf, len,
+			 "ptrace was refused and ptprof lacks CAP_SYS_PTRACE (is the target set-uid or non-dumpable?)");
+	} else {
+		snprintf(buf, len, "ptrace was refused (%s)", strerror(EPERM));
+	}
+}
+
+/* Everything that can be checked about -p PID without touching it. */
+static void check_target(pid_t pid)
+{
+	char why[256];
+	int state;
+
+	if (pid == getpid())
+		die(EXIT_FAILURE, "cannot profile PID %d: that is ptprof itself",
+		    (int)pid);
+	state = procfs_task_state(pid, 0);
+	if (state < 0 && (errno == ENOENT || errno == ESRCH))
+		die(EXIT_FAILURE, "no such process: %d", (int)pid);
+	if (state < 0)
+		die(EXIT_FAILURE, "cannot read /proc/%d: %s", (int)pid,
+		    strerror(errno));
+	if (state == 'Z' || state == 'X')
+		die(EXIT_FAILURE, "process %d has exited (zombie)", (int)pid);
+	if (procfs_tracer_pid(pid) > 0 || procfs_yama_scope() == 3) {
+		explain_refusal(pid, why, sizeof(why));
+		die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid, why);
+	}
+}
+
+static void check_output(const char *path)
+{
+	if (profile_check_writable(path))
+		die(EXIT_FAILURE, "cannot write output file '%s': %s", path,
+		    strerror(errno));
+}
+
+static pid_t start_command(char **argv)
+{
+	char path[PATH_MAX];
+	pid_t pid;
+
+	if (launch_resolve(argv[0], path, sizeof(path))) {
+		if (errno == ENOENT)
+			die(127, "%s: command not found", argv[0]);
+		die(126, "%s: cannot execute: %s", argv[0], strerror(errno));
+	}
+	pid = launch_start(path, argv);
+	if (pid < 0)
+		die(errno == ENOENT ? 127 : 126, "%s: cannot execute: %s",
+		    argv[0], strerror(errno));
+	return pid;
+}
+
+static void block_stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigprocmask(SIG_BLOCK, set, NULL);
+}
+
+static void print_summary(const struct options *o,
+			  const struct sampler_stats *st,
+			  const struct stacktab *tab)
+{
+	uint64_t mean = st->ticks ? st->pause_total_ns / st->ticks : 0;
+
+	if (o->quiet)
+		return;
+	fprintf(stderr,
+		"ptprof: %llu ticks (%llu missed), %llu samples, %llu threads, "
+		"%zu distinct stacks, pause mean %llu us max %llu us, %.1f s; "
+		"wrote %s\n",
+		(unsigned long long)st->ticks,
+		(unsigned long long)st->missed_ticks,
+		(unsigned long long)st->samples,
+		(unsigned long long)st->threads_seen, stacktab_distinct(tab),
+		(unsigned long long)(mean / NSEC_PER_USEC),
+		(unsigned long long)(st->pause_max_ns / NSEC_PER_USEC),
+		(double)st->elapsed_ns / NSEC_PER_SEC, o->output);
+}
+
+static void sampling_failed(const struct options *o, pid_t pid)
+{
+	char why[256];
+
+	if (errno == EPERM) {
+		explain_refusal(pid, why, sizeof(why));
+		die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid, why);
+	}
+	msg("sampling process %d failed: %s", (int)pid, strerror(errno));
+	(void)o;
+}
+
+/* Shell convention: the command's status, or 128+N if signal N killed it. */
+static int command_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_FAILURE;
+}
+
+/* -- COMMAND: after sampling, hand a signal meant for ptprof on to the
+ * command (a terminal already sent it to both), then wait for it. */
+static int finish_command(pid_t child, const struct sampler_stats *st)
+{
+	int status;
+
+	if (st->child_reaped)
+		return command_status(st->child_status);
+	if (st->end == SAMPLER_END_SIGNAL && st->end_signal_code != SI_KERNEL)
+		kill(child, st->end_signal);
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return EXIT_FAILURE;
+	return command_status(status);
+}
+
+static int record(const struct options *o)
+{
+	struct sampler_config cfg = { .hz = o->hz };
+	struct sampler_stats st;
+	struct stacktab *tab = stacktab_new(o->max_depth);
+	struct maps *maps = maps_new();
+	sigset_t stop;
+	int rc = 0, failed;
+
+	if (!tab || !maps)
+		die(EXIT_FAILURE, "out of memory");
+	if (o->action == ACTION_RECORD_PID)
+		check_target(o->pid);
+	check_output(o->output);
+	block_stop_signals(&stop);
+	cfg.stop_signals = &stop;
+	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
+	cfg.pid = o->pid;
+	if (o->action == ACTION_RECORD_COMMAND)
+		cfg.pid = cfg.child = start_command(o->command);
+	failed = sampler_run(&cfg, tab, maps, &st);
+	if (failed)
+		sampling_failed(o, cfg.pid);
+	if (profile_write_file(o->output, NSEC_PER_SEC / NSEC_PER_USEC / o->hz,
+			       tab, maps))
+		die(EXIT_FAILURE, "cannot write output file '%s': %s",
+		    o->output, strerror(errno));
+	print_summary(o, &st, tab);
+	if (o->action == ACTION_RECORD_COMMAND)
+		rc = finish_command(cfg.child, &st);
+	stacktab_free(tab);
+	maps_free(maps);
+	return failed ? EXIT_FAILURE : rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	char err[512];
+
+	if (options_parse(argc, argv, &o, err, sizeof(err)))
+		die(EXIT_USAGE, "%s", err);
+	switch (o.action) {
+	case ACTION_HELP:
+		fputs(options_usage, stdout);
+		return 0;
+	case ACTION_VERSION:
+		printf("ptprof %s\n", PACKAGE_VERSION);
+		return 0;
+	default:
+		return record(&o);
+	}
+}

@@ -1,0 +1,57 @@
+/*
+ * threads.h - the sampler's table of target threads, by TID.
+ *
+ * One entry per thread ptprof has seen in /proc/PID/task.  The state says
+ * where the thread is in ptprof's ptrace cycle:
+ *
+ *   IDLE --seize+interrupt--> SEIZED --stop reported--> STOPPED --detach--> IDLE
+ *                                 \--tick deadline passed--> LATE --stop--> (detach) IDLE
+ *   any --exit reported or vanished from /proc--> GONE (dropped at the sweep)
+ *
+ * Contract: plain data; not thread-safe; never prints.  Entries are owned by
+ * the table; a pointer stays valid until threadtab_sweep() drops it.
+ */
+#ifndef PTPROF_THREADS_H
+#define PTPROF_THREADS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "capture.h"
+
+enum thread_state {
+	TS_IDLE,    /* not traced by us */
+	TS_SEIZED,  /* seized and interrupted, stop not yet reported */
+	TS_STOPPED, /* in a ptrace-stop of ours */
+	TS_LATE,    /* its stop missed the tick: detach it when it comes */
+	TS_GONE,    /* exited */
+};
+
+struct thread {
+	pid_t tid;
+	enum thread_state state;
+	int pending_sig;    /* signal to hand back on detach, or 0 */
+	bool sampled;	    /* at least one stack recorded */
+	uint64_t seen_tick; /* last tick it was listed in /proc */
+	struct capture cap;
+	struct thread *next_;
+};
+
+struct threadtab;
+
+struct threadtab *threadtab_new(void);
+void threadtab_free(struct threadtab *t);
+
+/* Find tid; with create, add it (IDLE) when absent.  NULL: absent/ENOMEM. */
+struct thread *threadtab_get(struct threadtab *t, pid_t tid, bool create);
+
+/* Drop every entry for which drop() says so; drop() may inspect only. */
+typedef bool (*threadtab_drop_fn)(const struct thread *th, void *arg);
+void threadtab_sweep(struct threadtab *t, threadtab_drop_fn drop, void *arg);
+
+/* Call fn on every entry. */
+typedef void (*threadtab_visit_fn)(struct thread *th, void *arg);
+void threadtab_foreach(struct threadtab *t, threadtab_visit_fn fn, void *arg);
+
+#endif /* PTPROF_THREADS_H */

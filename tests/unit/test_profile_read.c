@@ -1,0 +1,287 @@
+/*
+ * test_profile_read - unit tests of profile_read: profiles built in memory
+ * slot by slot; good ones must parse to exactly those slots, each kind of
+ * malformed one must fail with EINVAL and a message naming the byte.
+ * Exit 0 when every check passes, 1 otherwise (each failure is printed).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile_read.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define MAPS "400000-401000 r-xp 00000000 08:01 1234 /bin/x\n"
+#define HDR 0, 3, 0, 10000, 0
+#define TRAILER 0, 1, 0
+
+static int failures;
+
+#define CHECK(cond, ...) check((cond), __LINE__, #cond, __VA_ARGS__)
+
+static void check(bool ok, int line, const char *expr, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void check(bool ok, int line, const char *expr, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return;
+	failures++;
+	fprintf(stderr, "FAIL line %d: %s: ", line, expr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Lay out slots (little-endian) then text into buf; returns the length. */
+static size_t build(unsigned char *buf, size_t cap, const uint64_t *slots,
+		    size_t n, const char *text, size_t tlen)
+{
+	size_t i;
+	uint64_t v;
+
+	if (n * 8 + tlen > cap)
+		abort();
+	for (i = 0; i < n; i++) {
+		v = htole64(slots[i]);
+		memcpy(buf + i * 8, &v, 8);
+	}
+	memcpy(buf + n * 8, text, tlen);
+	return n * 8 + tlen;
+}
+
+static bool is_zeroed(const struct profile *p)
+{
+	return !p->records && !p->maps_text && !p->storage_ &&
+	       !p->nrecords && !p->period_us && !p->total_samples;
+}
+
+/* Expect failure with EINVAL and "at byte OFF:" in the message. */
+static void expect_bad(const char *name, const uint64_t *slots, size_t n,
+		       const char *text, size_t tlen, size_t off)
+{
+	unsigned char buf[1024];
+	struct profile p;
+	char err[256], want[64];
+	size_t len = build(buf, sizeof(buf), slots, n, text, tlen);
+	int rc;
+
+	memset(err, 0, sizeof(err));
+	errno = 0;
+	rc = profile_parse(buf, len, &p, err, sizeof(err));
+	snprintf(want, sizeof(want), "at byte %zu:", off);
+	CHECK(rc == -1, "%s: parsed", name);
+	CHECK(errno == EINVAL, "%s: errno %d", name, errno);
+	CHECK(strstr(err, want) != NULL, "%s: err \"%s\" lacks \"%s\"", name,
+	      err, want);
+	CHECK(is_zeroed(&p), "%s: profile not zeroed on failure", name);
+	if (rc == 0)
+		profile_free(&p);
+}
+
+#define BAD(name, text, off, ...)                                         \
+	do {                                                              \
+		const uint64_t s_[] = { __VA_ARGS__ };                    \
+		expect_bad(name, s_, N(s_), text, sizeof(text) - 1, off); \
+	} while (0)
+
+static void test_good(void)
+{
+	const uint64_t s[] = { HDR, 5, 3, 0xa0000, 0xc0000, 0xe0000,
+			       2, 1, 0x1234, 5, 3, 0xa0000, 0xc0000, 0xe0000,
+			       TRAILER };
+	unsigned char buf[1024];
+	struct profile p;
+	char err[256] = "";
+	size_t len = build(buf, sizeof(buf), s, N(s), MAPS, strlen(MAPS));
+
+	CHECK(profile_parse(buf, len, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECK(p.period_us == 10000, "period %llu",
+	      (unsigned long long)p.period_us);
+	CHECK(p.nrecords == 3, "nrecords %zu (identical chains must stay apart)",
+	      p.nrecords);
+	if (p.nrecords == 3) {
+		CHECK(p.records[0].count == 5 && p.records[0].npcs == 3, "rec 0");
+		CHECK(p.records[0].pcs[0] == 0xa0000 &&
+		      p.records[0].pcs[1] == 0xc0000 &&
+		      p.records[0].pcs[2] == 0xe0000, "rec 0 pcs");
+		CHECK(p.records[1].count == 2 && p.records[1].npcs == 1 &&
+		      p.records[1].pcs[0] == 0x1234, "rec 1");
+		CHECK(p.records[2].count == 5 && p.records[2].npcs == 3 &&
+		      p.records[2].pcs[2] == 0xe0000, "rec 2");
+	}
+	CHECK(p.total_samples == 12, "total %llu",
+	      (unsigned long long)p.total_samples);
+	CHECK(p.maps_len == strlen(MAPS), "maps_len %zu", p.maps_len);
+	CHECK(p.maps_text && strcmp(p.maps_text, MAPS) == 0, "maps text");
+	profile_free(&p);
+	CHECK(is_zeroed(&p), "profile_free leaves fields set");
+	profile_free(&p); /* harmless twice */
+}
+
+static void test_good_variants(void)
+{
+	const uint64_t longhdr[] = { 0, 4, 0, 100, 0, 77, 1, 1, 0x42, TRAILER };
+	const uint64_t empty[] = { HDR, TRAILER };
+	const char junk_then_line[] = "garbage line\n\n" MAPS "more junk";
+	unsigned char raw[1024];
+	struct profile p;
+	char err[256] = "";
+	size_t len;
+
+	/* Header longer than 3 slots: the extra slot is skipped. */
+	len = build(raw, sizeof(raw), longhdr, N(longhdr), "", 0);
+	CHECK(profile_parse(raw, len, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECK(p.period_us == 100 && p.nrecords == 1 &&
+	      p.records[0].count == 1 && p.records[0].pcs[0] == 0x42,
+	      "long header");
+	CHECK(p.maps_len == 0 && p.maps_text && !p.maps_text[0], "no maps");
+	profile_free(&p);
+
+	/* No records at all; unaligned data; unparseable lines ignored. */
+	len = build(raw + 1, sizeof(raw) - 1, empty, N(empty), junk_then_line,
+		    strlen(junk_then_line));
+	CHECK(profile_parse(raw + 1, len, &p, err, sizeof(err)) == 0, "%s",
+	      err);
+	CHECK(p.nrecords == 0 && p.total_samples == 0, "empty profile");
+	CHECK(p.maps_text && strcmp(p.maps_text, junk_then_line) == 0,
+	      "maps kept verbatim");
+	profile_free(&p);
+}
+
+static void test_bad_header(void)
+{
+	unsigned char b = 0;
+	struct profile p;
+	char err[128] = "";
+
+	CHECK(profile_parse(&b, 0, &p, err, sizeof(err)) == -1 &&
+	      errno == EINVAL && strstr(err, "empty") &&
+	      strstr(err, "at byte 0:"), "empty: %s", err);
+	BAD("short header", "", 0, 0);
+	BAD("3-slot header", "", 0, 0, 3, 0);
+	BAD("header without padding", "", 0, 0, 3, 0, 100);
+	BAD("header count", MAPS, 0, 1, 3, 0, 100, 0, TRAILER);
+	BAD("header words 2", MAPS, 8, 0, 2, 0, 100, 0, TRAILER);
+	BAD("header words huge", MAPS, 8, 0, 1ULL << 62, 0, 100, 0, TRAILER);
+	BAD("version", MAPS, 16, 0, 3, 1, 100, 0, TRAILER);
+	BAD("period 0", MAPS, 24, 0, 3, 0, 0, 0, TRAILER);
+	BAD("half slot", "\1\0\0\0", 0, 0);
+}
+
+static void test_bad_records(void)
+{
+	BAD("no trailer", "", 64, HDR, 5, 1, 0xa);
+	BAD("no trailer after header", "", 40, HDR);
+	BAD("count only", "", 40, HDR, 5);
+	BAD("count and half npcs", "\3\0\0\0", 40, HDR, 5);
+	BAD("missing PC", "", 40, HDR, 5, 3, 0xa, 0xb);
+	BAD("missing PC into maps", MAPS, 40, HDR, 5, 1000, 0xa, 0xb);
+	BAD("trailer truncated", "", 40, HDR, 0, 1);
+	BAD("trailer half", "\0\0\0\0", 64, HDR, 5, 1, 0xa, 0, 1);
+	BAD("count 0", MAPS, 40, HDR, 0, 2, 0xa, 0xb, TRAILER);
+	BAD("count 0 npcs 1", MAPS, 40, HDR, 0, 1, 0xa, TRAILER);
+	BAD("npcs 0", MAPS, 40, HDR, 1, 0, TRAILER);
+	BAD("npcs too many", MAPS, 40, HDR, 1, PROFILE_READ_MAX_PCS + 1, 1,
+	    TRAILER);
+	BAD("npcs huge", MAPS, 40, HDR, 1, UINT64_MAX, 1, TRAILER);
+	BAD("first PC 0", MAPS, 40, HDR, 3, 2, 0, 0xb, TRAILER);
+	BAD("first PC 0, npcs 1", MAPS, 40, HDR, 3, 1, 0, TRAILER);
+	BAD("second record", MAPS, 64, HDR, 5, 1, 0xa, 0, 3, 1, 2, 3,
+	    TRAILER);
+	BAD("count overflow", MAPS, 64, HDR, UINT64_MAX, 1, 0xa, 1, 1, 0xb,
+	    TRAILER);
+}
+
+static void test_bad_maps(void)
+{
+	BAD("NUL in maps", "400000-401000 r-xp 0 0:0 0 /x\n\0more", 118, HDR,
+	    5, 1, 0xa, TRAILER);
+	BAD("garbage maps", "hello world\n", 88, HDR, 5, 1, 0xa, TRAILER);
+	BAD("binary maps", "\x01\x02\xff", 64, HDR, TRAILER);
+	BAD("bad perms", "400000-401000 rx 00000000 08:01 1 /x\n", 64, HDR,
+	    TRAILER);
+	BAD("no offset", "400000-401000 r-xp\n", 64, HDR, TRAILER);
+}
+
+/* Every prefix and every one-byte change must be handled without a crash. */
+static void test_mutations(void)
+{
+	const uint64_t s[] = { HDR, 5, 3, 0xa0000, 0xc0000, 0xe0000, 2, 1,
+			       0x1234, TRAILER };
+	unsigned char buf[1024], copy[1024];
+	size_t len = build(buf, sizeof(buf), s, N(s), MAPS, strlen(MAPS));
+	size_t bin = N(s) * 8, i;
+	struct profile p;
+	char err[8]; /* short on purpose: messages are cut, not overflowed */
+	int rc;
+
+	for (i = 0; i < len; i++) {
+		rc = profile_parse(buf, i, &p, err, sizeof(err));
+		CHECK(i >= bin || (rc == -1 && errno == EINVAL),
+		      "prefix of %zu bytes parsed", i);
+		profile_free(&p);
+	}
+	for (i = 0; i < len; i++) {
+		memcpy(copy, buf, len);
+		copy[i] ^= 0x5a;
+		profile_parse(copy, len, &p, NULL, 0);
+		profile_free(&p);
+	}
+}
+
+static void test_file(void)
+{
+	const uint64_t s[] = { HDR, 5, 1, 0xa, TRAILER };
+	char path[] = "/tmp/test_profile_read.XXXXXX";
+	unsigned char buf[256];
+	size_t len = build(buf, sizeof(buf), s, N(s), MAPS, strlen(MAPS));
+	struct profile p;
+	char err[256] = "";
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0, "mkstemp: %s", strerror(errno));
+	if (fd < 0)
+		return;
+	CHECK(write(fd, buf, len) == (ssize_t)len, "write");
+	CHECK(profile_read_file(path, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECK(p.nrecords == 1 && p.records[0].pcs[0] == 0xa, "file record");
+	profile_free(&p);
+	CHECK(ftruncate(fd, 0) == 0, "ftruncate");
+	CHECK(profile_read_file(path, &p, err, sizeof(err)) == -1 &&
+	      errno == EINVAL && strstr(err, "at byte 0:"),
+	      "empty file: %s", err);
+	close(fd);
+	unlink(path);
+	CHECK(profile_read_file(path, &p, err, sizeof(err)) == -1 &&
+	      errno == ENOENT && is_zeroed(&p), "missing file: %s", err);
+	CHECK(profile_read_file("/", &p, err, sizeof(err)) == -1 &&
+	      errno == EISDIR, "directory: %s", err);
+}
+
+int main(void)
+{
+	test_good();
+	test_good_variants();
+	test_bad_header();
+	test_bad_records();
+	test_bad_maps();
+	test_mutations();
+	test_file();
+	if (failures) {
+		fprintf(stderr, "test_profile_read: %d check(s) failed\n",
+			failures);
+		return 1;
+	}
+	printf("test_profile_read: all checks passed\n");
+	return 0;
+}
