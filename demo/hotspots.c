@@ -10,33 +10,33 @@
 
 static volatile uint64_t sink;
 
-/* Inlined into each caller, so each hot function is its own leaf. */
-static inline __attribute__((always_inline)) void spin(unsigned units)
-{
-	uint64_t x = sink;
-
-	for (unsigned i = 0; i < units * 100000u; i++)
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-	sink = x;
-}
+/* A loop written out in each hot function, so each is its own leaf. */
+#define SPIN(units)                                                          \
+	do {                                                                 \
+		uint64_t x_ = sink;                                          \
+		for (unsigned i_ = 0; i_ < (units) * 100000u; i_++)          \
+			x_ = x_ * 6364136223846793005ULL +                   \
+			     1442695040888963407ULL;                         \
+		sink = x_;                                                   \
+	} while (0)
 
 /* Each hot function ends with a store, not a tail call, so it keeps its
  * own frame and the caller chain main -> hot function is visible. */
 static __attribute__((noinline)) void parse_records(void)
 {
-	spin(6);
+	SPIN(6);
 	__asm__ volatile("" ::: "memory");
 }
 
 static __attribute__((noinline)) void checksum(void)
 {
-	spin(3);
+	SPIN(3);
 	__asm__ volatile("" ::: "memory");
 }
 
 static __attribute__((noinline)) void compress_block(void)
 {
-	spin(1);
+	SPIN(1);
 	__asm__ volatile("" ::: "memory");
 }
 
