@@ -1,1 +1,13 @@
-## Unit tests of the writer and aggregator (owner: core)
+## Unit tests of the aggregator, the maps union and the profile writer.
+UNIT_CORE = tests/unit/test_stacktab tests/unit/test_maps \
+	tests/unit/test_profile_write
+check_PROGRAMS += $(UNIT_CORE)
+TESTS += $(UNIT_CORE)
+EXTRA_DIST += tests/unit/unit.h
+
+tests_unit_test_stacktab_SOURCES = tests/unit/test_stacktab.c
+tests_unit_test_stacktab_LDADD = $(PT_LIBS)
+tests_unit_test_maps_SOURCES = tests/unit/test_maps.c
+tests_unit_test_maps_LDADD = $(PT_LIBS)
+tests_unit_test_profile_write_SOURCES = tests/unit/test_profile_write.c
+tests_unit_test_profile_write_LDADD = $(PT_LIBS)

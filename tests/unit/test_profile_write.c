@@ -1,0 +1,110 @@
+/*
+ * test_profile_write - the gperftools CPU profile writer, byte for byte:
+ * header slots, records, trailer, maps text; and the atomic file write.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "maps.h"
+#include "profile_write.h"
+#include "stacktab.h"
+#include "unit.h"
+
+static const char maps_text[] =
+	"55d0c0a00000-55d0c0a01000 r--p 00000000 08:01 1234 /usr/bin/t\n"
+	"55d0c0a01000-55d0c0a02000 r-xp 00001000 08:01 1234 /usr/bin/t\n"
+	"7ffd1c000000-7ffd1c021000 rw-p 00000000 00:00 0 [stack]\n";
+
+static int slots_equal(const unsigned char *buf, const uint64_t *want,
+		       size_t n)
+{
+	return memcmp(buf, want, n * sizeof(*want)) == 0;
+}
+
+static void test_bytes(void)
+{
+	struct stacktab *t = stacktab_new(0);
+	struct maps *m = maps_new();
+	const uint64_t s1[] = { 0xa0000, 0xc0000, 0xe0000 };
+	const uint64_t s2[] = { 0xb0000 };
+	const uint64_t want[] = {
+		0, 3, 0, 10000, 0,		   /* header, 100 Hz */
+		5, 3, 0xa0000, 0xc0000, 0xe0000, /* record 1 */
+		1, 1, 0xb0000,			   /* record 2 */
+		0, 1, 0,			   /* trailer */
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(t && m && f);
+	CHECK(maps_update(m, maps_text, strlen(maps_text)) == 0);
+	CHECK(stacktab_add(t, s1, 3, 4) == 0);
+	CHECK(stacktab_add(t, s2, 1, 1) == 0);
+	CHECK(stacktab_add(t, s1, 3, 1) == 0);
+	CHECK(profile_write(f, 10000, t, m) == 0);
+	fclose(f);
+	CHECK(len == sizeof(want) + strlen(maps_text));
+	CHECK(len >= sizeof(want) &&
+	      slots_equal((unsigned char *)buf, want, sizeof(want) / 8));
+	CHECK(len >= sizeof(want) &&
+	      !memcmp(buf + sizeof(want), maps_text, strlen(maps_text)));
+	/* the file is little-endian: slot 3 (period 10000) starts 10 27 00 */
+	CHECK((unsigned char)buf[24] == 0x10 && (unsigned char)buf[25] == 0x27);
+	free(buf);
+	stacktab_free(t);
+	maps_free(m);
+}
+
+static void test_empty_profile(void)
+{
+	const uint64_t want[] = { 0, 3, 0, 1000, 0, 0, 1, 0 };
+	struct stacktab *t = stacktab_new(0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(profile_write(f, 1000, t, NULL) == 0);
+	fclose(f);
+	CHECK(len == sizeof(want) && slots_equal((unsigned char *)buf, want, 8));
+	free(buf);
+	stacktab_free(t);
+}
+
+static void test_atomic_file(void)
+{
+	char dir[] = "/tmp/ptprof-unit-XXXXXX";
+	char path[256], bad[300];
+	struct stacktab *t = stacktab_new(0);
+	const uint64_t s[] = { 0x1234 };
+	struct stat st;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out.prof", dir);
+	CHECK(profile_check_writable(path) == 0);
+	CHECK(stat(path, &st) < 0 && errno == ENOENT); /* check left nothing */
+	CHECK(stacktab_add(t, s, 1, 3) == 0);
+	CHECK(profile_write_file(path, 10000, t, NULL) == 0);
+	CHECK(stat(path, &st) == 0 && st.st_size == 8 * (5 + 3 + 3));
+	/* a directory is not a writable output, and it is left alone */
+	CHECK(profile_check_writable(dir) < 0 && errno == EISDIR);
+	CHECK(profile_write_file(dir, 10000, t, NULL) < 0);
+	snprintf(bad, sizeof(bad), "%s/no/such/dir/out.prof", dir);
+	CHECK(profile_check_writable(bad) < 0 && errno == ENOENT);
+	CHECK(unlink(path) == 0);
+	CHECK(rmdir(dir) == 0); /* no temporary file left behind */
+	stacktab_free(t);
+}
+
+int main(void)
+{
+	test_bytes();
+	test_empty_profile();
+	test_atomic_file();
+	return unit_result("test_profile_write");
+}
