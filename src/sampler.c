@@ -307,26 +307,32 @@ static void refresh_maps(struct sampler *s, uint64_t now, bool force)
 	s->maps_stale = false;
 }
 
-static int tick(struct sampler *s)
+/* The stop window: from the first PTRACE_INTERRUPT to the last detach. */
+static uint64_t stop_the_world(struct sampler *s)
 {
-	uint64_t t0 = mono_now_ns(), pause;
+	uint64_t t0 = mono_now_ns();
 	uint64_t timeout = s->cfg->stop_timeout_ns ? s->cfg->stop_timeout_ns :
 						     DEFAULT_STOP_TIMEOUT_NS;
+
+	interrupt_all(s);
+	collect_stops(s, t0 + timeout);
+	sample_and_release(s);
+	return mono_now_ns() - t0;
+}
+
+static int tick(struct sampler *s)
+{
+	uint64_t pause;
 
 	s->tick++;
 	if (seize_all(s)) {
 		int err = errno;
 
-		interrupt_all(s);
-		collect_stops(s, mono_now_ns() + timeout);
-		sample_and_release(s);
+		stop_the_world(s); /* release whatever was seized */
 		errno = err;
 		return -1;
 	}
-	interrupt_all(s);
-	collect_stops(s, t0 + timeout);
-	sample_and_release(s);
-	pause = mono_now_ns() - t0;
+	pause = stop_the_world(s);
 	s->st->ticks++;
 	s->st->pause_total_ns += pause;
 	if (pause > s->st->pause_max_ns)
