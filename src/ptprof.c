@@ -28,15 +28,20 @@
 
 enum { EXIT_USAGE = 2 };
 
+static void vmsg(const char *fmt, va_list ap)
+{
+	fputs("ptprof: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 static void __attribute__((format(printf, 1, 2))) msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ptprof: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -44,11 +49,9 @@ die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ptprof: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(status);
 }
 
