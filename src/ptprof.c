@@ -89,6 +89,18 @@ static void explain_refusal(pid_t pid, char *buf, size_t len)
 	}
 }
 
+/* Kernel threads have no user address space: their maps are empty. */
+static bool is_kernel_thread(pid_t pid)
+{
+	char *text;
+	size_t len;
+
+	if (procfs_read_maps(pid, &text, &len))
+		return false;
+	free(text);
+	return len == 0;
+}
+
 /* Everything that can be checked about -p PID without touching it. */
 static void check_target(pid_t pid)
 {
@@ -106,6 +118,10 @@ static void check_target(pid_t pid)
 		    strerror(errno));
 	if (state == 'Z' || state == 'X')
 		die(EXIT_FAILURE, "process %d has exited (zombie)", (int)pid);
+	if (is_kernel_thread(pid))
+		die(EXIT_FAILURE,
+		    "process %d is a kernel thread: it has no user stack to sample",
+		    (int)pid);
 	if (procfs_tracer_pid(pid) > 0 || procfs_yama_scope() == 3) {
 		explain_refusal(pid, why, sizeof(why));
 		die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid, why);
