@@ -147,7 +147,8 @@ static long check_record(struct parser *p, size_t off)
 		return fail(p, "bad record at byte %zu: PC count is 0", off);
 	if (npcs > PROFILE_READ_MAX_PCS)
 		return fail(p, "bad record at byte %zu: PC count %llu exceeds %d",
-			    off, (unsigned long long)npcs, PROFILE_READ_MAX_PCS);
+			    off, (unsigned long long)npcs,
+			    PROFILE_READ_MAX_PCS);
 	if (!have_slots(p, off, 2 + (size_t)npcs))
 		return fail(p, "truncated record at byte %zu: expected %llu PCs, file ends at byte %zu",
 			    off, (unsigned long long)npcs, p->len);
@@ -317,7 +318,8 @@ static int read_all(int fd, size_t hint, unsigned char **bufp, size_t *lenp,
 			nb = realloc(buf, cap);
 			if (!nb) {
 				free(buf);
-				return fail_errno(err, errlen, ENOMEM, "out of memory");
+				return fail_errno(err, errlen, ENOMEM,
+						  "out of memory");
 			}
 			buf = nb;
 		}
@@ -356,7 +358,8 @@ int profile_read_file(const char *path, struct profile *out, char *err,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
-		return fail_errno(err, errlen, e, "cannot open: %s", strerror(e));
+		return fail_errno(err, errlen, e, "cannot open: %s",
+				  strerror(e));
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		if ((uint64_t)st.st_size > PROFILE_READ_MAX_BYTES) {

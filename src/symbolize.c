@@ -263,14 +263,17 @@ static int leading_underscores(const char *name)
 	return n;
 }
 
-/* Lower is better: sized, then global > weak > local, then fewer '_'. */
+/*
+ * Lower is better: sized, then fewer leading '_' ("getpid" over its alias
+ * "__getpid"), then global > weak > local.
+ */
 static int sym_rank(const GElf_Sym *sym, const char *name)
 {
 	int bind = GELF_ST_BIND(sym->st_info);
 	int b = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	int u = leading_underscores(name);
 
-	return (sym->st_size == 0) * 1000 + b * 100 +
-	       (leading_underscores(name) > 9 ? 9 : leading_underscores(name));
+	return (sym->st_size == 0) * 1000 + (u > 9 ? 9 : u) * 10 + b;
 }
 
 static uint64_t section_end(Elf *elf, size_t shndx)
@@ -442,28 +445,36 @@ static bool to_hex(const unsigned char *b, size_t n, char *buf, size_t len)
 	return true;
 }
 
+/* Find an NT_GNU_BUILD_ID note in one note section's data. */
+static bool note_build_id(Elf_Data *data, char *buf, size_t len)
+{
+	size_t off = 0, next, name_off, desc_off;
+	const char *d = data->d_buf;
+	GElf_Nhdr nh;
+
+	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(d + name_off, "GNU", 4) == 0)
+			return to_hex((const unsigned char *)d + desc_off,
+				      nh.n_descsz, buf, len);
+		off = next;
+	}
+	return false;
+}
+
 /* The GNU build ID of elf, in hex, into buf. */
 static bool build_id(Elf *elf, char *buf, size_t len)
 {
-	size_t off, next, name_off, desc_off;
 	Elf_Scn *scn = NULL;
-	const char *d;
 	Elf_Data *data;
 	GElf_Shdr sh;
-	GElf_Nhdr nh;
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		data = elf_getdata(scn, NULL);
-		for (off = 0; data && (next = gelf_getnote(data, off, &nh,
-				&name_off, &desc_off)) > 0; off = next) {
-			d = data->d_buf;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp(d + name_off, "GNU", 4) == 0)
-				return to_hex((const unsigned char *)d + desc_off,
-					      nh.n_descsz, buf, len);
-		}
+		if (data && note_build_id(data, buf, len))
+			return true;
 	}
 	return false;
 }

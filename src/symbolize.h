@@ -3,15 +3,19 @@
  *
  * The maps section of a profile is the source of truth: a symbolizer is
  * built from it alone, so it works after the target has exited.  For each
- * file-backed executable mapping it loads the ELF file's .symtab (or
- * .dynsym when stripped) once per path, lazily at the first lookup that
- * needs it, with libelf.  Function symbols (STT_FUNC, STT_GNU_IFUNC) are
+ * file-backed executable mapping it loads, once per path and lazily at the
+ * first lookup that needs it, with libelf, the first of: the file's
+ * .symtab; the .symtab of its detached debug file
+ * ROOT/usr/lib/debug/.build-id/xx/yyyy.debug (Debian's -dbg/-dbgsym
+ * packages); its .dynsym.  Function symbols (STT_FUNC, STT_GNU_IFUNC) are
  * kept sorted for binary search; of several at one address the one with a
- * size, then global over weak over local binding, then fewer leading
- * underscores wins.  A symbol of size 0 covers up to the next symbol or
- * the end of its section.  The load bias comes from the mapping's start,
- * its file offset and the PT_LOAD header holding that offset, so ET_EXEC,
- * PIE executables and shared libraries resolve alike.
+ * size, then with fewer leading underscores, then global over weak over
+ * local binding wins; a version suffix ("@@GLIBC_2.2.5") is dropped.  A
+ * symbol of size 0 covers up to the next symbol or the end of its section.
+ * The load bias comes from the mapping's start, its file offset and the
+ * PT_LOAD header holding that offset, so ET_EXEC, PIE executables and
+ * shared libraries resolve alike.  The files must be the ones that were
+ * mapped: nothing checks that they did not change since.
  *
  * Maps lines are parsed as /proc/PID/maps lines ("start-end perms offset
  * dev inode path"); lines that do not parse, and mappings that are not

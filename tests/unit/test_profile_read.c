@@ -110,7 +110,8 @@ static void test_good(void)
 	CHECK(p.nrecords == 3, "nrecords %zu (identical chains must stay apart)",
 	      p.nrecords);
 	if (p.nrecords == 3) {
-		CHECK(p.records[0].count == 5 && p.records[0].npcs == 3, "rec 0");
+		CHECK(p.records[0].count == 5 && p.records[0].npcs == 3,
+		      "rec 0");
 		CHECK(p.records[0].pcs[0] == 0xa0000 &&
 		      p.records[0].pcs[1] == 0xc0000 &&
 		      p.records[0].pcs[2] == 0xe0000, "rec 0 pcs");

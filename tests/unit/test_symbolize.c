@@ -1,0 +1,288 @@
+/*
+ * test_symbolize - unit tests of the symbolizer against this very process:
+ * its maps text comes from /proc/self/maps, and the addresses looked up
+ * are those of a noinline function of this test and of libc's qsort.
+ * Exit 0 when every check passes, 1 otherwise (each failure is printed).
+ */
+#define _GNU_SOURCE 1
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+
+static int failures;
+
+#define CHECK(cond, ...) check((cond), __LINE__, #cond, __VA_ARGS__)
+
+static void check(bool ok, int line, const char *expr, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void check(bool ok, int line, const char *expr, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return;
+	failures++;
+	fprintf(stderr, "FAIL line %d: %s: ", line, expr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/*
+ * The function to find.  noinline/noclone keep one copy under its own
+ * name whatever -O the build uses, and the body is long enough for +5.
+ */
+__attribute__((noinline, noclone)) static unsigned long
+symbolize_target(unsigned long x)
+{
+	unsigned long i, h = 1469598103934665603UL;
+
+	for (i = 0; i < x; i++)
+		h = (h ^ i) * 1099511628211UL;
+	return h;
+}
+
+static unsigned long (*volatile target_ptr)(unsigned long) = symbolize_target;
+
+static char *read_self_maps(size_t *lenp)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap), *nb;
+	int fd = open("/proc/self/maps", O_RDONLY);
+	ssize_t n;
+
+	if (!buf || fd < 0)
+		goto fail;
+	while ((n = read(fd, buf + len, cap - len)) > 0) {
+		len += (size_t)n;
+		if (len == cap) {
+			nb = realloc(buf, cap *= 2);
+			if (!nb)
+				goto fail;
+			buf = nb;
+		}
+	}
+	if (n < 0)
+		goto fail;
+	close(fd);
+	buf[len] = '\0'; /* len < cap: the buffer grows when full */
+	*lenp = len;
+	return buf;
+fail:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path ? path : "(null)";
+}
+
+static const char *str(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+static void expect_func(struct symbolizer *s, uint64_t addr,
+			const char *func, uint64_t off, const char *what)
+{
+	struct symbol_info si;
+
+	CHECK(symbolizer_lookup(s, addr, &si) == 0, "%s: lookup", what);
+	CHECK(streq(si.func, func) && si.func_off == off,
+	      "%s: 0x%" PRIx64 " gave %s+%" PRIu64 ", want %s+%" PRIu64,
+	      what, addr, str(si.func), si.func_off, func, off);
+	CHECK(si.module != NULL, "%s: no module", what);
+}
+
+static void expect_unknown(struct symbolizer *s, uint64_t addr,
+			   const char *module, const char *what)
+{
+	struct symbol_info si;
+
+	CHECK(symbolizer_lookup(s, addr, &si) == 0, "%s: lookup", what);
+	CHECK(si.func == NULL, "%s: 0x%" PRIx64 " gave func %s", what, addr,
+	      str(si.func));
+	CHECK(module ? streq(si.module, module) : si.module == NULL,
+	      "%s: module %s, want %s", what, str(si.module), str(module));
+}
+
+static void test_self(struct symbolizer *s)
+{
+	uint64_t fn = (uint64_t)(uintptr_t)target_ptr;
+	char exe[4096];
+	struct symbol_info si;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	expect_func(s, fn, "symbolize_target", 0, "own function");
+	expect_func(s, fn + 5, "symbolize_target", 5, "own function + 5");
+	symbolizer_lookup(s, fn, &si);
+	exe[n > 0 ? n : 0] = '\0';
+	CHECK(streq(si.module, exe), "module %s, want %s", str(si.module),
+	      exe);
+	CHECK(target_ptr(3) != 0, "target runs");
+}
+
+/* libc's own qsort, not a sanitizer's interceptor of the same name. */
+static void test_libc(struct symbolizer *s)
+{
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *fn = libc ? dlsym(libc, "qsort") : NULL;
+	struct symbol_info si;
+
+	CHECK(fn != NULL, "dlsym(libc, qsort): %s", str(dlerror()));
+	if (!fn)
+		return;
+	expect_func(s, (uint64_t)(uintptr_t)fn, "qsort", 0, "libc qsort");
+	symbolizer_lookup(s, (uint64_t)(uintptr_t)fn, &si);
+	CHECK(strncmp(base_name(si.module), "libc.so", 7) == 0,
+	      "qsort module %s", str(si.module));
+	dlclose(libc);
+}
+
+static void test_unknown(struct symbolizer *s)
+{
+	int local = 0;
+	uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+
+	expect_unknown(s, 0, NULL, "address 0");
+	expect_unknown(s, 0x10, NULL, "address 0x10");
+	expect_unknown(s, UINT64_MAX, NULL, "address ~0");
+	expect_unknown(s, (uint64_t)(uintptr_t)&local, NULL, "stack");
+	if (vdso)
+		expect_unknown(s, vdso + 0x10, "[vdso]", "vdso");
+	CHECK(symbolizer_lookup(NULL, 0, NULL) == -1 && errno == EINVAL,
+	      "NULL symbolizer");
+}
+
+/* The same maps with every mapping moved by delta: resolution is offline. */
+static char *shift_maps(const char *maps, uint64_t delta)
+{
+	size_t cap = strlen(maps) * 2 + 64, len = 0;
+	char *out = malloc(cap);
+	unsigned long long a, b;
+	const char *line, *rest;
+	int used;
+
+	for (line = maps; out && *line; line = strchr(line, '\n') + 1) {
+		if (sscanf(line, "%llx-%llx%n", &a, &b, &used) != 2)
+			break;
+		rest = line + used;
+		len += (size_t)snprintf(out + len, cap - len, "%llx-%llx%.*s",
+				(unsigned long long)(a + delta),
+				(unsigned long long)(b + delta),
+				(int)(strcspn(rest, "\n") + 1), rest);
+		if (!strchr(line, '\n'))
+			break;
+	}
+	return out;
+}
+
+static void test_offline(const char *maps)
+{
+	const uint64_t delta = 0x100000000ULL;
+	uint64_t fn = (uint64_t)(uintptr_t)target_ptr;
+	char *moved = shift_maps(maps, delta);
+	struct symbolizer *s;
+
+	CHECK(moved != NULL, "shift_maps");
+	s = moved ? symbolizer_new(moved, strlen(moved), NULL) : NULL;
+	if (s)
+		expect_func(s, fn + delta + 7, "symbolize_target", 7, "moved");
+	symbolizer_free(s);
+	free(moved);
+
+	s = symbolizer_new(maps, strlen(maps), "/");
+	CHECK(s != NULL, "symbolizer_new with root /");
+	if (s)
+		expect_func(s, fn, "symbolize_target", 0, "root /");
+	symbolizer_free(s);
+}
+
+static void test_odd_maps(void)
+{
+	static const char text[] =
+		"7f0000000000-7f0000001000 r-xp 00002000 08:01 7 "
+		"/usr/lib/libgone.so (deleted)\n"
+		"7f0000001000-7f0000002000 r-xp 00000000 00:00 0 \n"
+		"7f0000002000-7f0000003000 r-xp 00000000 08:01 8 "
+		"/nonexistent/libnone.so\n"
+		"7f0000003000-7f0000004000 rw-p 00000000 08:01 8 /data\n"
+		"garbage\0\xff\n"
+		"zzzz-1 r-xp\n"
+		"7f0000005000-7f0000004000 r-xp 00000000 08:01 1 /bad/range\n"
+		"7f0000006000-7f0000007000 r-xp 00000000";
+	struct symbolizer *s = symbolizer_new(text, sizeof(text) - 1, NULL);
+	struct symbol_info si;
+
+	CHECK(s != NULL, "symbolizer_new on odd maps");
+	if (!s)
+		return;
+	expect_unknown(s, 0x7f0000000010, "/usr/lib/libgone.so (deleted)",
+		       "deleted");
+	symbolizer_lookup(s, 0x7f0000000010, &si);
+	CHECK(si.module_off == 0x2010, "deleted module_off 0x%" PRIx64,
+	      si.module_off);
+	expect_unknown(s, 0x7f0000001010, NULL, "anonymous");
+	expect_unknown(s, 0x7f0000002010, "/nonexistent/libnone.so", "missing");
+	expect_unknown(s, 0x7f0000003010, NULL, "not executable");
+	expect_unknown(s, 0x7f0000005010, NULL, "bad range");
+	symbolizer_free(s);
+	s = symbolizer_new(NULL, 0, NULL);
+	CHECK(s != NULL, "symbolizer_new on no maps");
+	if (s)
+		expect_unknown(s, 0x1000, NULL, "no maps");
+	symbolizer_free(s);
+}
+
+int main(void)
+{
+	struct symbolizer *s;
+	size_t len;
+	char *maps = read_self_maps(&len);
+
+	if (!maps) {
+		perror("test_symbolize: /proc/self/maps");
+		return 1;
+	}
+	s = symbolizer_new(maps, len, NULL);
+	CHECK(s != NULL, "symbolizer_new: %s", strerror(errno));
+	if (s) {
+		test_self(s);
+		test_libc(s);
+		test_unknown(s);
+	}
+	symbolizer_free(s);
+	test_offline(maps);
+	free(maps);
+	test_odd_maps();
+	if (failures) {
+		fprintf(stderr, "test_symbolize: %d check(s) failed\n",
+			failures);
+		return 1;
+	}
+	printf("test_symbolize: all checks passed\n");
+	return 0;
+}
