@@ -1,2 +1,128 @@
 #!/bin/sh
-echo placeholder
+# setup.sh - install what ptprof needs on Debian 12, build it, then either
+# profile the demo program or run the test suite.
+#
+#   ./setup.sh demo     build, then profile demo/hotspots (make demo)
+#   ./setup.sh check    build, then run the whole test suite (make check)
+#   ./setup.sh deps     only install the Debian packages
+#
+# Missing packages are installed with apt-get (through sudo when not root).
+# Extra ./configure arguments come from $CONFIGURE_FLAGS, e.g.
+#   CONFIGURE_FLAGS=--enable-sanitizers ./setup.sh check
+# Running it again is harmless: installed packages are left alone and the
+# build is brought up to date.
+set -eu
+
+usage()
+{
+	echo "usage: $0 demo|check|deps" >&2
+	exit 2
+}
+
+[ $# -eq 1 ] || usage
+case $1 in
+demo | check | deps) what=$1 ;;
+*) usage ;;
+esac
+
+cd "$(dirname "$0")"
+
+# To build: compiler, make, autotools, pkg-config and the two libraries.
+build_pkgs="build-essential autoconf automake pkgconf libunwind-dev libelf-dev"
+# To read a profile: google-pprof (the demo prints its --text report).
+demo_pkgs="google-perftools"
+# To test: go tool pprof, strace (ptrace checks), setpriv (util-linux),
+# ps/pgrep (procps), timeout/od (coreutils), awk, sed.
+check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed"
+
+case $what in
+demo) pkgs="$build_pkgs $demo_pkgs" ;;
+*) pkgs="$build_pkgs $check_pkgs" ;;
+esac
+
+say() { printf 'setup.sh: %s\n' "$*"; }
+die() { printf 'setup.sh: %s\n' "$*" >&2; exit 1; }
+
+missing_pkgs()
+{
+	for p in $pkgs; do
+		s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2> /dev/null) || s=
+		[ "$s" = installed ] || printf '%s ' "$p"
+	done
+}
+
+install_pkgs()
+{
+	missing=$(missing_pkgs)
+	if [ -z "$missing" ]; then
+		say "all needed Debian packages are installed"
+		return
+	fi
+	say "installing: $missing"
+	if [ "$(id -u)" = 0 ]; then
+		sudo=
+	elif command -v sudo > /dev/null 2>&1; then
+		sudo="sudo"
+	else
+		die "not root and no sudo: install these Debian packages first: $missing"
+	fi
+	$sudo apt-get update
+	# $missing is a list of words on purpose.
+	# shellcheck disable=SC2086
+	$sudo env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y --no-install-recommends $missing < /dev/null
+	missing=$(missing_pkgs)
+	[ -z "$missing" ] || die "still not installed: $missing"
+}
+
+build()
+{
+	jobs=$(nproc 2> /dev/null || echo 2)
+	say "autoreconf -fi"
+	autoreconf -fi
+	say "./configure ${CONFIGURE_FLAGS:-}"
+	# shellcheck disable=SC2086
+	./configure ${CONFIGURE_FLAGS:-}
+	say "make -j$jobs"
+	make -j"$jobs"
+}
+
+# The suite's outcome as one closing line, "tests: N passed, N failed,
+# N skipped", from the summary at the top of test-suite.log.
+summary()
+{
+	[ -f test-suite.log ] || return 0
+	awk '
+		/^# PASS:/ { pass = $3 }
+		/^# XFAIL:/ { pass += $3 }
+		/^# SKIP:/ { skip = $3 }
+		/^# (FAIL|XPASS|ERROR):/ { fail += $3 }
+		/^# ERROR:/ { exit }
+		END { printf "tests: %d passed, %d failed, %d skipped\n", pass, fail, skip }
+	' test-suite.log
+}
+
+check()
+{
+	say "make check"
+	rm -f test-suite.log
+	if make check; then
+		summary
+		return 0
+	fi
+	if [ -f test-suite.log ]; then
+		echo
+		say "the suite failed; test-suite.log (with the log of every failed test):"
+		cat test-suite.log
+	fi
+	summary
+	die "make check failed"
+}
+
+install_pkgs
+[ "$what" = deps ] && exit 0
+build
+case $what in
+demo) make demo ;;
+check) check ;;
+esac
