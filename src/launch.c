@@ -72,6 +72,27 @@ int launch_resolve(const char *cmd, char *path, size_t len)
 	return -1;
 }
 
+/* A file the kernel cannot execute (no #!, not ELF): hand it to /bin/sh,
+ * as execvp() does, so "found on PATH" and "runs" agree. */
+static void exec_script(const char *path, char *const argv[])
+{
+	size_t n = 0;
+	char **args;
+
+	while (argv[n])
+		n++;
+	args = calloc(n + 2, sizeof(*args));
+	if (!args)
+		return;
+	args[0] = (char *)"/bin/sh";
+	args[1] = (char *)path;
+	for (size_t i = 1; i < n; i++)
+		args[i + 1] = argv[i];
+	execv("/bin/sh", args);
+	free(args);
+	errno = ENOEXEC;
+}
+
 /* In the child: exec, or report errno through the pipe and die. */
 static void __attribute__((noreturn))
 exec_child(int wfd, const char *path, char *const argv[])
@@ -85,6 +106,8 @@ exec_child(int wfd, const char *path, char *const argv[])
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	execv(path, argv);
 	err = errno;
+	if (err == ENOEXEC)
+		exec_script(path, argv); /* as execvp() does; returns on error */
 	(void)!write(wfd, &err, sizeof(err));
 	_exit(127);
 }

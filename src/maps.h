@@ -6,8 +6,9 @@
  * target has exited or unloaded a library.  struct maps keeps the union of
  * every mapping seen in the snapshots it was given: a newer snapshot
  * replaces older entries whose address range it overlaps (the range was
- * reused), and older entries it does not overlap are kept (a library
- * dlclose()d since still names its samples).
+ * reused); older executable entries it does not overlap are kept (a
+ * library dlclose()d since still names its samples), and older
+ * non-executable ones are dropped (no sample can point into them).
  *
  * Contract: plain data, not thread-safe, never prints or exits.  Functions
  * returning int give 0, or -1 with errno (ENOMEM; EINVAL for text that has

@@ -171,13 +171,34 @@ static void set_defaults(struct options *o)
 	o->max_depth = STACKTAB_DEFAULT_DEPTH;
 }
 
-/* getopt's own complaint is silenced (opterr = 0); say it our way. */
+static const struct option *long_option_named(const char *name, size_t len)
+{
+	for (const struct option *lo = long_options; lo->name; lo++)
+		if (strlen(lo->name) == len && !strncmp(lo->name, name, len))
+			return lo;
+	return NULL;
+}
+
+/* getopt's own complaint is silenced (opterr = 0); say it our way, naming
+ * the option as the user wrote it. */
 static int bad_option(int c, int argc, char **argv, char *err, size_t len)
 {
 	const char *word = optind - 1 < argc ? argv[optind - 1] : "";
+	const char *eq = strchr(word, '=');
 
 	if (c == ':')
 		return fail(err, len, "option '%s' requires an argument", word);
+	if (!strncmp(word, "--", 2)) {
+		size_t n = eq ? (size_t)(eq - word - 2) : strlen(word + 2);
+		const struct option *lo = long_option_named(word + 2, n);
+
+		if (lo && eq && lo->has_arg == no_argument)
+			return fail(err, len,
+				    "option '--%s' does not take an argument",
+				    lo->name);
+		return fail(err, len, "unknown option '%.*s'", (int)n + 2,
+			    word);
+	}
 	if (optopt)
 		return fail(err, len, "unknown option '-%c'", optopt);
 	return fail(err, len, "unknown option '%s'", word);
@@ -189,13 +210,15 @@ static int check_action(int argc, char **argv, struct options *o,
 	if (o->action == ACTION_HELP || o->action == ACTION_VERSION)
 		return 0;
 	if (optind < argc) {
-		if (have_pid)
-			return fail(err, len,
-				    "-p PID and a COMMAND are mutually exclusive");
 		if (strcmp(argv[optind - 1], "--"))
 			return fail(err, len,
 				    "unexpected argument '%s' (a COMMAND goes after --)",
 				    argv[optind]);
+		if (have_pid)
+			return fail(err, len,
+				    "-p PID and a COMMAND are mutually exclusive");
+		if (!argv[optind][0])
+			return fail(err, len, "empty COMMAND name");
 		o->action = ACTION_RECORD_COMMAND;
 		o->command = argv + optind;
 		return 0;

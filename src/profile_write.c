@@ -47,6 +47,15 @@ int profile_write(FILE *f, uint64_t period_us, const struct stacktab *tab,
 	return 0;
 }
 
+static int copy_name(const char *path, char *out, size_t len)
+{
+	if (snprintf(out, len, "%s", path) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 /* "dir/.name.XXXXXX" beside path, for mkstemp(). */
 static int temp_name(const char *path, char *buf, size_t len)
 {
@@ -62,15 +71,50 @@ static int temp_name(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static int not_a_directory(const char *path)
+/*
+ * The file the profile really goes to.  rename() replaces the last path
+ * component itself, so a symbolic link is followed here first (the link
+ * stays, its target gets the profile).  A directory is EISDIR; anything
+ * else that exists and is not a regular file (a device such as /dev/null,
+ * a FIFO, a socket) is EINVAL: renaming over it would replace it.
+ */
+static int resolve_output(const char *path, char *out, size_t len,
+			  int depth)
 {
+	char link[PATH_MAX], next[PATH_MAX];
+	const char *slash = strrchr(path, '/');
 	struct stat st;
+	ssize_t n;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? copy_name(path, out, len) : -1;
+	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		return -1;
 	}
-	return 0;
+	if (S_ISREG(st.st_mode))
+		return copy_name(path, out, len);
+	if (!S_ISLNK(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (depth >= 16) {
+		errno = ELOOP;
+		return -1;
+	}
+	/* Follow one link by hand: its target may not exist yet. */
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -1;
+	link[n] = '\0';
+	if (link[0] == '/' || !slash)
+		return resolve_output(link, out, len, depth + 1);
+	if (snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - path), path,
+		     link) >= (int)sizeof(next)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return resolve_output(next, out, len, depth + 1);
 }
 
 /* The process umask (reading it means setting it; ptprof has one thread). */
@@ -109,11 +153,13 @@ static int write_and_close(int fd, uint64_t period_us,
 int profile_write_file(const char *path, uint64_t period_us,
 		       const struct stacktab *tab, const struct maps *maps)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], real[PATH_MAX];
 	int fd, saved;
 
-	if (not_a_directory(path) || temp_name(path, tmp, sizeof(tmp)))
+	if (resolve_output(path, real, sizeof(real), 0) ||
+	    temp_name(real, tmp, sizeof(tmp)))
 		return -1;
+	path = real;
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -1;
@@ -130,10 +176,11 @@ int profile_write_file(const char *path, uint64_t period_us,
 
 int profile_check_writable(const char *path)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], real[PATH_MAX];
 	int fd;
 
-	if (not_a_directory(path) || temp_name(path, tmp, sizeof(tmp)))
+	if (resolve_output(path, real, sizeof(real), 0) ||
+	    temp_name(real, tmp, sizeof(tmp)))
 		return -1;
 	fd = mkstemp(tmp);
 	if (fd < 0)

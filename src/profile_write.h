@@ -10,7 +10,11 @@
  * Contract: never prints or exits; -1 with errno on failure.
  * profile_write_file() never leaves a truncated FILE behind: it writes a
  * temporary file in FILE's directory, fsyncs it and renames it over FILE;
- * on failure the temporary file is removed and FILE is untouched.
+ * on failure the temporary file is removed and FILE is untouched.  A FILE
+ * that is a symbolic link is followed (its target is replaced, the link
+ * stays).  FILE must be a regular file or not exist: a directory fails
+ * with EISDIR, any other existing file (device, FIFO, socket) with EINVAL,
+ * so that /dev/null is never replaced by a regular file.
  */
 #ifndef PTPROF_PROFILE_WRITE_H
 #define PTPROF_PROFILE_WRITE_H

@@ -128,11 +128,25 @@ static void check_target(pid_t pid)
 	}
 }
 
+/* profile_write's EINVAL: the path exists and is not a regular file. */
+static const char *output_error(int err)
+{
+	return err == EINVAL ? "not a regular file" : strerror(err);
+}
+
 static void check_output(const char *path)
 {
 	if (profile_check_writable(path))
 		die(EXIT_FAILURE, "cannot write output file '%s': %s", path,
-		    strerror(errno));
+		    output_error(errno));
+}
+
+/* -- COMMAND: what makes tracing impossible is said before it starts. */
+static void check_launch(void)
+{
+	if (procfs_yama_scope() == 3)
+		die(EXIT_FAILURE,
+		    "cannot trace COMMAND: ptrace is disabled (kernel.yama.ptrace_scope = 3)");
 }
 
 static pid_t start_command(char **argv)
@@ -182,16 +196,26 @@ static void print_summary(const struct options *o,
 		(double)st->elapsed_ns / NSEC_PER_SEC, o->output);
 }
 
-static void sampling_failed(const struct options *o, pid_t pid)
+/*
+ * Sampling stopped on an error.  With -p and a refused first seize nothing
+ * was touched: say why and exit.  Otherwise say what failed; the caller
+ * still writes what was collected and, with -- COMMAND, waits for it.
+ */
+static void sampling_failed(const struct sampler_config *cfg)
 {
 	char why[256];
+	int err = errno;
 
-	if (errno == EPERM) {
-		explain_refusal(pid, why, sizeof(why));
-		die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid, why);
-	}
-	msg("sampling process %d failed: %s", (int)pid, strerror(errno));
-	(void)o;
+	if (err == EPERM)
+		explain_refusal(cfg->pid, why, sizeof(why));
+	if (err == EPERM && !cfg->child)
+		die(EXIT_FAILURE, "cannot trace process %d: %s", (int)cfg->pid,
+		    why);
+	if (err == EPERM)
+		msg("cannot trace process %d: %s", (int)cfg->pid, why);
+	else
+		msg("sampling process %d failed: %s", (int)cfg->pid,
+		    strerror(err));
 }
 
 /* Shell convention: the command's status, or 128+N if signal N killed it. */
@@ -220,39 +244,53 @@ static int finish_command(pid_t child, const struct sampler_stats *st)
 	return command_status(status);
 }
 
+static int write_profile(const struct options *o, const struct stacktab *tab,
+			 const struct maps *maps)
+{
+	uint64_t period_us = NSEC_PER_SEC / NSEC_PER_USEC / o->hz;
+
+	if (profile_write_file(o->output, period_us, tab, maps) == 0)
+		return 0;
+	msg("cannot write output file '%s': %s", o->output,
+	    output_error(errno));
+	return -1;
+}
+
 static int record(const struct options *o)
 {
-	struct sampler_config cfg = { .hz = o->hz };
+	struct sampler_config cfg = { .hz = o->hz, .pid = o->pid };
 	struct sampler_stats st;
 	struct stacktab *tab = stacktab_new(o->max_depth);
 	struct maps *maps = maps_new();
 	sigset_t stop;
-	int rc = 0, failed;
+	int rc = 0, failed, unwritten = 0;
 
 	if (!tab || !maps)
 		die(EXIT_FAILURE, "out of memory");
 	if (o->action == ACTION_RECORD_PID)
 		check_target(o->pid);
+	else
+		check_launch();
 	check_output(o->output);
 	block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
 	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
-	cfg.pid = o->pid;
 	if (o->action == ACTION_RECORD_COMMAND)
 		cfg.pid = cfg.child = start_command(o->command);
 	failed = sampler_run(&cfg, tab, maps, &st);
 	if (failed)
-		sampling_failed(o, cfg.pid);
-	if (profile_write_file(o->output, NSEC_PER_SEC / NSEC_PER_USEC / o->hz,
-			       tab, maps))
-		die(EXIT_FAILURE, "cannot write output file '%s': %s",
-		    o->output, strerror(errno));
-	print_summary(o, &st, tab);
-	if (o->action == ACTION_RECORD_COMMAND)
+		sampling_failed(&cfg);
+	if (!failed || st.ticks)
+		unwritten = write_profile(o, tab, maps);
+	if (!failed && !unwritten)
+		print_summary(o, &st, tab);
+	if (cfg.child)
 		rc = finish_command(cfg.child, &st);
+	if ((failed || unwritten) && cfg.child)
+		msg("%s exited with status %d", o->command[0], rc);
 	stacktab_free(tab);
 	maps_free(maps);
-	return failed ? EXIT_FAILURE : rc;
+	return failed || unwritten ? EXIT_FAILURE : rc;
 }
 
 int main(int argc, char **argv)

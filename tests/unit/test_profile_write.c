@@ -96,6 +96,18 @@ static void test_atomic_file(void)
 	CHECK(profile_write_file(dir, 10000, t, NULL) < 0);
 	snprintf(bad, sizeof(bad), "%s/no/such/dir/out.prof", dir);
 	CHECK(profile_check_writable(bad) < 0 && errno == ENOENT);
+	/* a symbolic link is followed: its target gets the profile */
+	snprintf(bad, sizeof(bad), "%s/link.prof", dir);
+	CHECK(symlink("target.prof", bad) == 0);
+	CHECK(profile_write_file(bad, 10000, t, NULL) == 0);
+	CHECK(lstat(bad, &st) == 0 && S_ISLNK(st.st_mode));
+	snprintf(bad, sizeof(bad), "%s/target.prof", dir);
+	CHECK(stat(bad, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 88);
+	CHECK(unlink(bad) == 0);
+	snprintf(bad, sizeof(bad), "%s/link.prof", dir);
+	CHECK(unlink(bad) == 0);
+	/* a device is never replaced */
+	CHECK(profile_check_writable("/dev/null") < 0 && errno == EINVAL);
 	CHECK(unlink(path) == 0);
 	CHECK(rmdir(dir) == 0); /* no temporary file left behind */
 	stacktab_free(t);
