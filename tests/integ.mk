@@ -1,1 +1,38 @@
-## Integration tests with real targets
+## Integration tests with real targets: small programs with noinline
+## functions in known places (tests/targets/), profiled by ptprof, and the
+## profiles checked with profcat, google-pprof and go tool pprof.  The
+## shell tests source tests/init.sh (which, with $(TESTS), is in EXTRA_DIST
+## already).
+check_PROGRAMS += \
+	tests/targets/split \
+	tests/targets/chain \
+	tests/targets/threads \
+	tests/targets/exiter
+
+tests_targets_split_SOURCES = tests/targets/split.c
+tests_targets_split_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_split_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+tests_targets_chain_SOURCES = tests/targets/chain.c
+tests_targets_chain_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_chain_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+tests_targets_threads_SOURCES = tests/targets/threads.c
+tests_targets_threads_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_threads_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+tests_targets_exiter_SOURCES = tests/targets/exiter.c
+tests_targets_exiter_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+TESTS += \
+	tests/split.test \
+	tests/split-attach.test \
+	tests/chain.test \
+	tests/threads.test \
+	tests/pprof-google.test \
+	tests/pprof-go.test \
+	tests/exit-status.test \
+	tests/signal-stop.test \
+	tests/target-exit.test \
+	tests/stopped-target.test
