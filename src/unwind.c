@@ -6,11 +6,37 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
+#include <elf.h>
 #include <libunwind-ptrace.h>
+#include <sys/uio.h>
 
+#include "ehframe.h"
+#include "procfs.h"
 #include "unwind.h"
+
+/* Exported by libunwind-x86_64 (as _Ux86_64_...), not declared publicly:
+ * the DWARF search over a binary-search table described by a
+ * unw_dyn_info_t, the same function _UPT_find_proc_info() ends in. */
+#define dwarf_search_unwind_table _Ux86_64_dwarf_search_unwind_table
+extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
+				     unw_dyn_info_t *di, unw_proc_info_t *pi,
+				     int need_unwind_info, void *arg);
+
+/*
+ * The vDSO has no file behind its mapping, so _UPT_find_proc_info() finds
+ * no unwind table for it and libunwind falls back to guessing with the
+ * frame pointer, which in code built without one yields garbage callers
+ * (every sample that stops inside clock_gettime).  Its .eh_frame_hdr is
+ * read from the target's memory instead.
+ */
+struct vdso {
+	bool tried, ok;
+	uint64_t start, end;
+	unw_dyn_info_t di;
+};
 
 struct thread_handle {
 	pid_t tid;
@@ -20,6 +46,7 @@ struct thread_handle {
 struct unwinder {
 	pid_t pid;
 	unw_addr_space_t as;
+	struct vdso vdso;
 	struct thread_handle *h;
 	size_t n, cap;
 };
@@ -33,6 +60,7 @@ struct unwinder {
  * single-threaded, one unwind at a time.
  */
 static const struct user_regs_struct *current_regs;
+static struct unwinder *current_unwinder;
 
 /* libunwind x86-64 register numbers -> offsets in user_regs_struct. */
 static const size_t reg_offset[] = {
@@ -85,6 +113,17 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 	return _UPT_access_mem(as, addr, val, 0, arg);
 }
 
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip,
+			  unw_proc_info_t *pi, int need_unwind_info, void *arg)
+{
+	const struct vdso *v = current_unwinder ? &current_unwinder->vdso : NULL;
+
+	if (v && v->ok && ip >= v->start && ip < v->end)
+		return dwarf_search_unwind_table(as, ip, (unw_dyn_info_t *)&v->di,
+						 pi, need_unwind_info, arg);
+	return _UPT_find_proc_info(as, ip, pi, need_unwind_info, arg);
+}
+
 static int resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
 {
 	(void)as, (void)c, (void)arg;
@@ -92,7 +131,7 @@ static int resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
 }
 
 static unw_accessors_t accessors = {
-	.find_proc_info = _UPT_find_proc_info,
+	.find_proc_info = find_proc_info,
 	.put_unwind_info = _UPT_put_unwind_info,
 	.get_dyn_info_list_addr = _UPT_get_dyn_info_list_addr,
 	.access_mem = access_mem,
@@ -101,6 +140,65 @@ static unw_accessors_t accessors = {
 	.resume = resume,
 	.get_proc_name = _UPT_get_proc_name,
 };
+
+static int read_target(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ?
+		       0 : -1;
+}
+
+/* The vDSO's load address: AT_SYSINFO_EHDR in /proc/PID/auxv, or 0. */
+static uint64_t vdso_base(pid_t pid)
+{
+	char path[64], *buf;
+	uint64_t base = 0, pair[2];
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	if (procfs_read_file(path, &buf, &len))
+		return 0;
+	for (size_t off = 0; off + sizeof(pair) <= len; off += sizeof(pair)) {
+		memcpy(pair, buf + off, sizeof(pair));
+		if (pair[0] == AT_SYSINFO_EHDR)
+			base = pair[1];
+	}
+	free(buf);
+	return base;
+}
+
+/* Read the vDSO's program headers and .eh_frame_hdr from the target. */
+static int vdso_describe(pid_t pid, struct vdso *v)
+{
+	Elf64_Phdr ph[16];
+	const Elf64_Phdr *load = NULL, *eh = NULL;
+	uint64_t base = vdso_base(pid), bias;
+	uint8_t hdr[32];
+	Elf64_Ehdr e;
+
+	if (!base || read_target(pid, base, &e, sizeof(e)) ||
+	    memcmp(e.e_ident, ELFMAG, SELFMAG) || e.e_phnum > 16 ||
+	    e.e_phentsize != sizeof(Elf64_Phdr) ||
+	    read_target(pid, base + e.e_phoff, ph, e.e_phnum * sizeof(*ph)))
+		return -1;
+	for (int i = 0; i < e.e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && !load)
+			load = &ph[i];
+		if (ph[i].p_type == PT_GNU_EH_FRAME)
+			eh = &ph[i];
+	}
+	if (!load || !eh)
+		return -1;
+	bias = base - (load->p_vaddr - load->p_offset);
+	v->start = bias + load->p_vaddr;
+	v->end = v->start + load->p_memsz;
+	if (read_target(pid, bias + eh->p_vaddr, hdr, sizeof(hdr)))
+		return -1;
+	return ehframe_describe(hdr, sizeof(hdr), bias + eh->p_vaddr,
+				v->start, v->end, &v->di);
+}
 
 struct unwinder *unwinder_new(pid_t pid)
 {
@@ -167,6 +265,7 @@ void unwinder_forget_thread(struct unwinder *u, pid_t tid)
 void unwinder_flush(struct unwinder *u)
 {
 	unw_flush_cache(u->as, 0, 0);
+	u->vdso.tried = u->vdso.ok = false; /* exec maps a new one */
 	/* A UPT handle caches one ELF image; a fresh handle forgets it. */
 	for (size_t i = 0; i < u->n; i++)
 		_UPT_destroy(u->h[i].upt);
@@ -186,7 +285,12 @@ int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 	upt = thread_upt(u, cap->tid);
 	if (!upt)
 		return -1;
+	if (!u->vdso.tried) {
+		u->vdso.tried = true;
+		u->vdso.ok = vdso_describe(u->pid, &u->vdso) == 0;
+	}
 	current_regs = &cap->regs;
+	current_unwinder = u;
 	if (unw_init_remote(&cursor, u->as, upt) == 0) {
 		while (n < max && unw_step(&cursor) > 0) {
 			unw_word_t ip;
@@ -197,5 +301,6 @@ int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 		}
 	}
 	current_regs = NULL;
+	current_unwinder = NULL;
 	return n; /* a failed step ends the chain; the leaf alone counts */
 }

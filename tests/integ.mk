@@ -7,7 +7,8 @@ check_PROGRAMS += \
 	tests/targets/split \
 	tests/targets/chain \
 	tests/targets/threads \
-	tests/targets/exiter
+	tests/targets/exiter \
+	tests/targets/vdso
 
 tests_targets_split_SOURCES = tests/targets/split.c
 tests_targets_split_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -21,11 +22,16 @@ tests_targets_threads_SOURCES = tests/targets/threads.c
 tests_targets_threads_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_threads_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+tests_targets_vdso_SOURCES = tests/targets/vdso.c
+tests_targets_vdso_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_vdso_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
 tests_targets_exiter_SOURCES = tests/targets/exiter.c
 tests_targets_exiter_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 TESTS += \
+	tests/vdso.test \
 	tests/split.test \
 	tests/split-attach.test \
 	tests/chain.test \
