@@ -6,7 +6,6 @@
  */
 #include <endian.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,32 +14,12 @@
 #include <unistd.h>
 
 #include "profile_read.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MAPS "400000-401000 r-xp 00000000 08:01 1234 /bin/x\n"
 #define HDR 0, 3, 0, 10000, 0
 #define TRAILER 0, 1, 0
-
-static int failures;
-
-#define CHECK(cond, ...) check((cond), __LINE__, #cond, __VA_ARGS__)
-
-static void check(bool ok, int line, const char *expr, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void check(bool ok, int line, const char *expr, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok)
-		return;
-	failures++;
-	fprintf(stderr, "FAIL line %d: %s: ", line, expr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 /* Lay out slots (little-endian) then text into buf; returns the length. */
 static size_t build(unsigned char *buf, size_t cap, const uint64_t *slots,
@@ -79,11 +58,11 @@ static void expect_bad(const char *name, const uint64_t *slots, size_t n,
 	errno = 0;
 	rc = profile_parse(buf, len, &p, err, sizeof(err));
 	snprintf(want, sizeof(want), "at byte %zu:", off);
-	CHECK(rc == -1, "%s: parsed", name);
-	CHECK(errno == EINVAL, "%s: errno %d", name, errno);
-	CHECK(strstr(err, want) != NULL, "%s: err \"%s\" lacks \"%s\"", name,
-	      err, want);
-	CHECK(is_zeroed(&p), "%s: profile not zeroed on failure", name);
+	CHECKF(rc == -1, "%s: parsed", name);
+	CHECKF(errno == EINVAL, "%s: errno %d", name, errno);
+	CHECKF(strstr(err, want) != NULL, "%s: err \"%s\" lacks \"%s\"", name,
+	       err, want);
+	CHECKF(is_zeroed(&p), "%s: profile not zeroed on failure", name);
 	if (rc == 0)
 		profile_free(&p);
 }
@@ -104,28 +83,28 @@ static void test_good(void)
 	char err[256] = "";
 	size_t len = build(buf, sizeof(buf), s, N(s), MAPS, strlen(MAPS));
 
-	CHECK(profile_parse(buf, len, &p, err, sizeof(err)) == 0, "%s", err);
-	CHECK(p.period_us == 10000, "period %llu",
-	      (unsigned long long)p.period_us);
-	CHECK(p.nrecords == 3, "nrecords %zu (identical chains must stay apart)",
-	      p.nrecords);
+	CHECKF(profile_parse(buf, len, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECKF(p.period_us == 10000, "period %llu",
+	       (unsigned long long)p.period_us);
+	CHECKF(p.nrecords == 3,
+	       "nrecords %zu (identical chains must stay apart)", p.nrecords);
 	if (p.nrecords == 3) {
-		CHECK(p.records[0].count == 5 && p.records[0].npcs == 3,
-		      "rec 0");
-		CHECK(p.records[0].pcs[0] == 0xa0000 &&
-		      p.records[0].pcs[1] == 0xc0000 &&
-		      p.records[0].pcs[2] == 0xe0000, "rec 0 pcs");
-		CHECK(p.records[1].count == 2 && p.records[1].npcs == 1 &&
-		      p.records[1].pcs[0] == 0x1234, "rec 1");
-		CHECK(p.records[2].count == 5 && p.records[2].npcs == 3 &&
-		      p.records[2].pcs[2] == 0xe0000, "rec 2");
+		CHECKF(p.records[0].count == 5 && p.records[0].npcs == 3,
+		       "rec 0");
+		CHECKF(p.records[0].pcs[0] == 0xa0000 &&
+		       p.records[0].pcs[1] == 0xc0000 &&
+		       p.records[0].pcs[2] == 0xe0000, "rec 0 pcs");
+		CHECKF(p.records[1].count == 2 && p.records[1].npcs == 1 &&
+		       p.records[1].pcs[0] == 0x1234, "rec 1");
+		CHECKF(p.records[2].count == 5 && p.records[2].npcs == 3 &&
+		       p.records[2].pcs[2] == 0xe0000, "rec 2");
 	}
-	CHECK(p.total_samples == 12, "total %llu",
-	      (unsigned long long)p.total_samples);
-	CHECK(p.maps_len == strlen(MAPS), "maps_len %zu", p.maps_len);
-	CHECK(p.maps_text && strcmp(p.maps_text, MAPS) == 0, "maps text");
+	CHECKF(p.total_samples == 12, "total %llu",
+	       (unsigned long long)p.total_samples);
+	CHECKF(p.maps_len == strlen(MAPS), "maps_len %zu", p.maps_len);
+	CHECKF(p.maps_text && strcmp(p.maps_text, MAPS) == 0, "maps text");
 	profile_free(&p);
-	CHECK(is_zeroed(&p), "profile_free leaves fields set");
+	CHECKF(is_zeroed(&p), "profile_free leaves fields set");
 	profile_free(&p); /* harmless twice */
 }
 
@@ -141,21 +120,21 @@ static void test_good_variants(void)
 
 	/* Header longer than 3 slots: the extra slot is skipped. */
 	len = build(raw, sizeof(raw), longhdr, N(longhdr), "", 0);
-	CHECK(profile_parse(raw, len, &p, err, sizeof(err)) == 0, "%s", err);
-	CHECK(p.period_us == 100 && p.nrecords == 1 &&
-	      p.records[0].count == 1 && p.records[0].pcs[0] == 0x42,
-	      "long header");
-	CHECK(p.maps_len == 0 && p.maps_text && !p.maps_text[0], "no maps");
+	CHECKF(profile_parse(raw, len, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECKF(p.period_us == 100 && p.nrecords == 1 &&
+	       p.records[0].count == 1 && p.records[0].pcs[0] == 0x42,
+	       "long header");
+	CHECKF(p.maps_len == 0 && p.maps_text && !p.maps_text[0], "no maps");
 	profile_free(&p);
 
 	/* No records at all; unaligned data; unparseable lines ignored. */
 	len = build(raw + 1, sizeof(raw) - 1, empty, N(empty), junk_then_line,
 		    strlen(junk_then_line));
-	CHECK(profile_parse(raw + 1, len, &p, err, sizeof(err)) == 0, "%s",
-	      err);
-	CHECK(p.nrecords == 0 && p.total_samples == 0, "empty profile");
-	CHECK(p.maps_text && strcmp(p.maps_text, junk_then_line) == 0,
-	      "maps kept verbatim");
+	CHECKF(profile_parse(raw + 1, len, &p, err, sizeof(err)) == 0, "%s",
+	       err);
+	CHECKF(p.nrecords == 0 && p.total_samples == 0, "empty profile");
+	CHECKF(p.maps_text && strcmp(p.maps_text, junk_then_line) == 0,
+	       "maps kept verbatim");
 	profile_free(&p);
 }
 
@@ -165,9 +144,9 @@ static void test_bad_header(void)
 	struct profile p;
 	char err[128] = "";
 
-	CHECK(profile_parse(&b, 0, &p, err, sizeof(err)) == -1 &&
-	      errno == EINVAL && strstr(err, "empty") &&
-	      strstr(err, "at byte 0:"), "empty: %s", err);
+	CHECKF(profile_parse(&b, 0, &p, err, sizeof(err)) == -1 &&
+	       errno == EINVAL && strstr(err, "empty") &&
+	       strstr(err, "at byte 0:"), "empty: %s", err);
 	BAD("short header", "", 0, 0);
 	BAD("3-slot header", "", 0, 0, 3, 0);
 	BAD("header without padding", "", 0, 0, 3, 0, 100);
@@ -228,8 +207,8 @@ static void test_mutations(void)
 
 	for (i = 0; i < len; i++) {
 		rc = profile_parse(buf, i, &p, err, sizeof(err));
-		CHECK(i >= bin || (rc == -1 && errno == EINVAL),
-		      "prefix of %zu bytes parsed", i);
+		CHECKF(i >= bin || (rc == -1 && errno == EINVAL),
+		       "prefix of %zu bytes parsed", i);
 		profile_free(&p);
 	}
 	for (i = 0; i < len; i++) {
@@ -250,23 +229,23 @@ static void test_file(void)
 	char err[256] = "";
 	int fd = mkstemp(path);
 
-	CHECK(fd >= 0, "mkstemp: %s", strerror(errno));
+	CHECKF(fd >= 0, "mkstemp: %s", strerror(errno));
 	if (fd < 0)
 		return;
-	CHECK(write(fd, buf, len) == (ssize_t)len, "write");
-	CHECK(profile_read_file(path, &p, err, sizeof(err)) == 0, "%s", err);
-	CHECK(p.nrecords == 1 && p.records[0].pcs[0] == 0xa, "file record");
+	CHECKF(write(fd, buf, len) == (ssize_t)len, "write");
+	CHECKF(profile_read_file(path, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECKF(p.nrecords == 1 && p.records[0].pcs[0] == 0xa, "file record");
 	profile_free(&p);
-	CHECK(ftruncate(fd, 0) == 0, "ftruncate");
-	CHECK(profile_read_file(path, &p, err, sizeof(err)) == -1 &&
-	      errno == EINVAL && strstr(err, "at byte 0:"),
-	      "empty file: %s", err);
+	CHECKF(ftruncate(fd, 0) == 0, "ftruncate");
+	CHECKF(profile_read_file(path, &p, err, sizeof(err)) == -1 &&
+	       errno == EINVAL && strstr(err, "at byte 0:"),
+	       "empty file: %s", err);
 	close(fd);
 	unlink(path);
-	CHECK(profile_read_file(path, &p, err, sizeof(err)) == -1 &&
-	      errno == ENOENT && is_zeroed(&p), "missing file: %s", err);
-	CHECK(profile_read_file("/", &p, err, sizeof(err)) == -1 &&
-	      errno == EISDIR, "directory: %s", err);
+	CHECKF(profile_read_file(path, &p, err, sizeof(err)) == -1 &&
+	       errno == ENOENT && is_zeroed(&p), "missing file: %s", err);
+	CHECKF(profile_read_file("/", &p, err, sizeof(err)) == -1 &&
+	       errno == EISDIR, "directory: %s", err);
 }
 
 int main(void)
@@ -278,11 +257,5 @@ int main(void)
 	test_bad_maps();
 	test_mutations();
 	test_file();
-	if (failures) {
-		fprintf(stderr, "test_profile_read: %d check(s) failed\n",
-			failures);
-		return 1;
-	}
-	printf("test_profile_read: all checks passed\n");
-	return 0;
+	return unit_result("test_profile_read");
 }

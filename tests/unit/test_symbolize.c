@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,27 +18,7 @@
 #include <unistd.h>
 
 #include "symbolize.h"
-
-static int failures;
-
-#define CHECK(cond, ...) check((cond), __LINE__, #cond, __VA_ARGS__)
-
-static void check(bool ok, int line, const char *expr, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void check(bool ok, int line, const char *expr, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok)
-		return;
-	failures++;
-	fprintf(stderr, "FAIL line %d: %s: ", line, expr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+#include "unit.h"
 
 /*
  * The function to find.  noinline/noclone keep one copy under its own
@@ -110,11 +89,11 @@ static void expect_func(struct symbolizer *s, uint64_t addr,
 {
 	struct symbol_info si;
 
-	CHECK(symbolizer_lookup(s, addr, &si) == 0, "%s: lookup", what);
-	CHECK(streq(si.func, func) && si.func_off == off,
-	      "%s: 0x%" PRIx64 " gave %s+%" PRIu64 ", want %s+%" PRIu64,
-	      what, addr, str(si.func), si.func_off, func, off);
-	CHECK(si.module != NULL, "%s: no module", what);
+	CHECKF(symbolizer_lookup(s, addr, &si) == 0, "%s: lookup", what);
+	CHECKF(streq(si.func, func) && si.func_off == off,
+	       "%s: 0x%" PRIx64 " gave %s+%" PRIu64 ", want %s+%" PRIu64,
+	       what, addr, str(si.func), si.func_off, func, off);
+	CHECKF(si.module != NULL, "%s: no module", what);
 }
 
 static void expect_unknown(struct symbolizer *s, uint64_t addr,
@@ -122,11 +101,11 @@ static void expect_unknown(struct symbolizer *s, uint64_t addr,
 {
 	struct symbol_info si;
 
-	CHECK(symbolizer_lookup(s, addr, &si) == 0, "%s: lookup", what);
-	CHECK(si.func == NULL, "%s: 0x%" PRIx64 " gave func %s", what, addr,
-	      str(si.func));
-	CHECK(module ? streq(si.module, module) : si.module == NULL,
-	      "%s: module %s, want %s", what, str(si.module), str(module));
+	CHECKF(symbolizer_lookup(s, addr, &si) == 0, "%s: lookup", what);
+	CHECKF(si.func == NULL, "%s: 0x%" PRIx64 " gave func %s", what, addr,
+	       str(si.func));
+	CHECKF(module ? streq(si.module, module) : si.module == NULL,
+	       "%s: module %s, want %s", what, str(si.module), str(module));
 }
 
 static void test_self(struct symbolizer *s)
@@ -140,9 +119,9 @@ static void test_self(struct symbolizer *s)
 	expect_func(s, fn + 5, "symbolize_target", 5, "own function + 5");
 	symbolizer_lookup(s, fn, &si);
 	exe[n > 0 ? n : 0] = '\0';
-	CHECK(streq(si.module, exe), "module %s, want %s", str(si.module),
-	      exe);
-	CHECK(target_ptr(3) != 0, "target runs");
+	CHECKF(streq(si.module, exe), "module %s, want %s", str(si.module),
+	       exe);
+	CHECKF(target_ptr(3) != 0, "target runs");
 }
 
 /* libc's own qsort, not a sanitizer's interceptor of the same name. */
@@ -152,13 +131,13 @@ static void test_libc(struct symbolizer *s)
 	void *fn = libc ? dlsym(libc, "qsort") : NULL;
 	struct symbol_info si;
 
-	CHECK(fn != NULL, "dlsym(libc, qsort): %s", str(dlerror()));
+	CHECKF(fn != NULL, "dlsym(libc, qsort): %s", str(dlerror()));
 	if (!fn)
 		return;
 	expect_func(s, (uint64_t)(uintptr_t)fn, "qsort", 0, "libc qsort");
 	symbolizer_lookup(s, (uint64_t)(uintptr_t)fn, &si);
-	CHECK(strncmp(base_name(si.module), "libc.so", 7) == 0,
-	      "qsort module %s", str(si.module));
+	CHECKF(strncmp(base_name(si.module), "libc.so", 7) == 0,
+	       "qsort module %s", str(si.module));
 	dlclose(libc);
 }
 
@@ -173,8 +152,8 @@ static void test_unknown(struct symbolizer *s)
 	expect_unknown(s, (uint64_t)(uintptr_t)&local, NULL, "stack");
 	if (vdso)
 		expect_unknown(s, vdso + 0x10, "[vdso]", "vdso");
-	CHECK(symbolizer_lookup(NULL, 0, NULL) == -1 && errno == EINVAL,
-	      "NULL symbolizer");
+	CHECKF(symbolizer_lookup(NULL, 0, NULL) == -1 && errno == EINVAL,
+	       "NULL symbolizer");
 }
 
 /* The same maps with every mapping moved by delta: resolution is offline. */
@@ -207,7 +186,7 @@ static void test_offline(const char *maps)
 	char *moved = shift_maps(maps, delta);
 	struct symbolizer *s;
 
-	CHECK(moved != NULL, "shift_maps");
+	CHECKF(moved != NULL, "shift_maps");
 	s = moved ? symbolizer_new(moved, strlen(moved), NULL) : NULL;
 	if (s)
 		expect_func(s, fn + delta + 7, "symbolize_target", 7, "moved");
@@ -215,7 +194,7 @@ static void test_offline(const char *maps)
 	free(moved);
 
 	s = symbolizer_new(maps, strlen(maps), "/");
-	CHECK(s != NULL, "symbolizer_new with root /");
+	CHECKF(s != NULL, "symbolizer_new with root /");
 	if (s)
 		expect_func(s, fn, "symbolize_target", 0, "root /");
 	symbolizer_free(s);
@@ -237,21 +216,21 @@ static void test_odd_maps(void)
 	struct symbolizer *s = symbolizer_new(text, sizeof(text) - 1, NULL);
 	struct symbol_info si;
 
-	CHECK(s != NULL, "symbolizer_new on odd maps");
+	CHECKF(s != NULL, "symbolizer_new on odd maps");
 	if (!s)
 		return;
 	expect_unknown(s, 0x7f0000000010, "/usr/lib/libgone.so (deleted)",
 		       "deleted");
 	symbolizer_lookup(s, 0x7f0000000010, &si);
-	CHECK(si.module_off == 0x2010, "deleted module_off 0x%" PRIx64,
-	      si.module_off);
+	CHECKF(si.module_off == 0x2010, "deleted module_off 0x%" PRIx64,
+	       si.module_off);
 	expect_unknown(s, 0x7f0000001010, NULL, "anonymous");
 	expect_unknown(s, 0x7f0000002010, "/nonexistent/libnone.so", "missing");
 	expect_unknown(s, 0x7f0000003010, NULL, "not executable");
 	expect_unknown(s, 0x7f0000005010, NULL, "bad range");
 	symbolizer_free(s);
 	s = symbolizer_new(NULL, 0, NULL);
-	CHECK(s != NULL, "symbolizer_new on no maps");
+	CHECKF(s != NULL, "symbolizer_new on no maps");
 	if (s)
 		expect_unknown(s, 0x1000, NULL, "no maps");
 	symbolizer_free(s);
@@ -268,7 +247,7 @@ int main(void)
 		return 1;
 	}
 	s = symbolizer_new(maps, len, NULL);
-	CHECK(s != NULL, "symbolizer_new: %s", strerror(errno));
+	CHECKF(s != NULL, "symbolizer_new: %s", strerror(errno));
 	if (s) {
 		test_self(s);
 		test_libc(s);
@@ -278,11 +257,5 @@ int main(void)
 	test_offline(maps);
 	free(maps);
 	test_odd_maps();
-	if (failures) {
-		fprintf(stderr, "test_symbolize: %d check(s) failed\n",
-			failures);
-		return 1;
-	}
-	printf("test_symbolize: all checks passed\n");
-	return 0;
+	return unit_result("test_symbolize");
 }

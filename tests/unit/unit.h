@@ -1,13 +1,16 @@
 /*
  * unit.h - minimal assertions for ptprof's C unit tests.
  *
- * CHECK() reports the failing expression with its line and counts it;
- * a test's main() returns unit_result(), 0 only if every check passed,
- * which automake's harness reads as PASS.
+ * CHECK(cond) reports the failing expression with its line and counts it;
+ * CHECKF(cond, fmt, ...) does the same and adds a printf-style message,
+ * whose arguments are evaluated only when cond is false.  A test's main()
+ * returns unit_result(), 0 only if every check passed, which automake's
+ * harness reads as PASS.
  */
 #ifndef PTPROF_UNIT_H
 #define PTPROF_UNIT_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 static int unit_failures;
@@ -22,6 +25,31 @@ static int unit_checks;
 				__FILE__, __LINE__, #cond);                  \
 		}                                                            \
 	} while (0)
+
+/* The format is the first of the variadic arguments: CHECKF(c, "x") works. */
+#define CHECKF(cond, ...)                                                    \
+	do {                                                                 \
+		unit_checks++;                                               \
+		if (!(cond))                                                 \
+			unit_failf(__FILE__, __LINE__, #cond, __VA_ARGS__);  \
+	} while (0)
+
+static inline void unit_failf(const char *file, int line, const char *expr,
+			      const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static inline void unit_failf(const char *file, int line, const char *expr,
+			      const char *fmt, ...)
+{
+	va_list ap;
+
+	unit_failures++;
+	fprintf(stderr, "%s:%d: check failed: %s: ", file, line, expr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 static inline int unit_result(const char *name)
 {
