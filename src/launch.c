@@ -58,11 +58,12 @@ int launch_resolve(const char *cmd, char *path, size_t len)
 		const char *colon = strchrnul(p, ':');
 		int dl = (int)(colon - p);
 
-		if (snprintf(path, len, "%.*s%s%s", dl, p, dl ? "/" : "", cmd) <
-			    (int)len &&
-		    is_executable_file(path))
+		bool fits = snprintf(path, len, "%.*s%s%s", dl, p, dl ? "/" : "",
+				     cmd) < (int)len;
+
+		if (fits && is_executable_file(path))
 			return 0;
-		if (access(path, F_OK) == 0)
+		if (fits && access(path, F_OK) == 0)
 			seen_eacces = true;
 		if (!*colon)
 			break;

@@ -41,14 +41,19 @@ void maps_free(struct maps *m)
 	free(m);
 }
 
-/* "start-end perms ..." -> fields; false for a line that is not one. */
-static bool parse_line(const char *line, size_t len, struct mapping *out)
+/* "start-end perms ..." -> fields; false for a line that is not one.
+ * The line need not be NUL-terminated: its head is parsed from a copy. */
+static bool parse_line(const char *text, size_t len, struct mapping *out)
 {
-	char *end;
+	char line[64], *end;
 	const char *p = line;
 
 	if (len < 8)
 		return false;
+	if (len > sizeof(line) - 1)
+		len = sizeof(line) - 1;
+	memcpy(line, text, len);
+	line[len] = '\0';
 	out->start = strtoull(p, &end, 16);
 	if (end == p || *end != '-')
 		return false;
@@ -124,10 +129,17 @@ static int cmp_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Keep an old mapping: executable, and its range not reused since. */
+static bool survives(const struct mapping *old, const struct mapping *v,
+		     size_t n)
+{
+	return old->exec && !overlaps_any(old, v, n);
+}
+
 int maps_update(struct maps *m, const char *text, size_t len)
 {
-	struct mapping *nv;
-	size_t nn, cap;
+	struct mapping *nv, *grown;
+	size_t nn, fresh, keep = 0;
 
 	if (parse_all(text, len, &nv, &nn))
 		return -1;
@@ -136,24 +148,30 @@ int maps_update(struct maps *m, const char *text, size_t len)
 		errno = EINVAL;
 		return -1;
 	}
-	cap = nn;
-	/* Keep executable mappings that vanished without their range being
-	 * reused: their samples still need a name (dlclose). */
+	/* Executable mappings that vanished without their range being
+	 * reused are kept: their samples still need a name (dlclose).
+	 * Room is made first, so a failure leaves m as it was. */
+	for (size_t i = 0; i < m->n; i++)
+		keep += survives(&m->v[i], nv, nn);
+	grown = realloc(nv, (nn + keep + 1) * sizeof(*nv));
+	if (!grown) {
+		clear(nv, nn);
+		free(nv);
+		return -1;
+	}
+	nv = grown;
+	fresh = nn;
 	for (size_t i = 0; i < m->n; i++) {
-		struct mapping *old = &m->v[i];
-
-		if (old->exec && !overlaps_any(old, nv, nn) &&
-		    !push(&nv, &nn, &cap, old)) {
-			old->line = NULL;
-			continue;
-		}
-		free(old->line);
+		if (survives(&m->v[i], nv, fresh))
+			nv[nn++] = m->v[i];
+		else
+			free(m->v[i].line);
 	}
 	free(m->v);
 	qsort(nv, nn, sizeof(*nv), cmp_start);
 	m->v = nv;
 	m->n = nn;
-	m->cap = cap;
+	m->cap = nn;
 	return 0;
 }
 

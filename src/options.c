@@ -111,10 +111,12 @@ static int parse_duration(const char *s, struct options *o, char *err,
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(v) || v <= 0 ||
+	/* at least 1 ms: a shorter one would round to "no limit" */
+	if (end == s || *end || errno || !isfinite(v) || v < 0.001 ||
 	    v > 31536000.0)
 		return fail(err, len,
-			    "invalid duration '%s': expected seconds > 0", s);
+			    "invalid duration '%s': expected seconds, 0.001 or more",
+			    s);
 	o->duration_s = v;
 	return 0;
 }

@@ -119,11 +119,15 @@ fail:
 	return -1;
 }
 
-int procfs_read_maps(pid_t pid, char **buf, size_t *len)
+int procfs_read_maps(pid_t pid, pid_t tid, char **buf, size_t *len)
 {
-	char path[64];
+	char path[96];
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)pid,
+			 (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	return procfs_read_file(path, buf, len);
 }
 
@@ -147,6 +151,40 @@ int procfs_task_state(pid_t pid, pid_t tid)
 	if (state < 0)
 		errno = EINVAL;
 	return state;
+}
+
+bool procfs_is_kernel_thread(pid_t pid)
+{
+	const unsigned long pf_kthread = 0x00200000; /* include/linux/sched.h */
+	char path[64], *buf, *p;
+	unsigned long flags = 0;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (procfs_read_file(path, &buf, &len))
+		return false;
+	/* after ") state ppid pgrp session tty_nr tpgid": flags, field 9 */
+	p = strrchr(buf, ')');
+	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		flags = 0;
+	free(buf);
+	return flags & pf_kthread;
+}
+
+bool procfs_process_alive(pid_t pid)
+{
+	struct tidlist list = { 0 };
+	bool alive = false;
+
+	if (procfs_list_tasks(pid, &list))
+		return false;
+	for (size_t i = 0; i < list.n && !alive; i++) {
+		int state = procfs_task_state(pid, list.tids[i]);
+
+		alive = state > 0 && state != 'Z' && state != 'X';
+	}
+	tidlist_free(&list);
+	return alive;
 }
 
 /* Value text after "Key:" in a /proc status file, or NULL. */
@@ -190,6 +228,25 @@ int procfs_tracer_pid(pid_t pid)
 	if (tracer < 0)
 		errno = EINVAL;
 	return tracer;
+}
+
+int procfs_tgid(pid_t pid)
+{
+	const char *v;
+	char *buf;
+	int tgid = -1;
+
+	if (read_status(pid, &buf))
+		return -1;
+	v = status_field(buf, "Tgid");
+	if (v)
+		tgid = (int)strtol(v, NULL, 10);
+	free(buf);
+	if (tgid <= 0) {
+		errno = EINVAL;
+		tgid = -1;
+	}
+	return tgid;
 }
 
 int procfs_uid(pid_t pid, uid_t *uid)

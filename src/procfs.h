@@ -25,14 +25,31 @@ void tidlist_free(struct tidlist *list);
 /* Whole file into a malloc'd, NUL-terminated buffer. */
 int procfs_read_file(const char *path, char **buf, size_t *len);
 
-/* /proc/PID/maps text. */
-int procfs_read_maps(pid_t pid, char **buf, size_t *len);
+/*
+ * /proc/PID/task/TID/maps text (tid 0: /proc/PID/maps).  Read it through
+ * a live thread: once the main thread has exited (pthread_exit), the
+ * leader's own maps file is empty although the process runs on.
+ */
+int procfs_read_maps(pid_t pid, pid_t tid, char **buf, size_t *len);
 
 /*
  * State letter of a thread from /proc/PID/task/TID/stat ('R', 'S', 'D',
  * 'T', 't', 'Z', 'X', ...), or -1 with errno.  tid 0 means the process.
  */
 int procfs_task_state(pid_t pid, pid_t tid);
+
+/*
+ * Whether the process has a thread that is not a zombie.  Its /proc/PID/stat
+ * shows the leader's state, which is Z for a live process whose main
+ * thread called pthread_exit(): only the threads tell.
+ */
+bool procfs_process_alive(pid_t pid);
+
+/* Whether PID is a kernel thread (PF_KTHREAD in /proc/PID/stat flags). */
+bool procfs_is_kernel_thread(pid_t pid);
+
+/* Tgid of /proc/PID/status: the process a thread ID belongs to, or -1. */
+int procfs_tgid(pid_t pid);
 
 /* TracerPid of /proc/PID/status (0: not traced), or -1 with errno. */
 int procfs_tracer_pid(pid_t pid);

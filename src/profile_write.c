@@ -102,6 +102,14 @@ static int resolve_output(const char *path, char *out, size_t len,
 		errno = ELOOP;
 		return -1;
 	}
+	/* ptprof usually runs as root: a link planted by someone else in a
+	 * shared directory (/tmp) must not aim root's write at /etc/shadow.
+	 * The kernel's protected_symlinks rule cannot help, as the link is
+	 * followed here by hand; follow only our own links. */
+	if (st.st_uid != geteuid()) {
+		errno = EPERM;
+		return -1;
+	}
 	/* Follow one link by hand: its target may not exist yet. */
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n < 0)

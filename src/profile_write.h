@@ -11,8 +11,9 @@
  * profile_write_file() never leaves a truncated FILE behind: it writes a
  * temporary file in FILE's directory, fsyncs it and renames it over FILE;
  * on failure the temporary file is removed and FILE is untouched.  A FILE
- * that is a symbolic link is followed (its target is replaced, the link
- * stays).  FILE must be a regular file or not exist: a directory fails
+ * that is a symbolic link owned by the effective user is followed (its
+ * target is replaced, the link stays); anybody else's link fails with
+ * EPERM.  FILE must be a regular file or not exist: a directory fails
  * with EISDIR, any other existing file (device, FIFO, socket) with EINVAL,
  * so that /dev/null is never replaced by a regular file.
  */

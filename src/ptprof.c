@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,18 +90,6 @@ static void explain_refusal(pid_t pid, char *buf, size_t len)
 	}
 }
 
-/* Kernel threads have no user address space: their maps are empty. */
-static bool is_kernel_thread(pid_t pid)
-{
-	char *text;
-	size_t len;
-
-	if (procfs_read_maps(pid, &text, &len))
-		return false;
-	free(text);
-	return len == 0;
-}
-
 /* Everything that can be checked about -p PID without touching it. */
 static void check_target(pid_t pid)
 {
@@ -116,9 +105,13 @@ static void check_target(pid_t pid)
 	if (state < 0)
 		die(EXIT_FAILURE, "cannot read /proc/%d: %s", (int)pid,
 		    strerror(errno));
-	if (state == 'Z' || state == 'X')
+	if (procfs_tgid(pid) > 0 && procfs_tgid(pid) != pid)
+		die(EXIT_FAILURE,
+		    "%d is a thread of process %d: give the process ID",
+		    (int)pid, procfs_tgid(pid));
+	if ((state == 'Z' || state == 'X') && !procfs_process_alive(pid))
 		die(EXIT_FAILURE, "process %d has exited (zombie)", (int)pid);
-	if (is_kernel_thread(pid))
+	if (procfs_is_kernel_thread(pid))
 		die(EXIT_FAILURE,
 		    "process %d is a kernel thread: it has no user stack to sample",
 		    (int)pid);
@@ -128,17 +121,24 @@ static void check_target(pid_t pid)
 	}
 }
 
-/* profile_write's EINVAL: the path exists and is not a regular file. */
-static const char *output_error(int err)
+/* profile_write's EINVAL: the path exists and is not a regular file;
+ * EPERM on a link: somebody else's symbolic link, not followed. */
+static const char *output_error(const char *path, int err)
 {
-	return err == EINVAL ? "not a regular file" : strerror(err);
+	struct stat st;
+
+	if (err == EINVAL)
+		return "not a regular file";
+	if (err == EPERM && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return "a symbolic link owned by another user (not followed)";
+	return strerror(err);
 }
 
 static void check_output(const char *path)
 {
 	if (profile_check_writable(path))
 		die(EXIT_FAILURE, "cannot write output file '%s': %s", path,
-		    output_error(errno));
+		    output_error(path, errno));
 }
 
 /* -- COMMAND: what makes tracing impossible is said before it starts. */
@@ -230,7 +230,8 @@ static int command_status(int status)
 
 /* -- COMMAND: after sampling, hand a signal meant for ptprof on to the
  * command (a terminal already sent it to both), then wait for it. */
-static int finish_command(pid_t child, const struct sampler_stats *st)
+static int finish_command(pid_t child, const struct sampler_stats *st,
+			  const sigset_t *stop)
 {
 	int status;
 
@@ -238,9 +239,11 @@ static int finish_command(pid_t child, const struct sampler_stats *st)
 		return command_status(st->child_status);
 	if (st->end == SAMPLER_END_SIGNAL && st->end_signal_code != SI_KERNEL)
 		kill(child, st->end_signal);
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR)
-			return EXIT_FAILURE;
+	if (sampler_wait_child(child, stop, &status)) {
+		msg("lost track of COMMAND (PID %d): %s", (int)child,
+		    strerror(errno));
+		return EXIT_FAILURE;
+	}
 	return command_status(status);
 }
 
@@ -252,7 +255,7 @@ static int write_profile(const struct options *o, const struct stacktab *tab,
 	if (profile_write_file(o->output, period_us, tab, maps) == 0)
 		return 0;
 	msg("cannot write output file '%s': %s", o->output,
-	    output_error(errno));
+	    output_error(o->output, errno));
 	return -1;
 }
 
@@ -285,7 +288,7 @@ static int record(const struct options *o)
 	if (!failed && !unwritten)
 		print_summary(o, &st, tab);
 	if (cfg.child)
-		rc = finish_command(cfg.child, &st);
+		rc = finish_command(cfg.child, &st, &stop);
 	if ((failed || unwritten) && cfg.child)
 		msg("%s exited with status %d", o->command[0], rc);
 	stacktab_free(tab);
@@ -298,6 +301,9 @@ int main(int argc, char **argv)
 	struct options o;
 	char err[512];
 
+	/* An inherited SIG_IGN would let the kernel reap COMMAND behind our
+	 * back and lose its exit status (strace resets it too). */
+	signal(SIGCHLD, SIG_DFL);
 	if (options_parse(argc, argv, &o, err, sizeof(err)))
 		die(EXIT_USAGE, "%s", err);
 	switch (o.action) {

@@ -1,19 +1,23 @@
 /*
  * sampler.c - the stop-the-world sampling loop (see sampler.h).
  *
- * One tick:  list /proc/PID/task -> SEIZE each new thread -> INTERRUPT all
- * -> collect the stops until a deadline -> capture and unwind each stopped
- * thread -> DETACH all.  Between ticks nothing of the target is traced,
- * except a thread whose stop missed its tick (LATE): its stop is still on
- * the way, and it is detached the moment it is reported.
+ * One tick:  list /proc/PID/task -> SEIZE each thread -> INTERRUPT all ->
+ * as each stop is reported: capture, unwind, DETACH that thread.  A thread
+ * is held only from its own stop to its own detach, never behind a slower
+ * one.  Between ticks nothing of the target is traced, except a thread
+ * whose stop missed its tick (LATE): its stop is still on the way, and it
+ * is detached the moment it is reported.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "capture.h"
 #include "procfs.h"
@@ -29,6 +33,9 @@
 #define FINAL_LATE_WAIT_NS (500 * NSEC_PER_MSEC)
 /* Re-read /proc/PID/maps at most this often when a PC is not mapped. */
 #define MAPS_REFRESH_NS (100 * NSEC_PER_MSEC)
+/* Ticks in a row on which the kernel refused every thread before the run
+ * ends with EPERM (the target exec'd a set-uid program, or was attached). */
+#define MAX_REFUSED_TICKS 10
 
 struct sampler {
 	const struct sampler_config *cfg;
@@ -44,10 +51,16 @@ struct sampler {
 	uint64_t *pcs;
 	uint64_t tick;
 	uint64_t period_ns;
+	uint64_t last_detach_ns; /* of this tick's sampled threads */
+	unsigned refused_ticks;
 	sigset_t chld, waitset;
 	bool maps_stale;
 	bool maps_read;
 	uint64_t maps_read_ns;
+	char *maps_text; /* last snapshot read, to flush caches on change */
+	size_t maps_len;
+	int pidfd;	 /* the target, to tell exit (and PID reuse) apart */
+	pid_t live_tid;	 /* a thread sampled last tick, to read maps through */
 	bool target_gone;
 };
 
@@ -74,18 +87,27 @@ static void child_exited(struct sampler *s, pid_t pid, int status)
 	}
 }
 
+static void record_stack(struct sampler *s, struct thread *th);
+static void release_stray(pid_t tid, int status);
+
+/*
+ * A stop of ours: sample the thread and let it go at once, so it is held
+ * for its own capture and unwind only.  A LATE stop, or (defensively) one
+ * we did not ask for, is let go unsampled.  Either way the signal it was
+ * stopped for, if any, goes back with the detach.
+ */
 static void note_stop(struct sampler *s, struct thread *th, int sig)
 {
+	bool ours = th->state == TS_SEIZED;
+
 	th->pending_sig = sig;
-	if (th->state == TS_SEIZED) {
-		th->state = TS_STOPPED;
+	if (ours) {
 		if (s->pending)
 			s->pending--;
-	} else {
-		/* LATE, or (defensively) a stop we did not ask for: let go now,
-		 * with the signal it was stopped for. */
-		detach(th);
+		record_stack(s, th);
 	}
+	if (detach(th) == 0 && ours)
+		s->last_detach_ns = mono_now_ns();
 }
 
 /* One waitpid() result, for a traced thread or the launched child. */
@@ -106,7 +128,7 @@ static void handle_status(struct sampler *s, pid_t tid, int status)
 	}
 	if (!th) {
 		/* Not ours to keep stopped: never leave a thread stopped. */
-		ptctl_detach(tid, kind == PTSTOP_SIGNAL ? sig : 0);
+		release_stray(tid, status);
 		return;
 	}
 	note_stop(s, th, kind == PTSTOP_SIGNAL ? sig : 0);
@@ -142,8 +164,7 @@ static void collect_stops(struct sampler *s, uint64_t deadline)
 		if (!s->pending || now >= deadline)
 			return;
 		ts = ns_to_timespec(deadline - now);
-		if (sigtimedwait(&s->chld, NULL, &ts) < 0 && errno == EAGAIN)
-			reap_queued(s);
+		sigtimedwait(&s->chld, NULL, &ts);
 	}
 }
 
@@ -188,11 +209,35 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	return 1;
 }
 
-static bool process_gone(pid_t pid)
+/*
+ * The target has exited when its pidfd polls readable (the whole thread
+ * group is gone: a zombie leader with live threads is not "exited"), or,
+ * without a pidfd, when /proc lists no thread that is not a zombie.  The
+ * pidfd also keeps a recycled PID from passing for the target.
+ */
+static bool target_exited(struct sampler *s)
 {
-	int state = procfs_task_state(pid, 0);
+	struct pollfd p = { .fd = s->pidfd, .events = POLLIN };
 
-	return state < 0 || state == 'Z' || state == 'X';
+	if (s->pidfd >= 0)
+		return poll(&p, 1, 0) > 0;
+	return !procfs_process_alive(s->cfg->pid);
+}
+
+/* Nothing could be seized: exited, or refused?  -1 (EPERM) ends the run:
+ * at the first tick nothing was touched; later, the target has become
+ * untraceable (a set-uid exec, another tracer) and would be sampled never. */
+static int nothing_seized(struct sampler *s, int eperm)
+{
+	if (target_exited(s)) {
+		s->target_gone = true;
+		return 0;
+	}
+	if (eperm && (s->tick == 1 || ++s->refused_ticks >= MAX_REFUSED_TICKS)) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
 }
 
 static int seize_all(struct sampler *s)
@@ -200,22 +245,22 @@ static int seize_all(struct sampler *s)
 	int eperm = 0;
 
 	s->nactive = 0;
+	if (target_exited(s)) {
+		s->target_gone = true;
+		return 0;
+	}
 	if (procfs_list_tasks(s->cfg->pid, &s->tids)) {
-		if (errno == ENOENT || errno == ESRCH) {
-			s->target_gone = true;
-			return 0;
-		}
-		return -1;
+		if (errno != ENOENT && errno != ESRCH)
+			return -1;
+		s->target_gone = true;
+		return 0;
 	}
 	for (size_t i = 0; i < s->tids.n; i++)
 		if (seize_one(s, s->tids.tids[i], &eperm) < 0)
 			return -1;
-	if (s->nactive == 0 && process_gone(s->cfg->pid))
-		s->target_gone = true;
-	else if (s->nactive == 0 && eperm && s->tick == 1) {
-		errno = EPERM; /* refused before anything was touched */
-		return -1;
-	}
+	if (s->nactive == 0)
+		return nothing_seized(s, eperm);
+	s->refused_ticks = 0;
 	return 0;
 }
 
@@ -244,6 +289,7 @@ static void record_stack(struct sampler *s, struct thread *th)
 	if (stacktab_add(s->tab, s->pcs, (size_t)n, 1))
 		return;
 	s->st->samples++;
+	s->live_tid = th->tid;
 	if (!th->sampled) {
 		th->sampled = true;
 		s->st->threads_seen++;
@@ -253,18 +299,13 @@ static void record_stack(struct sampler *s, struct thread *th)
 			s->maps_stale = true;
 }
 
-static void sample_and_release(struct sampler *s)
+/* Past the tick's deadline: whoever has not stopped yet is LATE. */
+static void mark_late(struct sampler *s)
 {
 	for (size_t i = 0; i < s->nactive; i++) {
 		struct thread *th = s->active[i];
 
-		if (th->state == TS_STOPPED)
-			record_stack(s, th);
-		/* Unwinding reads the stopped thread through ptrace, so detach
-		 * only after it; the next issue moves unwinding after. */
-		if (th->state == TS_STOPPED)
-			detach(th);
-		else if (th->state == TS_SEIZED) {
+		if (th->state == TS_SEIZED) {
 			th->state = TS_LATE;
 			s->st->late_threads++;
 		}
@@ -276,8 +317,10 @@ static bool drop_vanished(const struct thread *th, void *arg)
 {
 	const struct sampler *s = arg;
 
+	/* A LATE thread no longer listed cannot still be traced by us (a
+	 * traced zombie stays listed): it exec'd away its TID.  Drop it. */
 	if (th->state == TS_GONE ||
-	    (th->state == TS_IDLE && th->seen_tick != s->tick)) {
+	    (th->state != TS_SEIZED && th->seen_tick != s->tick)) {
 		unwinder_forget_thread(s->unw, th->tid);
 		return true;
 	}
@@ -297,27 +340,41 @@ static void refresh_maps(struct sampler *s, uint64_t now, bool force)
 	if (!force && s->maps_read &&
 	    (!s->maps_stale || now - s->maps_read_ns < MAPS_REFRESH_NS))
 		return;
-	if (procfs_read_maps(s->cfg->pid, &text, &len) == 0) {
-		if (maps_update(s->maps, text, len) == 0 && s->maps_read)
+	if (procfs_read_maps(s->cfg->pid, s->live_tid, &text, &len) == 0 ||
+	    procfs_read_maps(s->cfg->pid, 0, &text, &len) == 0) {
+		bool changed = len != s->maps_len ||
+			       (s->maps_text && memcmp(text, s->maps_text, len));
+
+		/* Unwind caches go only when the mappings really changed: a
+		 * stray PC must not cost an ELF reload every 100 ms. */
+		if (changed && maps_update(s->maps, text, len) == 0 &&
+		    s->maps_read)
 			unwinder_flush(s->unw);
-		free(text);
+		free(s->maps_text);
+		s->maps_text = text;
+		s->maps_len = len;
 	}
 	s->maps_read = true;
 	s->maps_read_ns = now;
 	s->maps_stale = false;
 }
 
-/* The stop window: from the first PTRACE_INTERRUPT to the last detach. */
+/*
+ * Interrupt, then sample and release each thread as its stop comes.  The
+ * pause is from the first PTRACE_INTERRUPT to the last detach of a thread
+ * sampled this tick (0 if none stopped): how long the target was held.
+ */
 static uint64_t stop_the_world(struct sampler *s)
 {
 	uint64_t t0 = mono_now_ns();
 	uint64_t timeout = s->cfg->stop_timeout_ns ? s->cfg->stop_timeout_ns :
 						     DEFAULT_STOP_TIMEOUT_NS;
 
+	s->last_detach_ns = 0;
 	interrupt_all(s);
 	collect_stops(s, t0 + timeout);
-	sample_and_release(s);
-	return mono_now_ns() - t0;
+	mark_late(s);
+	return s->last_detach_ns > t0 ? s->last_detach_ns - t0 : 0;
 }
 
 static int tick(struct sampler *s)
@@ -332,6 +389,8 @@ static int tick(struct sampler *s)
 		errno = err;
 		return -1;
 	}
+	if (s->target_gone)
+		return 0; /* no tick: nothing was there to sample */
 	pause = stop_the_world(s);
 	s->st->ticks++;
 	s->st->pause_total_ns += pause;
@@ -343,32 +402,6 @@ static int tick(struct sampler *s)
 	return 0;
 }
 
-/*
- * Sleep until deadline, serving SIGCHLD (late stops, the child's exit) as
- * it comes.  Returns true when one of the stop signals arrived.
- */
-static bool wait_until(struct sampler *s, uint64_t deadline)
-{
-	for (;;) {
-		uint64_t now = mono_now_ns();
-		struct timespec ts;
-		siginfo_t si;
-		int sig;
-
-		if (now >= deadline || s->target_gone)
-			return false;
-		ts = ns_to_timespec(deadline - now);
-		sig = sigtimedwait(&s->waitset, &si, &ts);
-		if (sig == SIGCHLD)
-			reap_queued(s);
-		else if (sig > 0) {
-			s->st->end_signal = sig;
-			s->st->end_signal_code = si.si_code;
-			return true;
-		}
-	}
-}
-
 static void count_late(struct thread *th, void *arg)
 {
 	size_t *n = arg;
@@ -376,8 +409,7 @@ static void count_late(struct thread *th, void *arg)
 	*n += th->state == TS_LATE;
 }
 
-/* Past the end: release the LATE threads whose stops come in time.  Any
- * other is released by the kernel when ptprof exits (no EXITKILL). */
+/* Release the LATE threads whose stops come within FINAL_LATE_WAIT_NS. */
 static void release_late(struct sampler *s)
 {
 	uint64_t deadline = mono_now_ns() + FINAL_LATE_WAIT_NS;
@@ -397,6 +429,47 @@ static void release_late(struct sampler *s)
 	}
 }
 
+/*
+ * ptprof suspended (Ctrl-Z) in the middle of a tick would leave target
+ * threads stopped for as long as it stays suspended.  So SIGTSTP is
+ * blocked with the rest and taken here, between ticks: release what can
+ * be released, then stop for real.  (SIGSTOP cannot be blocked: a ptprof
+ * SIGSTOPped inside a tick holds those threads until SIGCONT.)
+ */
+static void suspend_self(struct sampler *s)
+{
+	release_late(s);
+	raise(SIGSTOP);
+}
+
+/*
+ * Sleep until deadline, serving SIGCHLD (late stops, the child's exit) and
+ * SIGTSTP as they come.  Returns true when one of the stop signals arrived.
+ */
+static bool wait_until(struct sampler *s, uint64_t deadline)
+{
+	for (;;) {
+		uint64_t now = mono_now_ns();
+		struct timespec ts;
+		siginfo_t si;
+		int sig;
+
+		if (now >= deadline || s->target_gone)
+			return false;
+		ts = ns_to_timespec(deadline - now);
+		sig = sigtimedwait(&s->waitset, &si, &ts);
+		if (sig == SIGCHLD) {
+			reap_queued(s);
+		} else if (sig == SIGTSTP) {
+			suspend_self(s);
+		} else if (sig > 0) {
+			s->st->end_signal = sig;
+			s->st->end_signal_code = si.si_code;
+			return true;
+		}
+	}
+}
+
 static int setup(struct sampler *s, const struct sampler_config *cfg,
 		 struct stacktab *tab, struct maps *maps,
 		 struct sampler_stats *st)
@@ -412,6 +485,9 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	sigaddset(&s->chld, SIGCHLD);
 	s->waitset = *cfg->stop_signals;
 	sigaddset(&s->waitset, SIGCHLD);
+	sigaddset(&s->waitset, SIGTSTP);
+	/* No pidfd (old kernel): fall back to reading /proc each tick. */
+	s->pidfd = (int)syscall(SYS_pidfd_open, cfg->pid, 0);
 	s->threads = threadtab_new();
 	s->unw = unwinder_new(cfg->pid);
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
@@ -427,6 +503,9 @@ static void teardown(struct sampler *s)
 	tidlist_free(&s->tids);
 	free(s->active);
 	free(s->pcs);
+	free(s->maps_text);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
 }
 
 /* Run ticks on absolute deadlines until something ends the run. */
@@ -466,12 +545,15 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 		struct maps *maps, struct sampler_stats *st)
 {
 	struct sampler s;
-	sigset_t old;
+	sigset_t own, old;
 	uint64_t start;
 	int rc = -1, err;
 
+	sigemptyset(&own);
+	sigaddset(&own, SIGCHLD);
+	sigaddset(&own, SIGTSTP);
 	if (setup(&s, cfg, tab, maps, st) == 0 &&
-	    sigprocmask(SIG_BLOCK, &s.chld, &old) == 0) {
+	    sigprocmask(SIG_BLOCK, &own, &old) == 0) {
 		start = mono_now_ns();
 		rc = run_loop(&s, start);
 		err = errno;
@@ -487,5 +569,58 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 	err = errno;
 	teardown(&s);
 	errno = err;
+	return rc;
+}
+
+/* A stop nobody asked for (or a LATE one) after the run: let it go with
+ * its signal.  Exits need nothing: the kernel has already untraced. */
+static void release_stray(pid_t tid, int status)
+{
+	int sig;
+	enum ptctl_stop_kind kind = ptctl_classify(status, &sig);
+
+	if (kind != PTSTOP_EXITED && kind != PTSTOP_UNKNOWN)
+		ptctl_detach(tid, kind == PTSTOP_SIGNAL ? sig : 0);
+}
+
+static void wait_child_signal(pid_t child, const sigset_t *set)
+{
+	siginfo_t si;
+	int sig = sigwaitinfo(set, &si);
+
+	if (sig == SIGTSTP)
+		raise(SIGSTOP);
+	else if (sig > 0 && sig != SIGCHLD && si.si_code != SI_KERNEL)
+		kill(child, sig); /* sent to ptprof alone: pass it on */
+}
+
+int sampler_wait_child(pid_t child, const sigset_t *stop_signals, int *status)
+{
+	sigset_t set, old;
+	int rc = -1;
+
+	set = *stop_signals;
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTSTP);
+	if (sigprocmask(SIG_BLOCK, &set, &old))
+		return -1;
+	for (;;) {
+		int st;
+		pid_t r;
+
+		while ((r = waitpid(-1, &st, __WALL | WNOHANG)) > 0) {
+			if (r == child && (WIFEXITED(st) || WIFSIGNALED(st))) {
+				*status = st;
+				rc = 0;
+				goto out;
+			}
+			release_stray(r, st);
+		}
+		if (r < 0 && errno != EINTR)
+			goto out; /* ECHILD: nothing left to wait for */
+		wait_child_signal(child, &set);
+	}
+out:
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

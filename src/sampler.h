@@ -11,15 +11,20 @@
  *  - sampler_run() blocks the caller until the duration ends, a signal of
  *    config->stop_signals arrives (those signals must be blocked by the
  *    caller), the target exits, or a fatal error.  It records samples into
- *    tab and mapping snapshots into maps.
- *  - However it returns, every target thread it seized has been detached,
- *    or (a thread whose stop never arrived) will be released by the kernel
- *    when ptprof exits; any signal a thread received while stopped has been
- *    handed back to it.  Group-stopped targets stay stopped.
- *  - Returns 0, or -1 with errno.  EPERM when the very first seize of the
- *    target was refused (nothing was touched).  It never prints or exits.
- *  - When config->child is set (a process ptprof launched), the sampler
- *    reaps it and reports its wait status in stats->child_status.
+ *    tab and mapping snapshots into maps.  SIGTSTP suspends ptprof only
+ *    between ticks (see suspend_self).
+ *  - However it returns, every target thread it seized has been detached
+ *    with any signal it was stopped for, except a thread whose stop had not
+ *    come 500 ms after the end (inside vfork(), in D state): that one is
+ *    released when its stop is reaped (sampler_wait_child) or, at the
+ *    latest, by the kernel when ptprof exits.  Group-stopped targets stay
+ *    stopped.
+ *  - Returns 0, or -1 with errno.  EPERM when the kernel refused every
+ *    thread: at the first tick (nothing was touched), or for 10 ticks in a
+ *    row later.  It never prints or exits.
+ *  - When config->child is set (a process ptprof launched) and it exits
+ *    during the run, the sampler reaps it and reports its wait status in
+ *    stats->child_status.
  */
 #ifndef PTPROF_SAMPLER_H
 #define PTPROF_SAMPLER_H
@@ -66,5 +71,15 @@ struct sampler_stats {
 
 int sampler_run(const struct sampler_config *config, struct stacktab *tab,
 		struct maps *maps, struct sampler_stats *stats);
+
+/*
+ * After sampler_run(), for a launched child that has not been reaped: wait
+ * for it to exit, releasing every ptrace-stop still reported (a thread
+ * whose stop missed the last tick stops later, and must not stay stopped
+ * while we wait).  A stop signal sent to ptprof by another process is
+ * forwarded to the child; a terminal's (SI_KERNEL) reached it already.
+ * SIGTSTP suspends ptprof.  0 with the wait status, or -1 with errno.
+ */
+int sampler_wait_child(pid_t child, const sigset_t *stop_signals, int *status);
 
 #endif /* PTPROF_SAMPLER_H */

@@ -4,9 +4,11 @@
  * One entry per thread ptprof has seen in /proc/PID/task.  The state says
  * where the thread is in ptprof's ptrace cycle:
  *
- *   IDLE --seize+interrupt--> SEIZED --stop reported--> STOPPED --detach--> IDLE
- *                                 \--tick deadline passed--> LATE --stop--> (detach) IDLE
- *   any --exit reported or vanished from /proc--> GONE (dropped at the sweep)
+ *   IDLE --seize+interrupt--> SEIZED --stop reported: sample, detach--> IDLE
+ *                               \--tick deadline passed--> LATE --stop: detach--> IDLE
+ *   any --exit reported--> GONE; GONE, and IDLE or LATE entries no longer
+ *   listed in /proc, are dropped at the sweep.  A stop reported for an
+ *   IDLE or unknown thread (never asked for) is detached at once.
  *
  * Contract: plain data; not thread-safe; never prints.  Entries are owned by
  * the table; a pointer stays valid until threadtab_sweep() drops it.
@@ -23,7 +25,6 @@
 enum thread_state {
 	TS_IDLE,    /* not traced by us */
 	TS_SEIZED,  /* seized and interrupted, stop not yet reported */
-	TS_STOPPED, /* in a ptrace-stop of ours */
 	TS_LATE,    /* its stop missed the tick: detach it when it comes */
 	TS_GONE,    /* exited */
 };

@@ -150,14 +150,19 @@ static int read_target(pid_t pid, uint64_t addr, void *buf, size_t len)
 		       0 : -1;
 }
 
-/* The vDSO's load address: AT_SYSINFO_EHDR in /proc/PID/auxv, or 0. */
-static uint64_t vdso_base(pid_t pid)
+/*
+ * The vDSO's load address: AT_SYSINFO_EHDR in the auxiliary vector, or 0.
+ * Read through the thread being unwound: a main thread that has exited
+ * (pthread_exit) has neither auxv nor memory to read any more.
+ */
+static uint64_t vdso_base(pid_t pid, pid_t tid)
 {
-	char path[64], *buf;
+	char path[96], *buf;
 	uint64_t base = 0, pair[2];
 	size_t len;
 
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/auxv", (int)pid,
+		 (int)tid);
 	if (procfs_read_file(path, &buf, &len))
 		return 0;
 	for (size_t off = 0; off + sizeof(pair) <= len; off += sizeof(pair)) {
@@ -170,18 +175,18 @@ static uint64_t vdso_base(pid_t pid)
 }
 
 /* Read the vDSO's program headers and .eh_frame_hdr from the target. */
-static int vdso_describe(pid_t pid, struct vdso *v)
+static int vdso_describe(pid_t pid, pid_t tid, struct vdso *v)
 {
 	Elf64_Phdr ph[16];
 	const Elf64_Phdr *load = NULL, *eh = NULL;
-	uint64_t base = vdso_base(pid), bias;
+	uint64_t base = vdso_base(pid, tid), bias;
 	uint8_t hdr[32];
 	Elf64_Ehdr e;
 
-	if (!base || read_target(pid, base, &e, sizeof(e)) ||
+	if (!base || read_target(tid, base, &e, sizeof(e)) ||
 	    memcmp(e.e_ident, ELFMAG, SELFMAG) || e.e_phnum > 16 ||
 	    e.e_phentsize != sizeof(Elf64_Phdr) ||
-	    read_target(pid, base + e.e_phoff, ph, e.e_phnum * sizeof(*ph)))
+	    read_target(tid, base + e.e_phoff, ph, e.e_phnum * sizeof(*ph)))
 		return -1;
 	for (int i = 0; i < e.e_phnum; i++) {
 		if (ph[i].p_type == PT_LOAD && !load)
@@ -194,7 +199,7 @@ static int vdso_describe(pid_t pid, struct vdso *v)
 	bias = base - (load->p_vaddr - load->p_offset);
 	v->start = bias + load->p_vaddr;
 	v->end = v->start + load->p_memsz;
-	if (read_target(pid, bias + eh->p_vaddr, hdr, sizeof(hdr)))
+	if (read_target(tid, bias + eh->p_vaddr, hdr, sizeof(hdr)))
 		return -1;
 	return ehframe_describe(hdr, sizeof(hdr), bias + eh->p_vaddr,
 				v->start, v->end, &v->di);
@@ -287,7 +292,7 @@ int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 		return -1;
 	if (!u->vdso.tried) {
 		u->vdso.tried = true;
-		u->vdso.ok = vdso_describe(u->pid, &u->vdso) == 0;
+		u->vdso.ok = vdso_describe(u->pid, cap->tid, &u->vdso) == 0;
 	}
 	current_regs = &cap->regs;
 	current_unwinder = u;

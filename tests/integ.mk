@@ -8,7 +8,9 @@ check_PROGRAMS += \
 	tests/targets/chain \
 	tests/targets/threads \
 	tests/targets/exiter \
-	tests/targets/vdso
+	tests/targets/vdso \
+	tests/targets/vforker \
+	tests/targets/zleader
 
 tests_targets_split_SOURCES = tests/targets/split.c
 tests_targets_split_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -26,12 +28,23 @@ tests_targets_vdso_SOURCES = tests/targets/vdso.c
 tests_targets_vdso_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_vdso_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+tests_targets_vforker_SOURCES = tests/targets/vforker.c
+tests_targets_vforker_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_vforker_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+tests_targets_zleader_SOURCES = tests/targets/zleader.c
+tests_targets_zleader_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_zleader_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
 tests_targets_exiter_SOURCES = tests/targets/exiter.c
 tests_targets_exiter_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 TESTS += \
 	tests/vdso.test \
+	tests/late-stop.test \
+	tests/zombie-leader.test \
+	tests/suspend.test \
 	tests/split.test \
 	tests/split-attach.test \
 	tests/chain.test \
