@@ -1,23 +1,36 @@
 /*
  * capture.h - what is taken from a thread while it is stopped.
  *
- * Capture is the only work that must happen inside the stop window; it is
- * kept apart from unwinding so that unwinding can later move after the
- * thread is resumed (from a copy of its stack).  Today a capture is the
- * thread's general registers.
+ * Capture is the only work inside a thread's stop window: one
+ * PTRACE_GETREGS and one process_vm_readv() of its stack, from the stack
+ * pointer up, at most CAPTURE_STACK_BYTES.  The thread is then released
+ * and unwound later from this copy (unwind.h), so the time it is held does
+ * not depend on how deep its stack is or how slow unwinding is.
  *
- * Contract: capture_thread() needs tid to be in a ptrace-stop of ours.
- * 0, or -1 with errno (ESRCH: the thread died under us).  Never prints.
+ * The copy ends early at the first page that cannot be read (the top of
+ * the stack mapping): the remote side is described page by page, and
+ * process_vm_readv() stops at the first element that faults.
+ *
+ * Contract: capture_thread() needs tid in a ptrace-stop of ours.  0, or -1
+ * with errno (ESRCH: the thread died under us).  A stack that cannot be
+ * read at all is not an error: stack_len is then 0.  Never prints.
  */
 #ifndef PTPROF_CAPTURE_H
 #define PTPROF_CAPTURE_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
+
+#define CAPTURE_STACK_BYTES (32 * 1024)
 
 struct capture {
 	pid_t tid;
 	struct user_regs_struct regs;
+	uint64_t stack_start; /* target address of stack[0]: the SP */
+	size_t stack_len;     /* bytes copied */
+	uint8_t stack[CAPTURE_STACK_BYTES];
 };
 
 int capture_thread(pid_t tid, struct capture *out);

@@ -10,11 +10,7 @@
 
 #include "maps.h"
 
-struct mapping {
-	uint64_t start, end;
-	bool exec;
-	char *line; /* without the newline */
-};
+#define mapping map_entry
 
 struct maps {
 	struct mapping *v; /* sorted by start */
@@ -64,8 +60,26 @@ static bool parse_line(const char *text, size_t len, struct mapping *out)
 	p = end + 1;
 	if ((size_t)(p - line) + 4 > len)
 		return false;
+	out->read = p[0] == 'r';
+	out->write = p[1] == 'w';
 	out->exec = p[2] == 'x';
+	out->offset = strtoull(p + 4, NULL, 16);
 	return true;
+}
+
+/* The path: what follows the inode (the sixth field), spaces and all. */
+static const char *path_of(const char *line)
+{
+	const char *p = line;
+
+	for (int field = 0; field < 5; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return "";
+		while (*p == ' ')
+			p++;
+	}
+	return p;
 }
 
 static int push(struct mapping **v, size_t *n, size_t *cap,
@@ -99,6 +113,8 @@ static int parse_all(const char *text, size_t len, struct mapping **v,
 
 		if (parse_line(text + off, l, &m)) {
 			m.line = strndup(text + off, l);
+			if (m.line)
+				m.path = path_of(m.line);
 			if (!m.line || push(v, n, &cap, &m)) {
 				free(m.line);
 				goto fail;
@@ -175,7 +191,7 @@ int maps_update(struct maps *m, const char *text, size_t len)
 	return 0;
 }
 
-bool maps_covers_exec(const struct maps *m, uint64_t addr)
+const struct map_entry *maps_find(const struct maps *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->n;
 
@@ -187,9 +203,21 @@ bool maps_covers_exec(const struct maps *m, uint64_t addr)
 		else if (m->v[mid].start > addr)
 			hi = mid;
 		else
-			return m->v[mid].exec;
+			return &m->v[mid];
 	}
-	return false;
+	return NULL;
+}
+
+bool maps_covers_exec(const struct maps *m, uint64_t addr)
+{
+	const struct map_entry *e = maps_find(m, addr);
+
+	return e && e->exec;
+}
+
+bool map_entry_is_file(const struct map_entry *e)
+{
+	return e->path[0] == '/';
 }
 
 size_t maps_count(const struct maps *m)

@@ -24,6 +24,15 @@
 
 struct maps;
 
+/* One mapping, as parsed from its /proc/PID/maps line. */
+struct map_entry {
+	uint64_t start, end; /* [start, end) */
+	uint64_t offset;     /* file offset of start */
+	bool read, write, exec;
+	const char *path;    /* "/usr/lib/...", "[vdso]", "" (anonymous) */
+	char *line;	     /* the whole line, without the newline */
+};
+
 struct maps *maps_new(void);
 void maps_free(struct maps *m);
 
@@ -32,6 +41,12 @@ int maps_update(struct maps *m, const char *text, size_t len);
 
 /* True when addr lies inside a known executable mapping. */
 bool maps_covers_exec(const struct maps *m, uint64_t addr);
+
+/* The mapping holding addr, or NULL.  Valid until the next maps_update(). */
+const struct map_entry *maps_find(const struct maps *m, uint64_t addr);
+
+/* Whether the mapping is backed by a file (its path names one). */
+bool map_entry_is_file(const struct map_entry *e);
 
 /* Number of mappings held. */
 size_t maps_count(const struct maps *m);

@@ -2,9 +2,10 @@
  * sampler.c - the stop-the-world sampling loop (see sampler.h).
  *
  * One tick:  list /proc/PID/task -> SEIZE each thread -> INTERRUPT all ->
- * as each stop is reported: capture, unwind, DETACH that thread.  A thread
- * is held only from its own stop to its own detach, never behind a slower
- * one.  Between ticks nothing of the target is traced, except a thread
+ * as each stop is reported: capture (registers and a stack copy), DETACH
+ * that thread, then unwind the copy while it runs on.  A thread is held
+ * only for its own capture, never behind a slower one, never for an
+ * unwind.  Between ticks nothing of the target is traced, except a thread
  * whose stop missed its tick (LATE): its stop is still on the way, and it
  * is detached the moment it is reported.
  */
@@ -31,8 +32,14 @@
 #define DEFAULT_STOP_TIMEOUT_NS (100 * NSEC_PER_MSEC)
 /* How long the end of a run waits for the stops of LATE threads. */
 #define FINAL_LATE_WAIT_NS (500 * NSEC_PER_MSEC)
-/* Re-read /proc/PID/maps at most this often when a PC is not mapped. */
-#define MAPS_REFRESH_NS (100 * NSEC_PER_MSEC)
+/*
+ * An unmapped PC makes ptprof re-read /proc/PID/maps at once the first
+ * time its page is seen since the last read (a library just loaded), but
+ * stray PCs (a broken unwind) on ever new pages cost at most this many
+ * reads per second.
+ */
+#define MAPS_READS_PER_SEC 50
+#define UNMAPPED_PAGES 64
 /* Ticks in a row on which the kernel refused every thread before the run
  * ends with EPERM (the target exec'd a set-uid program, or was attached). */
 #define MAX_REFUSED_TICKS 10
@@ -48,6 +55,7 @@ struct sampler {
 	struct thread **active; /* threads seized this tick */
 	size_t nactive, cap_active;
 	size_t pending; /* of those, SEIZED and not yet stopped */
+	struct capture *cap; /* one at a time: unwound right after the detach */
 	uint64_t *pcs;
 	uint64_t tick;
 	uint64_t period_ns;
@@ -55,9 +63,14 @@ struct sampler {
 	unsigned refused_ticks;
 	sigset_t chld, waitset;
 	bool maps_stale;
+	uint64_t unmapped[UNMAPPED_PAGES]; /* pages tried since the last read */
+	unsigned nunmapped;
+	uint64_t reads_window_ns;	  /* start of the current second */
+	unsigned reads_in_window;
 	bool maps_read;
 	uint64_t maps_read_ns;
 	char *maps_text; /* last snapshot read, to flush caches on change */
+	size_t maps_generation; /* bumped whenever the maps changed */
 	size_t maps_len;
 	int pidfd;	 /* the target, to tell exit (and PID reuse) apart */
 	pid_t live_tid;	 /* a thread sampled last tick, to read maps through */
@@ -91,23 +104,26 @@ static void record_stack(struct sampler *s, struct thread *th);
 static void release_stray(pid_t tid, int status);
 
 /*
- * A stop of ours: sample the thread and let it go at once, so it is held
- * for its own capture and unwind only.  A LATE stop, or (defensively) one
- * we did not ask for, is let go unsampled.  Either way the signal it was
- * stopped for, if any, goes back with the detach.
+ * A stop of ours: capture the thread, let it go at once, then unwind the
+ * copy.  A LATE stop, or (defensively) one we did not ask for, is let go
+ * uncaptured.  Either way the signal it was stopped for, if any, goes
+ * back with the detach.
  */
 static void note_stop(struct sampler *s, struct thread *th, int sig)
 {
 	bool ours = th->state == TS_SEIZED;
+	bool captured = false;
 
 	th->pending_sig = sig;
 	if (ours) {
 		if (s->pending)
 			s->pending--;
-		record_stack(s, th);
+		captured = capture_thread(th->tid, s->cap) == 0;
 	}
 	if (detach(th) == 0 && ours)
 		s->last_detach_ns = mono_now_ns();
+	if (captured)
+		record_stack(s, th);
 }
 
 /* One waitpid() result, for a traced thread or the launched child. */
@@ -276,14 +292,42 @@ static void interrupt_all(struct sampler *s)
 	s->pending = s->nactive;
 }
 
+static void refresh_maps(struct sampler *s, uint64_t now, bool force);
+static bool worth_reading(struct sampler *s, uint64_t pc, uint64_t now);
+
+/* The first PC of the chain outside every known executable mapping, or 0. */
+static uint64_t first_unmapped(const struct sampler *s, const uint64_t *pcs,
+			       int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!maps_covers_exec(s->maps, pcs[i]))
+			return pcs[i];
+	return 0;
+}
+
+static int unwind_captured(struct sampler *s)
+{
+	return unwinder_unwind(s->unw, s->cap, s->pcs,
+			       (int)stacktab_max_depth(s->tab));
+}
+
 static void record_stack(struct sampler *s, struct thread *th)
 {
-	int n;
+	int n = unwind_captured(s);
+	uint64_t pc = n > 0 ? first_unmapped(s, s->pcs, n) : 0;
 
-	if (capture_thread(th->tid, &th->cap))
-		return; /* died while stopped */
-	n = unwinder_unwind(s->unw, &th->cap, s->pcs,
-			    (int)stacktab_max_depth(s->tab));
+	/* A PC in no known mapping: a library was loaded since the maps were
+	 * last read (right after exec, libc is not there yet), and the chain
+	 * may have stopped for want of its unwind table.  Read the maps (the
+	 * thread is already released) and, if they changed, unwind again. */
+	if (pc && worth_reading(s, pc, mono_now_ns())) {
+		size_t before = s->maps_generation;
+
+		s->maps_stale = true;
+		refresh_maps(s, mono_now_ns(), false);
+		if (s->maps_generation != before)
+			n = unwind_captured(s);
+	}
 	if (n <= 0)
 		return;
 	if (stacktab_add(s->tab, s->pcs, (size_t)n, 1))
@@ -294,9 +338,6 @@ static void record_stack(struct sampler *s, struct thread *th)
 		th->sampled = true;
 		s->st->threads_seen++;
 	}
-	for (int i = 0; i < n && !s->maps_stale; i++)
-		if (!maps_covers_exec(s->maps, s->pcs[i]))
-			s->maps_stale = true;
 }
 
 /* Past the tick's deadline: whoever has not stopped yet is LATE. */
@@ -321,7 +362,6 @@ static bool drop_vanished(const struct thread *th, void *arg)
 	 * traced zombie stays listed): it exec'd away its TID.  Drop it. */
 	if (th->state == TS_GONE ||
 	    (th->state != TS_SEIZED && th->seen_tick != s->tick)) {
-		unwinder_forget_thread(s->unw, th->tid);
 		return true;
 	}
 	return false;
@@ -332,13 +372,30 @@ static bool drop_vanished(const struct thread *th, void *arg)
  * outside every known executable mapping (dlopen since), rate-limited, or
  * when forced (the end of the run).  Never inside the stop window.
  */
+/* May an unmapped PC trigger a read?  Not for a page already tried since
+ * the last read, nor past the budget of reads per second. */
+static bool worth_reading(struct sampler *s, uint64_t pc, uint64_t now)
+{
+	uint64_t page = pc >> 12;
+
+	for (unsigned i = 0; i < s->nunmapped; i++)
+		if (s->unmapped[i] == page)
+			return false;
+	if (s->nunmapped < UNMAPPED_PAGES)
+		s->unmapped[s->nunmapped++] = page;
+	if (now - s->reads_window_ns >= NSEC_PER_SEC) {
+		s->reads_window_ns = now;
+		s->reads_in_window = 0;
+	}
+	return s->reads_in_window < MAPS_READS_PER_SEC;
+}
+
 static void refresh_maps(struct sampler *s, uint64_t now, bool force)
 {
 	char *text;
 	size_t len;
 
-	if (!force && s->maps_read &&
-	    (!s->maps_stale || now - s->maps_read_ns < MAPS_REFRESH_NS))
+	if (!force && s->maps_read && !s->maps_stale)
 		return;
 	if (procfs_read_maps(s->cfg->pid, s->live_tid, &text, &len) == 0 ||
 	    procfs_read_maps(s->cfg->pid, 0, &text, &len) == 0) {
@@ -347,9 +404,11 @@ static void refresh_maps(struct sampler *s, uint64_t now, bool force)
 
 		/* Unwind caches go only when the mappings really changed: a
 		 * stray PC must not cost an ELF reload every 100 ms. */
-		if (changed && maps_update(s->maps, text, len) == 0 &&
-		    s->maps_read)
-			unwinder_flush(s->unw);
+		if (changed && maps_update(s->maps, text, len) == 0) {
+			s->maps_generation++;
+			if (s->maps_read)
+				unwinder_flush(s->unw);
+		}
 		free(s->maps_text);
 		s->maps_text = text;
 		s->maps_len = len;
@@ -357,6 +416,8 @@ static void refresh_maps(struct sampler *s, uint64_t now, bool force)
 	s->maps_read = true;
 	s->maps_read_ns = now;
 	s->maps_stale = false;
+	s->nunmapped = 0;
+	s->reads_in_window++;
 }
 
 /*
@@ -489,9 +550,10 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	/* No pidfd (old kernel): fall back to reading /proc each tick. */
 	s->pidfd = (int)syscall(SYS_pidfd_open, cfg->pid, 0);
 	s->threads = threadtab_new();
-	s->unw = unwinder_new(cfg->pid);
+	s->unw = unwinder_new(cfg->pid, maps);
+	s->cap = malloc(sizeof(*s->cap));
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
-	if (!s->threads || !s->unw || !s->pcs)
+	if (!s->threads || !s->unw || !s->pcs || !s->cap)
 		return -1;
 	return 0;
 }
@@ -500,6 +562,7 @@ static void teardown(struct sampler *s)
 {
 	threadtab_free(s->threads);
 	unwinder_free(s->unw);
+	free(s->cap);
 	tidlist_free(&s->tids);
 	free(s->active);
 	free(s->pcs);
@@ -555,6 +618,7 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 	if (setup(&s, cfg, tab, maps, st) == 0 &&
 	    sigprocmask(SIG_BLOCK, &own, &old) == 0) {
 		start = mono_now_ns();
+		refresh_maps(&s, start, true); /* the unwinder needs them */
 		rc = run_loop(&s, start);
 		err = errno;
 		release_late(&s);

@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "capture.h"
 
 enum thread_state {
 	TS_IDLE,    /* not traced by us */
@@ -35,7 +34,6 @@ struct thread {
 	int pending_sig;    /* signal to hand back on detach, or 0 */
 	bool sampled;	    /* at least one stack recorded */
 	uint64_t seen_tick; /* last tick it was listed in /proc */
-	struct capture cap;
 	struct thread *next_;
 };
 

@@ -1,66 +1,56 @@
 /*
- * unwind.c - remote unwinding with libunwind over ptrace (see unwind.h).
+ * unwind.c - libunwind over a captured stack (see unwind.h).
  */
 #include "config.h"
 
-#include <errno.h>
-#include <stddef.h>
-#include <stdlib.h>
-#include <stdio.h>
-#include <string.h>
-
 #include <elf.h>
-#include <libunwind-ptrace.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
+#include <libunwind.h>
+
 #include "ehframe.h"
-#include "procfs.h"
+#include "modules.h"
 #include "unwind.h"
 
 /* Exported by libunwind-x86_64 (as _Ux86_64_...), not declared publicly:
  * the DWARF search over a binary-search table described by a
- * unw_dyn_info_t, the same function _UPT_find_proc_info() ends in. */
+ * unw_dyn_info_t, the function libunwind-ptrace itself ends in. */
 #define dwarf_search_unwind_table _Ux86_64_dwarf_search_unwind_table
 extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
 				     unw_dyn_info_t *di, unw_proc_info_t *pi,
 				     int need_unwind_info, void *arg);
 
-/*
- * The vDSO has no file behind its mapping, so _UPT_find_proc_info() finds
- * no unwind table for it and libunwind falls back to guessing with the
- * frame pointer, which in code built without one yields garbage callers
- * (every sample that stops inside clock_gettime).  Its .eh_frame_hdr is
- * read from the target's memory instead.
- */
-struct vdso {
-	bool tried, ok;
-	uint64_t start, end;
-	unw_dyn_info_t di;
-};
+/* libunwind's register-state cache: 2^14 entries (its maximum is 2^15). */
+#define RS_CACHE_SIZE (1u << 14)
 
-struct thread_handle {
-	pid_t tid;
-	void *upt;
+/* The unwind table of one executable mapping. */
+struct unwtab {
+	uint64_t start, end;
+	bool ok;
+	unw_dyn_info_t di;
 };
 
 struct unwinder {
 	pid_t pid;
+	const struct maps *maps;
+	struct modcache *mods;
 	unw_addr_space_t as;
-	struct vdso vdso;
-	struct thread_handle *h;
-	size_t n, cap;
+	struct unwtab *tabs;
+	size_t ntabs, cap;
+	struct unwinder_counters count;
 };
 
-/*
- * libunwind hands the `arg` of unw_init_remote() to every accessor, and the
- * _UPT_* functions hand it on again to our accessors (for instance
- * _UPT_find_proc_info() reads the unwind tables through as->acc.access_mem
- * with its own arg).  So arg must be the UPT handle itself, and the
- * registers of the sample being unwound travel beside it: the unwinder is
- * single-threaded, one unwind at a time.
- */
-static const struct user_regs_struct *current_regs;
-static struct unwinder *current_unwinder;
+/* What libunwind hands every accessor as `arg` during one unwind. */
+struct unwind_ctx {
+	struct unwinder *u;
+	const struct capture *cap;
+	const struct map_entry *last; /* mapping of the last module read */
+	const struct module *last_mod;
+};
 
 /* libunwind x86-64 register numbers -> offsets in user_regs_struct. */
 static const size_t reg_offset[] = {
@@ -83,18 +73,18 @@ static const size_t reg_offset[] = {
 	[UNW_X86_64_RIP] = offsetof(struct user_regs_struct, rip),
 };
 
-/* Registers come from the capture, not from the thread: one GETREGS per
- * sample instead of one PTRACE_PEEKUSER per register per frame. */
 static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 		      int write, void *arg)
 {
-	(void)as, (void)arg;
+	const struct unwind_ctx *ctx = arg;
+
+	(void)as;
 	if (write)
 		return -UNW_EREADONLYREG;
-	if (reg < 0 || (size_t)reg >= sizeof(reg_offset) / sizeof(*reg_offset) ||
-	    !current_regs)
+	if (reg < 0 || (size_t)reg >= sizeof(reg_offset) / sizeof(*reg_offset))
 		return -UNW_EBADREG;
-	memcpy(val, (const char *)current_regs + reg_offset[reg], sizeof(*val));
+	memcpy(val, (const char *)&ctx->cap->regs + reg_offset[reg],
+	       sizeof(*val));
 	return 0;
 }
 
@@ -105,23 +95,160 @@ static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg,
 	return -UNW_EBADREG;
 }
 
+/* From the image of a read-only module mapped at addr (no syscall). */
+static int read_module(struct unwind_ctx *ctx, uint64_t addr, unw_word_t *val)
+{
+	const struct map_entry *e = ctx->last;
+
+	if (!e || addr < e->start || addr >= e->end) {
+		e = maps_find(ctx->u->maps, addr);
+		if (!e || e->write)
+			return -1;
+		ctx->last_mod = modcache_get(ctx->u->mods, e, ctx->cap->tid);
+		ctx->last = e;
+	}
+	if (!ctx->last_mod)
+		return -1;
+	return module_read(ctx->last_mod, e, addr, val, sizeof(*val));
+}
+
+static int read_target(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)len ?
+		       0 : -1;
+}
+
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		      int write, void *arg)
 {
+	struct unwind_ctx *ctx = arg;
+	const struct capture *cap = ctx->cap;
+
+	(void)as;
 	if (write)
 		return -UNW_EINVAL; /* never write into the target */
-	return _UPT_access_mem(as, addr, val, 0, arg);
+	if (addr >= cap->stack_start &&
+	    addr - cap->stack_start + sizeof(*val) <= cap->stack_len) {
+		memcpy(val, cap->stack + (addr - cap->stack_start), sizeof(*val));
+		ctx->u->count.mem_from_stack++;
+		return 0;
+	}
+	if (read_module(ctx, addr, val) == 0) {
+		ctx->u->count.mem_from_module++;
+		return 0;
+	}
+	/* Beyond the copy, writable: the target as it is now. */
+	ctx->u->count.mem_from_target++;
+	return read_target(cap->tid, addr, val, sizeof(*val)) ? -UNW_EINVAL : 0;
+}
+
+/* The PT_LOAD segment of image that holds file offset off, or NULL. */
+static const Elf64_Phdr *load_at(const Elf64_Phdr *ph, int n, uint64_t off)
+{
+	for (int i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset <= off &&
+		    off < ph[i].p_offset + ph[i].p_filesz)
+			return &ph[i];
+	return NULL;
+}
+
+/* Describe the .eh_frame_hdr of the module mapped by e. */
+static int describe(const struct module *mod, const struct map_entry *e,
+		    unw_dyn_info_t *di)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)mod->image;
+	const Elf64_Phdr *ph, *load, *hdr = NULL;
+	uint64_t bias;
+
+	if (mod->size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(*ph) ||
+	    eh->e_phoff > mod->size ||
+	    eh->e_phnum * sizeof(*ph) > mod->size - eh->e_phoff)
+		return -1;
+	ph = (const Elf64_Phdr *)(mod->image + eh->e_phoff);
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_GNU_EH_FRAME)
+			hdr = &ph[i];
+	load = load_at(ph, eh->e_phnum, e->offset);
+	if (!hdr || !load || hdr->p_offset >= mod->size)
+		return -1;
+	/* runtime address = file vaddr + bias, for PIE, DSO and ET_EXEC */
+	bias = e->start - e->offset + load->p_offset - load->p_vaddr;
+	return ehframe_describe(mod->image + hdr->p_offset,
+				mod->size - hdr->p_offset, bias + hdr->p_vaddr,
+				e->start, e->end, di);
+}
+
+static struct unwtab *new_table(struct unwinder *u, const struct map_entry *e)
+{
+	struct unwtab *t;
+
+	if (u->ntabs == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 32;
+		struct unwtab *n = realloc(u->tabs, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		u->tabs = n;
+		u->cap = cap;
+	}
+	t = &u->tabs[u->ntabs++];
+	memset(t, 0, sizeof(*t));
+	t->start = e->start;
+	t->end = e->end;
+	return t;
+}
+
+/* The unwind table for ip, built on first use; NULL if there is none. */
+static const struct unwtab *table_for(struct unwind_ctx *ctx, uint64_t ip)
+{
+	struct unwinder *u = ctx->u;
+	const struct map_entry *e;
+	const struct module *mod;
+	struct unwtab *t;
+
+	for (size_t i = 0; i < u->ntabs; i++)
+		if (ip >= u->tabs[i].start && ip < u->tabs[i].end)
+			return u->tabs[i].ok ? &u->tabs[i] : NULL;
+	e = maps_find(u->maps, ip);
+	if (!e || !e->exec || !(t = new_table(u, e)))
+		return NULL;
+	mod = modcache_get(u->mods, e, ctx->cap->tid);
+	t->ok = mod && describe(mod, e, &t->di) == 0;
+	if (t->ok)
+		u->count.tables_built++;
+	else
+		u->count.tables_missing++;
+	return t->ok ? t : NULL;
 }
 
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip,
 			  unw_proc_info_t *pi, int need_unwind_info, void *arg)
 {
-	const struct vdso *v = current_unwinder ? &current_unwinder->vdso : NULL;
+	const struct unwtab *t = table_for(arg, ip);
 
-	if (v && v->ok && ip >= v->start && ip < v->end)
-		return dwarf_search_unwind_table(as, ip, (unw_dyn_info_t *)&v->di,
-						 pi, need_unwind_info, arg);
-	return _UPT_find_proc_info(as, ip, pi, need_unwind_info, arg);
+	if (!t)
+		return -UNW_ENOINFO;
+	return dwarf_search_unwind_table(as, ip, (unw_dyn_info_t *)&t->di, pi,
+					 need_unwind_info, arg);
+}
+
+/* Only dynamic (JIT-registered) info would come here: there is none. */
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
+			    void *arg)
+{
+	(void)as, (void)pi, (void)arg;
+}
+
+static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr,
+				  void *arg)
+{
+	(void)as, (void)addr, (void)arg;
+	return -UNW_ENOINFO;
 }
 
 static int resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
@@ -130,95 +257,48 @@ static int resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
 	return -UNW_EINVAL; /* ptprof never resumes a thread through libunwind */
 }
 
+static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf,
+			 size_t len, unw_word_t *off, void *arg)
+{
+	(void)as, (void)addr, (void)buf, (void)len, (void)off, (void)arg;
+	return -UNW_ENOINFO; /* symbols are the report's business */
+}
+
 static unw_accessors_t accessors = {
 	.find_proc_info = find_proc_info,
-	.put_unwind_info = _UPT_put_unwind_info,
-	.get_dyn_info_list_addr = _UPT_get_dyn_info_list_addr,
+	.put_unwind_info = put_unwind_info,
+	.get_dyn_info_list_addr = get_dyn_info_list_addr,
 	.access_mem = access_mem,
 	.access_reg = access_reg,
 	.access_fpreg = access_fpreg,
 	.resume = resume,
-	.get_proc_name = _UPT_get_proc_name,
+	.get_proc_name = get_proc_name,
 };
 
-static int read_target(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len };
-	struct iovec remote = { (void *)(uintptr_t)addr, len };
-
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ?
-		       0 : -1;
-}
-
-/*
- * The vDSO's load address: AT_SYSINFO_EHDR in the auxiliary vector, or 0.
- * Read through the thread being unwound: a main thread that has exited
- * (pthread_exit) has neither auxv nor memory to read any more.
- */
-static uint64_t vdso_base(pid_t pid, pid_t tid)
-{
-	char path[96], *buf;
-	uint64_t base = 0, pair[2];
-	size_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/auxv", (int)pid,
-		 (int)tid);
-	if (procfs_read_file(path, &buf, &len))
-		return 0;
-	for (size_t off = 0; off + sizeof(pair) <= len; off += sizeof(pair)) {
-		memcpy(pair, buf + off, sizeof(pair));
-		if (pair[0] == AT_SYSINFO_EHDR)
-			base = pair[1];
-	}
-	free(buf);
-	return base;
-}
-
-/* Read the vDSO's program headers and .eh_frame_hdr from the target. */
-static int vdso_describe(pid_t pid, pid_t tid, struct vdso *v)
-{
-	Elf64_Phdr ph[16];
-	const Elf64_Phdr *load = NULL, *eh = NULL;
-	uint64_t base = vdso_base(pid, tid), bias;
-	uint8_t hdr[32];
-	Elf64_Ehdr e;
-
-	if (!base || read_target(tid, base, &e, sizeof(e)) ||
-	    memcmp(e.e_ident, ELFMAG, SELFMAG) || e.e_phnum > 16 ||
-	    e.e_phentsize != sizeof(Elf64_Phdr) ||
-	    read_target(tid, base + e.e_phoff, ph, e.e_phnum * sizeof(*ph)))
-		return -1;
-	for (int i = 0; i < e.e_phnum; i++) {
-		if (ph[i].p_type == PT_LOAD && !load)
-			load = &ph[i];
-		if (ph[i].p_type == PT_GNU_EH_FRAME)
-			eh = &ph[i];
-	}
-	if (!load || !eh)
-		return -1;
-	bias = base - (load->p_vaddr - load->p_offset);
-	v->start = bias + load->p_vaddr;
-	v->end = v->start + load->p_memsz;
-	if (read_target(tid, bias + eh->p_vaddr, hdr, sizeof(hdr)))
-		return -1;
-	return ehframe_describe(hdr, sizeof(hdr), bias + eh->p_vaddr,
-				v->start, v->end, &v->di);
-}
-
-struct unwinder *unwinder_new(pid_t pid)
+struct unwinder *unwinder_new(pid_t pid, const struct maps *maps)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
 	u->pid = pid;
+	u->maps = maps;
+	u->mods = modcache_new(pid);
 	u->as = unw_create_addr_space(&accessors, 0);
-	if (!u->as) {
-		free(u);
+	if (!u->as || !u->mods) {
+		unwinder_free(u);
 		errno = ENOMEM;
 		return NULL;
 	}
 	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	/*
+	 * libunwind 1.6 sizes the cache lazily: the first call records the
+	 * size, and it is applied when the cache is (re)initialised; a second
+	 * call returns 0 once it really took.  Builds with per-thread caches
+	 * refuse (-1); the default (2^7 entries) then stays.
+	 */
+	unw_set_cache_size(u->as, RS_CACHE_SIZE, 0);
+	u->count.cache_size_set = unw_set_cache_size(u->as, RS_CACHE_SIZE, 0);
 	return u;
 }
 
@@ -226,86 +306,45 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->n; i++)
-		_UPT_destroy(u->h[i].upt);
-	free(u->h);
-	unw_destroy_addr_space(u->as);
+	if (u->as)
+		unw_destroy_addr_space(u->as);
+	modcache_free(u->mods);
+	free(u->tabs);
 	free(u);
-}
-
-static void *thread_upt(struct unwinder *u, pid_t tid)
-{
-	void *upt;
-
-	for (size_t i = 0; i < u->n; i++)
-		if (u->h[i].tid == tid)
-			return u->h[i].upt;
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 16;
-		struct thread_handle *h = realloc(u->h, cap * sizeof(*h));
-
-		if (!h)
-			return NULL;
-		u->h = h;
-		u->cap = cap;
-	}
-	upt = _UPT_create(tid);
-	if (!upt)
-		return NULL;
-	u->h[u->n++] = (struct thread_handle){ tid, upt };
-	return upt;
-}
-
-void unwinder_forget_thread(struct unwinder *u, pid_t tid)
-{
-	for (size_t i = 0; i < u->n; i++) {
-		if (u->h[i].tid == tid) {
-			_UPT_destroy(u->h[i].upt);
-			u->h[i] = u->h[--u->n];
-			return;
-		}
-	}
 }
 
 void unwinder_flush(struct unwinder *u)
 {
 	unw_flush_cache(u->as, 0, 0);
-	u->vdso.tried = u->vdso.ok = false; /* exec maps a new one */
-	/* A UPT handle caches one ELF image; a fresh handle forgets it. */
-	for (size_t i = 0; i < u->n; i++)
-		_UPT_destroy(u->h[i].upt);
-	u->n = 0;
+	u->ntabs = 0;
+	/* A new image at a known path (exec of a rebuilt binary) must not be
+	 * read from the old mmap. */
+	modcache_flush(u->mods);
+}
+
+void unwinder_counters(const struct unwinder *u, struct unwinder_counters *c)
+{
+	*c = u->count;
 }
 
 int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 		    uint64_t *pcs, int max)
 {
+	struct unwind_ctx ctx = { .u = u, .cap = cap };
 	unw_cursor_t cursor;
-	void *upt;
 	int n = 0;
 
 	if (max <= 0 || cap->regs.rip == 0)
 		return 0;
 	pcs[n++] = cap->regs.rip;
-	upt = thread_upt(u, cap->tid);
-	if (!upt)
-		return -1;
-	if (!u->vdso.tried) {
-		u->vdso.tried = true;
-		u->vdso.ok = vdso_describe(u->pid, cap->tid, &u->vdso) == 0;
-	}
-	current_regs = &cap->regs;
-	current_unwinder = u;
-	if (unw_init_remote(&cursor, u->as, upt) == 0) {
-		while (n < max && unw_step(&cursor) > 0) {
-			unw_word_t ip;
+	if (unw_init_remote(&cursor, u->as, &ctx) < 0)
+		return n; /* the leaf alone is still a sample */
+	while (n < max && unw_step(&cursor) > 0) {
+		unw_word_t ip;
 
-			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
-				break;
-			pcs[n++] = ip;
-		}
+		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		pcs[n++] = ip;
 	}
-	current_regs = NULL;
-	current_unwinder = NULL;
-	return n; /* a failed step ends the chain; the leaf alone counts */
+	return n;
 }

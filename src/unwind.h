@@ -1,17 +1,28 @@
 /*
- * unwind.h - remote stack unwinding with libunwind.
+ * unwind.h - unwinding a captured stack with libunwind, after the thread
+ * has been released.
  *
- * One unwinder per target process: one libunwind address space with a
- * global cache.  Register reads come from the capture; memory reads and
- * unwind-table lookups go through libunwind-ptrace (_UPT_*) with one UPT
- * handle per thread, kept across ticks so its ELF image cache survives.
+ * One unwinder per target: one libunwind address space with a global
+ * cache, accessors that never touch the (running) thread through ptrace:
+ *  - registers come from the capture;
+ *  - memory comes from the stack copy, else from the image of the
+ *    read-only file (or vDSO) mapped at that address (modules.h), else,
+ *    last resort, from one process_vm_readv() of the target;
+ *  - unwind tables are per executable mapping, built once from the
+ *    module's PT_GNU_EH_FRAME (.eh_frame_hdr) and searched by libunwind's
+ *    dwarf_search_unwind_table(), so in steady state nothing re-reads
+ *    /proc/PID/maps or re-maps a file.
+ * The mapping layout comes from the sampler's struct maps, which must
+ * stay alive as long as the unwinder; after it changes (dlopen, dlclose,
+ * exec) the sampler calls unwinder_flush().
  *
- * Contract: unwinder_unwind() needs the thread to be still stopped (the
- * _UPT memory accessor uses PTRACE_PEEKDATA).  It fills pcs leaf first:
- * pcs[0] is the interrupted PC, then return addresses as unwound, never a
- * zero PC, at most max entries, and returns the count (>= 1 when the PC is
- * not zero), or -1 with errno.  A failed step ends the chain, it is not an
- * error.  Never prints or exits.  Not thread-safe.
+ * Contract: unwinder_unwind() fills pcs leaf first: pcs[0] is the
+ * interrupted PC, then return addresses as unwound, never a zero PC, at
+ * most max entries, and returns the count (>= 1 when the PC is not zero).
+ * A failed step ends the chain, it is not an error.  The thread may run
+ * meanwhile: memory beyond the copy is read as it is now, so the outer
+ * frames of a stack deeper than the copy can be stale.  Never prints or
+ * exits.  Not thread-safe.
  */
 #ifndef PTPROF_UNWIND_H
 #define PTPROF_UNWIND_H
@@ -20,19 +31,25 @@
 #include <sys/types.h>
 
 #include "capture.h"
+#include "maps.h"
 
 struct unwinder;
 
-struct unwinder *unwinder_new(pid_t pid);
+struct unwinder *unwinder_new(pid_t pid, const struct maps *maps);
 void unwinder_free(struct unwinder *u);
 
 int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 		    uint64_t *pcs, int max);
 
-/* Drop per-thread state of a thread that has exited. */
-void unwinder_forget_thread(struct unwinder *u, pid_t tid);
-
 /* Mappings changed (dlopen, dlclose, exec): drop cached unwind data. */
 void unwinder_flush(struct unwinder *u);
+
+/* What the unwinder has done, for --stats and tests. */
+struct unwinder_counters {
+	uint64_t mem_from_stack, mem_from_module, mem_from_target;
+	uint64_t tables_built, tables_missing;
+	int cache_size_set; /* unw_set_cache_size() result, 0 = applied */
+};
+void unwinder_counters(const struct unwinder *u, struct unwinder_counters *c);
 
 #endif /* PTPROF_UNWIND_H */

@@ -1,0 +1,177 @@
+/*
+ * modules.c - cached read-only module images (see modules.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "modules.h"
+
+#define NBUCKETS 256
+#define VDSO_MAX (64 * 1024)
+
+struct modcache {
+	pid_t pid;
+	struct module *bucket[NBUCKETS];
+};
+
+struct modcache *modcache_new(pid_t pid)
+{
+	struct modcache *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->pid = pid;
+	return c;
+}
+
+static void module_free(struct module *m)
+{
+	if (m->image && m->mmapped)
+		munmap((void *)m->image, m->size);
+	else
+		free((void *)m->image);
+	free(m->key);
+	free(m);
+}
+
+void modcache_flush(struct modcache *c)
+{
+	for (size_t i = 0; i < NBUCKETS; i++) {
+		while (c->bucket[i]) {
+			struct module *m = c->bucket[i];
+
+			c->bucket[i] = m->next_;
+			module_free(m);
+		}
+	}
+}
+
+void modcache_free(struct modcache *c)
+{
+	if (!c)
+		return;
+	modcache_flush(c);
+	free(c);
+}
+
+static unsigned hash_key(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h & (NBUCKETS - 1);
+}
+
+static int map_file(int fd, struct module *m)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return -1;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	m->image = p;
+	m->size = (size_t)st.st_size;
+	m->mmapped = 1;
+	return 0;
+}
+
+/*
+ * Open the file of mapping e as the target sees it: its root first (mount
+ * namespaces, chroots), then its map_files link, which still reaches a
+ * file deleted since it was mapped.
+ */
+static void load_file(struct modcache *c, const struct map_entry *e,
+		      struct module *m)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, e->path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
+			 (int)c->pid, (unsigned long long)e->start,
+			 (unsigned long long)e->end);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return;
+	map_file(fd, m);
+	close(fd);
+}
+
+static void load_vdso(const struct map_entry *e, pid_t tid, struct module *m)
+{
+	size_t len = e->end - e->start;
+	struct iovec local, remote;
+	uint8_t *buf;
+
+	if (len > VDSO_MAX)
+		return;
+	buf = malloc(len);
+	if (!buf)
+		return;
+	local = (struct iovec){ buf, len };
+	remote = (struct iovec){ (void *)(uintptr_t)e->start, len };
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)len) {
+		free(buf);
+		return;
+	}
+	m->image = buf;
+	m->size = len;
+}
+
+const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
+				  pid_t tid)
+{
+	bool vdso = !strcmp(e->path, "[vdso]");
+	const char *key = e->path;
+	struct module *m;
+	unsigned h;
+
+	if (!vdso && !map_entry_is_file(e))
+		return NULL;
+	h = hash_key(key);
+	for (m = c->bucket[h]; m; m = m->next_)
+		if (!strcmp(m->key, key))
+			return m->image ? m : NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->key = strdup(key))) {
+		free(m);
+		return NULL;
+	}
+	if (vdso)
+		load_vdso(e, tid, m);
+	else
+		load_file(c, e, m);
+	m->next_ = c->bucket[h];
+	c->bucket[h] = m;
+	return m->image ? m : NULL;
+}
+
+int module_read(const struct module *mod, const struct map_entry *e,
+		uint64_t addr, void *buf, size_t len)
+{
+	uint64_t off;
+
+	if (addr < e->start || addr + len > e->end || addr + len < addr)
+		return -1;
+	off = e->offset + (addr - e->start);
+	if (off + len > mod->size || off + len < off)
+		return -1;
+	memcpy(buf, mod->image + off, len);
+	return 0;
+}
