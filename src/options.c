@@ -28,6 +28,11 @@ const char options_usage[] =
 	"  -d, --duration=SECS   stop after SECS seconds (default: until the\n"
 	"                        target exits or ptprof gets SIGINT/SIGTERM/SIGHUP)\n"
 	"      --max-depth=N     frames kept per stack, 1..4096 (default 256)\n"
+	"      --wall            wall-clock profile: count every thread at every\n"
+	"                        tick, blocked ones too (default: CPU time only;\n"
+	"                        threads that did not run are not even stopped)\n"
+	"      --stats           print more figures (pause percentiles, threads\n"
+	"                        stopped per tick, unwinder counters)\n"
 	"  -q, --quiet           do not print the summary line\n"
 	"  -h, --help            show this help and exit\n"
 	"  -V, --version         show the version and exit\n"
@@ -36,7 +41,7 @@ const char options_usage[] =
 	"with libunwind and detaches, so the target is not traced between ticks.\n"
 	"With -- COMMAND, ptprof exits with COMMAND's exit status.\n";
 
-enum { OPT_MAX_DEPTH = 256 };
+enum { OPT_MAX_DEPTH = 256, OPT_WALL, OPT_STATS };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -44,6 +49,8 @@ static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "wall", no_argument, NULL, OPT_WALL },
+	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -152,6 +159,12 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 		return parse_depth(arg, o, err, len);
 	case 'q':
 		o->quiet = 1;
+		return 0;
+	case OPT_WALL:
+		o->wall = 1;
+		return 0;
+	case OPT_STATS:
+		o->stats = 1;
 		return 0;
 	case 'h':
 		o->action = ACTION_HELP;

@@ -1,8 +1,8 @@
 /*
  * options.h - ptprof's command line.
  *
- *   ptprof -p PID [-f HZ] [-o FILE] [-d SECONDS] [--max-depth N]
- *   ptprof [-f HZ] [-o FILE] [-d SECONDS] [--max-depth N] -- COMMAND [ARG...]
+ *   ptprof -p PID [-f HZ] [-o FILE] [-d SECONDS] [--wall] [--stats] ...
+ *   ptprof [OPTION...] -- COMMAND [ARG...]
  *   ptprof --help | --version
  *
  * Contract: options_parse() only parses and range-checks; it touches no
@@ -36,6 +36,8 @@ struct options {
 	const char *output;
 	unsigned max_depth;
 	int quiet;	   /* -q: no summary line */
+	int wall;	   /* --wall: count threads that did not run too */
+	int stats;	   /* --stats: more figures after the summary */
 	char **command;	   /* NULL-terminated, for ACTION_RECORD_COMMAND */
 };
 

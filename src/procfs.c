@@ -268,6 +268,29 @@ int procfs_uid(pid_t pid, uid_t *uid)
 	return rc;
 }
 
+int procfs_open_schedstat(pid_t pid, pid_t tid)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int procfs_read_schedstat(int fd, uint64_t *cpu_ns, uint64_t *runs)
+{
+	char buf[96], *p;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1; /* ESRCH once the thread is gone */
+	buf[n] = '\0';
+	*cpu_ns = strtoull(buf, &p, 10);
+	strtoull(p, &p, 10); /* time spent waiting on a run queue */
+	*runs = strtoull(p, NULL, 10);
+	return 0;
+}
+
 int procfs_comm(pid_t pid, pid_t tid, char *out, size_t len)
 {
 	char path[96], *buf, *nl;
@@ -282,6 +305,19 @@ int procfs_comm(pid_t pid, pid_t tid, char *out, size_t len)
 		*nl = '\0';
 	snprintf(out, len, "%s", buf);
 	free(buf);
+	return 0;
+}
+
+int procfs_may_trace(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
 	return 0;
 }
 

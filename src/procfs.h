@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Growable list of thread IDs, reused across ticks to avoid allocation. */
@@ -57,8 +58,25 @@ int procfs_tracer_pid(pid_t pid);
 /* Real UID of the process (Uid: first field), or -1 with errno. */
 int procfs_uid(pid_t pid, uid_t *uid);
 
+/*
+ * A thread's on-CPU time and how many times it was scheduled in: the
+ * first and third fields of /proc/PID/task/TID/schedstat.  Opened once
+ * and read with pread() each tick.  procfs_open_schedstat() returns an fd
+ * or -1 with errno.
+ */
+int procfs_open_schedstat(pid_t pid, pid_t tid);
+int procfs_read_schedstat(int fd, uint64_t *cpu_ns, uint64_t *runs);
+
 /* Thread or process name (comm), NUL-terminated, newline stripped. */
 int procfs_comm(pid_t pid, pid_t tid, char *buf, size_t len);
+
+/*
+ * Whether the kernel would let this process ptrace-attach to pid, asked
+ * without touching it: opening /proc/PID/mem takes the same access check
+ * (PTRACE_MODE_ATTACH, Yama included).  0, or -1 with errno (EACCES or
+ * EPERM: refused).
+ */
+int procfs_may_trace(pid_t pid);
 
 /* kernel.yama.ptrace_scope, or -1 (errno ENOENT) when Yama is absent. */
 int procfs_yama_scope(void);

@@ -115,7 +115,10 @@ static void check_target(pid_t pid)
 		die(EXIT_FAILURE,
 		    "process %d is a kernel thread: it has no user stack to sample",
 		    (int)pid);
-	if (procfs_tracer_pid(pid) > 0 || procfs_yama_scope() == 3) {
+	/* In CPU mode a target that never runs is never seized, so a refusal
+	 * must be found out here, without touching it. */
+	if (procfs_tracer_pid(pid) > 0 || procfs_yama_scope() == 3 ||
+	    (procfs_may_trace(pid) && (errno == EACCES || errno == EPERM))) {
 		explain_refusal(pid, why, sizeof(why));
 		die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid, why);
 	}
@@ -261,7 +264,8 @@ static int write_profile(const struct options *o, const struct stacktab *tab,
 
 static int record(const struct options *o)
 {
-	struct sampler_config cfg = { .hz = o->hz, .pid = o->pid };
+	struct sampler_config cfg = { .hz = o->hz, .pid = o->pid,
+				      .wall = o->wall };
 	struct sampler_stats st;
 	struct stacktab *tab = stacktab_new(o->max_depth);
 	struct maps *maps = maps_new();

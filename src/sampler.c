@@ -199,6 +199,56 @@ static int push_active(struct sampler *s, struct thread *th)
 	return 0;
 }
 
+/*
+ * Did the thread run since its stack was last captured?  Its on-CPU time
+ * (schedstat) tells: if that has not moved, its user stack cannot have
+ * either, and stopping it would only cost the target (a blocked thread
+ * woken by PTRACE_INTERRUPT sees EINTR).
+ *
+ * Our own last stop moves it a little: the woken thread takes the trap and
+ * restarts its system call (about 20 us, scheduled in twice).  A move that
+ * small, with no more than those two schedulings, is that and nothing
+ * else: it is absorbed into the baseline, so it never adds up.
+ *
+ * A thread seen for the first time has no baseline: it counts as running
+ * when /proc says it is runnable (R), or in --wall mode.  Without schedstat
+ * every thread counts as running.
+ */
+static bool ran_since_capture(struct sampler *s, struct thread *th)
+{
+	uint64_t self_cost = s->period_ns / 4 < 200 * NSEC_PER_USEC ?
+				     s->period_ns / 4 : 200 * NSEC_PER_USEC;
+
+	if (th->sched_fd < 0)
+		th->sched_fd = procfs_open_schedstat(s->cfg->pid, th->tid);
+	if (th->sched_fd < 0 ||
+	    procfs_read_schedstat(th->sched_fd, &th->cpu_now, &th->runs_now))
+		return true;
+	if (!th->have_cpu) {
+		th->have_cpu = true;
+		th->cpu_base = th->cpu_now;
+		th->runs_base = th->runs_now;
+		return s->cfg->wall ||
+		       procfs_task_state(s->cfg->pid, th->tid) == 'R';
+	}
+	if (th->cpu_now - th->cpu_base > self_cost ||
+	    th->runs_now - th->runs_base > 2)
+		return true;
+	th->cpu_base = th->cpu_now;
+	th->runs_base = th->runs_now;
+	return false;
+}
+
+/* --wall, for a thread that did not run: its last stack, once more. */
+static bool repeat_last_stack(struct sampler *s, struct thread *th)
+{
+	if (!th->last_n || stacktab_add(s->tab, th->last_pcs, th->last_n, 1))
+		return false;
+	s->st->samples++;
+	s->st->reused_samples++;
+	return true;
+}
+
 /* SEIZE one listed thread.  1: seized; 0: skipped; -1: error. */
 static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 {
@@ -209,6 +259,11 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	th->seen_tick = s->tick;
 	if (th->state != TS_IDLE)
 		return 0; /* LATE: still seized, its stop not yet in */
+	if (!ran_since_capture(s, th) &&
+	    (!s->cfg->wall || repeat_last_stack(s, th))) {
+		s->st->threads_spared++;
+		return 0;
+	}
 	if (ptctl_seize(tid)) {
 		/* Exiting threads fail with ESRCH or EPERM: skip silently. */
 		*eperm += errno == EPERM;
@@ -290,6 +345,19 @@ static void interrupt_all(struct sampler *s)
 	for (size_t i = 0; i < s->nactive; i++)
 		ptctl_interrupt(s->active[i]->tid);
 	s->pending = s->nactive;
+	s->st->threads_stopped += s->nactive;
+}
+
+/* Remember a thread's stack for --wall ticks on which it does not run. */
+static void keep_last_stack(struct thread *th, const uint64_t *pcs, size_t n)
+{
+	uint64_t *p = realloc(th->last_pcs, n * sizeof(*pcs));
+
+	if (!p)
+		return; /* then it is stopped again next time: no harm */
+	memcpy(p, pcs, n * sizeof(*pcs));
+	th->last_pcs = p;
+	th->last_n = n;
 }
 
 static void refresh_maps(struct sampler *s, uint64_t now, bool force);
@@ -334,6 +402,10 @@ static void record_stack(struct sampler *s, struct thread *th)
 		return;
 	s->st->samples++;
 	s->live_tid = th->tid;
+	th->cpu_base = th->cpu_now;
+	th->runs_base = th->runs_now;
+	if (s->cfg->wall)
+		keep_last_stack(th, s->pcs, (size_t)n);
 	if (!th->sampled) {
 		th->sampled = true;
 		s->st->threads_seen++;

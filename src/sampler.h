@@ -6,6 +6,9 @@
  * collects their stops (bounded wait), captures registers, unwinds, and
  * PTRACE_DETACHes every thread, so the target is untraced between ticks.
  * A tick that starts late is counted as missed; ticks are never bunched.
+ * Only threads whose on-CPU time moved since their last capture are
+ * stopped; the others are spared (CPU mode: they add nothing) or, with
+ * config->wall, counted again with the stack they had.
  *
  * Contract:
  *  - sampler_run() blocks the caller until the duration ends, a signal of
@@ -44,6 +47,7 @@ struct sampler_config {
 	const sigset_t *stop_signals; /* blocked signals that end sampling */
 	pid_t child;		   /* launched process to reap, or 0 */
 	uint64_t stop_timeout_ns;  /* how long a tick waits for stops */
+	bool wall;		   /* sample threads that did not run too */
 };
 
 enum sampler_end {
@@ -59,6 +63,9 @@ struct sampler_stats {
 	uint64_t samples;	/* thread stacks recorded */
 	uint64_t threads_seen;	/* distinct TIDs ever sampled */
 	uint64_t late_threads;	/* thread stops that missed their tick */
+	uint64_t threads_stopped; /* thread stops taken, over all ticks */
+	uint64_t threads_spared;  /* threads not stopped: they had not run */
+	uint64_t reused_samples;  /* --wall samples that reused a last stack */
 	uint64_t pause_total_ns;/* sum over ticks of first interrupt..last detach */
 	uint64_t pause_max_ns;
 	uint64_t elapsed_ns;

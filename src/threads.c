@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "threads.h"
 
@@ -12,6 +13,14 @@
 struct threadtab {
 	struct thread *bucket[NBUCKETS];
 };
+
+static void thread_free(struct thread *th)
+{
+	if (th->sched_fd >= 0)
+		close(th->sched_fd);
+	free(th->last_pcs);
+	free(th);
+}
 
 struct threadtab *threadtab_new(void)
 {
@@ -28,7 +37,7 @@ void threadtab_free(struct threadtab *t)
 		while (th) {
 			struct thread *next = th->next_;
 
-			free(th);
+			thread_free(th);
 			th = next;
 		}
 	}
@@ -54,6 +63,7 @@ struct thread *threadtab_get(struct threadtab *t, pid_t tid, bool create)
 		return NULL;
 	th->tid = tid;
 	th->state = TS_IDLE;
+	th->sched_fd = -1;
 	th->next_ = *h;
 	*h = th;
 	return th;
@@ -69,7 +79,7 @@ void threadtab_sweep(struct threadtab *t, threadtab_drop_fn drop, void *arg)
 
 			if (drop(th, arg)) {
 				*pp = th->next_;
-				free(th);
+				thread_free(th);
 			} else {
 				pp = &th->next_;
 			}

@@ -11,7 +11,8 @@
  *   IDLE or unknown thread (never asked for) is detached at once.
  *
  * Contract: plain data; not thread-safe; never prints.  Entries are owned by
- * the table; a pointer stays valid until threadtab_sweep() drops it.
+ * the table; a pointer stays valid until threadtab_sweep() drops it.  The
+ * table closes sched_fd and frees last_pcs of the entries it drops.
  */
 #ifndef PTPROF_THREADS_H
 #define PTPROF_THREADS_H
@@ -34,6 +35,12 @@ struct thread {
 	int pending_sig;    /* signal to hand back on detach, or 0 */
 	bool sampled;	    /* at least one stack recorded */
 	uint64_t seen_tick; /* last tick it was listed in /proc */
+	int sched_fd;	    /* its schedstat, or -1 */
+	bool have_cpu;	    /* cpu_base/runs_base are real readings */
+	uint64_t cpu_now, runs_now;   /* schedstat read this tick */
+	uint64_t cpu_base, runs_base; /* ... at its last capture */
+	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
+	size_t last_n;
 	struct thread *next_;
 };
 
@@ -45,7 +52,7 @@ void threadtab_free(struct threadtab *t);
 /* Find tid; with create, add it (IDLE) when absent.  NULL: absent/ENOMEM. */
 struct thread *threadtab_get(struct threadtab *t, pid_t tid, bool create);
 
-/* Drop every entry for which drop() says so; drop() may inspect only. */
+/* Drop every entry for which drop() says so. */
 typedef bool (*threadtab_drop_fn)(const struct thread *th, void *arg);
 void threadtab_sweep(struct threadtab *t, threadtab_drop_fn drop, void *arg);
 

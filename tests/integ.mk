@@ -43,6 +43,7 @@ tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 TESTS += \
 	tests/vdso.test \
 	tests/late-stop.test \
+	tests/cpu-mode.test \
 	tests/zombie-leader.test \
 	tests/suspend.test \
 	tests/split.test \
