@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -178,6 +179,16 @@ static void block_stop_signals(sigset_t *set)
 	sigprocmask(SIG_BLOCK, set, NULL);
 }
 
+static double per_tick(uint64_t n, uint64_t ticks)
+{
+	return ticks ? (double)n / (double)ticks : 0;
+}
+
+static unsigned long long us(uint64_t ns)
+{
+	return (unsigned long long)(ns / NSEC_PER_USEC);
+}
+
 static void print_summary(const struct options *o,
 			  const struct sampler_stats *st,
 			  const struct stacktab *tab)
@@ -188,15 +199,55 @@ static void print_summary(const struct options *o,
 		return;
 	fprintf(stderr,
 		"ptprof: %llu ticks (%llu missed), %llu samples, %llu threads, "
-		"%zu distinct stacks, pause mean %llu us max %llu us, %.1f s; "
+		"%zu distinct stacks, %.1f threads stopped/tick, pause mean "
+		"%llu us max %llu us p50 %llu us p99 %llu us, %.2f%% of %.1f s; "
 		"wrote %s\n",
 		(unsigned long long)st->ticks,
 		(unsigned long long)st->missed_ticks,
 		(unsigned long long)st->samples,
 		(unsigned long long)st->threads_seen, stacktab_distinct(tab),
-		(unsigned long long)(mean / NSEC_PER_USEC),
-		(unsigned long long)(st->pause_max_ns / NSEC_PER_USEC),
+		per_tick(st->threads_stopped, st->ticks), us(mean),
+		us(st->pause_max_ns), us(sampler_pause_quantile(st, 0.5)),
+		us(sampler_pause_quantile(st, 0.99)),
+		st->elapsed_ns ? 100.0 * (double)st->pause_total_ns /
+					 (double)st->elapsed_ns :
+				 0.0,
 		(double)st->elapsed_ns / NSEC_PER_SEC, o->output);
+}
+
+/* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
+static void print_stats(const struct options *o,
+			const struct sampler_stats *st)
+{
+	const struct unwinder_counters *u = &st->unwind;
+	struct rusage ru;
+	double cpu_us = 0;
+
+	if (!o->stats)
+		return;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		cpu_us = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+	fprintf(stderr,
+		"ptprof: stats: threads stopped %llu, spared %llu (did not "
+		"run), late %llu, samples reusing a last stack %llu\n",
+		(unsigned long long)st->threads_stopped,
+		(unsigned long long)st->threads_spared,
+		(unsigned long long)st->late_threads,
+		(unsigned long long)st->reused_samples);
+	fprintf(stderr,
+		"ptprof: stats: ptprof cpu %.0f us, %.1f us per sample\n",
+		cpu_us, st->samples ? cpu_us / (double)st->samples : 0);
+	fprintf(stderr,
+		"ptprof: stats: unwinder reads: stack copy %llu, module "
+		"images %llu, target %llu; tables built %llu, missing %llu; "
+		"libunwind cache size %s\n",
+		(unsigned long long)u->mem_from_stack,
+		(unsigned long long)u->mem_from_module,
+		(unsigned long long)u->mem_from_target,
+		(unsigned long long)u->tables_built,
+		(unsigned long long)u->tables_missing,
+		u->cache_size_set == 0 ? "set" : "refused (default kept)");
 }
 
 /*
@@ -289,8 +340,10 @@ static int record(const struct options *o)
 		sampling_failed(&cfg);
 	if (!failed || st.ticks)
 		unwritten = write_profile(o, tab, maps);
-	if (!failed && !unwritten)
+	if (!failed && !unwritten) {
 		print_summary(o, &st, tab);
+		print_stats(o, &st);
+	}
 	if (cfg.child)
 		rc = finish_command(cfg.child, &st, &stop);
 	if ((failed || unwritten) && cfg.child)

@@ -492,6 +492,41 @@ static void refresh_maps(struct sampler *s, uint64_t now, bool force)
 	s->reads_in_window++;
 }
 
+static void count_pause(struct sampler_stats *st, uint64_t ns)
+{
+	uint64_t us = ns / NSEC_PER_USEC;
+	size_t b = us < PAUSE_FINE_US ? us :
+		   PAUSE_FINE_US + (us - PAUSE_FINE_US) / 100;
+
+	st->ticks++;
+	st->pause_total_ns += ns;
+	if (ns > st->pause_max_ns)
+		st->pause_max_ns = ns;
+	st->pause_hist[b < PAUSE_BUCKETS ? b : PAUSE_BUCKETS - 1]++;
+}
+
+uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q)
+{
+	uint64_t want = (uint64_t)(q * (double)st->ticks + 0.5), seen = 0;
+
+	if (!st->ticks)
+		return 0;
+	if (want < 1)
+		want = 1;
+	for (size_t b = 0; b < PAUSE_BUCKETS; b++) {
+		uint64_t hi_us = b < PAUSE_FINE_US ?
+					 b + 1 :
+					 PAUSE_FINE_US + (b - PAUSE_FINE_US + 1) * 100;
+
+		seen += st->pause_hist[b];
+		if (seen >= want)
+			return hi_us * NSEC_PER_USEC < st->pause_max_ns ?
+				       hi_us * NSEC_PER_USEC :
+				       st->pause_max_ns;
+	}
+	return st->pause_max_ns;
+}
+
 /*
  * Interrupt, then sample and release each thread as its stop comes.  The
  * pause is from the first PTRACE_INTERRUPT to the last detach of a thread
@@ -525,10 +560,7 @@ static int tick(struct sampler *s)
 	if (s->target_gone)
 		return 0; /* no tick: nothing was there to sample */
 	pause = stop_the_world(s);
-	s->st->ticks++;
-	s->st->pause_total_ns += pause;
-	if (pause > s->st->pause_max_ns)
-		s->st->pause_max_ns = pause;
+	count_pause(s->st, pause);
 	threadtab_sweep(s->threads, drop_vanished, s);
 	if (!s->target_gone)
 		refresh_maps(s, mono_now_ns(), false);
@@ -697,6 +729,7 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 		if (!s.target_gone)
 			refresh_maps(&s, mono_now_ns(), true);
 		st->elapsed_ns = mono_now_ns() - start;
+		unwinder_counters(s.unw, &st->unwind);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		errno = err;
 	}

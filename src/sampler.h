@@ -39,6 +39,7 @@
 
 #include "maps.h"
 #include "stacktab.h"
+#include "unwind.h"
 
 struct sampler_config {
 	pid_t pid;
@@ -57,6 +58,11 @@ enum sampler_end {
 	SAMPLER_END_ERROR,
 };
 
+/* Pause histogram: 1 us buckets below 2 ms, 100 us buckets to 102 ms. */
+#define PAUSE_FINE_US 2048
+#define PAUSE_COARSE 1000
+#define PAUSE_BUCKETS (PAUSE_FINE_US + PAUSE_COARSE)
+
 struct sampler_stats {
 	uint64_t ticks;		/* ticks taken */
 	uint64_t missed_ticks;	/* deadlines passed without a tick */
@@ -68,16 +74,22 @@ struct sampler_stats {
 	uint64_t reused_samples;  /* --wall samples that reused a last stack */
 	uint64_t pause_total_ns;/* sum over ticks of first interrupt..last detach */
 	uint64_t pause_max_ns;
+	uint32_t pause_hist[PAUSE_BUCKETS]; /* ticks per pause bucket */
 	uint64_t elapsed_ns;
 	enum sampler_end end;
 	int end_signal;		/* for SAMPLER_END_SIGNAL */
 	int end_signal_code;	/* its si_code: SI_KERNEL from a terminal */
+	struct unwinder_counters unwind; /* filled at the end of the run */
 	bool child_reaped;
 	int child_status;	/* wait status, when child_reaped */
 };
 
 int sampler_run(const struct sampler_config *config, struct stacktab *tab,
 		struct maps *maps, struct sampler_stats *stats);
+
+/* The q-quantile (0..1) of the pause per tick, in ns (bucket upper bound,
+ * at most pause_max_ns); 0 without ticks. */
+uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q);
 
 /*
  * After sampler_run(), for a launched child that has not been reaped: wait
