@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -23,6 +24,7 @@
 #include "capture.h"
 #include "procfs.h"
 #include "ptctl.h"
+#include "reaper.h"
 #include "sampler.h"
 #include "threads.h"
 #include "timeutil.h"
@@ -61,7 +63,8 @@ struct sampler {
 	uint64_t period_ns;
 	uint64_t last_detach_ns; /* of this tick's sampled threads */
 	unsigned refused_ticks;
-	sigset_t chld, waitset;
+	sigset_t waitset; /* stop signals and SIGTSTP, read from sigfd */
+	int sigfd;
 	bool maps_stale;
 	uint64_t unmapped[UNMAPPED_PAGES]; /* pages tried since the last read */
 	unsigned nunmapped;
@@ -153,34 +156,38 @@ static void handle_status(struct sampler *s, pid_t tid, int status)
 /* Take every waitpid() report already queued; never blocks. */
 static void reap_queued(struct sampler *s)
 {
-	for (;;) {
-		int status;
-		pid_t r = waitpid(-1, &status, __WALL | WNOHANG);
+	struct reap_event ev;
 
-		if (r <= 0)
-			return;
-		handle_status(s, r, status);
-	}
+	while (reaper_next(&ev))
+		handle_status(s, ev.pid, ev.status);
 }
 
 /*
- * Wait for reports until none is pending or the deadline passes.  SIGCHLD
- * is blocked; the kernel raises it for every tracee stop and child exit,
- * so sigtimedwait() wakes us with no polling.  Reports are drained before
- * each sleep, so one SIGCHLD for several reports loses nothing.
+ * Sleep until a waitpid() report is queued, a signal of sigfd (if >= 0)
+ * is pending, or deadline (0: none).  The reaper thread does the wait()s
+ * (reaper.h); its pipe makes the reports pollable.
  */
+static void wait_event(int sigfd, uint64_t deadline)
+{
+	struct pollfd p[2] = { { .fd = reaper_fd(), .events = POLLIN },
+			       { .fd = sigfd, .events = POLLIN } };
+	struct timespec ts;
+	uint64_t now = mono_now_ns();
+
+	if (deadline && now >= deadline)
+		return;
+	ts = ns_to_timespec(deadline ? deadline - now : 0);
+	ppoll(p, sigfd >= 0 ? 2 : 1, deadline ? &ts : NULL, NULL);
+}
+
+/* Wait for reports until none is pending or the deadline passes. */
 static void collect_stops(struct sampler *s, uint64_t deadline)
 {
 	for (;;) {
-		struct timespec ts;
-		uint64_t now;
-
 		reap_queued(s);
-		now = mono_now_ns();
-		if (!s->pending || now >= deadline)
+		if (!s->pending || mono_now_ns() >= deadline)
 			return;
-		ts = ns_to_timespec(deadline - now);
-		sigtimedwait(&s->chld, NULL, &ts);
+		wait_event(-1, deadline);
 	}
 }
 
@@ -332,6 +339,7 @@ static int seize_all(struct sampler *s)
 	if (s->nactive == 0)
 		return nothing_seized(s, eperm);
 	s->refused_ticks = 0;
+	reaper_kick(); /* new tracees: it may be sleeping on ECHILD */
 	return 0;
 }
 
@@ -580,7 +588,6 @@ static void release_late(struct sampler *s)
 	uint64_t deadline = mono_now_ns() + FINAL_LATE_WAIT_NS;
 
 	for (;;) {
-		struct timespec ts;
 		size_t late = 0;
 		uint64_t now;
 
@@ -589,8 +596,7 @@ static void release_late(struct sampler *s)
 		now = mono_now_ns();
 		if (!late || now >= deadline)
 			return;
-		ts = ns_to_timespec(deadline - now);
-		sigtimedwait(&s->chld, NULL, &ts);
+		wait_event(-1, deadline);
 	}
 }
 
@@ -608,28 +614,25 @@ static void suspend_self(struct sampler *s)
 }
 
 /*
- * Sleep until deadline, serving SIGCHLD (late stops, the child's exit) and
- * SIGTSTP as they come.  Returns true when one of the stop signals arrived.
+ * Sleep until deadline, serving waitpid() reports (late stops, the child's
+ * exit) and SIGTSTP as they come.  Returns true when one of the stop signals arrived.
  */
 static bool wait_until(struct sampler *s, uint64_t deadline)
 {
 	for (;;) {
-		uint64_t now = mono_now_ns();
-		struct timespec ts;
-		siginfo_t si;
-		int sig;
+		struct signalfd_siginfo si;
 
-		if (now >= deadline || s->target_gone)
+		reap_queued(s);
+		if (mono_now_ns() >= deadline || s->target_gone)
 			return false;
-		ts = ns_to_timespec(deadline - now);
-		sig = sigtimedwait(&s->waitset, &si, &ts);
-		if (sig == SIGCHLD) {
-			reap_queued(s);
-		} else if (sig == SIGTSTP) {
+		wait_event(s->sigfd, deadline);
+		if (read(s->sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGTSTP) {
 			suspend_self(s);
-		} else if (sig > 0) {
-			s->st->end_signal = sig;
-			s->st->end_signal_code = si.si_code;
+		} else {
+			s->st->end_signal = (int)si.ssi_signo;
+			s->st->end_signal_code = si.ssi_code;
 			return true;
 		}
 	}
@@ -646,18 +649,17 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->maps = maps;
 	s->st = st;
 	s->period_ns = NSEC_PER_SEC / (cfg->hz ? cfg->hz : 100);
-	sigemptyset(&s->chld);
-	sigaddset(&s->chld, SIGCHLD);
 	s->waitset = *cfg->stop_signals;
-	sigaddset(&s->waitset, SIGCHLD);
 	sigaddset(&s->waitset, SIGTSTP);
+	s->sigfd = signalfd(-1, &s->waitset, SFD_CLOEXEC | SFD_NONBLOCK);
 	/* No pidfd (old kernel): fall back to reading /proc each tick. */
 	s->pidfd = (int)syscall(SYS_pidfd_open, cfg->pid, 0);
 	s->threads = threadtab_new();
 	s->unw = unwinder_new(cfg->pid, maps);
 	s->cap = malloc(sizeof(*s->cap));
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
-	if (!s->threads || !s->unw || !s->pcs || !s->cap)
+	if (!s->threads || !s->unw || !s->pcs || !s->cap || s->sigfd < 0 ||
+	    reaper_start())
 		return -1;
 	return 0;
 }
@@ -673,6 +675,8 @@ static void teardown(struct sampler *s)
 	free(s->maps_text);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
 }
 
 /* Run ticks on absolute deadlines until something ends the run. */
@@ -717,7 +721,6 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 	int rc = -1, err;
 
 	sigemptyset(&own);
-	sigaddset(&own, SIGCHLD);
 	sigaddset(&own, SIGTSTP);
 	if (setup(&s, cfg, tab, maps, st) == 0 &&
 	    sigprocmask(SIG_BLOCK, &own, &old) == 0) {
@@ -752,44 +755,48 @@ static void release_stray(pid_t tid, int status)
 		ptctl_detach(tid, kind == PTSTOP_SIGNAL ? sig : 0);
 }
 
-static void wait_child_signal(pid_t child, const sigset_t *set)
+/* A signal while waiting for the child: suspend, or pass it on. */
+static void wait_child_signal(pid_t child, int sigfd)
 {
-	siginfo_t si;
-	int sig = sigwaitinfo(set, &si);
+	struct signalfd_siginfo si;
 
-	if (sig == SIGTSTP)
+	if (read(sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return;
+	if (si.ssi_signo == SIGTSTP)
 		raise(SIGSTOP);
-	else if (sig > 0 && sig != SIGCHLD && si.si_code != SI_KERNEL)
-		kill(child, sig); /* sent to ptprof alone: pass it on */
+	else if (si.ssi_code != SI_KERNEL)
+		kill(child, (int)si.ssi_signo); /* sent to ptprof alone */
 }
 
 int sampler_wait_child(pid_t child, const sigset_t *stop_signals, int *status)
 {
+	struct reap_event ev;
 	sigset_t set, old;
-	int rc = -1;
+	int sigfd, rc = -1;
 
 	set = *stop_signals;
-	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGTSTP);
-	if (sigprocmask(SIG_BLOCK, &set, &old))
+	if (reaper_start() || sigprocmask(SIG_BLOCK, &set, &old))
 		return -1;
+	sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0)
+		goto out;
 	for (;;) {
-		int st;
-		pid_t r;
-
-		while ((r = waitpid(-1, &st, __WALL | WNOHANG)) > 0) {
-			if (r == child && (WIFEXITED(st) || WIFSIGNALED(st))) {
-				*status = st;
+		while (reaper_next(&ev)) {
+			if (ev.pid == child &&
+			    (WIFEXITED(ev.status) || WIFSIGNALED(ev.status))) {
+				*status = ev.status;
 				rc = 0;
 				goto out;
 			}
-			release_stray(r, st);
+			release_stray(ev.pid, ev.status);
 		}
-		if (r < 0 && errno != EINTR)
-			goto out; /* ECHILD: nothing left to wait for */
-		wait_child_signal(child, &set);
+		wait_event(sigfd, 0);
+		wait_child_signal(child, sigfd);
 	}
 out:
+	if (sigfd >= 0)
+		close(sigfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }
