@@ -213,6 +213,29 @@ static int read_status(pid_t pid, char **buf)
 	return procfs_read_file(path, buf, &len);
 }
 
+static int tracer_in(char *buf)
+{
+	const char *v = status_field(buf, "TracerPid");
+	int tracer = v ? (int)strtol(v, NULL, 10) : -1;
+
+	free(buf);
+	if (tracer < 0)
+		errno = EINVAL;
+	return tracer;
+}
+
+int procfs_tracer_pid_of(pid_t pid, pid_t tid)
+{
+	char path[96], *buf;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
+		 (int)tid);
+	if (procfs_read_file(path, &buf, &len))
+		return -1;
+	return tracer_in(buf);
+}
+
 int procfs_tracer_pid(pid_t pid)
 {
 	const char *v;

@@ -55,6 +55,9 @@ int procfs_tgid(pid_t pid);
 /* TracerPid of /proc/PID/status (0: not traced), or -1 with errno. */
 int procfs_tracer_pid(pid_t pid);
 
+/* TracerPid of one thread (/proc/PID/task/TID/status), or -1 with errno. */
+int procfs_tracer_pid_of(pid_t pid, pid_t tid);
+
 /* Real UID of the process (Uid: first field), or -1 with errno. */
 int procfs_uid(pid_t pid, uid_t *uid);
 

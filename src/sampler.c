@@ -264,6 +264,9 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	if (!th)
 		return -1;
 	th->seen_tick = s->tick;
+	if (th->state == TS_LATE && procfs_tracer_pid_of(s->cfg->pid, tid) !=
+					    getpid())
+		th->state = TS_IDLE; /* exec moved another thread into its TID */
 	if (th->state != TS_IDLE)
 		return 0; /* LATE: still seized, its stop not yet in */
 	if (!ran_since_capture(s, th) &&
@@ -311,7 +314,12 @@ static int nothing_seized(struct sampler *s, int eperm)
 		s->target_gone = true;
 		return 0;
 	}
-	if (eperm && (s->tick == 1 || ++s->refused_ticks >= MAX_REFUSED_TICKS)) {
+	/* EPERM is also what exiting threads give (and a whole process in
+	 * the middle of an exec): a refusal counts only when the kernel's
+	 * access check says no as well. */
+	if (eperm && procfs_may_trace(s->cfg->pid) &&
+	    (errno == EACCES || errno == EPERM) &&
+	    (s->tick == 1 || ++s->refused_ticks >= MAX_REFUSED_TICKS)) {
 		errno = EPERM;
 		return -1;
 	}

@@ -10,7 +10,8 @@ check_PROGRAMS += \
 	tests/targets/exiter \
 	tests/targets/vdso \
 	tests/targets/vforker \
-	tests/targets/zleader
+	tests/targets/zleader \
+	tests/targets/execer
 
 tests_targets_split_SOURCES = tests/targets/split.c
 tests_targets_split_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -36,6 +37,10 @@ tests_targets_zleader_SOURCES = tests/targets/zleader.c
 tests_targets_zleader_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_zleader_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+tests_targets_execer_SOURCES = tests/targets/execer.c
+tests_targets_execer_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_execer_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
 tests_targets_exiter_SOURCES = tests/targets/exiter.c
 tests_targets_exiter_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
@@ -44,6 +49,7 @@ TESTS += \
 	tests/vdso.test \
 	tests/late-stop.test \
 	tests/cpu-mode.test \
+	tests/exec.test \
 	tests/zombie-leader.test \
 	tests/suspend.test \
 	tests/split.test \
