@@ -134,26 +134,84 @@ static mode_t umask_get(void)
 	return m;
 }
 
-static int write_and_close(int fd, uint64_t period_us,
-			   const struct stacktab *tab, const struct maps *maps)
-{
-	FILE *f = fdopen(fd, "w");
-	int rc, saved;
 
-	if (!f) {
+struct profile_out {
+	FILE *f;
+	char tmp[PATH_MAX];
+	char path[PATH_MAX];
+};
+
+struct profile_out *profile_out_open(const char *path, uint64_t period_us)
+{
+	const uint64_t header[5] = { 0, 3, 0, period_us, 0 };
+	struct profile_out *o = calloc(1, sizeof(*o));
+	int fd, saved;
+
+	if (!o)
+		return NULL;
+	if (resolve_output(path, o->path, sizeof(o->path), 0) ||
+	    temp_name(o->path, o->tmp, sizeof(o->tmp)))
+		goto fail;
+	fd = mkstemp(o->tmp);
+	if (fd < 0)
+		goto fail;
+	/* mkstemp makes 0600; a profile is an ordinary file of its user. */
+	fchmod(fd, 0644 & ~umask_get());
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
 		close(fd);
-		return -1;
+		goto fail_unlink;
 	}
-	rc = profile_write(f, period_us, tab, maps);
-	if (!rc && fflush(f))
-		rc = -1;
-	if (!rc && fsync(fileno(f)))
+	if (put_slots(o->f, header, 5))
+		goto fail_unlink;
+	return o;
+fail_unlink:
+	saved = errno;
+	if (o->f)
+		fclose(o->f);
+	unlink(o->tmp);
+	errno = saved;
+fail:
+	saved = errno;
+	free(o);
+	errno = saved;
+	return NULL;
+}
+
+int profile_out_add(struct profile_out *o, const struct stacktab *tab)
+{
+	return stacktab_foreach(tab, put_record, o->f) ? -1 : 0;
+}
+
+void profile_out_abort(struct profile_out *o)
+{
+	if (!o)
+		return;
+	fclose(o->f);
+	unlink(o->tmp);
+	free(o);
+}
+
+int profile_out_close(struct profile_out *o, const struct maps *maps)
+{
+	const uint64_t trailer[3] = { 0, 1, 0 };
+	int rc = 0, saved;
+
+	if (put_slots(o->f, trailer, 3) || (maps && maps_write(maps, o->f)) ||
+	    fflush(o->f) || fsync(fileno(o->f)))
 		rc = -1;
 	saved = errno;
-	if (fclose(f) && !rc) {
+	if (fclose(o->f) && !rc) {
 		saved = errno;
 		rc = -1;
 	}
+	if (!rc && rename(o->tmp, o->path)) {
+		saved = errno;
+		rc = -1;
+	}
+	if (rc)
+		unlink(o->tmp);
+	free(o);
 	errno = saved;
 	return rc;
 }
@@ -161,25 +219,18 @@ static int write_and_close(int fd, uint64_t period_us,
 int profile_write_file(const char *path, uint64_t period_us,
 		       const struct stacktab *tab, const struct maps *maps)
 {
-	char tmp[PATH_MAX], real[PATH_MAX];
-	int fd, saved;
+	struct profile_out *o = profile_out_open(path, period_us);
 
-	if (resolve_output(path, real, sizeof(real), 0) ||
-	    temp_name(real, tmp, sizeof(tmp)))
+	if (!o)
 		return -1;
-	path = real;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	/* mkstemp makes 0600; a profile is an ordinary file of its user. */
-	fchmod(fd, 0644 & ~umask_get());
-	if (write_and_close(fd, period_us, tab, maps) || rename(tmp, path)) {
-		saved = errno;
-		unlink(tmp);
+	if (tab && profile_out_add(o, tab)) {
+		int saved = errno;
+
+		profile_out_abort(o);
 		errno = saved;
 		return -1;
 	}
-	return 0;
+	return profile_out_close(o, maps);
 }
 
 int profile_check_writable(const char *path)

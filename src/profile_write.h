@@ -35,6 +35,19 @@ int profile_write_file(const char *path, uint64_t period_us,
 		       const struct stacktab *tab, const struct maps *maps);
 
 /*
+ * The same, written in pieces, for a run that spills its stacks to the
+ * file rather than keep them all in memory: open (temporary file, header),
+ * add records any number of times (a chain may recur: consumers add up
+ * the counts of identical chains), then close (trailer, maps, fsync,
+ * rename) or abort (remove the temporary file).  Close and abort free o.
+ */
+struct profile_out;
+struct profile_out *profile_out_open(const char *path, uint64_t period_us);
+int profile_out_add(struct profile_out *o, const struct stacktab *tab);
+int profile_out_close(struct profile_out *o, const struct maps *maps);
+void profile_out_abort(struct profile_out *o);
+
+/*
  * Check, without touching path itself, that profile_write_file() could
  * create it: path is not a directory, and a file can be created (and is at
  * once removed again) in its directory.

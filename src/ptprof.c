@@ -190,8 +190,7 @@ static unsigned long long us(uint64_t ns)
 }
 
 static void print_summary(const struct options *o,
-			  const struct sampler_stats *st,
-			  const struct stacktab *tab)
+			  const struct sampler_stats *st, size_t records)
 {
 	uint64_t mean = st->ticks ? st->pause_total_ns / st->ticks : 0;
 
@@ -205,7 +204,7 @@ static void print_summary(const struct options *o,
 		(unsigned long long)st->ticks,
 		(unsigned long long)st->missed_ticks,
 		(unsigned long long)st->samples,
-		(unsigned long long)st->threads_seen, stacktab_distinct(tab),
+		(unsigned long long)st->threads_seen, records,
 		per_tick(st->threads_stopped, st->ticks), us(mean),
 		us(st->pause_max_ns), us(sampler_pause_quantile(st, 0.5)),
 		us(sampler_pause_quantile(st, 0.99)),
@@ -301,25 +300,65 @@ static int finish_command(pid_t child, const struct sampler_stats *st,
 	return command_status(status);
 }
 
-static int write_profile(const struct options *o, const struct stacktab *tab,
-			 const struct maps *maps)
-{
-	uint64_t period_us = NSEC_PER_SEC / NSEC_PER_USEC / o->hz;
+/*
+ * The output file, written in pieces: a long run with many distinct
+ * stacks spills them to the (temporary) file as gperftools does, instead
+ * of holding them all in memory.
+ */
+struct output {
+	const struct options *o;
+	struct stacktab *tab;
+	struct profile_out *out; /* NULL until the first spill */
+	size_t records;		 /* records written so far */
+};
 
-	if (profile_write_file(o->output, period_us, tab, maps) == 0)
+/* Distinct stacks kept in memory before they go to the file. */
+#define SPILL_AT 50000
+
+static int open_output(struct output *w)
+{
+	if (!w->out)
+		w->out = profile_out_open(w->o->output,
+					  NSEC_PER_SEC / NSEC_PER_USEC / w->o->hz);
+	return w->out ? 0 : -1;
+}
+
+static int spill(void *arg)
+{
+	struct output *w = arg;
+
+	if (open_output(w) || profile_out_add(w->out, w->tab))
+		return -1;
+	w->records += stacktab_distinct(w->tab);
+	stacktab_clear(w->tab);
+	return 0;
+}
+
+static int write_profile(struct output *w, const struct maps *maps)
+{
+	int rc = spill(w);
+
+	if (rc == 0)
+		rc = profile_out_close(w->out, maps);
+	else if (w->out)
+		profile_out_abort(w->out);
+	w->out = NULL;
+	if (rc == 0)
 		return 0;
-	msg("cannot write output file '%s': %s", o->output,
-	    output_error(o->output, errno));
+	msg("cannot write output file '%s': %s", w->o->output,
+	    output_error(w->o->output, errno));
 	return -1;
 }
 
 static int record(const struct options *o)
 {
 	struct sampler_config cfg = { .hz = o->hz, .pid = o->pid,
-				      .wall = o->wall };
+				      .wall = o->wall, .spill = spill,
+				      .spill_at = SPILL_AT };
 	struct sampler_stats st;
 	struct stacktab *tab = stacktab_new(o->max_depth);
 	struct maps *maps = maps_new();
+	struct output w = { .o = o, .tab = tab };
 	sigset_t stop;
 	int rc = 0, failed, unwritten = 0;
 
@@ -332,6 +371,7 @@ static int record(const struct options *o)
 	check_output(o->output);
 	block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
+	cfg.spill_arg = &w;
 	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
 	if (o->action == ACTION_RECORD_COMMAND)
 		cfg.pid = cfg.child = start_command(o->command);
@@ -339,9 +379,11 @@ static int record(const struct options *o)
 	if (failed)
 		sampling_failed(&cfg);
 	if (!failed || st.ticks)
-		unwritten = write_profile(o, tab, maps);
+		unwritten = write_profile(&w, maps);
+	else if (w.out)
+		profile_out_abort(w.out);
 	if (!failed && !unwritten) {
-		print_summary(o, &st, tab);
+		print_summary(o, &st, w.records);
 		print_stats(o, &st);
 	}
 	if (cfg.child)

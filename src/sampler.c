@@ -717,6 +717,9 @@ static int run_loop(struct sampler *s, uint64_t start)
 		next += ((now - next) / s->period_ns + 1) * s->period_ns;
 		if (tick(s))
 			return -1;
+		if (s->cfg->spill && stacktab_distinct(s->tab) >= s->cfg->spill_at &&
+		    s->cfg->spill(s->cfg->spill_arg))
+			return -1;
 	}
 }
 

@@ -49,6 +49,12 @@ struct sampler_config {
 	pid_t child;		   /* launched process to reap, or 0 */
 	uint64_t stop_timeout_ns;  /* how long a tick waits for stops */
 	bool wall;		   /* sample threads that did not run too */
+	/* Called between ticks once tab holds spill_at distinct stacks: it
+	 * is expected to write them out and empty tab.  Non-zero (errno set)
+	 * ends the run with an error.  NULL: tab grows without bound. */
+	int (*spill)(void *arg);
+	void *spill_arg;
+	size_t spill_at;
 };
 
 enum sampler_end {

@@ -164,6 +164,15 @@ int stacktab_add(struct stacktab *t, const uint64_t *pcs, size_t npcs,
 	return 0;
 }
 
+void stacktab_clear(struct stacktab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->entries[i].pcs);
+	t->n = 0;
+	t->samples = 0;
+	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+}
+
 size_t stacktab_distinct(const struct stacktab *t)
 {
 	return t->n;

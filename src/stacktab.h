@@ -33,6 +33,9 @@ void stacktab_free(struct stacktab *tab);
 int stacktab_add(struct stacktab *tab, const uint64_t *pcs, size_t npcs,
 		 uint64_t count);
 
+/* Forget every chain (after they were written out): the table is empty. */
+void stacktab_clear(struct stacktab *tab);
+
 size_t stacktab_distinct(const struct stacktab *tab);
 uint64_t stacktab_samples(const struct stacktab *tab);
 unsigned stacktab_max_depth(const struct stacktab *tab);
