@@ -3,20 +3,60 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "capture.h"
 #include "ptctl.h"
 
 #define PAGE 4096u
-#define MAX_PIECES (CAPTURE_STACK_BYTES / PAGE + 1)
+#define MAX_PIECES (CAPTURE_STACK_MAX / PAGE + 1)
 
-/* Copy [sp, sp + CAPTURE_STACK_BYTES) piece by page-aligned piece. */
-static size_t copy_stack(pid_t tid, uint64_t sp, uint8_t *buf)
+struct capture *capture_new(void)
 {
-	struct iovec local = { buf, CAPTURE_STACK_BYTES };
+	struct capture *cap = calloc(1, sizeof(*cap));
+
+	if (!cap)
+		return NULL;
+	cap->stack = malloc(CAPTURE_STACK_MAX);
+	if (!cap->stack) {
+		free(cap);
+		return NULL;
+	}
+	return cap;
+}
+
+void capture_free(struct capture *cap)
+{
+	if (!cap)
+		return;
+	free(cap->stack);
+	free(cap);
+}
+
+/*
+ * How much to copy from sp: up to the end of its mapping, if known.  The
+ * main thread's [stack] grows down on demand, so a deep sp can lie below
+ * the start the last maps snapshot saw: that mapping still tells the top.
+ */
+static size_t stack_extent(const struct maps *maps, uint64_t sp)
+{
+	const struct map_entry *e = maps ? maps_find_at_or_above(maps, sp) :
+					   NULL;
+
+	if (!e || (sp < e->start && strcmp(e->path, "[stack]")))
+		return CAPTURE_STACK_DEFAULT;
+	return e->end - sp < CAPTURE_STACK_MAX ? e->end - sp :
+						 CAPTURE_STACK_MAX;
+}
+
+/* Copy [sp, sp + len) piece by page-aligned piece. */
+static size_t copy_stack(pid_t tid, uint64_t sp, size_t len, uint8_t *buf)
+{
+	struct iovec local = { buf, len };
 	struct iovec remote[MAX_PIECES];
-	uint64_t addr = sp, end = sp + CAPTURE_STACK_BYTES;
+	uint64_t addr = sp, end = sp + len;
 	int n = 0;
 	ssize_t got;
 
@@ -34,7 +74,7 @@ static size_t copy_stack(pid_t tid, uint64_t sp, uint8_t *buf)
 	return got > 0 ? (size_t)got : 0;
 }
 
-int capture_thread(pid_t tid, struct capture *out)
+int capture_thread(pid_t tid, const struct maps *maps, struct capture *out)
 {
 	out->tid = tid;
 	out->stack_len = 0;
@@ -42,6 +82,8 @@ int capture_thread(pid_t tid, struct capture *out)
 		return -1;
 	out->stack_start = out->regs.rsp;
 	if (out->regs.rsp)
-		out->stack_len = copy_stack(tid, out->regs.rsp, out->stack);
+		out->stack_len = copy_stack(tid, out->regs.rsp,
+					    stack_extent(maps, out->regs.rsp),
+					    out->stack);
 	return 0;
 }

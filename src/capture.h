@@ -3,13 +3,16 @@
  *
  * Capture is the only work inside a thread's stop window: one
  * PTRACE_GETREGS and one process_vm_readv() of its stack, from the stack
- * pointer up, at most CAPTURE_STACK_BYTES.  The thread is then released
- * and unwound later from this copy (unwind.h), so the time it is held does
- * not depend on how deep its stack is or how slow unwinding is.
+ * pointer up to the top of the stack's mapping (the part in use, plus the
+ * thread's TLS or the main thread's environment above it), at most
+ * CAPTURE_STACK_MAX bytes; CAPTURE_STACK_DEFAULT when the mapping is not
+ * known yet.  The thread is then released and unwound later from this
+ * copy (unwind.h), so the time it is held does not depend on how slow
+ * unwinding is, and a stack that fits is unwound exactly as it was.
  *
- * The copy ends early at the first page that cannot be read (the top of
- * the stack mapping): the remote side is described page by page, and
- * process_vm_readv() stops at the first element that faults.
+ * The copy ends early at the first page that cannot be read: the remote
+ * side is described page by page, and process_vm_readv() stops at the
+ * first element that faults.
  *
  * Contract: capture_thread() needs tid in a ptrace-stop of ours.  0, or -1
  * with errno (ESRCH: the thread died under us).  A stack that cannot be
@@ -23,16 +26,24 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
-#define CAPTURE_STACK_BYTES (32 * 1024)
+#include "maps.h"
+
+#define CAPTURE_STACK_MAX (256 * 1024)
+#define CAPTURE_STACK_DEFAULT (32 * 1024)
 
 struct capture {
 	pid_t tid;
 	struct user_regs_struct regs;
 	uint64_t stack_start; /* target address of stack[0]: the SP */
 	size_t stack_len;     /* bytes copied */
-	uint8_t stack[CAPTURE_STACK_BYTES];
+	uint8_t *stack;	      /* CAPTURE_STACK_MAX bytes */
 };
 
-int capture_thread(pid_t tid, struct capture *out);
+/* A capture with its buffer; NULL with errno on allocation failure. */
+struct capture *capture_new(void);
+void capture_free(struct capture *cap);
+
+/* maps (may be NULL) tells where the stack's mapping ends. */
+int capture_thread(pid_t tid, const struct maps *maps, struct capture *out);
 
 #endif /* PTPROF_CAPTURE_H */

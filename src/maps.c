@@ -208,6 +208,23 @@ const struct map_entry *maps_find(const struct maps *m, uint64_t addr)
 	return NULL;
 }
 
+const struct map_entry *maps_find_at_or_above(const struct maps *m,
+					      uint64_t addr)
+{
+	size_t lo = 0, hi = m->n;
+
+	/* first mapping whose end lies above addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n ? &m->v[lo] : NULL;
+}
+
 bool maps_covers_exec(const struct maps *m, uint64_t addr)
 {
 	const struct map_entry *e = maps_find(m, addr);

@@ -45,6 +45,10 @@ bool maps_covers_exec(const struct maps *m, uint64_t addr);
 /* The mapping holding addr, or NULL.  Valid until the next maps_update(). */
 const struct map_entry *maps_find(const struct maps *m, uint64_t addr);
 
+/* The mapping holding addr, else the lowest one above it, or NULL. */
+const struct map_entry *maps_find_at_or_above(const struct maps *m,
+					      uint64_t addr);
+
 /* Whether the mapping is backed by a file (its path names one). */
 bool map_entry_is_file(const struct map_entry *e);
 

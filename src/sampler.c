@@ -121,7 +121,7 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 	if (ours) {
 		if (s->pending)
 			s->pending--;
-		captured = capture_thread(th->tid, s->cap) == 0;
+		captured = capture_thread(th->tid, s->maps, s->cap) == 0;
 	}
 	if (detach(th) == 0 && ours)
 		s->last_detach_ns = mono_now_ns();
@@ -664,7 +664,7 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->pidfd = (int)syscall(SYS_pidfd_open, cfg->pid, 0);
 	s->threads = threadtab_new();
 	s->unw = unwinder_new(cfg->pid, maps);
-	s->cap = malloc(sizeof(*s->cap));
+	s->cap = capture_new();
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
 	if (!s->threads || !s->unw || !s->pcs || !s->cap || s->sigfd < 0 ||
 	    reaper_start())
@@ -676,7 +676,7 @@ static void teardown(struct sampler *s)
 {
 	threadtab_free(s->threads);
 	unwinder_free(s->unw);
-	free(s->cap);
+	capture_free(s->cap);
 	tidlist_free(&s->tids);
 	free(s->active);
 	free(s->pcs);

@@ -1,0 +1,22 @@
+## Performance acceptance tests.
+##
+## unwind-compare.test: ptprof's unwind of the 32 KiB stack copy, taken
+## after the thread is released, against stock libunwind-ptrace on the
+## stopped thread (tests/tools/unwind_compare), on a deep recursion
+## (tests/targets/deeprec) whose stacks outgrow the copy.
+## syscalls.test: the system calls ptprof makes per stopped thread and
+## tick, counted with strace (skipped without it).
+check_PROGRAMS += tests/targets/deeprec tests/tools/unwind_compare
+
+tests_targets_deeprec_SOURCES = tests/targets/deeprec.c
+tests_targets_deeprec_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_deeprec_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+tests_tools_unwind_compare_SOURCES = tests/tools/unwind_compare.c
+tests_tools_unwind_compare_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS) \
+	$(LIBELF_CFLAGS)
+tests_tools_unwind_compare_LDADD = $(PT_LIBS)
+
+TESTS += \
+	tests/unwind-compare.test \
+	tests/syscalls.test
