@@ -43,18 +43,13 @@ static pid_t parse_tid(const char *name)
 	return (pid_t)v;
 }
 
-int procfs_list_tasks(pid_t pid, struct tidlist *list)
+static int read_tasks(DIR *dir, struct tidlist *list)
 {
-	char path[64];
 	struct dirent *de;
-	DIR *dir;
 	int rc = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
 	list->n = 0;
+	errno = 0;
 	while ((de = readdir(dir)) != NULL) {
 		pid_t tid = parse_tid(de->d_name);
 
@@ -63,8 +58,50 @@ int procfs_list_tasks(pid_t pid, struct tidlist *list)
 			break;
 		}
 	}
-	closedir(dir);
+	/* a directory of a process that has exited reads as empty or fails */
+	if (!rc && (errno || list->n == 0)) {
+		errno = errno ? errno : ENOENT;
+		rc = -1;
+	}
 	return rc;
+}
+
+static DIR *open_tasks(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	return opendir(path);
+}
+
+int procfs_list_tasks(pid_t pid, struct tidlist *list)
+{
+	DIR *dir = open_tasks(pid);
+	int rc, err;
+
+	if (!dir)
+		return -1;
+	rc = read_tasks(dir, list);
+	err = errno;
+	closedir(dir);
+	errno = err;
+	return rc;
+}
+
+int procfs_list_tasks_cached(pid_t pid, void **dirp, struct tidlist *list)
+{
+	if (*dirp)
+		rewinddir(*dirp);
+	else if (!(*dirp = open_tasks(pid)))
+		return -1;
+	return read_tasks(*dirp, list);
+}
+
+void procfs_tasks_close(void **dirp)
+{
+	if (*dirp)
+		closedir(*dirp);
+	*dirp = NULL;
 }
 
 void tidlist_free(struct tidlist *list)

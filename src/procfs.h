@@ -21,6 +21,14 @@ struct tidlist {
 
 /* Fill list with the TIDs in /proc/PID/task (ENOENT: process gone). */
 int procfs_list_tasks(pid_t pid, struct tidlist *list);
+
+/*
+ * The same through a directory kept open across calls (*dirp, NULL at
+ * first; close it with procfs_tasks_close()): a rewind and two getdents
+ * per call instead of open, stat, getdents and close.
+ */
+int procfs_list_tasks_cached(pid_t pid, void **dirp, struct tidlist *list);
+void procfs_tasks_close(void **dirp);
 void tidlist_free(struct tidlist *list);
 
 /* Whole file into a malloc'd, NUL-terminated buffer. */

@@ -110,15 +110,39 @@ int reaper_fd(void)
 	return pipe_rd;
 }
 
+/*
+ * Events are read from the pipe 64 at a time: one read() per batch, and a
+ * short batch means the pipe is empty, so no read() just to see EAGAIN.
+ */
+static struct reap_event batch[64];
+static size_t batch_n, batch_i;
+static bool batch_short = true; /* last read() drained the pipe */
+
+void reaper_polled(void)
+{
+	batch_short = false;
+}
+
 int reaper_next(struct reap_event *ev)
 {
 	ssize_t n;
 
-	do
-		n = read(pipe_rd, ev, sizeof(*ev));
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(*ev);
+	if (batch_i == batch_n) {
+		if (batch_short)
+			return 0; /* drained, and not polled readable since */
+		do
+			n = read(pipe_rd, batch, sizeof(batch));
+		while (n < 0 && errno == EINTR);
+		batch_i = 0;
+		batch_n = n > 0 ? (size_t)n / sizeof(*ev) : 0;
+		batch_short = batch_n < sizeof(batch) / sizeof(*batch);
+		if (!batch_n)
+			return 0;
+	}
+	*ev = batch[batch_i++];
+	return 1;
 }
+
 
 void reaper_kick(void)
 {

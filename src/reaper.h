@@ -23,6 +23,7 @@
 #ifndef PTPROF_REAPER_H
 #define PTPROF_REAPER_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct reap_event {
@@ -36,8 +37,15 @@ int reaper_start(void);
 /* The read end of the event pipe (non-blocking; poll it for POLLIN). */
 int reaper_fd(void);
 
-/* Pop one event: 1, or 0 when none is queued. */
+/*
+ * Pop one event: 1, or 0 when none is queued.  Events are read from the
+ * pipe 64 at a time; once a read comes back short the pipe is known to
+ * be empty, and reaper_next() reads again only after reaper_polled():
+ * call that when reaper_fd() polls readable.  (No read() just to hear
+ * EAGAIN: one system call per batch of reports.)
+ */
 int reaper_next(struct reap_event *ev);
+void reaper_polled(void);
 
 /* There may be a new tracee or child: wake the reaper if it sleeps. */
 void reaper_kick(void);

@@ -76,6 +76,7 @@ struct sampler {
 	size_t maps_generation; /* bumped whenever the maps changed */
 	size_t maps_len;
 	int pidfd;	 /* the target, to tell exit (and PID reuse) apart */
+	void *task_dir;	 /* /proc/PID/task, kept open */
 	pid_t live_tid;	 /* a thread sampled last tick, to read maps through */
 	bool target_gone;
 };
@@ -163,31 +164,39 @@ static void reap_queued(struct sampler *s)
 }
 
 /*
- * Sleep until a waitpid() report is queued, a signal of sigfd (if >= 0)
- * is pending, or deadline (0: none).  The reaper thread does the wait()s
- * (reaper.h); its pipe makes the reports pollable.
+ * Sleep until a waitpid() report is queued, a signal of sigfd is pending,
+ * pidfd reports the exit of the process (fds < 0 are left out), or the
+ * deadline (0: none) passes.  The reaper thread does the wait()s
+ * (reaper.h); its pipe makes the reports pollable.  Returns a mask: 1 the
+ * signal fd is readable, 2 the pidfd is, 4 reports are queued.
  */
-static void wait_event(int sigfd, uint64_t deadline)
+static int wait_event(int sigfd, int pidfd, uint64_t deadline)
 {
-	struct pollfd p[2] = { { .fd = reaper_fd(), .events = POLLIN },
-			       { .fd = sigfd, .events = POLLIN } };
+	struct pollfd p[3] = { { .fd = reaper_fd(), .events = POLLIN },
+			       { .fd = sigfd, .events = POLLIN },
+			       { .fd = pidfd, .events = POLLIN } };
 	struct timespec ts;
 	uint64_t now = mono_now_ns();
 
 	if (deadline && now >= deadline)
-		return;
+		return 0;
 	ts = ns_to_timespec(deadline ? deadline - now : 0);
-	ppoll(p, sigfd >= 0 ? 2 : 1, deadline ? &ts : NULL, NULL);
+	if (ppoll(p, 3, deadline ? &ts : NULL, NULL) <= 0)
+		return 0;
+	if (p[0].revents)
+		reaper_polled();
+	return (p[1].revents ? 1 : 0) | (p[2].revents ? 2 : 0) |
+	       (p[0].revents ? 4 : 0);
 }
 
 /* Wait for reports until none is pending or the deadline passes. */
 static void collect_stops(struct sampler *s, uint64_t deadline)
 {
 	for (;;) {
-		reap_queued(s);
 		if (!s->pending || mono_now_ns() >= deadline)
 			return;
-		wait_event(-1, deadline);
+		if (wait_event(-1, -1, deadline) & 4)
+			reap_queued(s);
 	}
 }
 
@@ -331,11 +340,7 @@ static int seize_all(struct sampler *s)
 	int eperm = 0;
 
 	s->nactive = 0;
-	if (target_exited(s)) {
-		s->target_gone = true;
-		return 0;
-	}
-	if (procfs_list_tasks(s->cfg->pid, &s->tids)) {
+	if (procfs_list_tasks_cached(s->cfg->pid, &s->task_dir, &s->tids)) {
 		if (errno != ENOENT && errno != ESRCH)
 			return -1;
 		s->target_gone = true;
@@ -604,7 +609,7 @@ static void release_late(struct sampler *s)
 		now = mono_now_ns();
 		if (!late || now >= deadline)
 			return;
-		wait_event(-1, deadline);
+		wait_event(-1, -1, deadline);
 	}
 }
 
@@ -622,27 +627,42 @@ static void suspend_self(struct sampler *s)
 }
 
 /*
+ * Read one pending signal from the signal fd, if any (never blocks):
+ * SIGTSTP suspends ptprof; a stop signal is recorded and returns true.
+ */
+static bool take_signal(struct sampler *s)
+{
+	struct signalfd_siginfo si;
+
+	if (read(s->sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return false;
+	if (si.ssi_signo == SIGTSTP) {
+		suspend_self(s);
+		return false;
+	}
+	s->st->end_signal = (int)si.ssi_signo;
+	s->st->end_signal_code = si.ssi_code;
+	return true;
+}
+
+/*
  * Sleep until deadline, serving waitpid() reports (late stops, the child's
  * exit) and SIGTSTP as they come.  Returns true when one of the stop signals arrived.
  */
 static bool wait_until(struct sampler *s, uint64_t deadline)
 {
 	for (;;) {
-		struct signalfd_siginfo si;
+		int ready;
 
-		reap_queued(s);
 		if (mono_now_ns() >= deadline || s->target_gone)
 			return false;
-		wait_event(s->sigfd, deadline);
-		if (read(s->sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
-			continue;
-		if (si.ssi_signo == SIGTSTP) {
-			suspend_self(s);
-		} else {
-			s->st->end_signal = (int)si.ssi_signo;
-			s->st->end_signal_code = si.ssi_code;
+		ready = wait_event(s->sigfd, s->pidfd, deadline);
+		if (ready & 4)
+			reap_queued(s);
+		if ((ready & 2) && target_exited(s))
+			s->target_gone = true;
+		if ((ready & 1) && take_signal(s))
 			return true;
-		}
 	}
 }
 
@@ -685,6 +705,7 @@ static void teardown(struct sampler *s)
 		close(s->pidfd);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
+	procfs_tasks_close(&s->task_dir);
 }
 
 /* Run ticks on absolute deadlines until something ends the run. */
@@ -710,6 +731,12 @@ static int run_loop(struct sampler *s, uint64_t start)
 				return 0;
 			}
 			continue;
+		}
+		/* Behind schedule there is no sleep between ticks to take
+		 * signals in: look for one before each late tick. */
+		if (now - next >= s->period_ns && take_signal(s)) {
+			s->st->end = SAMPLER_END_SIGNAL;
+			return 0;
 		}
 		/* A late tick is taken once; the deadlines it overran are
 		 * counted as missed, never caught up in a burst. */
@@ -802,8 +829,8 @@ int sampler_wait_child(pid_t child, const sigset_t *stop_signals, int *status)
 			}
 			release_stray(ev.pid, ev.status);
 		}
-		wait_event(sigfd, 0);
-		wait_child_signal(child, sigfd);
+		if (wait_event(sigfd, -1, 0) & 1)
+			wait_child_signal(child, sigfd);
 	}
 out:
 	if (sigfd >= 0)

@@ -5,6 +5,8 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,37 @@
 extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
 				     unw_dyn_info_t *di, unw_proc_info_t *pi,
 				     int need_unwind_info, void *arg);
+
+/*
+ * libunwind 1.6 takes its cache lock with every signal blocked: two
+ * rt_sigprocmask system calls per frame unwound, which measured as two
+ * thirds of ptprof's unwinding CPU on deep stacks (tests/syscalls.test
+ * prints the count).  The blocking protects a cache shared with signal
+ * handlers that unwind; ptprof runs no signal handler at all (its signals
+ * are read from a signalfd, its other thread blocks them all), so during
+ * an unwind the calls are needless.  ptprof therefore provides
+ * sigprocmask() itself: libunwind's calls bind to it (the executable's
+ * definition comes first), and while `in_unwind` is set it does nothing;
+ * otherwise it is pthread_sigmask(), which is what glibc's is.
+ */
+static bool in_unwind;
+
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int rc;
+
+	if (in_unwind) {
+		if (old)
+			sigemptyset(old);
+		return 0;
+	}
+	rc = pthread_sigmask(how, set, old);
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
 
 /* libunwind's register-state cache: 2^14 entries (its maximum is 2^15). */
 #define RS_CACHE_SIZE (1u << 14)
@@ -337,14 +370,16 @@ int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 	if (max <= 0 || cap->regs.rip == 0)
 		return 0;
 	pcs[n++] = cap->regs.rip;
-	if (unw_init_remote(&cursor, u->as, &ctx) < 0)
-		return n; /* the leaf alone is still a sample */
-	while (n < max && unw_step(&cursor) > 0) {
-		unw_word_t ip;
+	in_unwind = true;
+	if (unw_init_remote(&cursor, u->as, &ctx) == 0) {
+		while (n < max && unw_step(&cursor) > 0) {
+			unw_word_t ip;
 
-		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
-			break;
-		pcs[n++] = ip;
+			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+				break;
+			pcs[n++] = ip;
+		}
 	}
-	return n;
+	in_unwind = false;
+	return n; /* the leaf alone is still a sample */
 }
