@@ -1,0 +1,402 @@
+# bench/report.awk - docs/PERFORMANCE.md from a bench/run.sh results dir.
+#
+#   awk -f report.awk RUN/meta RUN/unavailable RUN/results.tsv RUN/snapshots.tsv
+#
+# meta and unavailable hold key=value lines; results.tsv and snapshots.tsv
+# one run per line as space-separated key=value fields.  Every figure is
+# the median over the successful repetitions of a configuration.  Plain
+# POSIX awk (mawk): no asort, no length(array).
+
+function base(f) { sub(/.*\//, "", f); return f }
+
+function median(list,   a, n, i, j, t) {
+	n = split(list, a, " ")
+	if (n == 0)
+		return ""
+	for (i = 2; i <= n; i++) {
+		t = a[i] + 0
+		for (j = i - 1; j >= 1 && a[j] + 0 > t; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+function minmax(list,   a, n, i, lo, hi) {
+	n = split(list, a, " ")
+	if (n == 0)
+		return ""
+	lo = hi = a[1] + 0
+	for (i = 2; i <= n; i++) {
+		if (a[i] + 0 < lo) lo = a[i] + 0
+		if (a[i] + 0 > hi) hi = a[i] + 0
+	}
+	return lo " " hi
+}
+
+function add(key, v) {
+	if (v == "")
+		return
+	vals[key] = (key in vals) ? vals[key] " " v : v
+}
+
+function m(g, k) { return (g SUBSEP k) in vals ? median(vals[g SUBSEP k]) : "" }
+
+function f(x, dec) {
+	if (x == "")
+		return "—"
+	return sprintf("%." dec "f", x)
+}
+
+function ratio(a, b) {
+	if (a == "" || b == "" || b + 0 <= 0)
+		return ""
+	return a / b
+}
+
+function fx(r) { return r == "" ? "—" : sprintf("%.2f×", r) }
+
+# Ratio of two excesses over the baseline: meaningless unless both are
+# above it.
+function fxe(a, b) {
+	if (a == "" || b == "")
+		return "—"
+	if (a < 0)
+		return "below baseline"
+	return fx(ratio(a, b))
+}
+
+function us(ns) { return ns == "" ? "" : ns / 1000 }
+
+function tlabel(t,   b, i) {
+	if (match(t, /^[0-9]+busy/)) {
+		b = substr(t, 1, RLENGTH - 4)
+		i = substr(t, RLENGTH + 1)
+		sub(/idle$/, "", i)
+		if (i != "" && i + 0 > 0)
+			return b " busy + " i " idle threads"
+		return b " busy thread" (b == 1 ? "" : "s")
+	}
+	return t
+}
+
+function plabel(p) {
+	if (p == "none") return "no profiler"
+	if (p == "floor") return "floor"
+	if (p == "ptprof") return meta["have_wall"] == 1 ? "ptprof (CPU mode)" : "ptprof"
+	if (p == "ptprof-wall") return "ptprof --wall"
+	if (p == "gperftools") return "gperftools"
+	if (p == "perf") return "perf record -g"
+	return p
+}
+
+function runs(g,   s) {
+	s = (g in nok ? nok[g] : 0) "/" ((g in nok ? nok[g] : 0) + (g in nfail ? nfail[g] : 0))
+	return s
+}
+
+# Median over repetitions of the marginal CPU per sample between the
+# lowest and highest rate: (cpu_hi - cpu_lo) / (samples_hi - samples_lo).
+# The start-up cost (ELF parsing, first maps read) is the same in both and
+# cancels: this is the warm-cache cost of one more thread-sample.
+function marginal(t, p,   glo, ghi, r, list, ds) {
+	glo = t "|" p "|" rlo
+	ghi = t "|" p "|" rhi
+	list = ""
+	for (r = 1; r <= maxrep; r++) {
+		if (!((glo SUBSEP r) in cpu) || !((ghi SUBSEP r) in cpu))
+			continue
+		ds = smp[ghi SUBSEP r] - smp[glo SUBSEP r]
+		# Too few more samples at the high rate (ticks missed): the
+		# difference would be noise.
+		if (ds <= 0 || ds < 0.2 * smp[ghi SUBSEP r])
+			continue
+		list = list " " (cpu[ghi SUBSEP r] - cpu[glo SUBSEP r]) / ds
+	}
+	return median(list)
+}
+
+function verdict(r, lim) {
+	if (r == "")
+		return "n/a"
+	return r <= lim ? "**yes**" : "no"
+}
+
+base(FILENAME) == "meta" || base(FILENAME) == "unavailable" {
+	i = index($0, "=")
+	if (i == 0)
+		next
+	k = substr($0, 1, i - 1)
+	v = substr($0, i + 1)
+	if (base(FILENAME) == "meta")
+		meta[k] = v
+	else
+		unav[k] = v
+	next
+}
+
+{
+	delete kv
+	for (i = 1; i <= NF; i++) {
+		j = index($i, "=")
+		if (j)
+			kv[substr($i, 1, j - 1)] = substr($i, j + 1)
+	}
+}
+
+base(FILENAME) == "results.tsv" {
+	g = kv["target"] "|" kv["prof"] "|" kv["hz"]
+	if (kv["status"] != "ok") {
+		nfail[g]++
+		why[g] = kv["status"]
+		next
+	}
+	nok[g]++
+	if (kv["rep"] + 0 > maxrep)
+		maxrep = kv["rep"] + 0
+	nkeys = split("stolen_pct gap_p50_ns gap_p99_ns gap_max_ns gap_mean_ns ticks missed samples threads pause_mean_us pause_p50_us pause_p99_us pause_max_us cpu_us machine_busy_pct", keys, " ")
+	for (i = 1; i <= nkeys; i++)
+		add(g SUBSEP keys[i], kv[keys[i]])
+	if (kv["cpu_us"] != "" && kv["ticks"] + 0 > 0)
+		add(g SUBSEP "us_per_tick", kv["cpu_us"] / kv["ticks"])
+	if (kv["cpu_us"] != "" && kv["samples"] + 0 > 0 && kv["prof"] != "perf") {
+		add(g SUBSEP "us_per_sample", kv["cpu_us"] / kv["samples"])
+		cpu[g SUBSEP kv["rep"]] = kv["cpu_us"]
+		smp[g SUBSEP kv["rep"]] = kv["samples"]
+	}
+	next
+}
+
+base(FILENAME) == "snapshots.tsv" {
+	g = kv["target"] "|" kv["tool"]
+	if (kv["ok"] != 1) {
+		snfail[g]++
+		next
+	}
+	snok[g]++
+	add("snap" SUBSEP g SUBSEP "wall", kv["wall_us"] / 1000)
+	add("snap" SUBSEP g SUBSEP "cpu", kv["cpu_us"] / 1000)
+	add("snap" SUBSEP g SUBSEP "samples", kv["samples"])
+	next
+}
+
+END {
+	nt = split(meta["targets"], targets, " ")
+	np = split(meta["profilers"], profs, " ")
+	nr = split(meta["rates"], rates, " ")
+	rlo = rates[1]; rhi = rates[1]
+	for (i = 2; i <= nr; i++) {
+		if (rates[i] + 0 < rlo + 0) rlo = rates[i]
+		if (rates[i] + 0 > rhi + 0) rhi = rates[i]
+	}
+	pt = "ptprof"
+
+	print "# ptprof performance"
+	print ""
+	print "Written by `make bench` (bench/run.sh; see bench/README.md for what each"
+	print "number means and how to run it).  Do not edit by hand: run `make bench`"
+	print "again (`BENCH_QUICK=1 make bench` for a 2-minute smoke run)."
+	print ""
+	print "- Date: " meta["date"] "; the whole run took " meta["elapsed_s"] " s."
+	print "- Machine: " meta["nproc"] " CPUs (nproc), " meta["cpu_model"] "; " meta["kernel"] "; " meta["memory"] "."
+	print "- Load average (1, 5, 15 min) at the start: " meta["load_start"] "; at the end: " meta["load_end"] "."
+	print "- ptprof: " meta["ptprof_version"] " (git " meta["ptprof_git"] "); " \
+		(meta["have_wall"] == 1 ? "default CPU mode and --wall" : "one mode (stops every thread; no --wall yet)") \
+		(meta["have_stats"] == 1 ? "; run with --stats" : "") "."
+	print "- Others: " meta["perf_version"] "; gperftools " meta["libprofiler"] \
+		"; " meta["eu_stack_version"] "; " meta["gdb_version"] "."
+	print "- Method: " meta["reps"] " interleaved repetitions of every configuration, each " \
+		meta["secs"] " s measured after a " meta["warmup"] " s warm-up (for the profiler to attach); " \
+		"medians.  Targets are bench/jitter spinning " meta["depth"] " calls deep.  Snapshots: median of " \
+		meta["snap_reps"] " runs."
+	for (k in unav)
+		print "- Unavailable: " k ": " unav[k] "."
+	print ""
+
+	# ---- The lead's targets -------------------------------------------
+	t1 = "1busy"; tI = "2busy200idle"; h = "100"
+	g_pt = t1 "|" pt "|" h; g_fl = t1 "|floor|" h; g_no = t1 "|none|-"
+	print "## Targets"
+	print ""
+	# A loaded machine: 1 busy thread alone should keep 1/nproc of it busy.
+	nb = m(g_no, "machine_busy_pct"); c = m(g_no, "stolen_pct")
+	lim = 100 / (meta["nproc"] ? meta["nproc"] : 1) + 15
+	if ((nb != "" && nb > lim) || (c != "" && c > 5)) {
+		printf "**Warning: this machine was busy with other work during the run** (1 busy thread, no profiler: machine %s %% busy where about %.0f %% is expected, %s %% of the time stolen).  Stolen-time ratios mostly measure that noise, and pauses and CPU times are inflated by it; run `make bench` again on a quiet machine before quoting them.\n\n",
+			f(nb, 0), 100 / (meta["nproc"] ? meta["nproc"] : 1), f(c, 2)
+	}
+	print "Ratios are ptprof's figure over the floor's, same target, same rate." \
+		" \"Stolen\" is raw (nothing subtracted); the no-profiler baseline and" \
+		" the ratio of the excess over it are shown beside it."
+	print ""
+	print "| check | ptprof | floor | no profiler | ratio | target | met? |"
+	print "|---|---|---|---|---|---|---|"
+	a = m(g_pt, "stolen_pct"); b = m(g_fl, "stolen_pct"); c = m(g_no, "stolen_pct")
+	r = ratio(a, b)
+	ex = (a != "" && b != "" && c != "") ? fxe(a - c, b - c) : "—"
+	printf "| stolen time, 1 busy thread, 100 Hz | %s %% | %s %% | %s %% | %s (excess: %s) | ≤ 1.0× | %s |\n",
+		f(a, 2), f(b, 2), f(c, 2), fx(r), ex, verdict(r, 1.0)
+	g_ptI = tI "|" pt "|" h; g_flI = tI "|floor|" h; g_noI = tI "|none|-"
+	a = m(g_ptI, "stolen_pct"); b = m(g_flI, "stolen_pct"); c = m(g_noI, "stolen_pct")
+	r = ratio(a, b)
+	ex = (a != "" && b != "" && c != "") ? fxe(a - c, b - c) : "—"
+	printf "| stolen time, 2 busy + 200 idle threads, 100 Hz, %s | %s %% | %s %% | %s %% | %s (excess: %s) | ≤ 0.1× | %s |\n",
+		(meta["have_wall"] == 1 ? "CPU mode" : "only mode (stops all)"),
+		f(a, 2), f(b, 2), f(c, 2), fx(r), ex, verdict(r, 0.1)
+	a = m(g_pt, "pause_mean_us"); b = m(g_fl, "pause_mean_us")
+	r = ratio(a, b)
+	printf "| mean pause per tick, 1 busy thread, 100 Hz (own report) | %s µs | %s µs | — | %s | ≤ 1.2× | %s |\n",
+		f(a, 0), f(b, 0), fx(r), verdict(r, 1.2)
+	a = us(m(g_pt, "gap_mean_ns")); b = us(m(g_fl, "gap_mean_ns")); c = us(m(g_no, "gap_mean_ns"))
+	r = ratio(a, b)
+	printf "| mean gap seen by the target, 1 busy thread, 100 Hz (jitter) | %s µs | %s µs | %s µs | %s | (≤ 1.2×) | %s |\n",
+		f(a, 1), f(b, 1), f(c, 1), fx(r), verdict(r, 1.2)
+	gh = t1 "|" pt "|" rhi
+	a = marginal(t1, pt); b = marginal(t1, "floor")
+	printf "| ptprof CPU per thread-sample, 1 busy thread, warm (marginal %s vs %s Hz) | %s µs | %s µs | — | %s | ≤ 30 µs | %s |\n",
+		rhi, rlo, f(a, 1), f(b, 1), fx(ratio(a, b)), verdict(a, 30)
+	a = m(gh, "us_per_sample"); b = m(t1 "|floor|" rhi, "us_per_sample")
+	printf "| ptprof CPU per thread-sample, 1 busy thread, %s Hz (total / samples, start-up included) | %s µs | %s µs | — | %s | (≤ 30 µs) | %s |\n",
+		rhi, f(a, 1), f(b, 1), fx(ratio(a, b)), verdict(a, 30)
+	print ""
+
+	# ---- Per-target tables -----------------------------------------------
+	for (ti = 1; ti <= nt; ti++) {
+		t = targets[ti]
+		print "## " tlabel(t)
+		print ""
+		print "Seen by the target (bench/jitter; gaps are the pauses its busy threads saw):"
+		print ""
+		print "| profiler | Hz | stolen % | × floor | excess over baseline (pp) | excess × floor | gap p50 µs | gap p99 µs | gap max µs | gap mean µs | machine busy % | runs ok |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+		base0 = m(t "|none|-", "stolen_pct")
+		for (pi = 1; pi <= np; pi++) {
+			p = profs[pi]
+			if (p in unav) {
+				printf "| %s | — | unavailable: %s ||||||||||\n", plabel(p), unav[p]
+				continue
+			}
+			for (ri = 1; ri <= (p == "none" ? 1 : nr); ri++) {
+				hz = p == "none" ? "-" : rates[ri]
+				g = t "|" p "|" hz
+				if (!(g in nok)) {
+					printf "| %s | %s | %s ||||||||||\n", plabel(p), hz == "-" ? "—" : hz,
+						(g in nfail) ? "failed: " why[g] : "not run"
+					continue
+				}
+				s = m(g, "stolen_pct")
+				fs = m(t "|floor|" hz, "stolen_pct")
+				exs = (s != "" && base0 != "") ? s - base0 : ""
+				exf = (fs != "" && base0 != "") ? fs - base0 : ""
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					plabel(p), hz == "-" ? "—" : hz, f(s, 2),
+					p == "none" ? "—" : (p == "floor" ? "(floor)" : fx(ratio(s, fs))),
+					p == "none" ? "(baseline)" : f(exs, 2),
+					(p == "none" || p == "floor") ? "—" : fxe(exs, exf),
+					f(us(m(g, "gap_p50_ns")), 1), f(us(m(g, "gap_p99_ns")), 1),
+					f(us(m(g, "gap_max_ns")), 0), f(us(m(g, "gap_mean_ns")), 1),
+					f(m(g, "machine_busy_pct"), 0), runs(g)
+			}
+		}
+		print ""
+		print "Seen by the profiler (its own summary line; CPU is its process's user+system time):"
+		print ""
+		print "| profiler | Hz | ticks (missed) | thread-samples | pause mean µs | × floor | pause p50 µs | pause p99 µs | pause max µs | CPU ms | CPU µs / tick | CPU µs / sample | × floor | warm µs / sample |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		for (pi = 1; pi <= np; pi++) {
+			p = profs[pi]
+			if (p == "none" || p in unav)
+				continue
+			for (ri = 1; ri <= nr; ri++) {
+				hz = rates[ri]
+				g = t "|" p "|" hz
+				gf = t "|floor|" hz
+				if (!(g in nok))
+					continue
+				sampler = p == "floor" || p == "ptprof" || p == "ptprof-wall"
+				tk = m(g, "ticks")
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					plabel(p), hz,
+					tk == "" ? "—" : f(tk, 0) " (" f(m(g, "missed"), 0) ")",
+					f(m(g, "samples"), 0),
+					f(m(g, "pause_mean_us"), 0),
+					!sampler ? "—" : (p == "floor" ? "(floor)" : fx(ratio(m(g, "pause_mean_us"), m(gf, "pause_mean_us")))),
+					f(m(g, "pause_p50_us"), 0), f(m(g, "pause_p99_us"), 0), f(m(g, "pause_max_us"), 0),
+					p == "gperftools" ? "in-process" : f(m(g, "cpu_us") / 1000, 1),
+					f(m(g, "us_per_tick"), 0),
+					f(m(g, "us_per_sample"), 1),
+					!sampler ? "—" : (p == "floor" ? "(floor)" : fx(ratio(m(g, "us_per_sample"), m(gf, "us_per_sample")))),
+					(sampler && ri == nr && nr > 1) ? f(marginal(t, p), 1) : "—"
+			}
+		}
+		print ""
+	}
+
+	# ---- Snapshots ---------------------------------------------------------
+	ns = split(meta["snap_targets"], st, " ")
+	nk = split(meta["snap_tools"], tools, " ")
+	print "## One-shot snapshots"
+	print ""
+	print "Wall time of one command that attaches, captures every thread's stack once and" \
+		" detaches (ptprof: `ptprof -p PID -f 1 -d 0.001`, one tick; eu-stack -p PID;" \
+		" gdb -p PID -batch -ex 'thread apply all bt').  CPU is the command's own user+system time."
+	print ""
+	print "| tool | target | wall ms median | wall ms min–max | CPU ms median | thread-samples | runs ok |"
+	print "|---|---|---|---|---|---|---|"
+	for (si = 1; si <= ns; si++) {
+		for (ki = 1; ki <= nk; ki++) {
+			g = st[si] "|" tools[ki]
+			if (tools[ki] in unav) {
+				printf "| %s | %s | unavailable: %s |||||\n", tools[ki], tlabel(st[si]), unav[tools[ki]]
+				continue
+			}
+			if (!(g in snok)) {
+				printf "| %s | %s | failed |||| 0/%d |\n", tools[ki], tlabel(st[si]), (g in snfail) ? snfail[g] : 0
+				continue
+			}
+			mm = minmax(vals["snap" SUBSEP g SUBSEP "wall"])
+			split(mm, lh, " ")
+			printf "| %s | %s | %s | %s–%s | %s | %s | %d/%d |\n", tools[ki], tlabel(st[si]),
+				f(median(vals["snap" SUBSEP g SUBSEP "wall"]), 1), f(lh[1], 1), f(lh[2], 1),
+				f(median(vals["snap" SUBSEP g SUBSEP "cpu"]), 1),
+				("snap" SUBSEP g SUBSEP "samples") in vals ? f(median(vals["snap" SUBSEP g SUBSEP "samples"]), 0) : "—",
+				snok[g], snok[g] + ((g in snfail) ? snfail[g] : 0)
+		}
+	}
+	print ""
+	nf = 0
+	for (g in nfail) {
+		if (!nf++) {
+			print "## Failed runs"
+			print ""
+		}
+		split(g, parts, "|")
+		printf "- %s, %s at %s Hz: %d failed (last: %s); see the logs of the results dir.\n",
+			tlabel(parts[1]), plabel(parts[2]), parts[3], nfail[g], why[g]
+	}
+	if (nf)
+		print ""
+	print "## Reading the numbers"
+	print ""
+	print "- **stolen %**: share of the measured window the target's busy threads did not run" \
+		" (sum of gaps over " "2 µs between two clock readings / window, mean over busy threads)." \
+		" It includes the machine's own noise (no-profiler row): on a shared VM that can" \
+		" dominate, hence the excess column."
+	print "- **gap p50/p99/max/mean**: the pauses the target saw, over every gap of every busy thread."
+	print "- **machine busy %**: the whole machine's non-idle CPU time (/proc/stat) over the run," \
+		" target and profiler included (100 % = all " meta["nproc"] " CPUs): with 1 busy thread and no" \
+		" profiler, anything above " sprintf("%.0f", 100 / (meta["nproc"] ? meta["nproc"] : 1)) \
+		" % is other load on the machine."
+	print "- **pause** (profiler's view): from the first PTRACE_INTERRUPT of a tick to its last" \
+		" detach, as ptprof and the floor measure it themselves."
+	print "- **CPU µs / sample**: the profiler's user+system CPU time for the whole run (attach," \
+		" start-up and writing included) divided by the thread-samples it took" \
+		" (**CPU µs / tick**: by the ticks)." \
+		" **warm µs / sample** is the marginal cost, (CPU at " rhi " Hz − CPU at " rlo " Hz) /" \
+		" (samples at " rhi " Hz − samples at " rlo " Hz), paired by repetition: start-up cancels."
+	print "- **floor**: bench/floor, which does only list / seize / interrupt / wait /" \
+		" GETREGS / detach each tick: the least any stop-the-world ptrace sampler can cost."
+	print "- gperftools samples in-process (SIGPROF per thread CPU time, no ptrace); perf samples" \
+		" in the kernel (its CPU column is the perf process only, start-up and writing included;" \
+		" no per-sample figure)."
+}

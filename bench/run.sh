@@ -1,0 +1,501 @@
+#!/bin/bash
+# bench/run.sh - ptprof's benchmark driver (`make bench`; see bench/README.md).
+#
+#   bench/run.sh                 run everything, write the results and the report
+#   bench/run.sh --report DIR    only rewrite the report from a results DIR
+#
+# Side by side on the same targets (bench/jitter), interleaved, BENCH_REPS
+# times: no profiler, bench/floor, ptprof (its default mode and --wall when
+# it has one), gperftools' in-process profiler and perf record, at each rate
+# of BENCH_RATES; then one-shot snapshots (ptprof -f 1 -d 0.001, eu-stack,
+# gdb).  Raw results go to $BENCH_BUILDDIR/bench/results/RUN/, the report to
+# docs/PERFORMANCE.md.  It kills only the processes it started, by PID, and
+# every wait is bounded.  Nothing here uses the network (the one exception:
+# installing elfutils with apt-get when eu-stack is missing, which
+# BENCH_NO_INSTALL=1 turns off).
+set -u
+export LC_ALL=C
+# No debuginfod lookups from gdb, eu-stack or perf: nothing touches the net.
+unset DEBUGINFOD_URLS
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRCDIR=${BENCH_SRCDIR:-$(dirname "$here")}
+BUILDDIR=${BENCH_BUILDDIR:-$SRCDIR}
+PTPROF=${PTPROF:-$BUILDDIR/src/ptprof}
+BIN=${BENCH_BIN:-$BUILDDIR/bench}
+RESULTS=${BENCH_RESULTS:-$BUILDDIR/bench/results}
+REPORT=${BENCH_REPORT:-$SRCDIR/docs/PERFORMANCE.md}
+LIBPROFILER=${BENCH_LIBPROFILER:-/usr/lib/x86_64-linux-gnu/libprofiler.so.0}
+PERF=${BENCH_PERF:-/usr/bin/perf}
+
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	d_secs=1 d_reps=1 d_snap=3 d_warm=0.3
+else
+	d_secs=5 d_reps=3 d_snap=5 d_warm=0.5
+fi
+SECS=${BENCH_SECS:-$d_secs}
+REPS=${BENCH_REPS:-$d_reps}
+SNAP_REPS=${BENCH_SNAP_REPS:-$d_snap}
+WARMUP=${BENCH_WARMUP:-$d_warm}
+DEPTH=${BENCH_DEPTH:-12}
+RATES=${BENCH_RATES:-100 1000}
+TARGETS=${BENCH_TARGETS:-1busy 8busy 2busy200idle}
+PROFILERS=${BENCH_PROFILERS:-none floor ptprof ptprof-wall gperftools perf}
+SNAP_TARGETS=${BENCH_SNAP_TARGETS:-1busy 2busy200idle}
+SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof eu-stack gdb}
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "bench: $*" >&2
+	[ -n "${RUN:-}" ] && echo "$(date +%T) $*" >>"$RUN/log"
+}
+
+# "1busy", "8busy", "2busy200idle": jitter's -b and -i.
+target_args() {
+	if [[ $1 =~ ^([0-9]+)busy(([0-9]+)idle)?$ ]]; then
+		echo "-b ${BASH_REMATCH[1]} -i ${BASH_REMATCH[3]:-0}"
+	else
+		die "bad target '$1' (want NbusyMidle)"
+	fi
+}
+
+# Sleep without forking a process (the fd is a FIFO nobody writes).
+nap() {
+	read -r -t "$1" -u "$NAP_FD" _ 2>/dev/null || :
+}
+
+# Alive and not a zombie.
+alive() {
+	local st
+	[ -r "/proc/$1/stat" ] || return 1
+	read -r st 2>/dev/null <"/proc/$1/stat" || return 1
+	st=${st##*) }
+	[ "${st%% *}" != Z ]
+}
+
+# Wait up to $2 seconds for process $1 to end.
+wait_gone() {
+	local i n=$(($2 * 20))
+	for ((i = 0; i < n; i++)); do
+		alive "$1" || return 0
+		nap 0.05
+	done
+	! alive "$1"
+}
+
+# End a process this script started: TERM, then KILL; then reap it.
+stop_pid() {
+	if alive "$1"; then
+		kill -TERM "$1" 2>/dev/null
+		wait_gone "$1" 5 || {
+			kill -KILL "$1" 2>/dev/null
+			wait_gone "$1" 5
+		}
+	fi
+	wait "$1" 2>/dev/null
+}
+
+# End a bench/cputime wrapper this script started: it passes INT on to
+# the command it runs; if both are still there, KILL the command (its
+# child, by PID) and then it.
+stop_wrapped() {
+	local kids=""
+	alive "$1" || { wait "$1" 2>/dev/null; return; }
+	read -r kids 2>/dev/null <"/proc/$1/task/$1/children" || :
+	kill -INT "$1" 2>/dev/null
+	if ! wait_gone "$1" 10; then
+		for k in $kids; do kill -KILL "$k" 2>/dev/null; done
+		wait_gone "$1" 5 || kill -KILL "$1" 2>/dev/null
+	fi
+	wait "$1" 2>/dev/null
+}
+
+# Wait up to $3 s for jitter ($2) to say "ready" in file $1.
+wait_ready() {
+	local i line
+	for ((i = 0; i < $3 * 100; i++)); do
+		if [ -s "$1" ]; then
+			read -r line <"$1" || :
+			[ "$line" = ready ] && return 0
+		fi
+		alive "$2" || return 1
+		nap 0.01
+	done
+	return 1
+}
+
+# Machine-wide jiffies: "total idle" (idle + iowait), from /proc/stat.
+cpustat() {
+	local l
+	read -r l </proc/stat
+	set -- $l
+	echo "$(($2 + $3 + $4 + $5 + $6 + $7 + $8 + $9)) $(($5 + $6))"
+}
+
+# key=value from a "k=v k=v" line.
+kv() {
+	[[ " $1 " =~ \ $2=([^ ]*)\  ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# First number after regex $2 in text $1 (the number is group 1 of $2).
+grab() {
+	[[ $1 =~ $2 ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# Fields of a sampler's summary line (ptprof or floor): only the stable
+# ones; p50/p99 when the sampler prints them on a line about pauses.
+parse_sampler() {
+	local text=$1 line pl
+	line=$(grep -m1 -E '^(ptprof|floor): .*ticks' <<<"$text")
+	pl=$(grep -E 'pause' <<<"$text" | tr '\n' ' ')
+	printf 'ticks=%s missed=%s samples=%s threads=%s pause_mean_us=%s pause_max_us=%s pause_p50_us=%s pause_p99_us=%s' \
+		"$(grab "$line" '([0-9]+) ticks')" \
+		"$(grab "$line" '\(([0-9]+) missed\)')" \
+		"$(grab "$line" '([0-9]+) samples')" \
+		"$(grab "$line" '([0-9]+) threads')" \
+		"$(grab "$line" 'pause mean ([0-9.]+) ?us')" \
+		"$(grab "$line" 'pause [^,]*max ([0-9.]+) ?us')" \
+		"$(grab "$pl" 'p50[ =:]+([0-9.]+) ?us')" \
+		"$(grab "$pl" 'p99[ =:]+([0-9.]+) ?us')"
+}
+
+# One measured run: target $1 under profiler $2 at $3 Hz, repetition $4.
+run_one() {
+	local target=$1 prof=$2 hz=$3 rep=$4
+	local tag="$target.$prof.$hz.r$rep" jargs jpid ppid="" jst pst=0
+	local tot0 idle0 tot1 idle1 busy
+	local L="$RUN/logs/$target.$prof.$hz.r$rep" out status=ok extra=""
+	local bound=$BOUND
+
+	read -r -a jargs <<<"$(target_args "$target")"
+	rm -f "$SCRATCH"/*
+	read -r tot0 idle0 <<<"$(cpustat)"
+	local J=("$BIN/jitter" "${jargs[@]}" -d "$SECS" -w "$WARMUP" -s "$DEPTH")
+	case $prof in
+	gperftools)
+		env LD_PRELOAD="$LIBPROFILER" CPUPROFILE="$SCRATCH/$tag.gperf" \
+			CPUPROFILE_FREQUENCY="$hz" "${J[@]}" \
+			>"$L.jitter" 2>"$L.jitter.err" &
+		jpid=$! ;;
+	perf)
+		# perf starts the target itself: attaching with -p takes perf
+		# long enough on a loaded machine to miss the warm-up.
+		"$BIN/cputime" -t "$bound" "$L.cpu" \
+			"$PERF" record -F "$hz" -g --no-buildid-cache \
+			-o "$SCRATCH/$tag.data" -- "${J[@]}" \
+			>"$L.jitter" 2>"$L.err" &
+		ppid=$! jpid="" ;;
+	*)
+		"${J[@]}" >"$L.jitter" 2>"$L.jitter.err" &
+		jpid=$! ;;
+	esac
+	if ! wait_ready "$L.jitter" "${jpid:-$ppid}" 20; then
+		if [ -n "$jpid" ]; then stop_pid "$jpid"; else stop_wrapped "$ppid"; fi
+		echo "target=$target prof=$prof hz=$hz rep=$rep status=fail:target-not-ready" >>"$RUN/results.tsv"
+		log "$tag: the target did not start"
+		return
+	fi
+	case $prof in
+	floor)
+		"$BIN/cputime" -t "$bound" "$L.cpu" \
+			"$BIN/floor" -p "$jpid" -f "$hz" -d "$bound" \
+			>"$L.out" 2>"$L.err" &
+		ppid=$! ;;
+	ptprof | ptprof-wall)
+		local opts=()
+		[ "$prof" = ptprof-wall ] && opts+=(--wall)
+		[ "$HAVE_STATS" = 1 ] && opts+=(--stats)
+		"$BIN/cputime" -t "$bound" "$L.cpu" \
+			"$PTPROF" -p "$jpid" -f "$hz" -d "$bound" \
+			-o "$SCRATCH/$tag.prof" "${opts[@]}" \
+			>"$L.out" 2>"$L.err" &
+		ppid=$! ;;
+	esac
+	jst=0
+	if [ -n "$jpid" ]; then
+		if ! wait_gone "$jpid" "$bound"; then
+			status=fail:target-overran
+			stop_pid "$jpid"
+		fi
+		wait "$jpid"
+		jst=$?
+	fi
+	if [ -n "$ppid" ]; then
+		wait_gone "$ppid" $((bound + 30)) || {
+			status=fail:profiler-hung
+			stop_wrapped "$ppid"
+		}
+		wait "$ppid"
+		pst=$?
+	fi
+	read -r tot1 idle1 <<<"$(cpustat)"
+	busy=$(awk -v t=$((tot1 - tot0)) -v i=$((idle1 - idle0)) \
+		'BEGIN { if (t > 0) printf "%.1f", 100 * (t - i) / t }')
+	out=$(grep -m1 '^jitter ' "$L.jitter")
+	if [ -z "$out" ] || [ "$jst" != 0 ]; then
+		[ "$status" = ok ] && status=fail:target-exit-$jst
+	elif [ "$pst" != 0 ] && [ "$status" = ok ]; then
+		status=fail:profiler-exit-$pst
+	fi
+	case $prof in
+	floor | ptprof | ptprof-wall)
+		extra="$(parse_sampler "$(cat "$L.err")") $(kv "$(cat "$L.cpu" 2>/dev/null)" cpu_us | sed 's/^/cpu_us=/')" ;;
+	perf)
+		# Its rusage includes its child, the target: take that away.
+		local pc tc
+		pc=$(kv "$(cat "$L.cpu" 2>/dev/null)" cpu_us)
+		tc=$(kv "$out" cpu_us)
+		extra="samples=$(grab "$(cat "$L.err")" '\(([0-9]+) samples\)')"
+		[ -n "$pc" ] && [ -n "$tc" ] && extra+=" cpu_us=$((pc - tc))" ;;
+	gperftools)
+		extra="samples=$(grab "$(cat "$L.jitter.err")" 'interrupts/evictions/bytes = ([0-9]+)/')"
+		[ -s "$SCRATCH/$tag.gperf" ] || [ "$status" != ok ] ||
+			status=fail:no-profile-written ;;
+	esac
+	echo "target=$target prof=$prof hz=$hz rep=$rep status=$status" \
+		"stolen_pct=$(kv "$out" stolen_pct) gap_p50_ns=$(kv "$out" p50_ns)" \
+		"gap_p99_ns=$(kv "$out" p99_ns) gap_max_ns=$(kv "$out" max_ns)" \
+		"gap_mean_ns=$(kv "$out" mean_ns) gaps=$(kv "$out" gaps)" \
+		"loops=$(kv "$out" loops) machine_busy_pct=$busy $extra" \
+		>>"$RUN/results.tsv"
+	log "$tag: $status stolen $(kv "$out" stolen_pct)% machine busy $busy% $extra"
+	rm -f "$SCRATCH"/*
+}
+
+# One-shot snapshots of a running target: wall time of each command.
+snap_target() {
+	local target=$1 jargs jpid L r i t tool tools
+	read -r -a jargs <<<"$(target_args "$target")"
+	L="$RUN/logs/$target.snap"
+	"$BIN/jitter" "${jargs[@]}" -d 100000 -s "$DEPTH" >"$L.jitter" 2>&1 &
+	jpid=$!
+	if ! wait_ready "$L.jitter" "$jpid" 20; then
+		stop_pid "$jpid"
+		log "$target snapshots: the target did not start"
+		return
+	fi
+	read -r -a tools <<<"$SNAP_TOOLS"
+	for ((r = 1; r <= SNAP_REPS; r++)); do
+		for ((i = 0; i < ${#tools[@]}; i++)); do
+			# Rotate the order from one repetition to the next.
+			tool=${tools[$(((i + r) % ${#tools[@]}))]}
+			t="$L.$tool.r$r"
+			local ok=0 extra=""
+			case $tool in
+			ptprof)
+				"$BIN/cputime" -t 60 "$t.cpu" "$PTPROF" -p "$jpid" \
+					-f 1 -d 0.001 -o "$SCRATCH/oneshot.prof" \
+					>"$t.out" 2>"$t.err" && ok=1
+				extra=$(parse_sampler "$(cat "$t.err")") ;;
+			eu-stack)
+				[ -n "$EU_STACK" ] || continue
+				"$BIN/cputime" -t 60 "$t.cpu" "$EU_STACK" -p "$jpid" \
+					>"$t.out" 2>"$t.err"
+				grep -q '^#0 ' "$t.out" && ok=1 ;;
+			gdb)
+				[ -n "$GDB" ] || continue
+				"$BIN/cputime" -t 60 "$t.cpu" "$GDB" -nx -batch \
+					-iex 'set debuginfod enabled off' \
+					-p "$jpid" -ex 'thread apply all bt' \
+					</dev/null >"$t.out" 2>"$t.err"
+				grep -q '^#0 ' "$t.out" && ok=1 ;;
+			*) die "unknown snapshot tool '$tool'" ;;
+			esac
+			echo "target=$target tool=$tool rep=$r ok=$ok" \
+				"$(cat "$t.cpu" 2>/dev/null) $extra" >>"$RUN/snapshots.tsv"
+			log "$target snapshot $tool r$r: ok=$ok $(cat "$t.cpu" 2>/dev/null)"
+			rm -f "$SCRATCH"/*
+			if ! alive "$jpid"; then
+				log "$target snapshots: the target died under $tool"
+				wait "$jpid" 2>/dev/null
+				return
+			fi
+		done
+	done
+	stop_pid "$jpid"
+}
+
+machine_info() {
+	local model mem_total mem_free mem_avail
+	model=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//')
+	mem_total=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+	mem_free=$(awk '/^MemFree:/ {print $2}' /proc/meminfo)
+	mem_avail=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+	{
+		echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "nproc=$(nproc)"
+		echo "cpu_model=${model:-unknown}"
+		echo "kernel=$(uname -srm)"
+		echo "memory=$(awk -v t="$mem_total" -v f="$mem_free" -v a="$mem_avail" \
+			'BEGIN { printf "%.1f GiB free (%.1f GiB available) of %.1f GiB", f/1048576, a/1048576, t/1048576 }')"
+		echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "ptprof_version=$("$PTPROF" --version 2>&1 | head -1)"
+		echo "ptprof_git=$([ -e "$SRCDIR/.git" ] &&
+			git -C "$SRCDIR" describe --always --dirty 2>/dev/null ||
+			echo unknown)"
+		echo "secs=$SECS"
+		echo "reps=$REPS"
+		echo "snap_reps=$SNAP_REPS"
+		echo "warmup=$WARMUP"
+		echo "depth=$DEPTH"
+		echo "rates=$RATES"
+		echo "targets=$TARGETS"
+		echo "profilers=$PROFILERS"
+		echo "snap_targets=$SNAP_TARGETS"
+		echo "snap_tools=$SNAP_TOOLS"
+		echo "have_wall=$HAVE_WALL"
+		echo "have_stats=$HAVE_STATS"
+	} >"$RUN/meta"
+}
+
+write_report() {
+	local dir=$1 tmp
+	[ -s "$dir/meta" ] || die "$dir/meta: no such results"
+	touch "$dir/results.tsv" "$dir/snapshots.tsv" "$dir/unavailable"
+	mkdir -p "$(dirname "$REPORT")"
+	tmp="$REPORT.tmp.$$"
+	awk -f "$here/report.awk" "$dir/meta" "$dir/unavailable" \
+		"$dir/results.tsv" "$dir/snapshots.tsv" >"$tmp" ||
+		{ rm -f "$tmp"; die "report.awk failed"; }
+	mv "$tmp" "$REPORT"
+	cp "$REPORT" "$dir/PERFORMANCE.md"
+	log "wrote $REPORT"
+}
+
+if [ "${1:-}" = --report ]; then
+	[ $# = 2 ] || die "usage: run.sh --report RESULTS_DIR"
+	RUN=""
+	write_report "$2"
+	exit 0
+fi
+[ $# = 0 ] || die "usage: run.sh [--report RESULTS_DIR]"
+
+# --- Set-up ---------------------------------------------------------------
+for t in $TARGETS $SNAP_TARGETS; do target_args "$t" >/dev/null; done
+for v in "$SECS" "$WARMUP" "$REPS" "$SNAP_REPS" "$DEPTH" $RATES; do
+	[[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "not a number: '$v'"
+done
+# Longest a run may take before something is declared hung.
+BOUND=$(awk -v s="$SECS" -v w="$WARMUP" 'BEGIN { print int(s + w) + 30 }')
+for p in jitter floor cputime; do
+	[ -x "$BIN/$p" ] || die "$BIN/$p missing: run 'make bench'"
+done
+[ -x "$PTPROF" ] || die "$PTPROF missing: run 'make'"
+
+t_start=$(date +%s)
+RUN="$RESULTS/$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$RUN/logs" || die "cannot create $RUN"
+ln -sfn "$(basename "$RUN")" "$RESULTS/latest"
+SCRATCH=$(mktemp -d /dev/shm/ptprof-bench.XXXXXX 2>/dev/null || mktemp -d)
+mkfifo "$RUN/.nap" || die "mkfifo failed"
+exec {NAP_FD}<>"$RUN/.nap"
+trap 'rm -rf "$SCRATCH"; rm -f "$RUN/.nap"' EXIT
+: >"$RUN/results.tsv"
+: >"$RUN/snapshots.tsv"
+: >"$RUN/unavailable"
+
+unavailable() {
+	echo "$1=$2" >>"$RUN/unavailable"
+	log "$1 unavailable: $2"
+}
+
+HAVE_WALL=0
+HAVE_STATS=0
+help=$("$PTPROF" --help 2>&1)
+grep -q -- --wall <<<"$help" && HAVE_WALL=1
+grep -q -- --stats <<<"$help" && HAVE_STATS=1
+
+profs=()
+for prof in $PROFILERS; do
+	case $prof in
+	none | floor | ptprof) profs+=("$prof") ;;
+	ptprof-wall)
+		if [ "$HAVE_WALL" = 1 ]; then
+			profs+=("$prof")
+		else
+			unavailable ptprof-wall "this ptprof has no --wall option (its only mode stops every thread)"
+		fi ;;
+	gperftools)
+		if [ -r "$LIBPROFILER" ]; then
+			profs+=("$prof")
+		else
+			unavailable gperftools "$LIBPROFILER not found (Debian package libgoogle-perftools4)"
+		fi ;;
+	perf)
+		if [ ! -x "$PERF" ]; then
+			unavailable perf "$PERF not found"
+		elif "$BIN/cputime" -t 30 "$RUN/perf-check.cpu" "$PERF" record -F 100 -g \
+			--no-buildid-cache -o "$SCRATCH/check.data" -- true \
+			>"$RUN/perf-check.log" 2>&1 && [ -s "$SCRATCH/check.data" ]; then
+			profs+=("$prof")
+		else
+			unavailable perf "perf record fails here: $(grep -v '^\s*$' "$RUN/perf-check.log" | head -1)"
+		fi
+		rm -f "$SCRATCH"/* ;;
+	*) die "unknown profiler '$prof'" ;;
+	esac
+done
+
+EU_STACK=$(command -v eu-stack || :)
+if [ -z "$EU_STACK" ] && [[ " $SNAP_TOOLS " = *" eu-stack "* ]]; then
+	if [ "${BENCH_NO_INSTALL:-0}" != 1 ] && [ "$(id -u)" = 0 ] &&
+		command -v apt-get >/dev/null; then
+		log "installing elfutils for eu-stack (apt-get)"
+		{ apt-get install -y elfutils ||
+			{ apt-get update && apt-get install -y elfutils; }; } \
+			>"$RUN/apt.log" 2>&1
+		EU_STACK=$(command -v eu-stack || :)
+	fi
+	[ -n "$EU_STACK" ] || unavailable eu-stack "eu-stack not installed (Debian package elfutils)"
+fi
+GDB=$(command -v gdb || :)
+if [ -z "$GDB" ] && [[ " $SNAP_TOOLS " = *" gdb "* ]]; then
+	unavailable gdb "gdb not installed"
+fi
+{
+	echo "perf_version=$("$PERF" version 2>/dev/null | head -1)"
+	echo "eu_stack_version=$([ -n "$EU_STACK" ] && "$EU_STACK" --version 2>/dev/null | head -1)"
+	echo "gdb_version=$([ -n "$GDB" ] && "$GDB" --version 2>/dev/null | head -1)"
+	echo "libprofiler=$(readlink -f "$LIBPROFILER" 2>/dev/null)"
+} >>"$RUN/unavailable.info"
+
+machine_info
+cat "$RUN/unavailable.info" >>"$RUN/meta"
+log "results in $RUN; $REPS x ${SECS}s runs of: ${profs[*]} at $RATES Hz on $TARGETS"
+
+# --- Measured runs, interleaved ------------------------------------------
+configs=()
+for prof in "${profs[@]}"; do
+	if [ "$prof" = none ]; then
+		configs+=("none -")
+	else
+		for hz in $RATES; do configs+=("$prof $hz"); done
+	fi
+done
+n=${#configs[@]}
+for ((rep = 1; rep <= REPS; rep++)); do
+	for target in $TARGETS; do
+		# Rotate the order of the configurations from one repetition
+		# (and target) to the next, so no configuration always runs
+		# right after the same other one.
+		off=$(((rep - 1) * 3 + ${#target}))
+		for ((i = 0; i < n; i++)); do
+			read -r prof hz <<<"${configs[$(((i + off) % n))]}"
+			run_one "$target" "$prof" "$hz" "$rep"
+		done
+	done
+done
+
+# --- One-shot snapshots ------------------------------------------------------
+for target in $SNAP_TARGETS; do
+	snap_target "$target"
+done
+
+echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RUN/meta"
+echo "elapsed_s=$(($(date +%s) - t_start))" >>"$RUN/meta"
+write_report "$RUN"
+log "done in $(($(date +%s) - t_start)) s"
