@@ -57,7 +57,17 @@ struct sampler {
 	struct thread **active; /* threads seized this tick */
 	size_t nactive, cap_active;
 	size_t pending; /* of those, SEIZED and not yet stopped */
-	struct capture *cap; /* one at a time: unwound right after the detach */
+	struct capture *cap; /* the capture being taken */
+	struct queued {
+		struct thread *th;
+		struct user_regs_struct regs;
+		uint64_t stack_start;
+		size_t off, len; /* in arena */
+	} *queue;	      /* this tick's captures, unwound after it */
+	size_t nqueued, cap_queued;
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
+	struct capture view;  /* a queued capture, as the unwinder sees it */
 	uint64_t *pcs;
 	uint64_t tick;
 	uint64_t period_ns;
@@ -113,6 +123,44 @@ static void release_stray(pid_t tid, int status);
  * uncaptured.  Either way the signal it was stopped for, if any, goes
  * back with the detach.
  */
+/*
+ * Keep a capture for unwinding once the tick's stops are all in: unwinding
+ * between two stops would keep every thread not yet served stopped for
+ * it.  The stack bytes go to a per-tick arena, sized to what was copied.
+ */
+static void queue_capture(struct sampler *s, struct thread *th)
+{
+	const struct capture *c = s->cap;
+	struct queued *q;
+
+	if (s->nqueued == s->cap_queued) {
+		size_t n = s->cap_queued ? s->cap_queued * 2 : 16;
+		struct queued *nq = realloc(s->queue, n * sizeof(*nq));
+
+		if (!nq)
+			return;
+		s->queue = nq;
+		s->cap_queued = n;
+	}
+	if (s->arena_len + c->stack_len > s->arena_cap) {
+		size_t n = (s->arena_len + c->stack_len) * 2;
+		uint8_t *na = realloc(s->arena, n);
+
+		if (!na)
+			return;
+		s->arena = na;
+		s->arena_cap = n;
+	}
+	q = &s->queue[s->nqueued++];
+	q->th = th;
+	q->regs = c->regs;
+	q->stack_start = c->stack_start;
+	q->off = s->arena_len;
+	q->len = c->stack_len;
+	memcpy(s->arena + s->arena_len, c->stack, c->stack_len);
+	s->arena_len += c->stack_len;
+}
+
 static void note_stop(struct sampler *s, struct thread *th, int sig)
 {
 	bool ours = th->state == TS_SEIZED;
@@ -127,7 +175,7 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 	if (detach(th) == 0 && ours)
 		s->last_detach_ns = mono_now_ns();
 	if (captured)
-		record_stack(s, th);
+		queue_capture(s, th);
 }
 
 /* One waitpid() result, for a traced thread or the launched child. */
@@ -216,6 +264,20 @@ static int push_active(struct sampler *s, struct thread *th)
 }
 
 /*
+ * One pread per listed thread per tick is most of a tick's cost when
+ * hundreds of threads sleep: a thread found idle again and again is looked
+ * at less often, every 2, 4, 8, then 16 ticks.  A thread that wakes is
+ * then noticed up to 15 ticks late; the CPU time it used meanwhile still
+ * shows in its schedstat when it is looked at.
+ */
+static void back_off(struct sampler *s, struct thread *th)
+{
+	unsigned k = ++th->idle_checks / 8;
+
+	th->next_check = s->tick + (k >= 4 ? 16u : 1u << k);
+}
+
+/*
  * Did the thread run since its stack was last captured?  Its on-CPU time
  * (schedstat) tells: if that has not moved, its user stack cannot have
  * either, and stopping it would only cost the target (a blocked thread
@@ -235,6 +297,8 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 	uint64_t self_cost = s->period_ns / 4 < 200 * NSEC_PER_USEC ?
 				     s->period_ns / 4 : 200 * NSEC_PER_USEC;
 
+	if (s->tick < th->next_check)
+		return false; /* long idle: looked at less often */
 	if (th->sched_fd < 0)
 		th->sched_fd = procfs_open_schedstat(s->cfg->pid, th->tid);
 	if (th->sched_fd < 0 ||
@@ -248,10 +312,13 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 		       procfs_task_state(s->cfg->pid, th->tid) == 'R';
 	}
 	if (th->cpu_now - th->cpu_base > self_cost ||
-	    th->runs_now - th->runs_base > 2)
+	    th->runs_now - th->runs_base > 2) {
+		th->idle_checks = 0;
 		return true;
+	}
 	th->cpu_base = th->cpu_now;
 	th->runs_base = th->runs_now;
+	back_off(s, th);
 	return false;
 }
 
@@ -396,8 +463,25 @@ static uint64_t first_unmapped(const struct sampler *s, const uint64_t *pcs,
 
 static int unwind_captured(struct sampler *s)
 {
-	return unwinder_unwind(s->unw, s->cap, s->pcs,
+	return unwinder_unwind(s->unw, &s->view, s->pcs,
 			       (int)stacktab_max_depth(s->tab));
+}
+
+/* After the tick's stop window: unwind every queued capture. */
+static void unwind_queued(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nqueued; i++) {
+		const struct queued *q = &s->queue[i];
+
+		s->view.tid = q->th->tid;
+		s->view.regs = q->regs;
+		s->view.stack_start = q->stack_start;
+		s->view.stack_len = q->len;
+		s->view.stack = s->arena + q->off;
+		record_stack(s, q->th);
+	}
+	s->nqueued = 0;
+	s->arena_len = 0;
 }
 
 static void record_stack(struct sampler *s, struct thread *th)
@@ -563,6 +647,7 @@ static uint64_t stop_the_world(struct sampler *s)
 	interrupt_all(s);
 	collect_stops(s, t0 + timeout);
 	mark_late(s);
+	unwind_queued(s);
 	return s->last_detach_ns > t0 ? s->last_detach_ns - t0 : 0;
 }
 
@@ -697,6 +782,8 @@ static void teardown(struct sampler *s)
 	threadtab_free(s->threads);
 	unwinder_free(s->unw);
 	capture_free(s->cap);
+	free(s->queue);
+	free(s->arena);
 	tidlist_free(&s->tids);
 	free(s->active);
 	free(s->pcs);

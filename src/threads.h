@@ -39,6 +39,8 @@ struct thread {
 	bool have_cpu;	    /* cpu_base/runs_base are real readings */
 	uint64_t cpu_now, runs_now;   /* schedstat read this tick */
 	uint64_t cpu_base, runs_base; /* ... at its last capture */
+	unsigned idle_checks;	/* schedstat looks in a row that found it idle */
+	uint64_t next_check;	/* tick of the next look */
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
 	size_t last_n;
 	struct thread *next_;
