@@ -351,6 +351,32 @@ int procfs_read_schedstat(int fd, uint64_t *cpu_ns, uint64_t *runs)
 	return 0;
 }
 
+int procfs_num_threads(pid_t pid, int *fd)
+{
+	char buf[1024], path[64], *p;
+	long n = -1;
+	ssize_t len;
+
+	if (*fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0)
+			return -1;
+	}
+	len = pread(*fd, buf, sizeof(buf) - 1, 0);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	/* after "pid (comm) ": state is field 3, num_threads field 20 */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%*u %*u %*d %*d %*d %*d %ld", &n) != 1 || n <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)n;
+}
+
 int procfs_comm(pid_t pid, pid_t tid, char *out, size_t len)
 {
 	char path[96], *buf, *nl;

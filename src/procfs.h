@@ -78,6 +78,12 @@ int procfs_uid(pid_t pid, uid_t *uid);
 int procfs_open_schedstat(pid_t pid, pid_t tid);
 int procfs_read_schedstat(int fd, uint64_t *cpu_ns, uint64_t *runs);
 
+/*
+ * The number of threads of a process (field 20 of /proc/PID/stat), read
+ * with pread() on an fd kept open (*fd < 0 at first).  -1 with errno.
+ */
+int procfs_num_threads(pid_t pid, int *fd);
+
 /* Thread or process name (comm), NUL-terminated, newline stripped. */
 int procfs_comm(pid_t pid, pid_t tid, char *buf, size_t len);
 

@@ -87,6 +87,7 @@ struct sampler {
 	size_t maps_len;
 	int pidfd;	 /* the target, to tell exit (and PID reuse) apart */
 	void *task_dir;	 /* /proc/PID/task, kept open */
+	int stat_fd;	 /* /proc/PID/stat, kept open: the thread count */
 	pid_t live_tid;	 /* a thread sampled last tick, to read maps through */
 	bool target_gone;
 };
@@ -402,12 +403,31 @@ static int nothing_seized(struct sampler *s, int eperm)
 	return 0;
 }
 
+/*
+ * Listing /proc/PID/task walks every thread in the kernel: with hundreds
+ * of threads it is the dearest part of a tick.  It is redone when the
+ * thread count (one pread of /proc/PID/stat) has changed, and every 8th
+ * tick regardless, for a thread that exited while another was created.
+ * A reused list may name a thread that is gone: its seize fails, and it
+ * is skipped as any exiting thread is.
+ */
+static bool need_listing(struct sampler *s)
+{
+	int n = procfs_num_threads(s->cfg->pid, &s->stat_fd);
+
+	if (n < 0 || (size_t)n != s->tids.n || s->tick % 8 == 1 ||
+	    s->tids.n == 0)
+		return true;
+	return false;
+}
+
 static int seize_all(struct sampler *s)
 {
 	int eperm = 0;
 
 	s->nactive = 0;
-	if (procfs_list_tasks_cached(s->cfg->pid, &s->task_dir, &s->tids)) {
+	if (need_listing(s) &&
+	    procfs_list_tasks_cached(s->cfg->pid, &s->task_dir, &s->tids)) {
 		if (errno != ENOENT && errno != ESRCH)
 			return -1;
 		s->target_gone = true;
@@ -762,6 +782,7 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->maps = maps;
 	s->st = st;
 	s->period_ns = NSEC_PER_SEC / (cfg->hz ? cfg->hz : 100);
+	s->stat_fd = -1;
 	s->waitset = *cfg->stop_signals;
 	sigaddset(&s->waitset, SIGTSTP);
 	s->sigfd = signalfd(-1, &s->waitset, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -793,6 +814,8 @@ static void teardown(struct sampler *s)
 	if (s->sigfd >= 0)
 		close(s->sigfd);
 	procfs_tasks_close(&s->task_dir);
+	if (s->stat_fd >= 0)
+		close(s->stat_fd);
 }
 
 /* Run ticks on absolute deadlines until something ends the run. */
