@@ -1,10 +1,10 @@
 /*
  * ptctl.h - the ptrace requests ptprof makes, one function each.
  *
- * ptprof's own requests are PTRACE_SEIZE (never PTRACE_ATTACH: no SIGSTOP
+ * ptprof's only requests are PTRACE_SEIZE (never PTRACE_ATTACH: no SIGSTOP
  * is sent, and group-stop stays visible), PTRACE_INTERRUPT, PTRACE_GETREGS
- * and PTRACE_DETACH; libunwind-ptrace adds PTRACE_PEEKDATA reads while a
- * thread is stopped (unwind.c).  It never sets PTRACE_O_EXITKILL: if ptprof dies, the
+ * and PTRACE_DETACH: memory is read with process_vm_readv(), never with
+ * PTRACE_PEEKDATA (capture.c, unwind.c).  It never sets PTRACE_O_EXITKILL: if ptprof dies, the
  * kernel detaches every tracee and the target runs on.
  *
  * Contract: thin wrappers, 0 or -1 with errno, never print or exit.

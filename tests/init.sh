@@ -195,9 +195,9 @@ run_ptprof_()
 }
 
 # ptprof blocks SIGINT, SIGTERM and SIGHUP (bits 2, 15, 1 of SigBlk) before
-# it starts sampling, and then waits for them (with SIGCHLD) in
-# rt_sigtimedwait (syscall 128), which unblocks them while it waits: either
-# shows that ptprof is sampling and would take one of them as a stop request.
+# it starts sampling and reads them from a signalfd from then on: the mask
+# shows that ptprof would take one of them as a stop request.  (Syscall 128,
+# rt_sigtimedwait, is accepted too: ptprof waited there before 0.1.0.)
 ptprof_sampling_()
 {
 	local blk sc
