@@ -62,3 +62,4 @@ TESTS += \
 	tests/signal-stop.test \
 	tests/target-exit.test \
 	tests/stopped-target.test
+EXTRA_DIST += tests/targets/target.h

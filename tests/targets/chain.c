@@ -15,12 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
-#define NOIPA __attribute__((noipa))
-#else
-#define NOIPA __attribute__((noinline))
-#endif
-#define KEEP_FRAME() __asm__ volatile("" ::: "memory")
+#include "target.h"
 
 volatile uint64_t sink;
 
@@ -50,14 +45,6 @@ NOIPA void level_one(void)
 {
 	level_two();
 	KEEP_FRAME();
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)

@@ -24,12 +24,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
-#define NOIPA __attribute__((noipa))
-#else
-#define NOIPA __attribute__((noinline))
-#endif
-#define KEEP_FRAME() __asm__ volatile("" ::: "memory")
+#include "target.h"
 
 #define MIN_DEPTH 50
 #define MAX_DEPTH 300

@@ -21,23 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
-#define NOIPA __attribute__((noipa))
-#else
-#define NOIPA __attribute__((noinline))
-#endif
-#define KEEP_FRAME() __asm__ volatile("" ::: "memory")
+#include "target.h"
 
 volatile uint64_t sink;
 volatile uintptr_t null_address; /* 0, unknown to the compiler */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 NOIPA void burn(double seconds)
 {

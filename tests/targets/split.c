@@ -18,12 +18,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
-#define NOIPA __attribute__((noipa))
-#else
-#define NOIPA __attribute__((noinline))
-#endif
-#define KEEP_FRAME() __asm__ volatile("" ::: "memory")
+#include "target.h"
 
 /* Iterations in one unit of work: ~25 us on average, far below a 5 ms
  * tick.  Each round draws its unit size at random (hot_a and hot_b get the
@@ -68,14 +63,6 @@ NOIPA void route_right(unsigned n)
 	hot_b(n);
 	hot_a(n);
 	KEEP_FRAME();
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* xorshift64: a unit size in [UNIT/2, 3*UNIT/2). */

@@ -15,23 +15,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
-#define NOIPA __attribute__((noipa))
-#else
-#define NOIPA __attribute__((noinline))
-#endif
-#define KEEP_FRAME() __asm__ volatile("" ::: "memory")
+#include "target.h"
 
 static double end_time;
 volatile uint64_t sink1, sink2, sink3;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The loop is in each busy function itself, so it is the leaf. */
 #define BUSY(sink, mul)                                                      \

@@ -7,13 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "target.h"
 
 __attribute__((noinline)) void clock_loop(double end)
 {

@@ -19,16 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "target.h"
+
 static atomic_int stop;
 static int child_ms;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void *vfork_loop(void *arg)
 {

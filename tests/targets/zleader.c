@@ -13,15 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "target.h"
+
 static double seconds;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 __attribute__((noinline)) void worker_spin(double end)
 {
