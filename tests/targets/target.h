@@ -1,0 +1,30 @@
+/*
+ * target.h - what the test targets share.
+ *
+ * now(): CLOCK_MONOTONIC in seconds, for targets that run for a given
+ * time.  NOIPA keeps GCC from merging, cloning or inlining a function
+ * whose name a test looks for; KEEP_FRAME() after a call keeps it from
+ * becoming a tail call (which would drop the caller's frame).  Header-only,
+ * so each target stays one self-contained program.
+ */
+#ifndef PTPROF_TARGET_H
+#define PTPROF_TARGET_H
+
+#include <time.h>
+
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
+#define NOIPA __attribute__((noipa))
+#else
+#define NOIPA __attribute__((noinline))
+#endif
+#define KEEP_FRAME() __asm__ volatile("" ::: "memory")
+
+static inline double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#endif /* PTPROF_TARGET_H */
