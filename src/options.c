@@ -37,9 +37,10 @@ const char options_usage[] =
 	"  -h, --help            show this help and exit\n"
 	"  -V, --version         show the version and exit\n"
 	"\n"
-	"ptprof stops all threads at every tick (PTRACE_INTERRUPT), unwinds them\n"
-	"with libunwind and detaches, so the target is not traced between ticks.\n"
-	"With -- COMMAND, ptprof exits with COMMAND's exit status.\n";
+	"At every tick ptprof stops the threads that ran since their last sample\n"
+	"(PTRACE_INTERRUPT), copies their registers and stack, detaches, and\n"
+	"unwinds the copies with libunwind: the target is not traced between\n"
+	"ticks.  With -- COMMAND, ptprof exits with COMMAND's exit status.\n";
 
 enum { OPT_MAX_DEPTH = 256, OPT_WALL, OPT_STATS };
 
