@@ -250,17 +250,20 @@ static int read_status(pid_t pid, char **buf)
 	return procfs_read_file(path, buf, &len);
 }
 
-static int tracer_in(char *buf)
+/* The whole number after "Key:" in a status file's text (which it frees),
+ * or -1 with errno EINVAL when absent or below min. */
+static int status_int(char *buf, const char *key, int min)
 {
-	const char *v = status_field(buf, "TracerPid");
-	int tracer = v ? (int)strtol(v, NULL, 10) : -1;
+	const char *v = status_field(buf, key);
+	int n = v ? (int)strtol(v, NULL, 10) : min - 1;
 
 	free(buf);
-	if (tracer < 0)
+	if (n < min) {
 		errno = EINVAL;
-	return tracer;
+		return -1;
+	}
+	return n;
 }
-
 int procfs_tracer_pid_of(pid_t pid, pid_t tid)
 {
 	char path[96], *buf;
@@ -270,43 +273,25 @@ int procfs_tracer_pid_of(pid_t pid, pid_t tid)
 		 (int)tid);
 	if (procfs_read_file(path, &buf, &len))
 		return -1;
-	return tracer_in(buf);
+	return status_int(buf, "TracerPid", 0);
 }
 
 int procfs_tracer_pid(pid_t pid)
 {
-	const char *v;
 	char *buf;
-	int tracer = -1;
 
 	if (read_status(pid, &buf))
 		return -1;
-	v = status_field(buf, "TracerPid");
-	if (v)
-		tracer = (int)strtol(v, NULL, 10);
-	free(buf);
-	if (tracer < 0)
-		errno = EINVAL;
-	return tracer;
+	return status_int(buf, "TracerPid", 0);
 }
 
 int procfs_tgid(pid_t pid)
 {
-	const char *v;
 	char *buf;
-	int tgid = -1;
 
 	if (read_status(pid, &buf))
 		return -1;
-	v = status_field(buf, "Tgid");
-	if (v)
-		tgid = (int)strtol(v, NULL, 10);
-	free(buf);
-	if (tgid <= 0) {
-		errno = EINVAL;
-		tgid = -1;
-	}
-	return tgid;
+	return status_int(buf, "Tgid", 1);
 }
 
 int procfs_uid(pid_t pid, uid_t *uid)

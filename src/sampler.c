@@ -75,13 +75,10 @@ struct sampler {
 	unsigned refused_ticks;
 	sigset_t waitset; /* stop signals and SIGTSTP, read from sigfd */
 	int sigfd;
-	bool maps_stale;
 	uint64_t unmapped[UNMAPPED_PAGES]; /* pages tried since the last read */
 	unsigned nunmapped;
 	uint64_t reads_window_ns;	  /* start of the current second */
 	unsigned reads_in_window;
-	bool maps_read;
-	uint64_t maps_read_ns;
 	char *maps_text; /* last snapshot read, to flush caches on change */
 	size_t maps_generation; /* bumped whenever the maps changed */
 	size_t maps_len;
@@ -118,12 +115,6 @@ static void child_exited(struct sampler *s, pid_t pid, int status)
 static void record_stack(struct sampler *s, struct thread *th);
 static void release_stray(pid_t tid, int status);
 
-/*
- * A stop of ours: capture the thread, let it go at once, then unwind the
- * copy.  A LATE stop, or (defensively) one we did not ask for, is let go
- * uncaptured.  Either way the signal it was stopped for, if any, goes
- * back with the detach.
- */
 /*
  * Keep a capture for unwinding once the tick's stops are all in: unwinding
  * between two stops would keep every thread not yet served stopped for
@@ -162,6 +153,12 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	s->arena_len += c->stack_len;
 }
 
+/*
+ * A stop of ours: capture the thread, let it go at once, and queue the copy
+ * for unwinding after the stop window.  A LATE stop, or (defensively) one we did not ask for, is let go
+ * uncaptured.  Either way the signal it was stopped for, if any, goes
+ * back with the detach.
+ */
 static void note_stop(struct sampler *s, struct thread *th, int sig)
 {
 	bool ours = th->state == TS_SEIZED;
@@ -468,7 +465,7 @@ static void keep_last_stack(struct thread *th, const uint64_t *pcs, size_t n)
 	th->last_n = n;
 }
 
-static void refresh_maps(struct sampler *s, uint64_t now, bool force);
+static void refresh_maps(struct sampler *s);
 static bool worth_reading(struct sampler *s, uint64_t pc, uint64_t now);
 
 /* The first PC of the chain outside every known executable mapping, or 0. */
@@ -516,8 +513,7 @@ static void record_stack(struct sampler *s, struct thread *th)
 	if (pc && worth_reading(s, pc, mono_now_ns())) {
 		size_t before = s->maps_generation;
 
-		s->maps_stale = true;
-		refresh_maps(s, mono_now_ns(), false);
+		refresh_maps(s);
 		if (s->maps_generation != before)
 			n = unwind_captured(s);
 	}
@@ -564,11 +560,6 @@ static bool drop_vanished(const struct thread *th, void *arg)
 	return false;
 }
 
-/*
- * Read /proc/PID/maps when it has never been read, when a sampled PC lay
- * outside every known executable mapping (dlopen since), rate-limited, or
- * when forced (the end of the run).  Never inside the stop window.
- */
 /* May an unmapped PC trigger a read?  Not for a page already tried since
  * the last read, nor past the budget of reads per second. */
 static bool worth_reading(struct sampler *s, uint64_t pc, uint64_t now)
@@ -587,32 +578,30 @@ static bool worth_reading(struct sampler *s, uint64_t pc, uint64_t now)
 	return s->reads_in_window < MAPS_READS_PER_SEC;
 }
 
-static void refresh_maps(struct sampler *s, uint64_t now, bool force)
+/*
+ * Read /proc/PID/maps: at the start, when a sampled PC lay outside every
+ * known executable mapping (worth_reading), and at the end.  Never inside
+ * the stop window.  Unwind caches go only when the text really changed:
+ * a stray PC must not cost an ELF reload.
+ */
+static void refresh_maps(struct sampler *s)
 {
 	char *text;
 	size_t len;
 
-	if (!force && s->maps_read && !s->maps_stale)
-		return;
 	if (procfs_read_maps(s->cfg->pid, s->live_tid, &text, &len) == 0 ||
 	    procfs_read_maps(s->cfg->pid, 0, &text, &len) == 0) {
 		bool changed = len != s->maps_len ||
 			       (s->maps_text && memcmp(text, s->maps_text, len));
 
-		/* Unwind caches go only when the mappings really changed: a
-		 * stray PC must not cost an ELF reload every 100 ms. */
 		if (changed && maps_update(s->maps, text, len) == 0) {
 			s->maps_generation++;
-			if (s->maps_read)
-				unwinder_flush(s->unw);
+			unwinder_flush(s->unw);
 		}
 		free(s->maps_text);
 		s->maps_text = text;
 		s->maps_len = len;
 	}
-	s->maps_read = true;
-	s->maps_read_ns = now;
-	s->maps_stale = false;
 	s->nunmapped = 0;
 	s->reads_in_window++;
 }
@@ -688,8 +677,6 @@ static int tick(struct sampler *s)
 	pause = stop_the_world(s);
 	count_pause(s->st, pause);
 	threadtab_sweep(s->threads, drop_vanished, s);
-	if (!s->target_gone)
-		refresh_maps(s, mono_now_ns(), false);
 	return 0;
 }
 
@@ -873,12 +860,12 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 	if (setup(&s, cfg, tab, maps, st) == 0 &&
 	    sigprocmask(SIG_BLOCK, &own, &old) == 0) {
 		start = mono_now_ns();
-		refresh_maps(&s, start, true); /* the unwinder needs them */
+		refresh_maps(&s); /* the unwinder needs them */
 		rc = run_loop(&s, start);
 		err = errno;
 		release_late(&s);
 		if (!s.target_gone)
-			refresh_maps(&s, mono_now_ns(), true);
+			refresh_maps(&s);
 		st->elapsed_ns = mono_now_ns() - start;
 		unwinder_counters(s.unw, &st->unwind);
 		sigprocmask(SIG_SETMASK, &old, NULL);
