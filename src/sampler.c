@@ -30,8 +30,9 @@
 #include "timeutil.h"
 #include "unwind.h"
 
-/* A tick waits at most this long for its stops unless configured. */
-#define DEFAULT_STOP_TIMEOUT_NS (100 * NSEC_PER_MSEC)
+/* How long a tick waits for its stops (at most a quarter period) unless
+ * configured; see collect_stops(). */
+#define DEFAULT_WINDOW_NS (500 * NSEC_PER_USEC)
 /* How long the end of a run waits for the stops of LATE threads. */
 #define FINAL_LATE_WAIT_NS (500 * NSEC_PER_MSEC)
 /*
@@ -154,23 +155,25 @@ static void queue_capture(struct sampler *s, struct thread *th)
 }
 
 /*
- * A stop of ours: capture the thread, let it go at once, and queue the copy
- * for unwinding after the stop window.  A LATE stop, or (defensively) one we did not ask for, is let go
- * uncaptured.  Either way the signal it was stopped for, if any, goes
- * back with the detach.
+ * A stop we asked for: capture the thread, let it go at once, and queue
+ * the copy for unwinding after the stop window.  A LATE stop is captured
+ * too: a thread that stops late did not run until then (it was queued
+ * behind other threads for a CPU, or inside vfork()), so its stack is
+ * still the one it had at the tick.  A stop we did not ask for
+ * (defensive) is let go uncaptured.  Either way the signal it was stopped
+ * for, if any, goes back with the detach.
  */
 static void note_stop(struct sampler *s, struct thread *th, int sig)
 {
-	bool ours = th->state == TS_SEIZED;
+	bool asked = th->state == TS_SEIZED || th->state == TS_LATE;
 	bool captured = false;
 
 	th->pending_sig = sig;
-	if (ours) {
-		if (s->pending)
-			s->pending--;
+	if (th->state == TS_SEIZED && s->pending)
+		s->pending--;
+	if (asked)
 		captured = capture_thread(th->tid, s->maps, s->cap) == 0;
-	}
-	if (detach(th) == 0 && ours)
+	if (detach(th) == 0 && asked)
 		s->last_detach_ns = mono_now_ns();
 	if (captured)
 		queue_capture(s, th);
@@ -235,15 +238,21 @@ static int wait_event(int sigfd, int pidfd, uint64_t deadline)
 	       (p[0].revents ? 4 : 0);
 }
 
-/* Wait for reports until none is pending or the deadline passes. */
-static void collect_stops(struct sampler *s, uint64_t deadline)
+/*
+ * Wait for the tick's stops until none is pending or the window ends.  A
+ * thread may take long to stop: queued behind other threads for a CPU
+ * (the scheduler picks last the threads that just ran, and those are the
+ * ones that get interrupted), inside vfork(), in uninterruptible sleep.  It
+ * becomes LATE (mark_late) and is captured and let go whenever its stop
+ * comes, and the next tick comes on time.  (Waiting for it, up to 100 ms,
+ * made the ticks of a target with 8 busy threads on 2 CPUs take 12 ms, and
+ * missed a quarter of them.)
+ */
+static void collect_stops(struct sampler *s, uint64_t end)
 {
-	for (;;) {
-		if (!s->pending || mono_now_ns() >= deadline)
-			return;
-		if (wait_event(-1, -1, deadline) & 4)
+	while (s->pending && mono_now_ns() < end)
+		if (wait_event(-1, -1, end) & 4)
 			reap_queued(s);
-	}
 }
 
 static int push_active(struct sampler *s, struct thread *th)
@@ -341,6 +350,8 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	if (th->state == TS_LATE && procfs_tracer_pid_of(s->cfg->pid, tid) !=
 					    getpid())
 		th->state = TS_IDLE; /* exec moved another thread into its TID */
+	if (th->state == TS_LATE && s->cfg->wall)
+		repeat_last_stack(s, th); /* has not run since: same stack */
 	if (th->state != TS_IDLE)
 		return 0; /* LATE: still seized, its stop not yet in */
 	if (!ran_since_capture(s, th) &&
@@ -649,12 +660,14 @@ uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q)
 static uint64_t stop_the_world(struct sampler *s)
 {
 	uint64_t t0 = mono_now_ns();
-	uint64_t timeout = s->cfg->stop_timeout_ns ? s->cfg->stop_timeout_ns :
-						     DEFAULT_STOP_TIMEOUT_NS;
+	uint64_t window = s->cfg->window_ns ? s->cfg->window_ns :
+						 DEFAULT_WINDOW_NS;
 
+	if (window > s->period_ns / 4)
+		window = s->period_ns / 4;
 	s->last_detach_ns = 0;
 	interrupt_all(s);
-	collect_stops(s, t0 + timeout);
+	collect_stops(s, t0 + window);
 	mark_late(s);
 	unwind_queued(s);
 	return s->last_detach_ns > t0 ? s->last_detach_ns - t0 : 0;
@@ -749,8 +762,10 @@ static bool wait_until(struct sampler *s, uint64_t deadline)
 		if (mono_now_ns() >= deadline || s->target_gone)
 			return false;
 		ready = wait_event(s->sigfd, s->pidfd, deadline);
-		if (ready & 4)
+		if (ready & 4) {
 			reap_queued(s);
+			unwind_queued(s); /* LATE captures: nothing is held */
+		}
 		if ((ready & 2) && target_exited(s))
 			s->target_gone = true;
 		if ((ready & 1) && take_signal(s))
@@ -864,6 +879,7 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 		rc = run_loop(&s, start);
 		err = errno;
 		release_late(&s);
+		unwind_queued(&s);
 		if (!s.target_gone)
 			refresh_maps(&s);
 		st->elapsed_ns = mono_now_ns() - start;

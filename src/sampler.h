@@ -47,7 +47,7 @@ struct sampler_config {
 	uint64_t duration_ns;	   /* 0: no limit */
 	const sigset_t *stop_signals; /* blocked signals that end sampling */
 	pid_t child;		   /* launched process to reap, or 0 */
-	uint64_t stop_timeout_ns;  /* how long a tick waits for stops */
+	uint64_t window_ns; /* how long a tick waits for its stops */
 	bool wall;		   /* sample threads that did not run too */
 	/* Called between ticks once tab holds spill_at distinct stacks: it
 	 * is expected to write them out and empty tab.  Non-zero (errno set)
