@@ -229,11 +229,14 @@ static void print_stats(const struct options *o,
 			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 	fprintf(stderr,
 		"ptprof: stats: threads stopped %llu, spared %llu (did not "
-		"run), late %llu, samples reusing a last stack %llu\n",
+		"run), late %llu (%llu sampled when they stopped), samples "
+		"reusing a last stack %llu, sweeps of quiet threads %llu\n",
 		(unsigned long long)st->threads_stopped,
 		(unsigned long long)st->threads_spared,
 		(unsigned long long)st->late_threads,
-		(unsigned long long)st->reused_samples);
+		(unsigned long long)st->late_captured,
+		(unsigned long long)st->reused_samples,
+		(unsigned long long)st->sweeps);
 	fprintf(stderr,
 		"ptprof: stats: ptprof cpu %.0f us, %.1f us per sample\n",
 		cpu_us, st->samples ? cpu_us / (double)st->samples : 0);

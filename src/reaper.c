@@ -1,69 +1,87 @@
 /*
- * reaper.c - a thread that wait()s so the sampling thread need not
- * (see reaper.h).
+ * reaper.c - collect waitpid() reports, with a watchdog for seizes that
+ * an exec holds up (see reaper.h).
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/eventfd.h>
+#include <stdlib.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "reaper.h"
+#include "timeutil.h"
 
-static int pipe_rd = -1, pipe_wr = -1, wake_fd = -1;
-static atomic_bool idle;
+/* How often the watchdog looks, and how long a seize may last before it
+ * reaps on the sampling thread's behalf. */
+#define WATCH_PERIOD_NS (20 * NSEC_PER_MSEC)
 
-static void post(pid_t pid, int status)
+static int sig_fd = -1;
+static bool maybe = true; /* a report may be waiting: waitpid() is worth it */
+
+/* The watchdog's queue; guarded by lock. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct reap_event *queue;
+static size_t queue_head, queue_len, queue_cap;
+static atomic_size_t queued;	       /* queue_len - queue_head, unlocked */
+static _Atomic uint64_t seize_since; /* CLOCK_MONOTONIC ns; 0: none */
+
+/* Room for one more report, or false (then nothing more is reaped: a
+ * report reaped and then dropped could leave a thread stopped for good). */
+static bool room(void)
 {
-	struct reap_event ev = { pid, status };
+	size_t cap;
+	struct reap_event *q;
 
-	/* 8 bytes < PIPE_BUF: atomic; blocks only if ptprof falls far behind */
-	while (write(pipe_wr, &ev, sizeof(ev)) < 0 && errno == EINTR)
-		;
+	if (queue_len < queue_cap)
+		return true;
+	cap = queue_cap ? queue_cap * 2 : 64;
+	q = realloc(queue, cap * sizeof(*q));
+	if (!q)
+		return false;
+	queue = q;
+	queue_cap = cap;
+	return true;
 }
 
-/*
- * With nothing to wait for, sleep on the eventfd.  The flag is raised
- * before a last non-blocking look, so a seize made meanwhile is either
- * seen by that look or sees the flag and kicks.
- */
-static void sleep_until_kicked(void)
+/* Reap for the sampling thread while it is stuck in a seize. */
+static void reap_for_seizer(void)
 {
-	uint64_t v;
-	int status;
-	pid_t r;
+	uint64_t since = atomic_load(&seize_since);
 
-	atomic_store(&idle, true);
-	r = waitpid(-1, &status, __WALL | WNOHANG);
-	if (r >= 0 || errno != ECHILD) {
-		atomic_store(&idle, false);
-		if (r > 0)
-			post(r, status);
+	if (!since || mono_now_ns() - since < WATCH_PERIOD_NS)
 		return;
+	pthread_mutex_lock(&lock);
+	/* seize_since is re-checked under the lock: see reaper_seize_end() */
+	while (atomic_load(&seize_since) && room()) {
+		int status;
+		pid_t r = waitpid(-1, &status, __WALL | WNOHANG);
+
+		if (r <= 0)
+			break;
+		queue[queue_len].pid = r;
+		queue[queue_len].status = status;
+		queue_len++;
+		atomic_fetch_add(&queued, 1);
 	}
-	while (read(wake_fd, &v, sizeof(v)) < 0 && errno == EINTR)
-		;
-	atomic_store(&idle, false);
+	pthread_mutex_unlock(&lock);
 }
 
-static void *reap(void *arg)
+static void *watch(void *arg)
 {
+	struct timespec ts = ns_to_timespec(WATCH_PERIOD_NS);
+
 	(void)arg;
 	for (;;) {
-		int status;
-		pid_t r = waitpid(-1, &status, __WALL);
-
-		if (r > 0)
-			post(r, status);
-		else if (errno == ECHILD)
-			sleep_until_kicked();
+		nanosleep(&ts, NULL);
+		reap_for_seizer();
 	}
 	return NULL;
 }
@@ -80,7 +98,7 @@ static int spawn(void)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
-	rc = pthread_create(&th, &attr, reap, NULL);
+	rc = pthread_create(&th, &attr, watch, NULL);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
@@ -92,62 +110,89 @@ static int spawn(void)
 
 int reaper_start(void)
 {
-	int fds[2];
+	sigset_t chld;
 
-	if (pipe_rd >= 0)
+	if (sig_fd >= 0)
 		return 0;
-	wake_fd = eventfd(0, EFD_CLOEXEC);
-	if (wake_fd < 0 || pipe2(fds, O_CLOEXEC))
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (pthread_sigmask(SIG_BLOCK, &chld, NULL))
 		return -1;
-	pipe_rd = fds[0];
-	pipe_wr = fds[1];
-	fcntl(pipe_rd, F_SETFL, O_NONBLOCK);
-	return spawn();
+	sig_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sig_fd < 0)
+		return -1;
+	maybe = true; /* a SIGCHLD may have come before it was blocked */
+	if (spawn()) {
+		close(sig_fd);
+		sig_fd = -1;
+		return -1;
+	}
+	return 0;
 }
 
 int reaper_fd(void)
 {
-	return pipe_rd;
+	return sig_fd;
 }
-
-/*
- * Events are read from the pipe 64 at a time: one read() per batch, and a
- * short batch means the pipe is empty, so no read() just to see EAGAIN.
- */
-static struct reap_event batch[64];
-static size_t batch_n, batch_i;
-static bool batch_short = true; /* last read() drained the pipe */
 
 void reaper_polled(void)
 {
-	batch_short = false;
+	struct signalfd_siginfo si;
+
+	/* SIGCHLD does not queue: one read empties it. */
+	(void)!read(sig_fd, &si, sizeof(si));
+	maybe = true;
+}
+
+void reaper_wait(uint64_t timeout_ns)
+{
+	sigset_t chld;
+	struct timespec ts = ns_to_timespec(timeout_ns);
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigtimedwait(&chld, NULL, &ts) == SIGCHLD)
+		maybe = true;
 }
 
 int reaper_next(struct reap_event *ev)
 {
-	ssize_t n;
+	int status;
+	pid_t r;
 
-	if (batch_i == batch_n) {
-		if (batch_short)
-			return 0; /* drained, and not polled readable since */
-		do
-			n = read(pipe_rd, batch, sizeof(batch));
-		while (n < 0 && errno == EINTR);
-		batch_i = 0;
-		batch_n = n > 0 ? (size_t)n / sizeof(*ev) : 0;
-		batch_short = batch_n < sizeof(batch) / sizeof(*batch);
-		if (!batch_n)
-			return 0;
+	if (atomic_load(&queued)) {
+		pthread_mutex_lock(&lock);
+		*ev = queue[queue_head++];
+		if (queue_head == queue_len)
+			queue_head = queue_len = 0;
+		atomic_fetch_sub(&queued, 1);
+		pthread_mutex_unlock(&lock);
+		return 1;
 	}
-	*ev = batch[batch_i++];
+	if (!maybe)
+		return 0;
+	do
+		r = waitpid(-1, &status, __WALL | WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0) {
+		maybe = false;
+		return 0;
+	}
+	ev->pid = r;
+	ev->status = status;
 	return 1;
 }
 
-
-void reaper_kick(void)
+void reaper_seize_begin(void)
 {
-	uint64_t one = 1;
+	atomic_store(&seize_since, mono_now_ns());
+}
 
-	if (atomic_exchange(&idle, false))
-		(void)!write(wake_fd, &one, sizeof(one));
+void reaper_seize_end(void)
+{
+	atomic_store(&seize_since, 0);
+	/* Wait out a watchdog batch in progress: its reports are queued, and
+	 * so come out before any this thread reaps next. */
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
 }

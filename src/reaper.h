@@ -1,29 +1,38 @@
 /*
- * reaper.h - wait() for ptprof's tracees and children on a thread of its
- * own, and hand the reports to the sampler through a pipe.
+ * reaper.h - wait() for ptprof's tracees and children: on the sampling
+ * thread, with a watchdog thread for the one case where that thread
+ * cannot.
  *
- * Why a thread: when a non-leader thread of the target calls execve(),
+ * The sampling thread collects the reports itself, with
+ * waitpid(-1, __WALL | WNOHANG), and sleeps on reaper_fd(): a signalfd for
+ * SIGCHLD, which the kernel sends for every ptrace-stop and exit of a
+ * tracee or child.  (An earlier version waited on a thread of its own and
+ * passed the reports through a pipe: two more thread wake-ups and four
+ * more system calls per stop, which a target on busy CPUs paid for.)
+ *
+ * Why a watchdog: when a non-leader thread of the target calls execve(),
  * the kernel kills the other threads and waits, holding the target's
  * cred_guard_mutex, until every one of them is released; a traced thread
  * is released only when its tracer wait()s for it.  PTRACE_SEIZE takes
  * that same mutex, and the wait inside it restarts after any signal.  A
  * single-threaded ptprof seizing such a target would wait for the exec,
- * and the exec for ptprof's wait(): forever.  With waitpid() running on
- * another thread the zombies are reaped, the exec completes and the seize
- * returns.  (Any thread of the tracer's thread group may wait() for its
- * tracees; ptrace requests themselves stay on the sampling thread.)
+ * and the exec for ptprof's wait(): forever.  So every seize is bracketed
+ * by reaper_seize_begin()/end(), and a watchdog thread that finds one
+ * lasting over 20 ms reaps on the sampling thread's behalf and queues what
+ * it reaped; reaper_next() hands the queue out first, in order.  (Any
+ * thread of the tracer's thread group may wait() for its tracees; ptrace
+ * requests themselves stay on the sampling thread.)
  *
- * Contract: one reaper per process, started on first use and never
- * stopped (it blocks every signal; it ends with the process).  Events come
- * out in the order waitpid() returned them.  reaper_kick() must follow
- * anything that may create a new tracee or child (a seize, a fork): while
- * there is none, the reaper sleeps instead of spinning on ECHILD.  Never
- * prints or exits.
+ * Contract: one reaper per process, started by reaper_start() on the
+ * sampling thread, which from then on keeps SIGCHLD blocked (a signalfd
+ * needs it; ptprof never handles SIGCHLD otherwise); the watchdog blocks
+ * every signal and ends with the process.  Events come out in the order
+ * waitpid() returned them.  Never prints or exits.
  */
 #ifndef PTPROF_REAPER_H
 #define PTPROF_REAPER_H
 
-#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct reap_event {
@@ -34,20 +43,24 @@ struct reap_event {
 /* Start the reaper if it is not running.  0, or -1 with errno. */
 int reaper_start(void);
 
-/* The read end of the event pipe (non-blocking; poll it for POLLIN). */
+/* Poll this for POLLIN: a report may be waiting (the SIGCHLD signalfd). */
 int reaper_fd(void);
 
 /*
- * Pop one event: 1, or 0 when none is queued.  Events are read from the
- * pipe 64 at a time; once a read comes back short the pipe is known to
- * be empty, and reaper_next() reads again only after reaper_polled():
- * call that when reaper_fd() polls readable.  (No read() just to hear
- * EAGAIN: one system call per batch of reports.)
+ * Pop one report: 1, or 0 when none is waiting; never blocks.  After a
+ * waitpid() that found nothing, none is tried again until reaper_polled()
+ * says SIGCHLD came: call that when reaper_fd() polls readable.  (No
+ * system call just to hear "nothing".)
  */
 int reaper_next(struct reap_event *ev);
 void reaper_polled(void);
 
-/* There may be a new tracee or child: wake the reaper if it sleeps. */
-void reaper_kick(void);
+/* Sleep until SIGCHLD comes or `timeout_ns` passes (one system call, not
+ * a poll and a read): for when nothing but reports is awaited. */
+void reaper_wait(uint64_t timeout_ns);
+
+/* Bracket every PTRACE_SEIZE (see above). */
+void reaper_seize_begin(void);
+void reaper_seize_end(void);
 
 #endif /* PTPROF_REAPER_H */

@@ -73,6 +73,12 @@ struct sampler {
 	uint64_t tick;
 	uint64_t period_ns;
 	uint64_t last_detach_ns; /* of this tick's sampled threads */
+	clockid_t proc_clock;	 /* the target's CPU-time clock */
+	bool proc_clock_ok;
+	bool have_proc_cpu;	 /* proc_cpu is a reading */
+	uint64_t proc_cpu;	 /* its last reading */
+	int64_t unexplained;	 /* CPU time used by no thread that was read */
+	bool sweep;		 /* read the quiet threads too this tick */
 	unsigned refused_ticks;
 	sigset_t waitset; /* stop signals and SIGTSTP, read from sigfd */
 	int sigfd;
@@ -173,6 +179,8 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 		s->pending--;
 	if (asked)
 		captured = capture_thread(th->tid, s->maps, s->cap) == 0;
+	if (captured && th->state == TS_LATE)
+		s->st->late_captured++;
 	if (detach(th) == 0 && asked)
 		s->last_detach_ns = mono_now_ns();
 	if (captured)
@@ -215,9 +223,10 @@ static void reap_queued(struct sampler *s)
 /*
  * Sleep until a waitpid() report is queued, a signal of sigfd is pending,
  * pidfd reports the exit of the process (fds < 0 are left out), or the
- * deadline (0: none) passes.  The reaper thread does the wait()s
- * (reaper.h); its pipe makes the reports pollable.  Returns a mask: 1 the
- * signal fd is readable, 2 the pidfd is, 4 reports are queued.
+ * deadline (0: none) passes.  Reports are taken with reaper_next()
+ * (reaper.h); call reap_queued() before, as this does not look for them.
+ * Returns a mask: 1 the signal fd is readable, 2 the pidfd is, 4 reports
+ * may be waiting.
  */
 static int wait_event(int sigfd, int pidfd, uint64_t deadline)
 {
@@ -250,9 +259,19 @@ static int wait_event(int sigfd, int pidfd, uint64_t deadline)
  */
 static void collect_stops(struct sampler *s, uint64_t end)
 {
-	while (s->pending && mono_now_ns() < end)
-		if (wait_event(-1, -1, end) & 4)
-			reap_queued(s);
+	for (;;) {
+		struct reap_event ev;
+		uint64_t now;
+
+		/* Only until the last stop is in: one waitpid() that finds
+		 * nothing more is for the next wait to make. */
+		while (s->pending && reaper_next(&ev))
+			handle_status(s, ev.pid, ev.status);
+		now = mono_now_ns();
+		if (!s->pending || now >= end)
+			return;
+		reaper_wait(end - now);
+	}
 }
 
 static int push_active(struct sampler *s, struct thread *th)
@@ -271,17 +290,75 @@ static int push_active(struct sampler *s, struct thread *th)
 }
 
 /*
- * One pread per listed thread per tick is most of a tick's cost when
- * hundreds of threads sleep: a thread found idle again and again is looked
- * at less often, every 2, 4, 8, then 16 ticks.  A thread that wakes is
- * then noticed up to 15 ticks late; the CPU time it used meanwhile still
- * shows in its schedstat when it is looked at.
+ * Read a thread's schedstat (once per tick): cpu_now and runs_now.  The
+ * file is opened on first use and kept.  -1 if it cannot be read.
  */
-static void back_off(struct sampler *s, struct thread *th)
+static int read_cpu(struct sampler *s, struct thread *th)
 {
-	unsigned k = ++th->idle_checks / 8;
+	if (th->cpu_fresh)
+		return 0;
+	if (th->sched_fd < 0)
+		th->sched_fd = procfs_open_schedstat(s->cfg->pid, th->tid);
+	if (th->sched_fd < 0 ||
+	    procfs_read_schedstat(th->sched_fd, &th->cpu_now, &th->runs_now))
+		return -1;
+	th->cpu_fresh = true;
+	return 0;
+}
 
-	th->next_check = s->tick + (k >= 4 ? 16u : 1u << k);
+/*
+ * One schedstat pread per thread per tick is most of a tick's cost when
+ * hundreds of threads sleep.  So a thread found idle QUIET_AFTER reads in
+ * a row becomes quiet and is no longer read, and the process's CPU time
+ * (one clock_gettime of its CPU-time clock, the sum over all its threads,
+ * the dead ones included) tells when a quiet thread may have run: each
+ * tick, what the process used beyond what the threads that were read used
+ * adds up in s->unexplained.  Once that passes half a period, every quiet
+ * thread is read (a sweep), those that ran are stopped, and the sum
+ * starts again.  (Sums over ticks telescope: readings taken microseconds
+ * apart cancel out, and only what really ran unread accumulates.)
+ *
+ * So a quiet thread that wakes is stopped once it has used half a period
+ * of CPU time, at most; a thread that never runs is never read again.
+ * Without the process clock (it could not be read), every thread is read
+ * every tick.
+ */
+#define QUIET_AFTER 8
+
+static void read_process_cpu(struct sampler *s)
+{
+	struct timespec ts;
+	uint64_t now, explained = 0;
+
+	bool clock = s->proc_clock_ok && clock_gettime(s->proc_clock, &ts) == 0;
+
+	s->sweep = true;
+	for (size_t i = 0; i < s->tids.n; i++) {
+		struct thread *th =
+			threadtab_get(s->threads, s->tids.tids[i], true);
+
+		if (!th)
+			continue;
+		th->cpu_fresh = false;
+		/* A thread read for the first time has no earlier reading:
+		 * what it used so far counts as unexplained. */
+		if (clock && !th->quiet && th->have_cpu && read_cpu(s, th) == 0)
+			explained += th->cpu_now - th->cpu_read;
+	}
+	if (!clock) {
+		s->have_proc_cpu = false;
+		return;
+	}
+	now = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+	if (s->have_proc_cpu)
+		s->unexplained += (int64_t)(now - s->proc_cpu - explained);
+	s->have_proc_cpu = true;
+	s->proc_cpu = now;
+	s->sweep = s->unexplained > (int64_t)(s->period_ns / 2);
+	if (s->sweep) {
+		s->unexplained = 0;
+		s->st->sweeps++;
+	}
 }
 
 /*
@@ -304,13 +381,11 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 	uint64_t self_cost = s->period_ns / 4 < 200 * NSEC_PER_USEC ?
 				     s->period_ns / 4 : 200 * NSEC_PER_USEC;
 
-	if (s->tick < th->next_check)
-		return false; /* long idle: looked at less often */
-	if (th->sched_fd < 0)
-		th->sched_fd = procfs_open_schedstat(s->cfg->pid, th->tid);
-	if (th->sched_fd < 0 ||
-	    procfs_read_schedstat(th->sched_fd, &th->cpu_now, &th->runs_now))
+	if (th->quiet && !s->sweep)
+		return false;
+	if (read_cpu(s, th))
 		return true;
+	th->cpu_read = th->cpu_now;
 	if (!th->have_cpu) {
 		th->have_cpu = true;
 		th->cpu_base = th->cpu_now;
@@ -321,11 +396,12 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 	if (th->cpu_now - th->cpu_base > self_cost ||
 	    th->runs_now - th->runs_base > 2) {
 		th->idle_checks = 0;
+		th->quiet = false;
 		return true;
 	}
 	th->cpu_base = th->cpu_now;
 	th->runs_base = th->runs_now;
-	back_off(s, th);
+	th->quiet = ++th->idle_checks >= QUIET_AFTER;
 	return false;
 }
 
@@ -343,6 +419,7 @@ static bool repeat_last_stack(struct sampler *s, struct thread *th)
 static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 {
 	struct thread *th = threadtab_get(s->threads, tid, true);
+	int rc;
 
 	if (!th)
 		return -1;
@@ -359,7 +436,10 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		s->st->threads_spared++;
 		return 0;
 	}
-	if (ptctl_seize(tid)) {
+	reaper_seize_begin();
+	rc = ptctl_seize(tid);
+	reaper_seize_end();
+	if (rc) {
 		/* Exiting threads fail with ESRCH or EPERM: skip silently. */
 		*eperm += errno == EPERM;
 		return ptctl_is_gone(errno) ? 0 : -1;
@@ -412,21 +492,28 @@ static int nothing_seized(struct sampler *s, int eperm)
 }
 
 /*
- * Listing /proc/PID/task walks every thread in the kernel: with hundreds
- * of threads it is the dearest part of a tick.  It is redone when the
- * thread count (one pread of /proc/PID/stat) has changed, and every 8th
- * tick regardless, for a thread that exited while another was created.
- * A reused list may name a thread that is gone: its seize fails, and it
- * is skipped as any exiting thread is.
+ * Listing /proc/PID/task walks every thread in the kernel, and so does
+ * reading the thread count from /proc/PID/stat: with hundreds of threads
+ * they are the dearest part of a tick.  In CPU mode a new thread matters
+ * once it runs, and then its CPU time is unexplained and brings a sweep
+ * (read_process_cpu): the list is read again at every sweep, and once a
+ * second for threads that exited.  In --wall mode (a new thread counts
+ * even asleep), or without the process's CPU clock, it is read again when
+ * the thread count has changed, and every 8th tick regardless, for a
+ * thread that exited while another was created.  A reused list may name a
+ * thread that is gone: its seize fails, and it is skipped as any exiting
+ * thread is.
  */
 static bool need_listing(struct sampler *s)
 {
-	int n = procfs_num_threads(s->cfg->pid, &s->stat_fd);
+	int n;
 
-	if (n < 0 || (size_t)n != s->tids.n || s->tick % 8 == 1 ||
-	    s->tids.n == 0)
+	if (s->tids.n == 0 || (s->tick - 1) % (NSEC_PER_SEC / s->period_ns) == 0)
 		return true;
-	return false;
+	if (!s->cfg->wall && s->have_proc_cpu)
+		return s->sweep;
+	n = procfs_num_threads(s->cfg->pid, &s->stat_fd);
+	return n < 0 || (size_t)n != s->tids.n || s->tick % 8 == 1;
 }
 
 static int seize_all(struct sampler *s)
@@ -434,6 +521,7 @@ static int seize_all(struct sampler *s)
 	int eperm = 0;
 
 	s->nactive = 0;
+	read_process_cpu(s);
 	if (need_listing(s) &&
 	    procfs_list_tasks_cached(s->cfg->pid, &s->task_dir, &s->tids)) {
 		if (errno != ENOENT && errno != ESRCH)
@@ -447,7 +535,6 @@ static int seize_all(struct sampler *s)
 	if (s->nactive == 0)
 		return nothing_seized(s, eperm);
 	s->refused_ticks = 0;
-	reaper_kick(); /* new tracees: it may be sleeping on ECHILD */
 	return 0;
 }
 
@@ -759,13 +846,11 @@ static bool wait_until(struct sampler *s, uint64_t deadline)
 	for (;;) {
 		int ready;
 
+		reap_queued(s);
+		unwind_queued(s); /* LATE captures: nothing is held */
 		if (mono_now_ns() >= deadline || s->target_gone)
 			return false;
 		ready = wait_event(s->sigfd, s->pidfd, deadline);
-		if (ready & 4) {
-			reap_queued(s);
-			unwind_queued(s); /* LATE captures: nothing is held */
-		}
 		if ((ready & 2) && target_exited(s))
 			s->target_gone = true;
 		if ((ready & 1) && take_signal(s))
@@ -790,6 +875,7 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->sigfd = signalfd(-1, &s->waitset, SFD_CLOEXEC | SFD_NONBLOCK);
 	/* No pidfd (old kernel): fall back to reading /proc each tick. */
 	s->pidfd = (int)syscall(SYS_pidfd_open, cfg->pid, 0);
+	s->proc_clock_ok = clock_getcpuclockid(cfg->pid, &s->proc_clock) == 0;
 	s->threads = threadtab_new();
 	s->unw = unwinder_new(cfg->pid, maps);
 	s->cap = capture_new();

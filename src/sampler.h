@@ -78,6 +78,8 @@ struct sampler_stats {
 	uint64_t threads_stopped; /* thread stops taken, over all ticks */
 	uint64_t threads_spared;  /* threads not stopped: they had not run */
 	uint64_t reused_samples;  /* --wall samples that reused a last stack */
+	uint64_t sweeps;	/* ticks that read every quiet thread */
+	uint64_t late_captured; /* LATE stops captured after their tick */
 	uint64_t pause_total_ns;/* sum over ticks of first interrupt..last detach */
 	uint64_t pause_max_ns;
 	uint32_t pause_hist[PAUSE_BUCKETS]; /* ticks per pause bucket */

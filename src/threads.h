@@ -39,8 +39,11 @@ struct thread {
 	bool have_cpu;	    /* cpu_base/runs_base are real readings */
 	uint64_t cpu_now, runs_now;   /* schedstat read this tick */
 	uint64_t cpu_base, runs_base; /* ... at its last capture */
-	unsigned idle_checks;	/* schedstat looks in a row that found it idle */
-	uint64_t next_check;	/* tick of the next look */
+	bool cpu_fresh;	    /* cpu_now/runs_now were read this tick */
+	uint64_t cpu_read;  /* on-CPU time at its previous read */
+	unsigned idle_checks; /* reads in a row that found it idle */
+	bool quiet;	    /* idle long: read only when the process's CPU
+			       time says some quiet thread ran */
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
 	size_t last_n;
 	struct thread *next_;

@@ -11,7 +11,8 @@ check_PROGRAMS += \
 	tests/targets/vdso \
 	tests/targets/vforker \
 	tests/targets/zleader \
-	tests/targets/execer
+	tests/targets/execer \
+	tests/targets/waker
 
 tests_targets_split_SOURCES = tests/targets/split.c
 tests_targets_split_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -41,6 +42,10 @@ tests_targets_execer_SOURCES = tests/targets/execer.c
 tests_targets_execer_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_execer_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+tests_targets_waker_SOURCES = tests/targets/waker.c
+tests_targets_waker_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_waker_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
 tests_targets_exiter_SOURCES = tests/targets/exiter.c
 tests_targets_exiter_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
@@ -49,6 +54,7 @@ TESTS += \
 	tests/vdso.test \
 	tests/late-stop.test \
 	tests/cpu-mode.test \
+	tests/quiet-threads.test \
 	tests/exec.test \
 	tests/zombie-leader.test \
 	tests/suspend.test \
