@@ -154,7 +154,7 @@ base(FILENAME) == "results.tsv" {
 	nok[g]++
 	if (kv["rep"] + 0 > maxrep)
 		maxrep = kv["rep"] + 0
-	nkeys = split("stolen_pct gap_p50_ns gap_p99_ns gap_max_ns gap_mean_ns ticks missed samples threads pause_mean_us pause_p50_us pause_p99_us pause_max_us cpu_us machine_busy_pct", keys, " ")
+	nkeys = split("stolen_pct gap_p50_ns gap_p99_ns gap_max_ns gap_mean_ns ticks missed samples threads pause_mean_us pause_p50_us pause_p99_us pause_max_us unwind_p50_us cpu_us machine_busy_pct", keys, " ")
 	for (i = 1; i <= nkeys; i++)
 		add(g SUBSEP keys[i], kv[keys[i]])
 	if (kv["cpu_us"] != "" && kv["ticks"] + 0 > 0)
@@ -252,6 +252,9 @@ END {
 	printf "| mean gap seen by the target, 1 busy thread, 100 Hz (jitter) | %s µs | %s µs | %s µs | %s | (≤ 1.2×) | %s |\n",
 		f(a, 1), f(b, 1), f(c, 1), fx(r), verdict(r, 1.2)
 	gh = t1 "|" pt "|" rhi
+	a = m(gh, "unwind_p50_us")
+	printf "| one unwind from the stack copy, 1 busy thread, %s Hz (ptprof --stats, median) | %s µs | (does not unwind) | — | — | ≤ 30 µs | %s |\n",
+		rhi, f(a, 0), verdict(a, 30)
 	a = marginal(t1, pt); b = marginal(t1, "floor")
 	printf "| ptprof CPU per thread-sample, 1 busy thread, warm (marginal %s vs %s Hz) | %s µs | %s µs | — | %s | ≤ 30 µs | %s |\n",
 		rhi, rlo, f(a, 1), f(b, 1), fx(ratio(a, b)), verdict(a, 30)

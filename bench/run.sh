@@ -152,7 +152,7 @@ parse_sampler() {
 	local text=$1 line pl
 	line=$(grep -m1 -E '^(ptprof|floor): .*ticks' <<<"$text")
 	pl=$(grep -E 'pause' <<<"$text" | tr '\n' ' ')
-	printf 'ticks=%s missed=%s samples=%s threads=%s pause_mean_us=%s pause_max_us=%s pause_p50_us=%s pause_p99_us=%s' \
+	printf 'ticks=%s missed=%s samples=%s threads=%s pause_mean_us=%s pause_max_us=%s pause_p50_us=%s pause_p99_us=%s unwind_p50_us=%s' \
 		"$(grab "$line" '([0-9]+) ticks')" \
 		"$(grab "$line" '\(([0-9]+) missed\)')" \
 		"$(grab "$line" '([0-9]+) samples')" \
@@ -160,7 +160,8 @@ parse_sampler() {
 		"$(grab "$line" 'pause mean ([0-9.]+) ?us')" \
 		"$(grab "$line" 'pause [^,]*max ([0-9.]+) ?us')" \
 		"$(grab "$pl" 'p50[ =:]+([0-9.]+) ?us')" \
-		"$(grab "$pl" 'p99[ =:]+([0-9.]+) ?us')"
+		"$(grab "$pl" 'p99[ =:]+([0-9.]+) ?us')" \
+		"$(grab "$text" 'unwind [(]from the copy[)] p50 ([0-9]+) us')"
 }
 
 # One measured run: target $1 under profiler $2 at $3 Hz, repetition $4.

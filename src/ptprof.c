@@ -238,8 +238,11 @@ static void print_stats(const struct options *o,
 		(unsigned long long)st->reused_samples,
 		(unsigned long long)st->sweeps);
 	fprintf(stderr,
-		"ptprof: stats: ptprof cpu %.0f us, %.1f us per sample\n",
-		cpu_us, st->samples ? cpu_us / (double)st->samples : 0);
+		"ptprof: stats: ptprof cpu %.0f us, %.1f us per sample; one "
+		"unwind (from the copy) p50 %u us, p99 %u us\n",
+		cpu_us, st->samples ? cpu_us / (double)st->samples : 0,
+		sampler_unwind_quantile(st, 0.5),
+		sampler_unwind_quantile(st, 0.99));
 	fprintf(stderr,
 		"ptprof: stats: unwinder reads: stack copy %llu, module "
 		"images %llu, target %llu; tables built %llu, missing %llu; "

@@ -576,10 +576,18 @@ static uint64_t first_unmapped(const struct sampler *s, const uint64_t *pcs,
 	return 0;
 }
 
+/* Unwind the capture in s->view, and time it (wall time: an unwind makes
+ * no system call in steady state, so that is its CPU time unless ptprof
+ * was preempted, which the median of --stats sees through). */
 static int unwind_captured(struct sampler *s)
 {
-	return unwinder_unwind(s->unw, &s->view, s->pcs,
-			       (int)stacktab_max_depth(s->tab));
+	uint64_t t0 = mono_now_ns(), us;
+	int n = unwinder_unwind(s->unw, &s->view, s->pcs,
+				(int)stacktab_max_depth(s->tab));
+
+	us = (mono_now_ns() - t0) / NSEC_PER_USEC;
+	s->st->unwind_hist[us < UNWIND_BUCKETS ? us : UNWIND_BUCKETS - 1]++;
+	return n;
 }
 
 /* After the tick's stop window: unwind every queued capture. */
@@ -715,6 +723,25 @@ static void count_pause(struct sampler_stats *st, uint64_t ns)
 	if (ns > st->pause_max_ns)
 		st->pause_max_ns = ns;
 	st->pause_hist[b < PAUSE_BUCKETS ? b : PAUSE_BUCKETS - 1]++;
+}
+
+unsigned sampler_unwind_quantile(const struct sampler_stats *st, double q)
+{
+	uint64_t n = 0, seen = 0, want;
+
+	for (size_t b = 0; b < UNWIND_BUCKETS; b++)
+		n += st->unwind_hist[b];
+	if (!n)
+		return 0;
+	want = (uint64_t)(q * (double)n + 0.5);
+	if (want < 1)
+		want = 1;
+	for (size_t b = 0; b < UNWIND_BUCKETS; b++) {
+		seen += st->unwind_hist[b];
+		if (seen >= want)
+			return (unsigned)b + 1;
+	}
+	return UNWIND_BUCKETS;
 }
 
 uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q)

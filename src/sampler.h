@@ -68,6 +68,7 @@ enum sampler_end {
 #define PAUSE_FINE_US 2048
 #define PAUSE_COARSE 1000
 #define PAUSE_BUCKETS (PAUSE_FINE_US + PAUSE_COARSE)
+#define UNWIND_BUCKETS 1024
 
 struct sampler_stats {
 	uint64_t ticks;		/* ticks taken */
@@ -83,6 +84,9 @@ struct sampler_stats {
 	uint64_t pause_total_ns;/* sum over ticks of first interrupt..last detach */
 	uint64_t pause_max_ns;
 	uint32_t pause_hist[PAUSE_BUCKETS]; /* ticks per pause bucket */
+	/* Wall time of each unwind (from the copy, after the release), by
+	 * microsecond up to UNWIND_BUCKETS - 1 (the last bucket: longer). */
+	uint64_t unwind_hist[UNWIND_BUCKETS];
 	uint64_t elapsed_ns;
 	enum sampler_end end;
 	int end_signal;		/* for SAMPLER_END_SIGNAL */
@@ -98,6 +102,10 @@ int sampler_run(const struct sampler_config *config, struct stacktab *tab,
 /* The q-quantile (0..1) of the pause per tick, in ns (bucket upper bound,
  * at most pause_max_ns); 0 without ticks. */
 uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q);
+
+/* The q-quantile (0..1) of the time one unwind took, in us (bucket upper
+ * bound; UNWIND_BUCKETS means longer); 0 without unwinds. */
+unsigned sampler_unwind_quantile(const struct sampler_stats *st, double q);
 
 /*
  * After sampler_run(), for a launched child that has not been reaped: wait
