@@ -1,0 +1,1 @@
+## Flame graph tests (tests/flame-svg.test and its tools): see src/flame.h.
