@@ -27,8 +27,9 @@ esac
 
 cd "$(dirname "$0")"
 
-# To build: compiler, make, autotools, pkg-config and the two libraries.
-build_pkgs="build-essential autoconf automake pkgconf libunwind-dev libelf-dev"
+# To build: compiler (g++ too: libstdc++ demangles C++ names), make,
+# autotools, pkg-config and the libraries (libdw: source lines).
+build_pkgs="build-essential autoconf automake pkgconf libunwind-dev libelf-dev libdw-dev"
 # To read a profile: google-pprof (the demo prints its --text report).
 demo_pkgs="google-perftools"
 # To test: go tool pprof, strace (ptrace checks), setpriv (util-linux),

@@ -33,6 +33,8 @@ const char options_usage[] =
 	"                        threads that did not run are not even stopped)\n"
 	"      --stats           print more figures (pause percentiles, threads\n"
 	"                        stopped per tick, unwinder counters)\n"
+	"      --top=N           at the end, print the N functions with the most\n"
+	"                        samples (as 'ptprof report --top=N' would)\n"
 	"  -q, --quiet           do not print the summary line\n"
 	"  -h, --help            show this help and exit\n"
 	"  -V, --version         show the version and exit\n"
@@ -40,9 +42,48 @@ const char options_usage[] =
 	"At every tick ptprof stops the threads that ran since their last sample\n"
 	"(PTRACE_INTERRUPT), copies their registers and stack, detaches, and\n"
 	"unwinds the copies with libunwind: the target is not traced between\n"
-	"ticks.  With -- COMMAND, ptprof exits with COMMAND's exit status.\n";
+	"ticks.  With -- COMMAND, ptprof exits with COMMAND's exit status.\n"
+	"\n"
+	"Reading a profile, and one-shot stacks:\n"
+	"  ptprof report [--top=N] [--lines] [--folded | --svg] FILE\n"
+	"  ptprof dump -p PID [--json]\n"
+	"See 'ptprof report --help', 'ptprof dump --help' and ptprof(1).\n";
 
-enum { OPT_MAX_DEPTH = 256, OPT_WALL, OPT_STATS };
+const char options_report_usage[] =
+	"Usage: ptprof report [OPTION...] FILE\n"
+	"Read the profile FILE (written by ptprof, or any gperftools CPU\n"
+	"profile) and print, by default, its functions as pprof --text does:\n"
+	"samples in the function itself (flat), in it and its callees (cum),\n"
+	"with percentages of all samples, most flat samples first.\n"
+	"\n"
+	"      --top=N       only the N first rows (default: all)\n"
+	"      --lines       by source line (function file:line, from DWARF)\n"
+	"      --folded      one line per distinct stack, root;...;leaf COUNT\n"
+	"                    (for flamegraph.pl, inferno, speedscope)\n"
+	"      --svg         an interactive flame graph, a self-contained SVG\n"
+	"                    (redirect it to a file and open it in a browser)\n"
+	"      --root=DIR    open the binaries under DIR (e.g. /proc/PID/root\n"
+	"                    for a process in a container)\n"
+	"  -h, --help        show this help and exit\n"
+	"\n"
+	"Functions come from the binaries and libraries named in the profile's\n"
+	"maps section (.symtab, .dynsym, or debug files under /usr/lib/debug),\n"
+	"so a report works after the process exited, as long as those files\n"
+	"are unchanged.  An address with no symbol prints as module+0xOFFSET.\n";
+
+const char options_dump_usage[] =
+	"Usage: ptprof dump -p PID [--json]\n"
+	"Stop every thread of PID once, copy its registers and stack, let it go,\n"
+	"then print each thread's stack: TID, name and state, then one line per\n"
+	"frame (address, function+offset, module).  Like pstack or eu-stack,\n"
+	"without gdb.\n"
+	"\n"
+	"  -p, --pid=PID     the process\n"
+	"      --json        one JSON document, for scripts\n"
+	"  -h, --help        show this help and exit\n";
+
+enum { OPT_MAX_DEPTH = 256, OPT_WALL, OPT_STATS, OPT_TOP, OPT_LINES,
+       OPT_FOLDED, OPT_SVG, OPT_ROOT, OPT_JSON };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -52,9 +93,27 @@ static const struct option long_options[] = {
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "wall", no_argument, NULL, OPT_WALL },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option report_options[] = {
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "svg", no_argument, NULL, OPT_SVG },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option dump_options[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -141,6 +200,33 @@ static int parse_depth(const char *s, struct options *o, char *err,
 	return 0;
 }
 
+static int parse_top(const char *s, struct options *o, char *err,
+		     size_t len)
+{
+	unsigned long v;
+
+	if (parse_ulong(s, 0, 1000000, &v))
+		return fail(err, len, "invalid --top '%s': expected 0..1000000",
+			    s);
+	o->top = (unsigned)v;
+	return 0;
+}
+
+/* Options every subcommand shares: -h and --top. */
+static int parse_common(int c, const char *arg, struct options *o,
+			char *err, size_t len)
+{
+	switch (c) {
+	case 'h':
+		o->action = ACTION_HELP;
+		return 0;
+	case OPT_TOP:
+		return parse_top(arg, o, err, len);
+	default:
+		return fail(err, len, "internal error: option %d", c);
+	}
+}
+
 static int parse_one(int c, const char *arg, struct options *o, char *err,
 		     size_t len)
 {
@@ -167,14 +253,49 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 	case OPT_STATS:
 		o->stats = 1;
 		return 0;
-	case 'h':
-		o->action = ACTION_HELP;
-		return 0;
 	case 'V':
 		o->action = ACTION_VERSION;
 		return 0;
 	default:
-		return -1;
+		return parse_common(c, arg, o, err, len);
+	}
+}
+
+static int parse_report_one(int c, const char *arg, struct options *o,
+			    char *err, size_t len)
+{
+	switch (c) {
+	case OPT_LINES:
+		o->lines = 1;
+		return 0;
+	case OPT_FOLDED:
+	case OPT_SVG:
+		if (o->format != REPORT_TEXT)
+			return fail(err, len,
+				    "--folded and --svg are mutually exclusive");
+		o->format = c == OPT_SVG ? REPORT_SVG : REPORT_FOLDED;
+		return 0;
+	case OPT_ROOT:
+		if (!*arg)
+			return fail(err, len, "empty --root directory");
+		o->root = arg;
+		return 0;
+	default:
+		return parse_common(c, arg, o, err, len);
+	}
+}
+
+static int parse_dump_one(int c, const char *arg, struct options *o,
+			  char *err, size_t len)
+{
+	switch (c) {
+	case 'p':
+		return parse_pid(arg, o, err, len);
+	case OPT_JSON:
+		o->json = 1;
+		return 0;
+	default:
+		return parse_common(c, arg, o, err, len);
 	}
 }
 
@@ -185,11 +306,13 @@ static void set_defaults(struct options *o)
 	o->hz = PTPROF_DEFAULT_HZ;
 	o->output = PTPROF_DEFAULT_OUTPUT;
 	o->max_depth = STACKTAB_DEFAULT_DEPTH;
+	o->usage = options_usage;
 }
 
-static const struct option *long_option_named(const char *name, size_t len)
+static const struct option *long_option_named(const struct option *table,
+					      const char *name, size_t len)
 {
-	for (const struct option *lo = long_options; lo->name; lo++)
+	for (const struct option *lo = table; lo->name; lo++)
 		if (strlen(lo->name) == len && !strncmp(lo->name, name, len))
 			return lo;
 	return NULL;
@@ -197,7 +320,8 @@ static const struct option *long_option_named(const char *name, size_t len)
 
 /* getopt's own complaint is silenced (opterr = 0); say it our way, naming
  * the option as the user wrote it. */
-static int bad_option(int c, int argc, char **argv, char *err, size_t len)
+static int bad_option(const struct option *table, int c, int argc,
+		      char **argv, char *err, size_t len)
 {
 	const char *word = optind - 1 < argc ? argv[optind - 1] : "";
 	const char *eq = strchr(word, '=');
@@ -206,7 +330,7 @@ static int bad_option(int c, int argc, char **argv, char *err, size_t len)
 		return fail(err, len, "option '%s' requires an argument", word);
 	if (!strncmp(word, "--", 2)) {
 		size_t n = eq ? (size_t)(eq - word - 2) : strlen(word + 2);
-		const struct option *lo = long_option_named(word + 2, n);
+		const struct option *lo = long_option_named(table, word + 2, n);
 
 		if (lo && eq && lo->has_arg == no_argument)
 			return fail(err, len,
@@ -245,23 +369,81 @@ static int check_action(int argc, char **argv, struct options *o,
 	return 0;
 }
 
+/* One subcommand's options: getopt_long over table, each option to one(). */
+typedef int (*parse_fn)(int c, const char *arg, struct options *o, char *err,
+			size_t len);
+
+static int parse_with(int argc, char **argv, const char *shorts,
+		      const struct option *table, parse_fn one,
+		      struct options *o, char *err, size_t errlen)
+{
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, table, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return bad_option(table, c, argc, argv, err, errlen);
+		if (one(c, optarg, o, err, errlen))
+			return -1;
+		if (c == 'p')
+			o->pid_given = 1;
+	}
+	return 0;
+}
+
+static int parse_report(int argc, char **argv, struct options *o, char *err,
+			size_t len)
+{
+	o->action = ACTION_REPORT;
+	o->usage = options_report_usage;
+	if (parse_with(argc, argv, "+:h", report_options, parse_report_one, o,
+		       err, len))
+		return -1;
+	if (o->action == ACTION_HELP)
+		return 0;
+	if (optind >= argc)
+		return fail(err, len, "report: no profile FILE given");
+	if (optind + 1 < argc)
+		return fail(err, len, "report: one FILE only ('%s' is extra)",
+			    argv[optind + 1]);
+	if (!argv[optind][0])
+		return fail(err, len, "report: empty FILE name");
+	if (o->lines && o->format != REPORT_TEXT)
+		return fail(err, len, "report: --lines goes with the text table only");
+	o->input = argv[optind];
+	return 0;
+}
+
+static int parse_dump(int argc, char **argv, struct options *o, char *err,
+		      size_t len)
+{
+	o->action = ACTION_DUMP;
+	o->usage = options_dump_usage;
+	if (parse_with(argc, argv, "+:p:h", dump_options, parse_dump_one, o,
+		       err, len))
+		return -1;
+	if (o->action == ACTION_HELP)
+		return 0;
+	if (optind < argc)
+		return fail(err, len, "dump: unexpected argument '%s'",
+			    argv[optind]);
+	if (!o->pid_given)
+		return fail(err, len, "dump: no process given: use -p PID");
+	return 0;
+}
+
 int options_parse(int argc, char **argv, struct options *o, char *err,
 		  size_t errlen)
 {
-	bool have_pid = false;
-	int c;
-
 	set_defaults(o);
-	opterr = 0;
-	optind = 1;
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return parse_report(argc - 1, argv + 1, o, err, errlen);
+	if (argc > 1 && !strcmp(argv[1], "dump"))
+		return parse_dump(argc - 1, argv + 1, o, err, errlen);
 	/* '+': stop at the first non-option, so COMMAND's own flags are its. */
-	while ((c = getopt_long(argc, argv, "+:p:f:o:d:qhV", long_options,
-				NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return bad_option(c, argc, argv, err, errlen);
-		if (parse_one(c, optarg, o, err, errlen))
-			return -1;
-		have_pid |= c == 'p';
-	}
-	return check_action(argc, argv, o, have_pid, err, errlen);
+	if (parse_with(argc, argv, "+:p:f:o:d:qhV", long_options, parse_one, o,
+		       err, errlen))
+		return -1;
+	return check_action(argc, argv, o, o->pid_given, err, errlen);
 }

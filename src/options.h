@@ -3,7 +3,9 @@
  *
  *   ptprof -p PID [-f HZ] [-o FILE] [-d SECONDS] [--wall] [--stats] ...
  *   ptprof [OPTION...] -- COMMAND [ARG...]
- *   ptprof --help | --version
+ *   ptprof report [--top N] [--lines] [--folded | --svg] [--root DIR] FILE
+ *   ptprof dump -p PID [--json]
+ *   ptprof --help | --version     (also: ptprof report|dump --help)
  *
  * Contract: options_parse() only parses and range-checks; it touches no
  * process and no file, never prints and never exits.  On bad input it
@@ -24,8 +26,16 @@
 enum ptprof_action {
 	ACTION_RECORD_PID,	/* -p PID */
 	ACTION_RECORD_COMMAND,	/* -- COMMAND ... */
+	ACTION_REPORT,		/* report FILE */
+	ACTION_DUMP,		/* dump -p PID */
 	ACTION_HELP,
 	ACTION_VERSION,
+};
+
+enum report_format {
+	REPORT_TEXT,	/* flat and cumulative table, like pprof --text */
+	REPORT_FOLDED,	/* root;...;leaf COUNT, for flamegraph.pl */
+	REPORT_SVG,	/* a self-contained flame graph */
 };
 
 struct options {
@@ -39,12 +49,25 @@ struct options {
 	int wall;	   /* --wall: count threads that did not run too */
 	int stats;	   /* --stats: more figures after the summary */
 	char **command;	   /* NULL-terminated, for ACTION_RECORD_COMMAND */
+	unsigned top;	   /* report / record: rows of the table, 0: all
+			      (record: 0 = no table) */
+	/* report */
+	const char *input;  /* the profile to read */
+	enum report_format format;
+	int lines;	    /* --lines: by source line, not by function */
+	const char *root;   /* --root DIR: prefix of every path opened */
+	/* dump */
+	int json;	    /* --json */
+	const char *usage;  /* the --help text of the (sub)command */
+	int pid_given;	    /* -p was given */
 };
 
 int options_parse(int argc, char **argv, struct options *opts, char *err,
 		  size_t errlen);
 
-/* The --help text. */
+/* The --help texts. */
 extern const char options_usage[];
+extern const char options_report_usage[];
+extern const char options_dump_usage[];
 
 #endif /* PTPROF_OPTIONS_H */

@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
+#include "cmds.h"
 #include "launch.h"
 #include "maps.h"
 #include "options.h"
@@ -27,103 +29,6 @@
 #include "sampler.h"
 #include "stacktab.h"
 #include "timeutil.h"
-
-enum { EXIT_USAGE = 2 };
-
-static void vmsg(const char *fmt, va_list ap)
-{
-	fputs("ptprof: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-static void __attribute__((format(printf, 1, 2))) msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(fmt, ap);
-	va_end(ap);
-}
-
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(fmt, ap);
-	va_end(ap);
-	exit(status);
-}
-
-/* Why the kernel will not (or did not) let us trace pid, as one clause. */
-static void explain_refusal(pid_t pid, char *buf, size_t len)
-{
-	int tracer = procfs_tracer_pid(pid);
-	int scope = procfs_yama_scope();
-	bool cap = procfs_self_has_cap_sys_ptrace();
-	char comm[64] = "?";
-	uid_t uid;
-
-	if (tracer > 0) {
-		procfs_comm(tracer, 0, comm, sizeof(comm));
-		snprintf(buf, len, "it is already traced by PID %d (%s)",
-			 tracer, comm);
-	} else if (scope == 3) {
-		snprintf(buf, len,
-			 "ptrace is disabled (kernel.yama.ptrace_scope = 3)");
-	} else if (scope == 2 && !cap) {
-		snprintf(buf, len,
-			 "kernel.yama.ptrace_scope = 2 requires CAP_SYS_PTRACE (run as root)");
-	} else if (procfs_uid(pid, &uid) == 0 && uid != getuid() && !cap) {
-		snprintf(buf, len,
-			 "it belongs to uid %u and ptprof lacks CAP_SYS_PTRACE (run as that user or as root)",
-			 (unsigned)uid);
-	} else if (scope == 1 && !cap) {
-		snprintf(buf, len,
-			 "kernel.yama.ptrace_scope = 1 allows tracing only descendants without CAP_SYS_PTRACE (run as root, or set it to 0)");
-	} else if (!cap) {
-		snprintf(buf, len,
-			 "ptrace was refused and ptprof lacks CAP_SYS_PTRACE (is the target set-uid or non-dumpable?)");
-	} else {
-		snprintf(buf, len, "ptrace was refused (%s)", strerror(EPERM));
-	}
-}
-
-/* Everything that can be checked about -p PID without touching it. */
-static void check_target(pid_t pid)
-{
-	char why[256];
-	int state;
-
-	if (pid == getpid())
-		die(EXIT_FAILURE, "cannot profile PID %d: that is ptprof itself",
-		    (int)pid);
-	state = procfs_task_state(pid, 0);
-	if (state < 0 && (errno == ENOENT || errno == ESRCH))
-		die(EXIT_FAILURE, "no such process: %d", (int)pid);
-	if (state < 0)
-		die(EXIT_FAILURE, "cannot read /proc/%d: %s", (int)pid,
-		    strerror(errno));
-	if (procfs_tgid(pid) > 0 && procfs_tgid(pid) != pid)
-		die(EXIT_FAILURE,
-		    "%d is a thread of process %d: give the process ID",
-		    (int)pid, procfs_tgid(pid));
-	if ((state == 'Z' || state == 'X') && !procfs_process_alive(pid))
-		die(EXIT_FAILURE, "process %d has exited (zombie)", (int)pid);
-	if (procfs_is_kernel_thread(pid))
-		die(EXIT_FAILURE,
-		    "process %d is a kernel thread: it has no user stack to sample",
-		    (int)pid);
-	/* In CPU mode a target that never runs is never seized, so a refusal
-	 * must be found out here, without touching it. */
-	if (procfs_tracer_pid(pid) > 0 || procfs_yama_scope() == 3 ||
-	    (procfs_may_trace(pid) && (errno == EACCES || errno == EPERM))) {
-		explain_refusal(pid, why, sizeof(why));
-		die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid, why);
-	}
-}
 
 /* profile_write's EINVAL: the path exists and is not a regular file;
  * EPERM on a link: somebody else's symbolic link, not followed. */
@@ -356,6 +261,21 @@ static int write_profile(struct output *w, const struct maps *maps)
 	return -1;
 }
 
+/* --top N: the table of the profile just written, with the binaries
+ * opened through the target's root while it is still there. */
+static void top_table(const struct options *o, pid_t pid)
+{
+	char root[64];
+
+	snprintf(root, sizeof(root), "/proc/%d/root/", (int)pid);
+	if (access(root, X_OK))
+		root[0] = '\0';
+	else
+		root[strlen(root) - 1] = '\0';
+	fflush(stderr);
+	report_top(o->output, o->top, root[0] ? root : NULL);
+}
+
 static int record(const struct options *o)
 {
 	struct sampler_config cfg = { .hz = o->hz, .pid = o->pid,
@@ -391,6 +311,8 @@ static int record(const struct options *o)
 	if (!failed && !unwritten) {
 		print_summary(o, &st, w.records);
 		print_stats(o, &st);
+		if (o->top)
+			top_table(o, cfg.pid);
 	}
 	if (cfg.child)
 		rc = finish_command(cfg.child, &st, &stop);
@@ -413,11 +335,15 @@ int main(int argc, char **argv)
 		die(EXIT_USAGE, "%s", err);
 	switch (o.action) {
 	case ACTION_HELP:
-		fputs(options_usage, stdout);
+		fputs(o.usage, stdout);
 		return 0;
 	case ACTION_VERSION:
 		printf("ptprof %s\n", PACKAGE_VERSION);
 		return 0;
+	case ACTION_REPORT:
+		return cmd_report(&o);
+	case ACTION_DUMP:
+		return cmd_dump(&o);
 	default:
 		return record(&o);
 	}

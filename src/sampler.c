@@ -628,6 +628,9 @@ static void record_stack(struct sampler *s, struct thread *th)
 	if (stacktab_add(s->tab, s->pcs, (size_t)n, 1))
 		return;
 	s->st->samples++;
+	if (s->cfg->on_stack)
+		s->cfg->on_stack(s->cfg->on_stack_arg, th->tid, s->pcs,
+				 (size_t)n);
 	s->live_tid = th->tid;
 	th->cpu_base = th->cpu_now;
 	th->runs_base = th->runs_now;

@@ -55,6 +55,11 @@ struct sampler_config {
 	int (*spill)(void *arg);
 	void *spill_arg;
 	size_t spill_at;
+	/* Called with every stack recorded (leaf first), with its thread:
+	 * for a caller that wants stacks by thread (ptprof dump).  NULL:
+	 * none. */
+	void (*on_stack)(void *arg, pid_t tid, const uint64_t *pcs, size_t n);
+	void *on_stack_arg;
 };
 
 enum sampler_end {

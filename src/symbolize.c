@@ -8,14 +8,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
+#include "debugfile.h"
 #include "symbolize.h"
 
 #define MAP_PAGE 4096u /* x86-64 mapping granularity */
@@ -41,6 +44,11 @@ struct sym_file {
 	struct sym *syms;
 	size_t nsyms;
 	char *names;
+	/* DWARF, for source lines: opened at the first line lookup */
+	bool dw_tried;
+	Dwarf *dw;
+	Elf *dw_elf;
+	int dw_fd;
 };
 
 struct sym_map {
@@ -431,71 +439,6 @@ static int syms_from(Elf *elf, GElf_Word type, struct sym_file *f)
 	return rc ? -1 : 1;
 }
 
-static bool to_hex(const unsigned char *b, size_t n, char *buf, size_t len)
-{
-	size_t i;
-
-	if (n < 2 || 2 * n + 1 > len)
-		return false;
-	for (i = 0; i < n; i++) {
-		buf[2 * i] = "0123456789abcdef"[b[i] >> 4];
-		buf[2 * i + 1] = "0123456789abcdef"[b[i] & 15];
-	}
-	buf[2 * n] = '\0';
-	return true;
-}
-
-/* Find an NT_GNU_BUILD_ID note in one note section's data. */
-static bool note_build_id(Elf_Data *data, char *buf, size_t len)
-{
-	size_t off = 0, next, name_off, desc_off;
-	const char *d = data->d_buf;
-	GElf_Nhdr nh;
-
-	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp(d + name_off, "GNU", 4) == 0)
-			return to_hex((const unsigned char *)d + desc_off,
-				      nh.n_descsz, buf, len);
-		off = next;
-	}
-	return false;
-}
-
-/* The GNU build ID of elf, in hex, into buf. */
-static bool build_id(Elf *elf, char *buf, size_t len)
-{
-	Elf_Scn *scn = NULL;
-	Elf_Data *data;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (data && note_build_id(data, buf, len))
-			return true;
-	}
-	return false;
-}
-
-static Elf *open_elf(const char *path, int *fdp)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf;
-
-	if (fd < 0)
-		return NULL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		*fdp = fd;
-		return elf;
-	}
-	elf_end(elf);
-	close(fd);
-	return NULL;
-}
-
 static void close_elf(Elf *elf, int fd)
 {
 	elf_end(elf);
@@ -504,23 +447,15 @@ static void close_elf(Elf *elf, int fd)
 
 /*
  * A stripped file's .symtab may be installed apart, as Debian's -dbg and
- * -dbgsym packages do, under /usr/lib/debug/.build-id/xx/yyyy.debug.  Its
- * symbols have the same link-time addresses as the stripped file.
+ * -dbgsym packages do (debugfile.h finds it).  Its symbols have the same
+ * link-time addresses as the stripped file.
  */
 static int debug_syms(const struct symbolizer *s, Elf *elf,
 		      struct sym_file *f)
 {
-	char id[2 * 64 + 1], path[4096];
-	Elf *dbg;
-	int n, fd, rc;
+	int fd, rc;
+	Elf *dbg = debugfile_open(elf, f->path, s->root, &fd);
 
-	if (!build_id(elf, id, sizeof(id)))
-		return 0;
-	n = snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-		     s->root ? s->root : "", id, id + 2);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return 0;
-	dbg = open_elf(path, &fd);
 	if (!dbg)
 		return 0;
 	rc = syms_from(dbg, SHT_SYMTAB, f);
@@ -541,6 +476,30 @@ static char *full_path(const struct symbolizer *s, const char *path)
 }
 
 /*
+ * The vDSO is no file: its symbols are read from ptprof's own vDSO, which
+ * is the target's too when ptprof runs on the kernel that recorded the
+ * profile (the usual case: a report right after the recording).  Its
+ * size is that of its section headers' end, which it holds in full.
+ */
+static void vdso_load(struct sym_file *f)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+	Elf *elf;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return;
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	elf = elf_memory((char *)eh, size);
+	if (!elf)
+		return;
+	if (load_segs(elf, f) == 0 && syms_from(elf, SHT_SYMTAB, f) == 0)
+		syms_from(elf, SHT_DYNSYM, f);
+	elf_end(elf);
+}
+
+/*
  * Load f once: program headers, then the first of .symtab, the build-ID
  * debug file's .symtab, .dynsym that has functions.  On any failure f
  * simply has no symbols.
@@ -553,10 +512,14 @@ static void file_load(const struct symbolizer *s, struct sym_file *f)
 	int fd, rc;
 
 	f->loaded = true;
+	if (s->elf_ok && !strcmp(f->path, "[vdso]")) {
+		vdso_load(f);
+		return;
+	}
 	if (!f->loadable || !s->elf_ok)
 		return;
 	p = full_path(s, f->path);
-	elf = p ? open_elf(p, &fd) : NULL;
+	elf = p ? debugfile_open_elf(p, &fd) : NULL;
 	free(p);
 	if (!elf)
 		return;
@@ -664,6 +627,78 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 	return 0;
 }
 
+/* ---- source lines ----------------------------------------------------- */
+
+/* f's DWARF: from its debug file (debugfile.h), else from f itself. */
+static Dwarf *file_dwarf(const struct symbolizer *s, struct sym_file *f)
+{
+	char *p;
+	Elf *elf, *dbg;
+	int fd, dfd;
+
+	if (f->dw_tried)
+		return f->dw;
+	f->dw_tried = true;
+	if (!f->loadable || !s->elf_ok)
+		return NULL;
+	p = full_path(s, f->path);
+	elf = p ? debugfile_open_elf(p, &fd) : NULL;
+	free(p);
+	if (!elf)
+		return NULL;
+	dbg = debugfile_open(elf, f->path, s->root, &dfd);
+	if (dbg) {
+		f->dw = dwarf_begin_elf(dbg, DWARF_C_READ, NULL);
+		if (f->dw) {
+			close_elf(elf, fd);
+			f->dw_elf = dbg;
+			f->dw_fd = dfd;
+			return f->dw;
+		}
+		close_elf(dbg, dfd);
+	}
+	f->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!f->dw) {
+		close_elf(elf, fd);
+		return NULL;
+	}
+	f->dw_elf = elf;
+	f->dw_fd = fd;
+	return f->dw;
+}
+
+int symbolizer_lookup_line(struct symbolizer *s, uint64_t addr,
+			   const char **file, unsigned *line)
+{
+	struct sym_map *m;
+	struct symbol_info si;
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	Dwarf *dw;
+	const char *src;
+	int n;
+
+	if (!s || !file || !line) {
+		errno = EINVAL;
+		return -1;
+	}
+	symbolizer_lookup(s, addr, &si); /* loads the file, sets the bias */
+	m = find_map(s, addr);
+	dw = m && m->file ? file_dwarf(s, m->file) : NULL;
+	if (!dw || !dwarf_addrdie(dw, addr - m->bias, &cu))
+		goto none;
+	l = dwarf_getsrc_die(&cu, addr - m->bias);
+	src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (!src || dwarf_lineno(l, &n) || n <= 0)
+		goto none;
+	*file = src;
+	*line = (unsigned)n;
+	return 0;
+none:
+	errno = ENOENT;
+	return -1;
+}
+
 /* ---- life cycle ------------------------------------------------------ */
 
 struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
@@ -690,6 +725,10 @@ fail:
 
 static void file_free(struct sym_file *f)
 {
+	if (f->dw) {
+		dwarf_end(f->dw);
+		close_elf(f->dw_elf, f->dw_fd);
+	}
 	free(f->path);
 	free(f->segs);
 	free(f->syms);

@@ -5,13 +5,15 @@
  * built from it alone, so it works after the target has exited.  For each
  * file-backed executable mapping it loads, once per path and lazily at the
  * first lookup that needs it, with libelf, the first of: the file's
- * .symtab; the .symtab of its detached debug file
- * ROOT/usr/lib/debug/.build-id/xx/yyyy.debug (Debian's -dbg/-dbgsym
- * packages); its .dynsym.  Function symbols (STT_FUNC, STT_GNU_IFUNC) are
- * kept sorted for binary search; of several at one address the one with a
+ * .symtab; the .symtab of its detached debug file (debugfile.h: by build
+ * ID under ROOT/usr/lib/debug/.build-id, as Debian's -dbgsym packages
+ * install them, or by .gnu_debuglink); its .dynsym.  Function symbols
+ * (STT_FUNC, STT_GNU_IFUNC) are kept sorted for binary search; of several at one address the one with a
  * size, then with fewer leading underscores, then global over weak over
  * local binding wins; a version suffix ("@@GLIBC_2.2.5") is dropped.  A
  * symbol of size 0 covers up to the next symbol or the end of its section.
+ * "[vdso]" is symbolized from ptprof's own vDSO, which is right when the
+ * report runs on the kernel that recorded the profile.
  * The load bias comes from the mapping's start, its file offset and the
  * PT_LOAD header holding that offset, so ET_EXEC, PIE executables and
  * shared libraries resolve alike.  The files must be the ones that were
@@ -19,9 +21,10 @@
  *
  * Maps lines are parsed as /proc/PID/maps lines ("start-end perms offset
  * dev inode path"); lines that do not parse, and mappings that are not
- * executable, are ignored.  Pseudo paths ("[vdso]", "[vsyscall]") and
+ * executable, are ignored.  Other pseudo paths ("[vsyscall]") and
  * paths ending in " (deleted)" are never opened: their addresses get the
- * module (the path as written) but no function.  Names are not demangled.
+ * module (the path as written) but no function.  Names are not demangled
+ * (demangle.h does that).
  *
  * Contract: never prints or exits.  A lookup that finds no mapping, no file
  * or no symbol still succeeds: it fills what it knows (module name and
@@ -61,5 +64,14 @@ void symbolizer_free(struct symbolizer *s);
  */
 int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 		      struct symbol_info *out);
+
+/*
+ * The source file and line of addr, from the DWARF line table of its
+ * module (or of the module's debug file, debugfile.h).  Returns 0, or -1
+ * with errno ENOENT when there is no line information (EINVAL for NULL
+ * arguments).  *file stays valid until symbolizer_free().
+ */
+int symbolizer_lookup_line(struct symbolizer *s, uint64_t addr,
+			   const char **file, unsigned *line);
 
 #endif /* PTPROF_SYMBOLIZE_H */

@@ -3,6 +3,8 @@
  *
  *   profcat FILE         one line per record, in file order, "folded":
  *                        root;caller;...;leaf COUNT
+ *   profcat --modules FILE   the same, each frame followed by
+ *                        @basename(module) when it has one
  *   profcat --raw FILE   one line per record: COUNT PC1 PC2 ... (hex,
  *                        leaf first, as stored)
  *
@@ -28,6 +30,8 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+static bool with_modules;
+
 static void print_frame(struct symbolizer *s, uint64_t pc, bool caller)
 {
 	uint64_t addr = caller && pc ? pc - 1 : pc;
@@ -41,6 +45,8 @@ static void print_frame(struct symbolizer *s, uint64_t pc, bool caller)
 		       si.module_off + (pc - addr));
 	else
 		printf("0x%" PRIx64, pc);
+	if (with_modules && si.module)
+		printf("@%s", base_name(si.module));
 }
 
 static void print_folded(struct symbolizer *s, const struct profile_record *r)
@@ -94,8 +100,9 @@ int main(int argc, char **argv)
 	int rc;
 
 	raw = argc == 3 && strcmp(argv[1], "--raw") == 0;
-	if (argc != 2 + raw || argv[argc - 1][0] == '-') {
-		fputs("usage: profcat [--raw] FILE\n", stderr);
+	with_modules = argc == 3 && strcmp(argv[1], "--modules") == 0;
+	if (argc != 2 + (raw || with_modules) || argv[argc - 1][0] == '-') {
+		fputs("usage: profcat [--raw | --modules] FILE\n", stderr);
 		return 2;
 	}
 	path = argv[argc - 1];

@@ -1,0 +1,112 @@
+/*
+ * cli.c - what every ptprof command shares: its messages, and the checks
+ * of -p PID made before the target is touched (see cli.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "procfs.h"
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	fputs("ptprof: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+/* Why the kernel will not (or did not) let us trace pid, as one clause. */
+void explain_refusal(pid_t pid, char *buf, size_t len)
+{
+	int tracer = procfs_tracer_pid(pid);
+	int scope = procfs_yama_scope();
+	bool cap = procfs_self_has_cap_sys_ptrace();
+	char comm[64] = "?";
+	uid_t uid;
+
+	if (tracer > 0) {
+		procfs_comm(tracer, 0, comm, sizeof(comm));
+		snprintf(buf, len, "it is already traced by PID %d (%s)",
+			 tracer, comm);
+	} else if (scope == 3) {
+		snprintf(buf, len,
+			 "ptrace is disabled (kernel.yama.ptrace_scope = 3)");
+	} else if (scope == 2 && !cap) {
+		snprintf(buf, len,
+			 "kernel.yama.ptrace_scope = 2 requires CAP_SYS_PTRACE (run as root)");
+	} else if (procfs_uid(pid, &uid) == 0 && uid != getuid() && !cap) {
+		snprintf(buf, len,
+			 "it belongs to uid %u and ptprof lacks CAP_SYS_PTRACE (run as that user or as root)",
+			 (unsigned)uid);
+	} else if (scope == 1 && !cap) {
+		snprintf(buf, len,
+			 "kernel.yama.ptrace_scope = 1 allows tracing only descendants without CAP_SYS_PTRACE (run as root, or set it to 0)");
+	} else if (!cap) {
+		snprintf(buf, len,
+			 "ptrace was refused and ptprof lacks CAP_SYS_PTRACE (is the target set-uid or non-dumpable?)");
+	} else {
+		snprintf(buf, len, "ptrace was refused (%s)", strerror(EPERM));
+	}
+}
+
+/* Everything that can be checked about -p PID without touching it. */
+void check_target(pid_t pid)
+{
+	char why[256];
+	int state;
+
+	if (pid == getpid())
+		die(EXIT_FAILURE, "cannot profile PID %d: that is ptprof itself",
+		    (int)pid);
+	state = procfs_task_state(pid, 0);
+	if (state < 0 && (errno == ENOENT || errno == ESRCH))
+		die(EXIT_FAILURE, "no such process: %d", (int)pid);
+	if (state < 0)
+		die(EXIT_FAILURE, "cannot read /proc/%d: %s", (int)pid,
+		    strerror(errno));
+	if (procfs_tgid(pid) > 0 && procfs_tgid(pid) != pid)
+		die(EXIT_FAILURE,
+		    "%d is a thread of process %d: give the process ID",
+		    (int)pid, procfs_tgid(pid));
+	if ((state == 'Z' || state == 'X') && !procfs_process_alive(pid))
+		die(EXIT_FAILURE, "process %d has exited (zombie)", (int)pid);
+	if (procfs_is_kernel_thread(pid))
+		die(EXIT_FAILURE,
+		    "process %d is a kernel thread: it has no user stack to sample",
+		    (int)pid);
+	/* In CPU mode a target that never runs is never seized, so a refusal
+	 * must be found out here, without touching it. */
+	if (procfs_tracer_pid(pid) > 0 || procfs_yama_scope() == 3 ||
+	    (procfs_may_trace(pid) && (errno == EACCES || errno == EPERM))) {
+		explain_refusal(pid, why, sizeof(why));
+		die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid, why);
+	}
+}
+

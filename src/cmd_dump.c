@@ -1,0 +1,261 @@
+/*
+ * cmd_dump.c - ptprof dump: every thread's stack, once (cmds.h).
+ *
+ * One tick of the sampler in --wall mode: every thread is stopped once,
+ * its registers and stack copied, released, and its copy unwound; the
+ * sampler hands each stack over with its TID (sampler_config.on_stack).
+ * Names and states are read from /proc just before, so the state is the
+ * one the thread was in when it was stopped, not the trace stop itself.
+ * Frames are symbolized from the maps read during the tick, with files
+ * opened under /proc/PID/root (so a process in a container resolves).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "demangle.h"
+#include "maps.h"
+#include "procfs.h"
+#include "sampler.h"
+#include "stacktab.h"
+#include "symbolize.h"
+#include "timeutil.h"
+
+struct dthread {
+	pid_t tid;
+	char name[64];
+	int state;	/* /proc state letter, or '?' */
+	uint64_t *pcs;	/* leaf first; NULL: no stack taken */
+	size_t n;
+};
+
+struct dump {
+	struct dthread *t;
+	size_t n;
+};
+
+static void on_stack(void *arg, pid_t tid, const uint64_t *pcs, size_t n)
+{
+	struct dump *d = arg;
+
+	for (size_t i = 0; i < d->n; i++) {
+		struct dthread *t = &d->t[i];
+
+		if (t->tid != tid || t->pcs)
+			continue;
+		t->pcs = malloc(n * sizeof(*pcs));
+		if (t->pcs) {
+			memcpy(t->pcs, pcs, n * sizeof(*pcs));
+			t->n = n;
+		}
+		return;
+	}
+}
+
+/* The threads as /proc lists them now, with names and states. */
+static void list_threads(pid_t pid, struct dump *d)
+{
+	struct tidlist tl = { 0 };
+
+	if (procfs_list_tasks(pid, &tl))
+		die(EXIT_FAILURE, "cannot list the threads of %d: %s", (int)pid,
+		    strerror(errno));
+	d->t = calloc(tl.n ? tl.n : 1, sizeof(*d->t));
+	if (!d->t)
+		die(EXIT_FAILURE, "out of memory");
+	for (size_t i = 0; i < tl.n; i++) {
+		struct dthread *t = &d->t[d->n++];
+		int st = procfs_task_state(pid, tl.tids[i]);
+
+		t->tid = tl.tids[i];
+		t->state = st > 0 ? st : '?';
+		if (procfs_comm(pid, tl.tids[i], t->name, sizeof(t->name)))
+			snprintf(t->name, sizeof(t->name), "?");
+	}
+	tidlist_free(&tl);
+}
+
+/* Stop every thread once; their stacks land in d (on_stack). */
+static void capture(pid_t pid, struct dump *d, struct maps *maps)
+{
+	struct sampler_config cfg = { .pid = pid, .hz = 1, .wall = true,
+				      .duration_ns = NSEC_PER_MSEC,
+				      .on_stack = on_stack,
+				      .on_stack_arg = d };
+	struct stacktab *tab = stacktab_new(STACKTAB_MAX_DEPTH);
+	struct sampler_stats st;
+	sigset_t stop;
+
+	if (!tab)
+		die(EXIT_FAILURE, "out of memory");
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	cfg.stop_signals = &stop;
+	if (sampler_run(&cfg, tab, maps, &st))
+		die(EXIT_FAILURE, "cannot capture process %d: %s", (int)pid,
+		    strerror(errno));
+	stacktab_free(tab);
+}
+
+static struct symbolizer *symbolizer_for(pid_t pid, const struct maps *maps)
+{
+	char *text = NULL, root[64];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct symbolizer *sym;
+
+	if (!f || maps_write(maps, f) || fclose(f))
+		die(EXIT_FAILURE, "out of memory");
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	sym = symbolizer_new(text, len, root);
+	free(text);
+	if (!sym)
+		die(EXIT_FAILURE, "out of memory");
+	return sym;
+}
+
+struct frame {
+	uint64_t pc;
+	const char *func; /* demangled when it could be, or NULL */
+	uint64_t off;
+	const char *module;
+	char *owned; /* func, when demangled */
+};
+
+/* Frame i of t: callers are looked up at PC-1 (return addresses). */
+static void frame_at(struct symbolizer *sym, const struct dthread *t,
+		     size_t i, struct frame *fr)
+{
+	struct symbol_info si;
+	uint64_t addr = i > 0 && t->pcs[i] ? t->pcs[i] - 1 : t->pcs[i];
+
+	symbolizer_lookup(sym, addr, &si);
+	fr->pc = t->pcs[i];
+	fr->owned = si.func ? demangle(si.func) : NULL;
+	fr->func = fr->owned ? fr->owned : si.func;
+	fr->off = si.func ? si.func_off + (fr->pc - addr) : si.module_off;
+	fr->module = si.module;
+}
+
+static void print_text(const struct dump *d, struct symbolizer *sym,
+		       pid_t pid)
+{
+	printf("Process %d, %zu threads\n", (int)pid, d->n);
+	for (size_t k = 0; k < d->n; k++) {
+		const struct dthread *t = &d->t[k];
+
+		printf("\nThread %d (%s) state %c%s\n", (int)t->tid, t->name,
+		       t->state, t->pcs ? "" : ": no stack (it exited, or did not stop in time)");
+		for (size_t i = 0; t->pcs && i < t->n; i++) {
+			struct frame fr;
+
+			frame_at(sym, t, i, &fr);
+			printf("#%-3zu 0x%016" PRIx64 " in ", i, fr.pc);
+			if (fr.func)
+				printf("%s+0x%" PRIx64 " (%s)\n", fr.func,
+				       fr.off, fr.module ? fr.module : "?");
+			else if (fr.module)
+				printf("?? (%s+0x%" PRIx64 ")\n", fr.module,
+				       fr.off);
+			else
+				printf("??\n");
+			free(fr.owned);
+		}
+	}
+}
+
+/* s as a JSON string (quotes included). */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void print_json_thread(const struct dthread *t, struct symbolizer *sym)
+{
+	printf("{\"tid\":%d,\"name\":", (int)t->tid);
+	json_str(t->name);
+	printf(",\"state\":\"%c\",\"frames\":", t->state);
+	if (!t->pcs) {
+		printf("null}");
+		return;
+	}
+	putchar('[');
+	for (size_t i = 0; i < t->n; i++) {
+		struct frame fr;
+
+		frame_at(sym, t, i, &fr);
+		printf("%s{\"pc\":\"0x%" PRIx64 "\",\"function\":", i ? "," : "",
+		       fr.pc);
+		if (fr.func)
+			json_str(fr.func);
+		else
+			printf("null");
+		printf(",\"offset\":%" PRIu64 ",\"module\":", fr.off);
+		if (fr.module)
+			json_str(fr.module);
+		else
+			printf("null");
+		putchar('}');
+		free(fr.owned);
+	}
+	printf("]}");
+}
+
+static void print_json(const struct dump *d, struct symbolizer *sym,
+		       pid_t pid)
+{
+	printf("{\"pid\":%d,\"threads\":[", (int)pid);
+	for (size_t k = 0; k < d->n; k++) {
+		if (k)
+			putchar(',');
+		print_json_thread(&d->t[k], sym);
+	}
+	printf("]}\n");
+}
+
+int cmd_dump(const struct options *o)
+{
+	struct dump d = { 0 };
+	struct maps *maps = maps_new();
+	struct symbolizer *sym;
+
+	if (!maps)
+		die(EXIT_FAILURE, "out of memory");
+	check_target(o->pid);
+	list_threads(o->pid, &d);
+	capture(o->pid, &d, maps);
+	sym = symbolizer_for(o->pid, maps);
+	if (o->json)
+		print_json(&d, sym, o->pid);
+	else
+		print_text(&d, sym, o->pid);
+	if (fflush(stdout) || ferror(stdout))
+		die(EXIT_FAILURE, "cannot write the stacks: %s", strerror(errno));
+	symbolizer_free(sym);
+	maps_free(maps);
+	for (size_t k = 0; k < d.n; k++)
+		free(d.t[k].pcs);
+	free(d.t);
+	return 0;
+}

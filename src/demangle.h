@@ -1,0 +1,14 @@
+/*
+ * demangle.h - C++ symbol names as people write them.
+ *
+ * Contract: demangle() returns a malloc'd demangled copy of an Itanium
+ * C++ ABI name ("_Z..."), or NULL when name is not one, cannot be
+ * demangled, or ptprof was built without __cxa_demangle (configure says
+ * so); the caller then shows name as it is.  Never prints or exits.
+ */
+#ifndef PTPROF_DEMANGLE_H
+#define PTPROF_DEMANGLE_H
+
+char *demangle(const char *name);
+
+#endif /* PTPROF_DEMANGLE_H */

@@ -1,0 +1,488 @@
+/*
+ * report.c - flat/cumulative tables and folded stacks (see report.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+#include "flame.h"
+#include "report.h"
+
+/*
+ * Open-addressing tables from a 64-bit key (a name's or a stack's hash, or
+ * an address) to an id: capacity a power of two, at most half full.
+ */
+struct slot {
+	uint64_t key;
+	uint32_t id; /* UINT32_MAX: empty */
+};
+
+struct table {
+	struct slot *slots;
+	size_t cap, n;
+};
+
+struct stack {
+	size_t off, n; /* frame ids in r->frames[off..off+n), root first */
+	uint64_t count;
+};
+
+struct report {
+	/* frames by id */
+	char **names;
+	char **modules;
+	uint64_t *flat, *cum;
+	uint64_t *seen_in; /* last record (+1) that counted the id's cum */
+	size_t nnames, cap_names;
+	struct table name_tab; /* name hash -> name id */
+	struct table addr_tab; /* address -> name id */
+	/* distinct stacks */
+	uint32_t *frames;
+	size_t nframes, cap_frames;
+	struct stack *stacks;
+	size_t nstacks, cap_stacks;
+	struct table stack_tab; /* stack hash -> stack index */
+	uint64_t total;
+	struct report_row *rows;
+	size_t nrows;
+};
+
+#define EMPTY UINT32_MAX
+
+static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL; /* FNV-1a */
+	}
+	return h;
+}
+
+#define FNV_SEED 0xcbf29ce484222325ULL
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (n < need)
+		n *= 2;
+	q = realloc(p, n * size);
+	if (q)
+		*cap = n;
+	return q;
+}
+
+/* Make room for one more entry; -1 on ENOMEM. */
+static int table_reserve(struct table *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256;
+	struct slot *ns;
+
+	if ((t->n + 1) * 2 <= t->cap)
+		return 0;
+	ns = malloc(cap * sizeof(*ns));
+	if (!ns)
+		return -1;
+	for (size_t i = 0; i < cap; i++)
+		ns[i].id = EMPTY;
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t j = mix64(t->slots[i].key) & (cap - 1);
+
+		if (t->slots[i].id == EMPTY)
+			continue;
+		while (ns[j].id != EMPTY)
+			j = (j + 1) & (cap - 1);
+		ns[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = cap;
+	return 0;
+}
+
+/* The first slot for key: then step with table_next() until the id is
+ * EMPTY or the entry is the one looked for. */
+static size_t table_first(const struct table *t, uint64_t key)
+{
+	return mix64(key) & (t->cap - 1);
+}
+
+static size_t table_next(const struct table *t, size_t j)
+{
+	return (j + 1) & (t->cap - 1);
+}
+
+static void table_set(struct table *t, size_t j, uint64_t key, uint32_t id)
+{
+	t->slots[j].key = key;
+	t->slots[j].id = id;
+	t->n++;
+}
+
+/* The id of name, added (with module) if new; EMPTY on ENOMEM. */
+static uint32_t intern(struct report *r, const char *name, const char *module)
+{
+	uint64_t h = hash_bytes(name, strlen(name), FNV_SEED);
+	size_t j;
+	uint32_t id;
+
+	if (table_reserve(&r->name_tab))
+		return EMPTY;
+	for (j = table_first(&r->name_tab, h);
+	     r->name_tab.slots[j].id != EMPTY; j = table_next(&r->name_tab, j))
+		if (r->name_tab.slots[j].key == h &&
+		    !strcmp(r->names[r->name_tab.slots[j].id], name))
+			return r->name_tab.slots[j].id;
+	if (r->nnames == r->cap_names) {
+		size_t cap = r->cap_names;
+		char **n = grow(r->names, &cap, r->nnames + 1, sizeof(*n));
+
+		if (!n)
+			return EMPTY;
+		r->names = n;
+		cap = r->cap_names;
+		n = grow(r->modules, &cap, r->nnames + 1, sizeof(*n));
+		if (!n)
+			return EMPTY;
+		r->modules = n;
+		r->cap_names = cap;
+	}
+	id = (uint32_t)r->nnames;
+	r->names[id] = strdup(name);
+	r->modules[id] = module ? strdup(module) : NULL;
+	if (!r->names[id] || (module && !r->modules[id])) {
+		free(r->names[id]);
+		free(r->modules[id]);
+		return EMPTY;
+	}
+	r->nnames++;
+	table_set(&r->name_tab, j, h, id);
+	return id;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* The frame name of addr (already adjusted for callers), as report.h says. */
+static uint32_t name_addr(struct report *r, struct symbolizer *sym,
+			  uint64_t addr, bool lines)
+{
+	struct symbol_info si;
+	char buf[4096], *cxx = NULL;
+	const char *file;
+	unsigned line;
+
+	symbolizer_lookup(sym, addr, &si);
+	if (si.func)
+		cxx = demangle(si.func);
+	if (cxx)
+		si.func = cxx;
+	if (si.func && lines &&
+	    symbolizer_lookup_line(sym, addr, &file, &line) == 0)
+		snprintf(buf, sizeof(buf), "%s %s:%u", si.func, file, line);
+	else if (si.func)
+		snprintf(buf, sizeof(buf), "%s", si.func);
+	else if (si.module)
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
+			 base_name(si.module), si.module_off);
+	else
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+	free(cxx);
+	return intern(r, buf, si.module ? base_name(si.module) : NULL);
+}
+
+/* The frame id of addr, symbolized at most once per address. */
+static uint32_t frame_of(struct report *r, struct symbolizer *sym,
+			 uint64_t addr, bool lines)
+{
+	size_t j;
+	uint32_t id;
+
+	if (table_reserve(&r->addr_tab))
+		return EMPTY;
+	for (j = table_first(&r->addr_tab, addr);
+	     r->addr_tab.slots[j].id != EMPTY; j = table_next(&r->addr_tab, j))
+		if (r->addr_tab.slots[j].key == addr)
+			return r->addr_tab.slots[j].id;
+	id = name_addr(r, sym, addr, lines);
+	if (id != EMPTY)
+		table_set(&r->addr_tab, j, addr, id);
+	return id;
+}
+
+/*
+ * Add count to the stack of frame ids r->frames[off..off+n) (just
+ * appended, root first): merged into an equal stack if there is one (then
+ * the appended ids are dropped again), else kept.
+ */
+static int add_stack(struct report *r, size_t off, size_t n, uint64_t count)
+{
+	uint64_t h = hash_bytes(r->frames + off, n * sizeof(*r->frames),
+				FNV_SEED);
+	size_t j;
+
+	if (table_reserve(&r->stack_tab))
+		return -1;
+	for (j = table_first(&r->stack_tab, h);
+	     r->stack_tab.slots[j].id != EMPTY;
+	     j = table_next(&r->stack_tab, j)) {
+		struct stack *s = &r->stacks[r->stack_tab.slots[j].id];
+
+		if (r->stack_tab.slots[j].key == h && s->n == n &&
+		    !memcmp(r->frames + s->off, r->frames + off,
+			    n * sizeof(*r->frames))) {
+			s->count += count;
+			r->nframes = off;
+			return 0;
+		}
+	}
+	if (r->nstacks == r->cap_stacks) {
+		struct stack *s = grow(r->stacks, &r->cap_stacks,
+				       r->nstacks + 1, sizeof(*s));
+
+		if (!s)
+			return -1;
+		r->stacks = s;
+	}
+	r->stacks[r->nstacks] = (struct stack){ off, n, count };
+	table_set(&r->stack_tab, j, h, (uint32_t)r->nstacks++);
+	return 0;
+}
+
+/* Make room for the per-name counters of every name interned so far. */
+static int grow_counts(struct report *r, size_t *cap)
+{
+	size_t c = *cap;
+	uint64_t *f, *k, *s;
+
+	if (r->nnames <= c)
+		return 0;
+	c = r->cap_names;
+	f = realloc(r->flat, c * sizeof(*f));
+	if (f)
+		r->flat = f;
+	k = realloc(r->cum, c * sizeof(*k));
+	if (k)
+		r->cum = k;
+	s = realloc(r->seen_in, c * sizeof(*s));
+	if (s)
+		r->seen_in = s;
+	if (!f || !k || !s)
+		return -1;
+	for (size_t i = *cap; i < c; i++)
+		r->flat[i] = r->cum[i] = r->seen_in[i] = 0;
+	*cap = c;
+	return 0;
+}
+
+static int add_record(struct report *r, struct symbolizer *sym,
+		      const struct profile_record *rec, size_t index,
+		      bool lines, size_t *counts_cap)
+{
+	size_t off = r->nframes;
+	uint32_t *f;
+
+	if (rec->npcs == 0)
+		return 0;
+	f = grow(r->frames, &r->cap_frames, off + rec->npcs, sizeof(*f));
+	if (!f)
+		return -1;
+	r->frames = f;
+	/* Root first: the file has the leaf first. */
+	for (size_t i = 0; i < rec->npcs; i++) {
+		uint64_t pc = rec->pcs[rec->npcs - 1 - i];
+		bool caller = i + 1 < rec->npcs;
+		uint32_t id = frame_of(r, sym, caller && pc ? pc - 1 : pc,
+				       lines);
+
+		if (id == EMPTY)
+			return -1;
+		r->frames[off + i] = id;
+	}
+	r->nframes = off + rec->npcs;
+	if (grow_counts(r, counts_cap))
+		return -1;
+	r->flat[r->frames[off + rec->npcs - 1]] += rec->count;
+	for (size_t i = 0; i < rec->npcs; i++) {
+		uint32_t id = r->frames[off + i];
+
+		if (r->seen_in[id] != index + 1) {
+			r->seen_in[id] = index + 1;
+			r->cum[id] += rec->count;
+		}
+	}
+	r->total += rec->count;
+	return add_stack(r, off, rec->npcs, rec->count);
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct report_row *x = a, *y = b;
+
+	if (x->flat != y->flat)
+		return x->flat > y->flat ? -1 : 1;
+	if (x->cum != y->cum)
+		return x->cum > y->cum ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int make_rows(struct report *r)
+{
+	r->rows = calloc(r->nnames ? r->nnames : 1, sizeof(*r->rows));
+	if (!r->rows)
+		return -1;
+	for (size_t i = 0; i < r->nnames; i++)
+		r->rows[i] = (struct report_row){ r->names[i], r->modules[i],
+						  r->flat[i], r->cum[i] };
+	r->nrows = r->nnames;
+	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
+	return 0;
+}
+
+struct report *report_build(const struct profile *p, struct symbolizer *sym,
+			    bool lines)
+{
+	struct report *r = calloc(1, sizeof(*r));
+	size_t counts_cap = 0;
+
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < p->nrecords; i++)
+		if (add_record(r, sym, &p->records[i], i, lines, &counts_cap))
+			goto fail;
+	if (grow_counts(r, &counts_cap) || make_rows(r))
+		goto fail;
+	return r;
+fail:
+	report_free(r);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nnames; i++) {
+		free(r->names[i]);
+		free(r->modules[i]);
+	}
+	free(r->names);
+	free(r->modules);
+	free(r->flat);
+	free(r->cum);
+	free(r->seen_in);
+	free(r->name_tab.slots);
+	free(r->addr_tab.slots);
+	free(r->frames);
+	free(r->stacks);
+	free(r->stack_tab.slots);
+	free(r->rows);
+	free(r);
+}
+
+uint64_t report_total(const struct report *r)
+{
+	return r->total;
+}
+
+const struct report_row *report_rows(const struct report *r, size_t *n)
+{
+	*n = r->nrows;
+	return r->rows;
+}
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+int report_write_text(const struct report *r, FILE *out, size_t top)
+{
+	uint64_t sum = 0;
+	size_t n = top && top < r->nrows ? top : r->nrows;
+
+	fprintf(out, "Total: %" PRIu64 " samples\n", r->total);
+	fprintf(out, "%8s %6s %6s %8s %6s  %s\n", "flat", "flat%", "sum%",
+		"cum", "cum%", "function [module]");
+	for (size_t i = 0; i < n; i++) {
+		const struct report_row *row = &r->rows[i];
+
+		sum += row->flat;
+		fprintf(out, "%8" PRIu64 " %5.1f%% %5.1f%% %8" PRIu64
+			     " %5.1f%%  %s",
+			row->flat, pct(row->flat, r->total),
+			pct(sum, r->total), row->cum,
+			pct(row->cum, r->total), row->name);
+		if (row->module)
+			fprintf(out, " [%s]", row->module);
+		fputc('\n', out);
+	}
+	if (n < r->nrows)
+		fprintf(out, "(%zu more rows; --top=0 shows all)\n",
+			r->nrows - n);
+	return fflush(out) || ferror(out) ? -1 : 0;
+}
+
+int report_write_folded(const struct report *r, FILE *out)
+{
+	for (size_t i = 0; i < r->nstacks; i++) {
+		const struct stack *s = &r->stacks[i];
+
+		for (size_t k = 0; k < s->n; k++) {
+			if (k)
+				fputc(';', out);
+			fputs(r->names[r->frames[s->off + k]], out);
+		}
+		fprintf(out, " %" PRIu64 "\n", s->count);
+	}
+	return fflush(out) || ferror(out) ? -1 : 0;
+}
+
+int report_write_svg(const struct report *r, FILE *out, const char *title)
+{
+	struct flame_stack *fs = calloc(r->nstacks ? r->nstacks : 1,
+					sizeof(*fs));
+	const char **names = calloc(r->nframes ? r->nframes : 1,
+				    sizeof(*names));
+	struct flame_options opt = { .title = title };
+	int rc = -1;
+
+	if (fs && names) {
+		for (size_t i = 0; i < r->nframes; i++)
+			names[i] = r->names[r->frames[i]];
+		for (size_t i = 0; i < r->nstacks; i++)
+			fs[i] = (struct flame_stack){
+				names + r->stacks[i].off, r->stacks[i].n,
+				r->stacks[i].count
+			};
+		rc = flame_write_svg(out, fs, r->nstacks, &opt);
+	} else {
+		errno = ENOMEM;
+	}
+	free(fs);
+	free(names);
+	return rc;
+}

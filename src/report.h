@@ -1,0 +1,65 @@
+/*
+ * report.h - what a profile says, by function: the flat and cumulative
+ * table (as pprof --text prints it), folded stacks, and the input of a
+ * flame graph.
+ *
+ * A report is built once from a parsed profile and a symbolizer: every PC
+ * is symbolized once (a cache by address), the leaf at its own address and
+ * callers at PC-1, since they are return addresses.  A frame is named by
+ * its function, or module+0xOFFSET when the module has no symbol there, or
+ * 0xADDRESS outside every mapping; with `lines`, "function file:line" when
+ * DWARF line information is found (the function alone otherwise).
+ *
+ * Counting, as pprof does it: a sample's flat count goes to its leaf
+ * frame; its cum count goes once to every distinct frame of its stack (a
+ * recursive function is not counted twice).  Rows are sorted by flat
+ * count, then cum count, then name.  Folded stacks merge the records that
+ * name the same frames, root first.
+ *
+ * Contract: the report borrows nothing from the profile or symbolizer
+ * after report_build() returns (names are copied).  Writers write to the
+ * stream given and return 0, or -1 with errno (a write error, ENOMEM);
+ * nothing here prints elsewhere or exits.
+ */
+#ifndef PTPROF_REPORT_H
+#define PTPROF_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile_read.h"
+#include "symbolize.h"
+
+struct report;
+
+struct report_row {
+	const char *name;   /* frame name, as above */
+	const char *module; /* basename of its module, or NULL */
+	uint64_t flat, cum;
+};
+
+/* Build a report; NULL with errno (ENOMEM) on failure. */
+struct report *report_build(const struct profile *p, struct symbolizer *sym,
+			    bool lines);
+void report_free(struct report *r);
+
+uint64_t report_total(const struct report *r);
+
+/* The rows, sorted; valid until report_free(). */
+const struct report_row *report_rows(const struct report *r, size_t *n);
+
+/*
+ * The table: a "Total: N samples" line, a header, then up to `top` rows
+ * (0: all) of flat, flat%, sum%, cum, cum%, name and [module].
+ */
+int report_write_text(const struct report *r, FILE *out, size_t top);
+
+/* One line per distinct stack: "root;...;leaf COUNT". */
+int report_write_folded(const struct report *r, FILE *out);
+
+/* A flame graph (flame.h), titled with `title`. */
+int report_write_svg(const struct report *r, FILE *out, const char *title);
+
+#endif /* PTPROF_REPORT_H */
