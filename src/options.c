@@ -397,7 +397,7 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 {
 	o->action = ACTION_REPORT;
 	o->usage = options_report_usage;
-	if (parse_with(argc, argv, "+:h", report_options, parse_report_one, o,
+	if (parse_with(argc, argv, ":h", report_options, parse_report_one, o,
 		       err, len))
 		return -1;
 	if (o->action == ACTION_HELP)
@@ -420,7 +420,7 @@ static int parse_dump(int argc, char **argv, struct options *o, char *err,
 {
 	o->action = ACTION_DUMP;
 	o->usage = options_dump_usage;
-	if (parse_with(argc, argv, "+:p:h", dump_options, parse_dump_one, o,
+	if (parse_with(argc, argv, ":p:h", dump_options, parse_dump_one, o,
 		       err, len))
 		return -1;
 	if (o->action == ACTION_HELP)

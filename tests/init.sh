@@ -181,14 +181,17 @@ wait_exit_()
 
 # run_ptprof_ SECONDS ERRFILE [ARG...]: ptprof in the foreground, killed
 # if it runs longer than SECONDS; exit status in $exit_status, stderr in
-# ERRFILE (and echoed to the log).
+# ERRFILE, stdout in ERRFILE.out (named by $run_out); both echoed to the
+# log.
 run_ptprof_()
 {
 	local secs=$1 err=$2
 	shift 2
 	info_ "running: ptprof $*"
-	timeout -s KILL "$secs" "$PTPROF" "$@" 2> "$err"
+	run_out=$err.out
+	timeout -s KILL "$secs" "$PTPROF" "$@" 2> "$err" > "$run_out"
 	exit_status=$?
+	cat "$run_out"
 	sed 's/^/  | /' "$err"
 	[ $exit_status -ne 137 ] ||
 		fail_ "ptprof was still running after $secs s (killed)"

@@ -12,7 +12,8 @@ check_PROGRAMS += \
 	tests/targets/vforker \
 	tests/targets/zleader \
 	tests/targets/execer \
-	tests/targets/waker
+	tests/targets/waker \
+	tests/targets/mangled
 
 tests_targets_split_SOURCES = tests/targets/split.c
 tests_targets_split_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -46,6 +47,10 @@ tests_targets_waker_SOURCES = tests/targets/waker.c
 tests_targets_waker_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_waker_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+tests_targets_mangled_SOURCES = tests/targets/mangled.c
+tests_targets_mangled_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_mangled_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
 tests_targets_exiter_SOURCES = tests/targets/exiter.c
 tests_targets_exiter_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
@@ -55,6 +60,10 @@ TESTS += \
 	tests/late-stop.test \
 	tests/cpu-mode.test \
 	tests/quiet-threads.test \
+	tests/report.test \
+	tests/report-symbols.test \
+	tests/report-errors.test \
+	tests/dump.test \
 	tests/exec.test \
 	tests/zombie-leader.test \
 	tests/suspend.test \
