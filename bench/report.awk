@@ -352,11 +352,14 @@ END {
 	print "## One-shot snapshots"
 	print ""
 	print "Wall time of one command that attaches, captures every thread's stack once and" \
-		" detaches (ptprof: `ptprof -p PID -f 1 -d 0.001`, one tick; eu-stack -p PID;" \
-		" gdb -p PID -batch -ex 'thread apply all bt').  CPU is the command's own user+system time."
+		" detaches (ptprof-dump: `ptprof dump -p PID`, stacks symbolized and printed, as" \
+		" the others do; ptprof: `ptprof -p PID -f 1 -d 0.001`, one tick written to a profile," \
+		" no symbols; eu-stack -p PID;" \
+		" gdb -p PID -batch -ex 'thread apply all bt').  CPU is the command's own user+system time." \
+		" The last column is eu-stack's median wall time over the tool's."
 	print ""
-	print "| tool | target | wall ms median | wall ms min–max | CPU ms median | thread-samples | runs ok |"
-	print "|---|---|---|---|---|---|---|"
+	print "| tool | target | wall ms median | wall ms min–max | CPU ms median | thread-samples | runs ok | eu-stack ÷ tool |"
+	print "|---|---|---|---|---|---|---|---|"
 	for (si = 1; si <= ns; si++) {
 		for (ki = 1; ki <= nk; ki++) {
 			g = st[si] "|" tools[ki]
@@ -370,11 +373,15 @@ END {
 			}
 			mm = minmax(vals["snap" SUBSEP g SUBSEP "wall"])
 			split(mm, lh, " ")
-			printf "| %s | %s | %s | %s–%s | %s | %s | %d/%d |\n", tools[ki], tlabel(st[si]),
-				f(median(vals["snap" SUBSEP g SUBSEP "wall"]), 1), f(lh[1], 1), f(lh[2], 1),
+			ge = st[si] "|eu-stack"
+			ew = (ge in snok) ? median(vals["snap" SUBSEP ge SUBSEP "wall"]) : ""
+			tw = median(vals["snap" SUBSEP g SUBSEP "wall"])
+			printf "| %s | %s | %s | %s–%s | %s | %s | %d/%d | %s |\n", tools[ki], tlabel(st[si]),
+				f(tw, 1), f(lh[1], 1), f(lh[2], 1),
 				f(median(vals["snap" SUBSEP g SUBSEP "cpu"]), 1),
 				("snap" SUBSEP g SUBSEP "samples") in vals ? f(median(vals["snap" SUBSEP g SUBSEP "samples"]), 0) : "—",
-				snok[g], snok[g] + ((g in snfail) ? snfail[g] : 0)
+				snok[g], snok[g] + ((g in snfail) ? snfail[g] : 0),
+				(ew != "" && tw > 0) ? sprintf("%.1f×", ew / tw) : "—"
 		}
 	}
 	print ""

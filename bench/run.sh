@@ -7,7 +7,8 @@
 # Side by side on the same targets (bench/jitter), interleaved, BENCH_REPS
 # times: no profiler, bench/floor, ptprof (its default mode and --wall when
 # it has one), gperftools' in-process profiler and perf record, at each rate
-# of BENCH_RATES; then one-shot snapshots (ptprof -f 1 -d 0.001, eu-stack,
+# of BENCH_RATES; then one-shot snapshots (ptprof dump -p, ptprof -f 1
+# -d 0.001 (capture only, no symbols), eu-stack,
 # gdb).  Raw results go to $BENCH_BUILDDIR/bench/results/RUN/, the report to
 # docs/PERFORMANCE.md.  It kills only the processes it started, by PID, and
 # every wait is bounded.  Nothing here uses the network (the one exception:
@@ -42,7 +43,7 @@ RATES=${BENCH_RATES:-100 1000}
 TARGETS=${BENCH_TARGETS:-1busy 8busy 2busy200idle}
 PROFILERS=${BENCH_PROFILERS:-none floor ptprof ptprof-wall gperftools perf}
 SNAP_TARGETS=${BENCH_SNAP_TARGETS:-1busy 2busy200idle}
-SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof eu-stack gdb}
+SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof-dump ptprof eu-stack gdb}
 
 die() {
 	echo "bench: $*" >&2
@@ -292,6 +293,10 @@ snap_target() {
 					-f 1 -d 0.001 -o "$SCRATCH/oneshot.prof" \
 					>"$t.out" 2>"$t.err" && ok=1
 				extra=$(parse_sampler "$(cat "$t.err")") ;;
+			ptprof-dump)
+				"$BIN/cputime" -t 60 "$t.cpu" "$PTPROF" dump \
+					-p "$jpid" >"$t.out" 2>"$t.err"
+				grep -q '^#0 ' "$t.out" && ok=1 ;;
 			eu-stack)
 				[ -n "$EU_STACK" ] || continue
 				"$BIN/cputime" -t 60 "$t.cpu" "$EU_STACK" -p "$jpid" \

@@ -72,11 +72,12 @@ static void list_threads(pid_t pid, struct dump *d)
 		die(EXIT_FAILURE, "out of memory");
 	for (size_t i = 0; i < tl.n; i++) {
 		struct dthread *t = &d->t[d->n++];
-		int st = procfs_task_state(pid, tl.tids[i]);
+		int st = procfs_task_name_state(pid, tl.tids[i], t->name,
+						sizeof(t->name));
 
 		t->tid = tl.tids[i];
 		t->state = st > 0 ? st : '?';
-		if (procfs_comm(pid, tl.tids[i], t->name, sizeof(t->name)))
+		if (st <= 0)
 			snprintf(t->name, sizeof(t->name), "?");
 	}
 	tidlist_free(&tl);

@@ -168,10 +168,10 @@ int procfs_read_maps(pid_t pid, pid_t tid, char **buf, size_t *len)
 	return procfs_read_file(path, buf, len);
 }
 
-int procfs_task_state(pid_t pid, pid_t tid)
+int procfs_task_name_state(pid_t pid, pid_t tid, char *name, size_t len)
 {
-	char path[96], *buf, *p;
-	size_t len;
+	char path[96], *buf, *p, *open;
+	size_t n;
 	int state;
 
 	if (tid)
@@ -179,15 +179,25 @@ int procfs_task_state(pid_t pid, pid_t tid)
 			 (int)tid);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (procfs_read_file(path, &buf, &len))
+	if (procfs_read_file(path, &buf, &n))
 		return -1;
-	/* comm may hold spaces and parentheses: the state follows the last ')'. */
+	/* comm may hold spaces and parentheses: it runs from the first '('
+	 * to the last ')', and the state follows that. */
+	open = strchr(buf, '(');
 	p = strrchr(buf, ')');
-	state = p && p[1] == ' ' && p[2] ? (unsigned char)p[2] : -1;
+	state = open && p > open && p[1] == ' ' && p[2] ?
+			(unsigned char)p[2] : -1;
+	if (state > 0 && name && len)
+		snprintf(name, len, "%.*s", (int)(p - open - 1), open + 1);
 	free(buf);
 	if (state < 0)
 		errno = EINVAL;
 	return state;
+}
+
+int procfs_task_state(pid_t pid, pid_t tid)
+{
+	return procfs_task_name_state(pid, tid, NULL, 0);
 }
 
 bool procfs_is_kernel_thread(pid_t pid)

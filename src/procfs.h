@@ -47,6 +47,10 @@ int procfs_read_maps(pid_t pid, pid_t tid, char **buf, size_t *len);
  */
 int procfs_task_state(pid_t pid, pid_t tid);
 
+/* The same, and the thread's name (comm) into name (len bytes), from one
+ * read of its stat file. */
+int procfs_task_name_state(pid_t pid, pid_t tid, char *name, size_t len);
+
 /*
  * Whether the process has a thread that is not a zombie.  Its /proc/PID/stat
  * shows the leader's state, which is Z for a live process whose main
