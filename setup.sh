@@ -30,7 +30,8 @@ cd "$(dirname "$0")"
 # To build: compiler (g++ too: libstdc++ demangles C++ names), make,
 # autotools, pkg-config and the libraries (libdw: source lines).
 build_pkgs="build-essential autoconf automake pkgconf libunwind-dev libelf-dev libdw-dev"
-# To read a profile: google-pprof (the demo prints its --text report).
+# The demo reads its profile with ptprof itself; google-pprof is there to
+# read it the pprof way too.
 demo_pkgs="google-perftools"
 # To test: go tool pprof, strace (ptrace checks), setpriv (util-linux),
 # ps/pgrep (procps), timeout/od (coreutils), awk, sed.
