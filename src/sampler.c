@@ -941,6 +941,7 @@ static int run_loop(struct sampler *s, uint64_t start)
 {
 	uint64_t end = s->cfg->duration_ns ? start + s->cfg->duration_ns : 0;
 	uint64_t next = start;
+	bool ticked = false;
 
 	for (;;) {
 		uint64_t now = mono_now_ns();
@@ -949,7 +950,9 @@ static int run_loop(struct sampler *s, uint64_t start)
 			s->st->end = SAMPLER_END_TARGET_EXITED;
 			return 0;
 		}
-		if (end && now >= end) {
+		/* The first tick is always taken, however short the duration
+		 * and however long the start (reading the maps) took. */
+		if (end && now >= end && ticked) {
 			s->st->end = SAMPLER_END_DURATION;
 			return 0;
 		}
@@ -972,6 +975,7 @@ static int run_loop(struct sampler *s, uint64_t start)
 		next += ((now - next) / s->period_ns + 1) * s->period_ns;
 		if (tick(s))
 			return -1;
+		ticked = true;
 		if (s->cfg->spill && stacktab_distinct(s->tab) >= s->cfg->spill_at &&
 		    s->cfg->spill(s->cfg->spill_arg))
 			return -1;
