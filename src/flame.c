@@ -464,8 +464,7 @@ static void put_head(FILE *out, const struct tree *t, const struct layout *l,
 		"<text class=\"title\" x=\"%u\" y=\"24\" "
 		"text-anchor=\"middle\">",
 		l->width, l->height, l->width / 2);
-	put_text(out, opt && opt->title ? opt->title : "Flame Graph",
-		 SIZE_MAX);
+	put_text(out, opt && opt->title ? opt->title : "Flame Graph", SIZE_MAX);
 	fputs("</text>\n", out);
 	if (opt && opt->subtitle) {
 		fprintf(out,
@@ -678,7 +677,8 @@ static int write_svg(FILE *out, struct tree *t, struct layout *l,
 		errno = ENOMEM; /* unreasonably deep */
 		return -1;
 	}
-	l->height = l->top + (unsigned)(t->max_depth + 1) * FRAME_H + BOTTOM_PAD;
+	l->height = l->top + (unsigned)(t->max_depth + 1) * FRAME_H +
+		    BOTTOM_PAD;
 	errno = 0;
 	put_head(out, t, l, opt);
 	for (i = 0; i < t->norder; i++)

@@ -106,7 +106,8 @@ static void read_input(struct input *in)
 
 	while ((len = getline(&line, &size, stdin)) >= 0) {
 		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		while (len > 0 &&
+		       (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		if (len == 0)
 			continue;

@@ -68,10 +68,13 @@ static double width_of(const char *svg, const char *name)
 	return attr_after(frame_of(svg, name), " width=\"");
 }
 
+/* A struct flame_stack of count samples in the frames given, root first. */
+/* clang-format off */
 #define STACK(count, ...)                                                    \
 	{ (const char *const[]){ __VA_ARGS__ },                              \
 	  sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *),     \
 	  (count) }
+/* clang-format on */
 
 static void test_structure(void)
 {
@@ -172,7 +175,8 @@ static void test_escaping(void)
 	CHECK(strstr(svg, "alert(1)</script>") == NULL);
 	CHECK(count_of(svg, "]]>") == 2);
 	CHECK(count_of(svg, "</script>") == 1);
-	CHECK(frame_of(svg, "bad\xef\xbf\xbd\xef\xbf\xbdutf8 \xc3\xa9") != NULL);
+	CHECK(frame_of(svg, "bad\xef\xbf\xbd\xef\xbf\xbdutf8 \xc3\xa9") !=
+	      NULL);
 	CHECK(strchr(svg, '\x01') == NULL && strchr(svg, '\xff') == NULL);
 	CHECK(frame_of(svg, "") != NULL);
 	free(svg);
@@ -307,8 +311,7 @@ static void test_narrow_and_labels(void)
 	/* 15000 of 1015001 samples: 17.4 px, room for 1 character: none. */
 	f = frame_of(svg, "short_frame_name");
 	CHECK(f && strncmp(strstr(f, "<text"), "<text x=", 8) == 0 &&
-	      strstr(strstr(f, "<text"), "\"></text>") <
-		      strstr(f, "</g>"));
+	      strstr(strstr(f, "<text"), "\"></text>") < strstr(f, "</g>"));
 	free(svg);
 }
 
