@@ -5,7 +5,8 @@
  *
  * FOLDED holds one stack a line, "root;caller;leaf COUNT" (the format of
  * flamegraph.pl and of profcat): the frames are split at ';', the count is
- * after the last space.  Empty lines are skipped.  The SVG comes from
+ * after the last space.  Empty lines are skipped.  WIDTH is a number (its
+ * range is flame_write_svg's to check).  The SVG comes from
  * flame_write_svg() (src/flame.h).  On error: one line "flamegen: why" on
  * stderr and exit status 1; usage errors exit 2.
  */
@@ -128,6 +129,19 @@ static void usage(void)
 	exit(2);
 }
 
+/* A width in pixels; flame_write_svg() checks its range. */
+static unsigned parse_width(const char *s)
+{
+	unsigned long w;
+	char *end;
+
+	errno = 0;
+	w = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || w > 1000000)
+		usage();
+	return (unsigned)w;
+}
+
 int main(int argc, char **argv)
 {
 	struct flame_options opt = { 0 };
@@ -144,7 +158,7 @@ int main(int argc, char **argv)
 			opt.subtitle = optarg;
 			break;
 		case 'w':
-			opt.width = (unsigned)strtoul(optarg, NULL, 10);
+			opt.width = parse_width(optarg);
 			break;
 		default:
 			usage();
