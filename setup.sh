@@ -34,8 +34,10 @@ build_pkgs="build-essential autoconf automake pkgconf libunwind-dev libelf-dev l
 # read it the pprof way too.
 demo_pkgs="google-perftools"
 # To test: go tool pprof, strace (ptrace checks), setpriv (util-linux),
-# ps/pgrep (procps), timeout/od (coreutils), awk, sed.
-check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed"
+# ps/pgrep (procps), timeout/od (coreutils), awk, sed; chromium renders
+# the flame graph headless (tests/flame-svg.test) and python3 reads its
+# screenshots.
+check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed chromium python3"
 
 case $what in
 demo) pkgs="$build_pkgs $demo_pkgs" ;;

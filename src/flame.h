@@ -5,23 +5,62 @@
  * caller) to the leaf, with a sample count.  Stacks may repeat and come in
  * any order; they are merged into a tree (same name at the same depth
  * under the same parent = one frame), so the output does not depend on
- * their order.  Frames are sized by samples: a frame's width is its
- * samples over the total, across the full width of the graph.
+ * their order: the same stacks in any order give the same bytes.  Frames
+ * are sized by samples: a frame's width is its samples over the total,
+ * across the full width of the graph.  Siblings are ordered by name
+ * (strcmp), as flamegraph.pl orders them; the root, "all", is at the
+ * bottom and callees stand on their callers.  Merging is linear in the
+ * frames read (a hash table), then children are sorted: no quadratic path.
  *
  * Output: one SVG document with its own inline script and style, no
- * external reference at all (no network, no font or script files), that
- * works opened directly in a browser: the title of each frame (hover) gives
- * its name, samples and percentage; clicking a frame zooms so that it fills
- * the width (its ancestors shown full width above it, other stacks hidden),
- * and clicking the root, or "Reset zoom", returns; "Search" takes a regular
- * expression, highlights matching frames and shows the share of samples
- * they cover.  Names are XML-escaped.
+ * external reference at all (no network, no font or script files; the
+ * only URI is the SVG namespace), that works opened directly in a browser
+ * and also with its markup inlined into an HTML page (the script finds its
+ * own <svg>, not document.documentElement, scopes its CSS and lookups to
+ * it and defines no global):
+ *  - hovering a frame shows "name (N samples, P%)" in the status line at
+ *    the bottom (and as the frame's <title> tooltip);
+ *  - clicking a frame zooms: it fills the width, its ancestors are shown
+ *    full width, frames not under it are hidden; clicking the root, or
+ *    "Reset zoom" (top left), returns;
+ *  - "Search" (top right) asks for a regular expression (prompt()); a
+ *    "?s=REGEX" parameter in the page's URL searches on load.  Matching
+ *    frames turn magenta and "Matched: P%" (bottom right) gives the share
+ *    of samples under them (nested matches counted once); "Reset search"
+ *    clears it.
+ * Labels are cut to fit their frame (an average character width of 7.08
+ * px for the 12 px font, ".." marking the cut) and left out for frames
+ * under 3 characters wide.  Frames narrower than 0.1 px are not written at
+ * all, nor anything above them, which bounds the output's size; zooming
+ * cannot bring them back and a search does not count them.  Names are
+ * XML-escaped (& < > " '); bytes that are not valid UTF-8, and control
+ * characters, are written as U+FFFD.  The script reads names from the
+ * DOM, never from script text, so no name can break it.
+ *
+ * Hooks (stable, for tests and for pages that embed the graph):
+ *  - <svg class="flamegraph" data-samples="TOTAL" data-xpad="X0"
+ *    data-graph-width="W" data-char-width="CW">: frames span
+ *    [X0, X0 + W] when not zoomed;
+ *  - each frame: <g class="frame" data-name="NAME" data-samples="N"
+ *    data-start="S" data-depth="D"> (S: samples left of it; D: 0 for the
+ *    root "all") holding <title>, <rect x= width=> (x and width change on
+ *    zoom) and <text> (its label);
+ *  - a hidden element has class "hide"; a search match, class "match";
+ *  - <text class="status">, <text class="matched">, and the buttons
+ *    <text class="button reset-zoom">, "button search", "button
+ *    reset-search";
+ *  - after the script ran, the <svg> element has a property "flame" with
+ *    zoom(g), unzoom(), search(regex or string; returns the matched
+ *    percentage) and resetSearch().
+ * With no samples at all the graph still renders and says "No samples".
  *
  * Contract: never prints except to `out`, never exits.  Returns 0, or -1
- * with errno (EINVAL for bad arguments: out NULL, a stack with NULL frames
- * and nframes > 0; ENOMEM; the errno of a failed write).  Stacks with a
- * count of 0 or no frames are skipped; with no samples at all the graph
- * still renders and says so.
+ * with errno: EINVAL for bad arguments (out NULL; stacks NULL with n > 0;
+ * a stack with NULL frames and nframes > 0, or a NULL name; a width that
+ * is not 0 nor within 200..100000); EOVERFLOW if the counts add up past
+ * 2^64 - 1; ENOMEM; or the errno of a failed write (EIO if there is none).
+ * Stacks with a count of 0 or no frames are skipped.  The stacks' strings
+ * are only read during the call.
  */
 #ifndef PTPROF_FLAME_H
 #define PTPROF_FLAME_H
