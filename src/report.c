@@ -436,7 +436,9 @@ int report_write_text(const struct report *r, FILE *out, size_t top)
 			row->flat, pct(row->flat, r->total),
 			pct(sum, r->total), row->cum,
 			pct(row->cum, r->total), row->name);
-		if (row->module)
+		if (row->module && row->module[0] == '[')
+			fprintf(out, " %s", row->module); /* "[vdso]" */
+		else if (row->module)
 			fprintf(out, " [%s]", row->module);
 		fputc('\n', out);
 	}
