@@ -87,6 +87,11 @@ static uint64_t slot_at(const struct parser *p, size_t off)
 	return le64toh(v);
 }
 
+static bool hdr_count_ok(uint64_t hwords)
+{
+	return hwords >= 3 && hwords <= PROFILE_READ_MAX_HDR;
+}
+
 static int parse_header(struct parser *p)
 {
 	uint64_t hwords;
@@ -98,12 +103,14 @@ static int parse_header(struct parser *p)
 		return fail(p, "truncated header at byte 0: file ends at byte %zu",
 			    p->len);
 	if (slot_at(p, 0) != 0)
-		return fail(p, "bad header at byte 0: header count is %llu, must be 0",
+		return fail(p, "bad header at byte 0: not a 64-bit little-endian CPU profile (header count is %llu, must be 0)",
 			    (unsigned long long)slot_at(p, 0));
 	hwords = slot_at(p, SLOT);
-	if (hwords < 3 || hwords > PROFILE_READ_MAX_HDR)
-		return fail(p, "bad header at byte 8: header slot count is %llu, must be 3 to %d",
-			    (unsigned long long)hwords, PROFILE_READ_MAX_HDR);
+	if (!hdr_count_ok(hwords))
+		return fail(p, "bad header at byte 8: header slot count is %llu, must be 3 to %d%s",
+			    (unsigned long long)hwords, PROFILE_READ_MAX_HDR,
+			    hdr_count_ok(__builtin_bswap64(hwords)) ?
+			    " (a big-endian profile?)" : "");
 	need = (2 + (size_t)hwords) * SLOT;
 	if (!have_slots(p, 0, 2 + (size_t)hwords))
 		return fail(p, "truncated header at byte 0: need %zu bytes, file ends at byte %zu",

@@ -157,6 +157,23 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/*
+ * True when path has a ".." component.  The kernel writes maps paths
+ * canonical, so only a forged maps text has one, and with a root it could
+ * climb out of that root.
+ */
+static bool has_dotdot(const char *path)
+{
+	const char *p = path;
+
+	while ((p = strstr(p, "..")) != NULL) {
+		if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return true;
+		p += 2;
+	}
+	return false;
+}
+
 static struct sym_file *file_get(struct symbolizer *s, const char *path)
 {
 	struct sym_file *f, **files;
@@ -177,7 +194,8 @@ static struct sym_file *file_get(struct symbolizer *s, const char *path)
 		free(f);
 		return NULL;
 	}
-	f->loadable = path[0] == '/' && !ends_with(path, DELETED_SUFFIX);
+	f->loadable = path[0] == '/' && !ends_with(path, DELETED_SUFFIX) &&
+		      !has_dotdot(path);
 	s->files[s->nfiles++] = f;
 	return f;
 }

@@ -22,9 +22,10 @@
  * Maps lines are parsed as /proc/PID/maps lines ("start-end perms offset
  * dev inode path"); lines that do not parse, and mappings that are not
  * executable, are ignored.  Other pseudo paths ("[vsyscall]") and
- * paths ending in " (deleted)" are never opened: their addresses get the
- * module (the path as written) but no function.  Names are not demangled
- * (demangle.h does that).
+ * paths ending in " (deleted)" are never opened, nor paths with a ".."
+ * component (the kernel never writes one; with a root it would climb out
+ * of it): their addresses get the module (the path as written) but no
+ * function.  Names are not demangled (demangle.h does that).
  *
  * Contract: never prints or exits.  A lookup that finds no mapping, no file
  * or no symbol still succeeds: it fills what it knows (module name and

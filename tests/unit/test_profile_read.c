@@ -193,28 +193,110 @@ static void test_bad_maps(void)
 	BAD("no offset", "400000-401000 r-xp\n", 64, HDR, TRAILER);
 }
 
-/* Every prefix and every one-byte change must be handled without a crash. */
+/*
+ * The offset named by a one-line message "... at byte N: ...", or -1 when
+ * the message is not of that form.
+ */
+static long err_offset(const char *err)
+{
+	const char *at = strstr(err, " at byte ");
+	unsigned long off;
+	char colon = 0;
+
+	if (strchr(err, '\n') || !at ||
+	    sscanf(at, " at byte %lu%c", &off, &colon) != 2 || colon != ':')
+		return -1;
+	return (long)off;
+}
+
+/* A file that is not a 64-bit little-endian profile fails at its header. */
+static void test_not_a_profile(void)
+{
+	static const char *const texts[] = {
+		"#!/bin/sh\necho this is not a profile\n",
+		"\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0>\0\1\0\0\0",
+		"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+	};
+	/* 32-bit little-endian: 4-byte slots 0, 3, 0, 10000, 0. */
+	static const unsigned char p32[] = { 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0,
+					     0, 0x10, 0x27, 0, 0, 0, 0, 0, 0 };
+	/* 64-bit big-endian: 0, 3, 0, 10000, 0. */
+	unsigned char be[40] = { 0 };
+	struct profile p;
+	char err[256];
+	size_t i;
+
+	be[15] = 3;
+	be[30] = 0x27;
+	be[31] = 0x10;
+	for (i = 0; i < N(texts); i++) {
+		CHECKF(profile_parse(texts[i], strlen(texts[i]) + 1, &p, err,
+				     sizeof(err)) == -1 && errno == EINVAL &&
+		       err_offset(err) >= 0 && err_offset(err) <= 8,
+		       "not a profile %zu: %s", i, err);
+	}
+	CHECKF(profile_parse(p32, sizeof(p32), &p, err, sizeof(err)) == -1 &&
+	       err_offset(err) == 0 && strstr(err, "64-bit little-endian"),
+	       "32-bit profile: %s", err);
+	CHECKF(profile_parse(be, sizeof(be), &p, err, sizeof(err)) == -1 &&
+	       err_offset(err) == 8 && strstr(err, "big-endian"),
+	       "big-endian profile: %s", err);
+}
+
+/*
+ * A valid profile cut at every byte: a cut inside the binary part fails
+ * as a truncation (or a missing trailer) at a byte before the cut; a cut
+ * inside the maps text fails at the start of the maps until the first
+ * line has its offset, then parses.
+ */
+static void test_truncations(void)
+{
+	const uint64_t s[] = { 0, 4, 0, 100, 0, 9, 5, 3, 0xa0000, 0xc0000,
+			       0xe0000, 2, 1, 0x1234, TRAILER };
+	unsigned char buf[1024];
+	size_t len = build(buf, sizeof(buf), s, N(s), MAPS, strlen(MAPS));
+	size_t bin = N(s) * 8, line = strlen("400000-401000 r-xp 0"), i;
+	struct profile p;
+	char err[256];
+	bool ok;
+	int rc;
+
+	for (i = 0; i <= len; i++) {
+		err[0] = '\0';
+		rc = profile_parse(buf, i, &p, err, sizeof(err));
+		if (i < bin)
+			ok = rc == -1 && errno == EINVAL && is_zeroed(&p) &&
+			     err_offset(err) >= 0 && (size_t)err_offset(err) <= i &&
+			     (strstr(err, "truncated") || strstr(err, "missing") ||
+			      strstr(err, "empty"));
+		else if (i > bin && i < bin + line)
+			ok = rc == -1 && errno == EINVAL &&
+			     err_offset(err) == (long)bin;
+		else
+			ok = rc == 0 && p.maps_len == i - bin;
+		CHECKF(ok, "cut at byte %zu: rc %d, \"%s\"", i, rc, err);
+		profile_free(&p);
+	}
+}
+
+/* Every one-byte change must be handled without a crash. */
 static void test_mutations(void)
 {
 	const uint64_t s[] = { HDR, 5, 3, 0xa0000, 0xc0000, 0xe0000, 2, 1,
 			       0x1234, TRAILER };
 	unsigned char buf[1024], copy[1024];
 	size_t len = build(buf, sizeof(buf), s, N(s), MAPS, strlen(MAPS));
-	size_t bin = N(s) * 8, i;
 	struct profile p;
 	char err[8]; /* short on purpose: messages are cut, not overflowed */
+	size_t i;
 	int rc;
 
 	for (i = 0; i < len; i++) {
-		rc = profile_parse(buf, i, &p, err, sizeof(err));
-		CHECKF(i >= bin || (rc == -1 && errno == EINVAL),
-		       "prefix of %zu bytes parsed", i);
-		profile_free(&p);
-	}
-	for (i = 0; i < len; i++) {
 		memcpy(copy, buf, len);
 		copy[i] ^= 0x5a;
-		profile_parse(copy, len, &p, NULL, 0);
+		rc = profile_parse(copy, len, &p, err, sizeof(err));
+		CHECKF(rc == 0 || (errno == EINVAL && strlen(err) == 7),
+		       "byte %zu changed: \"%s\"", i, err);
 		profile_free(&p);
 	}
 }
@@ -255,6 +337,8 @@ int main(void)
 	test_bad_header();
 	test_bad_records();
 	test_bad_maps();
+	test_not_a_profile();
+	test_truncations();
 	test_mutations();
 	test_file();
 	return unit_result("test_profile_read");

@@ -200,6 +200,45 @@ static void test_offline(const char *maps)
 	symbolizer_free(s);
 }
 
+/*
+ * This executable's lines of maps with its path written "/.." + path:
+ * under the root /proc that names the real file again, which must not be
+ * opened.
+ */
+static void test_dotdot(const char *maps)
+{
+	uint64_t fn = (uint64_t)(uintptr_t)target_ptr;
+	char exe[4096], dotted[4096 + 3], *text = malloc(strlen(maps) * 2 + 1);
+	const char *line, *p, *nl;
+	struct symbolizer *s;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t len = 0;
+
+	CHECKF(n > 0 && text, "readlink /proc/self/exe");
+	if (n <= 0 || !text) {
+		free(text);
+		return;
+	}
+	exe[n] = '\0';
+	snprintf(dotted, sizeof(dotted), "/..%s", exe);
+	for (line = maps; *line; line = nl + 1) {
+		nl = line + strcspn(line, "\n");
+		p = strstr(line, exe);
+		if (p && p < nl && p + n == nl)
+			len += (size_t)sprintf(text + len, "%.*s%s\n",
+					       (int)(p - line), line, dotted);
+		if (!*nl)
+			break;
+	}
+	text[len] = '\0';
+	s = symbolizer_new(text, len, "/proc");
+	CHECKF(s != NULL && len > 0, "symbolizer_new on dotted maps");
+	if (s)
+		expect_unknown(s, fn, dotted, "path with ..");
+	symbolizer_free(s);
+	free(text);
+}
+
 static void test_odd_maps(void)
 {
 	static const char text[] =
@@ -255,6 +294,7 @@ int main(void)
 	}
 	symbolizer_free(s);
 	test_offline(maps);
+	test_dotdot(maps);
 	free(maps);
 	test_odd_maps();
 	return unit_result("test_symbolize");

@@ -1,0 +1,26 @@
+/*
+ * fuzz_util.c - checks shared by the libFuzzer targets.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fuzz_util.h"
+
+void fuzz_violation(const char *what)
+{
+	fprintf(stderr, "contract violation: %s\n", what);
+	__builtin_trap();
+}
+
+void fuzz_lookup(struct symbolizer *s, uint64_t addr)
+{
+	struct symbol_info si;
+
+	memset(&si, 0xa5, sizeof(si));
+	if (symbolizer_lookup(s, addr, &si) != 0)
+		fuzz_violation("symbolizer_lookup failed");
+	if (si.func)
+		fuzz_violation("a function was found without any file");
+	if (si.module && !si.module[0])
+		fuzz_violation("empty module name");
+}
