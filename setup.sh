@@ -27,7 +27,7 @@ esac
 
 cd "$(dirname "$0")"
 
-# To build: compiler (g++ too: libstdc++ demangles C++ names), make,
+# To build: compiler (libstdc++, opened at run time, demangles C++ names), make,
 # autotools, pkg-config and the libraries (libdw: source lines).
 build_pkgs="build-essential autoconf automake pkgconf libunwind-dev libelf-dev libdw-dev"
 # The demo reads its profile with ptprof itself; google-pprof is there to

@@ -3,8 +3,9 @@
  *
  * Contract: demangle() returns a malloc'd demangled copy of an Itanium
  * C++ ABI name ("_Z..."), or NULL when name is not one, cannot be
- * demangled, or ptprof was built without __cxa_demangle (configure says
- * so); the caller then shows name as it is.  Never prints or exits.
+ * demangled, or libstdc++ (opened at the first call) is not there; the
+ * caller then shows name as it is.  Never prints or exits.  Not
+ * thread-safe.
  */
 #ifndef PTPROF_DEMANGLE_H
 #define PTPROF_DEMANGLE_H
