@@ -1,0 +1,1 @@
+## Chaos suite (issue 5): lifecycle cases, see tests/chaos/README.
