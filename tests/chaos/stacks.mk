@@ -13,4 +13,11 @@ TESTS += \
 	tests/chaos/stack-deep.test \
 	tests/chaos/stack-jit.test \
 	tests/chaos/stack-signal.test
-EXTRA_DIST += tests/chaos/hostile.sh
+EXTRA_DIST += tests/chaos/stacks.sh
+
+TESTS += \
+	tests/chaos/runtime-java.test \
+	tests/chaos/runtime-go.test \
+	tests/chaos/runtime-python.test
+EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
+	tests/chaos/targets/sieve.py
