@@ -21,3 +21,7 @@ TESTS += \
 	tests/chaos/runtime-python.test
 EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
 	tests/chaos/targets/sieve.py
+
+TESTS += \
+	tests/chaos/refuse-strace.test \
+	tests/chaos/refuse-user.test

@@ -70,3 +70,53 @@ depth_hist_()
 		d[split(s, fr, ";")] += $NF }
 	END { for (k in d) print k, d[k] }' "$1" | sort -nr
 }
+
+# expect_refusal_ WANT CMD [ARG...]: CMD (killed after 20 s) exits 1,
+# prints nothing on stdout and exactly the line WANT on stderr, and leaves
+# no file in the current directory.
+expect_refusal_()
+{
+	local want=$1 st
+	shift
+	mkdir refusal && cd refusal || framework_failure_ "cannot make refusal/"
+	timeout -s KILL 20 "$@" > ../refusal.out 2> ../refusal.err < /dev/null
+	st=$?
+	cd .. || framework_failure_ "cannot leave refusal/"
+	info_ "$* -> $st: $(cat refusal.err)"
+	[ "$st" -eq 1 ] || fail_ "$*: exit status $st, expected 1"
+	[ ! -s refusal.out ] || fail_ "$*: wrote to stdout: $(head -c 300 refusal.out)"
+	[ "$(wc -l < refusal.err)" -eq 1 ] && [ "$(cat refusal.err)" = "$want" ] ||
+		fail_ "$*: stderr is '$(cat refusal.err)', expected '$want'"
+	[ -z "$(ls -A refusal)" ] ||
+		fail_ "$*: left files behind: $(ls -A refusal | tr '\n' ' ')"
+	rmdir refusal
+}
+
+# start_busy_ SECS [RUNNER...]: `hostile busy SECS` (its PID in $busy_pid,
+# its output in busy.N.out, named by $busy_out), run through RUNNER (e.g.
+# setpriv ...) if given, once it printed "ready"; "nodump" instead of
+# "busy" when $busy_mode says so.
+busy_n=0
+start_busy_()
+{
+	local secs=$1
+	shift
+	busy_n=$((busy_n + 1))
+	busy_out=busy.$busy_n.out
+	start_bg_ "$busy_out" "$@" \
+		"$abs_top_builddir/tests/chaos/targets/hostile" \
+		"${busy_mode:-busy}" "$secs"
+	busy_pid=$bg_pid
+	wait_for_ 10 "hostile $busy_pid to print 'ready'" grep_ready_ "$busy_out" ||
+		framework_failure_ "hostile busy did not start: $(cat "$busy_out")"
+}
+
+# finish_busy_: wait (bounded) for the last start_busy_ target to end; it
+# must exit 0 and report its computation right.
+finish_busy_()
+{
+	wait_exit_ "$busy_pid" 30
+	[ "$exit_status" -eq 0 ] && grep -q "^${busy_mode:-busy} ok" "$busy_out" ||
+		fail_ "target $busy_pid exited $exit_status: $(cat "$busy_out")"
+	info_ "target: $(tail -n 1 "$busy_out")"
+}

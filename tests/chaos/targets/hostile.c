@@ -27,18 +27,24 @@
  *            memory (no unwind info, no symbol) is called by call_jit;
  *   sigprof  main_work burns CPU while ITIMER_PROF delivers SIGPROF, whose
  *            handler (prof_handler) burns more: samples land in a handler
- *            over a signal frame.
+ *            over a signal frame;
+ *   busy     three threads (busy_thread) check ref_spin's result round
+ *            after round: a plain target for the refusal tests;
+ *   nodump   the same after prctl(PR_SET_DUMPABLE, 0): only a tracer with
+ *            CAP_SYS_PTRACE may attach, even of the same uid.
  *
  * Functions whose names the tests look for are NOIPA.  Nothing here is
  * timed inside the loops that run with a bad stack: they touch no memory.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 #include <ucontext.h>
 
@@ -376,6 +382,50 @@ static int run_sigprof(double secs)
 	return 0;
 }
 
+#define BUSY_THREADS 3
+
+static double busy_end;
+
+/* Rounds of ref_spin until busy_end; (void *)-1 if one came out wrong. */
+NOIPA static void *busy_thread(void *arg)
+{
+	const uint64_t want = ref_spin(SPIN);
+	unsigned long rounds = 0;
+
+	(void)arg;
+	while (now() < busy_end) {
+		if (ref_spin(SPIN) != want)
+			return (void *)-1;
+		rounds++;
+	}
+	return (void *)rounds;
+}
+
+static int run_busy(double secs, int nodump)
+{
+	const char *mode = nodump ? "nodump" : "busy";
+	pthread_t th[BUSY_THREADS];
+	unsigned long rounds = 0;
+
+	if (nodump && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return fail(mode, "prctl(PR_SET_DUMPABLE) failed");
+	busy_end = now() + secs;
+	for (int i = 0; i < BUSY_THREADS; i++)
+		if (pthread_create(&th[i], NULL, busy_thread, NULL))
+			return fail(mode, "pthread_create failed");
+	printf("ready\n");
+	for (int i = 0; i < BUSY_THREADS; i++) {
+		void *r;
+
+		pthread_join(th[i], &r);
+		if (r == (void *)-1)
+			return fail(mode, "a thread's result differs");
+		rounds += (unsigned long)r;
+	}
+	printf("%s ok %lu rounds in %d threads\n", mode, rounds, BUSY_THREADS);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -396,7 +446,9 @@ int main(int argc, char **argv)
 		return run_jit(secs);
 	if (!strcmp(mode, "sigprof"))
 		return run_sigprof(secs);
-	fprintf(stderr,
-		"usage: hostile badsp|badchain|altstack|coro|deep|jit|sigprof SECS\n");
+	if (!strcmp(mode, "busy") || !strcmp(mode, "nodump"))
+		return run_busy(secs, !strcmp(mode, "nodump"));
+	fprintf(stderr, "usage: hostile MODE SECS, MODE one of badsp badchain "
+			"altstack coro deep jit sigprof busy nodump\n");
 	return 2;
 }
