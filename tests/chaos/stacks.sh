@@ -1,17 +1,27 @@
 # tests/chaos/stacks.sh - sourced by the tests of tests/chaos/stacks.mk
 # after tests/init.sh.
 #
+# The targets here (tests/chaos/targets/) burn CPU for the seconds they
+# are given, a generous bound, or until a file "stop" appears in their
+# current directory: stop_target_ PID makes it (in the current directory)
+# and waits for PID to exit; its status is then in $exit_status.
+stop_target_()
+{
+	: > stop || framework_failure_ "cannot make $(pwd)/stop"
+	wait_exit_ "$1" 30
+	rm -f stop
+}
+
 # profile_started_ NAME PID OUT [PTPROF-ARG...]: PID (started with
-# start_bg_, output in OUT) burns CPU for at least 4 s more: attach
-# ptprof -p -f 1000 -d $ptprof_secs (default 2; and the extra args) to it,
-# and check that
+# start_bg_, output in OUT) burns CPU until stopped: attach ptprof -p
+# -f 1000 -d $ptprof_secs (default 2; and the extra args) to it, and check
+# that
 #  - ptprof exits 0 within 30 s and writes a profile that profcat and
 #    `ptprof report` read (the folded stacks end up in prof.folded, the
 #    report's table in $report);
-#  - PID, still running when ptprof is done (the margin is for a loaded
-#    machine), is untraced and not stopped;
-#  - PID then exits 0 and its last line begins with "ok" or "NAME ok":
-#    its own check of what it computed.
+#  - PID, still running when ptprof is done, is untraced and not stopped;
+#  - PID, then stopped, exits 0 and its last line begins with "ok" or
+#    "NAME ok": its own check of what it computed.
 profile_started_()
 {
 	local name=$1 pid=$2 out=$3
@@ -23,7 +33,7 @@ profile_started_()
 	is_gone_ "$pid" &&
 		fail_ "$name: the target ended while ptprof ran: $(cat "$out")"
 	check_untraced "$pid"
-	wait_exit_ "$pid" 30
+	stop_target_ "$pid"
 	[ "$exit_status" -eq 0 ] ||
 		fail_ "$name: the target exited $exit_status: $(cat "$out")"
 	tail -n 1 "$out" | grep -Eq "^($name )?ok" ||
@@ -39,20 +49,20 @@ profile_started_()
 }
 
 # profile_hostile_ MODE [PTPROF-ARG...]: profile_started_ on
-# `tests/chaos/targets/hostile MODE 6`, attached 0.2 s after its start.
+# `tests/chaos/targets/hostile MODE 30`, attached 0.2 s after its start.
 profile_hostile_()
 {
 	local mode=$1 hostile=$abs_top_builddir/tests/chaos/targets/hostile
 	shift
 	[ -x "$hostile" ] || framework_failure_ "target not built: $hostile"
-	start_bg_ "$mode.out" "$hostile" "$mode" 6
+	start_bg_ "$mode.out" "$hostile" "$mode" 30
 	sleep 0.2 # past the dynamic loader, into its own code
 	profile_started_ "$mode" "$bg_pid" "$mode.out" "$@"
 }
 
 # profile_runtime_ NAME CMD [ARG...]: CMD prints "ready" and then burns
-# CPU for some seconds: profile_started_ on it once it is ready (within
-# 30 s: a JVM starts slowly on a loaded machine).
+# CPU until stopped: profile_started_ on it once it is ready (within 30 s:
+# a JVM starts slowly on a loaded machine).
 profile_runtime_()
 {
 	local name=$1
@@ -111,11 +121,11 @@ start_busy_()
 		framework_failure_ "hostile busy did not start: $(cat "$busy_out")"
 }
 
-# finish_busy_: wait (bounded) for the last start_busy_ target to end; it
-# must exit 0 and report its computation right.
+# finish_busy_: stop the last start_busy_ target; it must exit 0 and
+# report its computation right.
 finish_busy_()
 {
-	wait_exit_ "$busy_pid" 30
+	stop_target_ "$busy_pid"
 	[ "$exit_status" -eq 0 ] && grep -q "^${busy_mode:-busy} ok" "$busy_out" ||
 		fail_ "target $busy_pid exited $exit_status: $(cat "$busy_out")"
 	info_ "target: $(tail -n 1 "$busy_out")"

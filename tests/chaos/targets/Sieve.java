@@ -3,12 +3,14 @@
 //   java -cp DIR Sieve SECONDS THREADS
 //
 // Prints "ready", then THREADS threads each sum the primes below 2000000
-// with a sieve, round after round, for about SECONDS seconds; every round
-// must give 142913828922.  Prints "ok ROUNDS rounds" (exit 0) or
+// with a sieve, round after round, for SECONDS seconds or until a file
+// "stop" appears in the current directory; every round must give
+// 142913828922.  Prints "ok ROUNDS rounds" (exit 0) or
 // "WRONG ..." (exit 1).  The JVM's own threads (JIT compilers, GC) and
 // its signal handling run meanwhile.
 public final class Sieve {
     static final long WANT = 142913828922L;
+    static final java.io.File STOP = new java.io.File("stop");
 
     static long sumPrimes(int n) {
         boolean[] composite = new boolean[n];
@@ -40,7 +42,7 @@ public final class Sieve {
                     if (sumPrimes(2000000) != WANT)
                         wrong[id] = true;
                     rounds[id]++;
-                } while (System.nanoTime() < end);
+                } while (System.nanoTime() < end && !STOP.exists());
             }, "sieve-" + t);
             threads[t].start();
         }

@@ -4,7 +4,8 @@
  *
  *   hostile MODE SECS
  *
- * burns CPU for about SECS seconds in one of these ways, checks that its
+ * burns CPU for SECS seconds (or until a file "stop" appears in its
+ * current directory) in one of these ways, checks that its
  * computation came out right and prints "MODE ok ..." on stdout (exit 0),
  * or "MODE WRONG ..." (exit 1):
  *
@@ -47,11 +48,24 @@
 #include <sys/prctl.h>
 #include <sys/time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "../../targets/target.h"
 
 /* Iterations of one round of the register-only loop (about 1 ms). */
 #define SPIN 1000000u
+
+/*
+ * A mode ends after SECS seconds, or earlier once a file of this name
+ * appears in the current directory: a test makes it when it is done with
+ * the target, so that SECS can be a generous bound.
+ */
+#define STOP_FILE "stop"
+
+static int running(double end)
+{
+	return now() < end && access(STOP_FILE, F_OK) != 0;
+}
 
 static int fail(const char *mode, const char *what)
 {
@@ -147,7 +161,7 @@ static int run_badsp(double secs, int chain)
 		}
 	}
 	junk[8] = (uint64_t)(uintptr_t)&junk[8]; /* rbp's slot: itself */
-	while (now() < end) {
+	while (running(end)) {
 		uint64_t got;
 
 		if (chain)
@@ -191,7 +205,7 @@ static int run_altstack(double secs)
 	if (!ss.ss_sp || sigaltstack(&ss, NULL) ||
 	    sigaction(SIGUSR1, &sa, NULL))
 		return fail("altstack", "cannot set up the handler");
-	while (now() < end) {
+	while (running(end)) {
 		raise(SIGUSR1);
 		raised++;
 		KEEP_FRAME();
@@ -211,7 +225,7 @@ static uint64_t coro_sum;
 
 NOIPA static void coro_ping(void)
 {
-	while (now() < coro_end) {
+	while (running(coro_end)) {
 		coro_sum += ref_spin(SPIN / 2);
 		coro_switches++;
 		swapcontext(&ping_ctx, &pong_ctx);
@@ -279,7 +293,7 @@ static int run_deep(double secs)
 	double end = now() + secs;
 	unsigned long rounds = 0;
 
-	while (now() < end) {
+	while (running(end)) {
 		if (deep_rec(DEEP) != want)
 			return fail("deep", "the recursion's result is wrong");
 		rounds++;
@@ -327,7 +341,7 @@ static int run_jit(double secs)
 	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC))
 		return fail("jit", "mprotect failed");
 	fn = (uint64_t (*)(uint64_t))mem;
-	while (now() < end) {
+	while (running(end)) {
 		if (call_jit(fn, SPIN) != want)
 			return fail("jit", "the JIT code's result is wrong");
 		rounds++;
@@ -367,7 +381,7 @@ static int run_sigprof(double secs)
 
 	if (sigaction(SIGPROF, &sa, NULL) || setitimer(ITIMER_PROF, &it, NULL))
 		return fail("sigprof", "cannot set up the timer");
-	while (now() < end) {
+	while (running(end)) {
 		if (main_work() != want)
 			return fail("sigprof", "main_work's result is wrong");
 		rounds++;
@@ -393,7 +407,7 @@ NOIPA static void *busy_thread(void *arg)
 	unsigned long rounds = 0;
 
 	(void)arg;
-	while (now() < busy_end) {
+	while (running(busy_end)) {
 		if (ref_spin(SPIN) != want)
 			return (void *)-1;
 		rounds++;
