@@ -36,8 +36,10 @@ demo_pkgs="google-perftools"
 # To test: go tool pprof, strace (ptrace checks), setpriv (util-linux),
 # ps/pgrep (procps), timeout/od (coreutils), awk, sed; chromium renders
 # the flame graph headless (tests/flame-svg.test) and python3 reads its
-# screenshots.
-check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed chromium python3"
+# screenshots.  The chaos suite profiles real runtimes: a JVM
+# (default-jdk-headless: java, javac), Go and CPython
+# (tests/chaos/runtime-*.test).
+check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed chromium python3 default-jdk-headless"
 
 case $what in
 demo) pkgs="$build_pkgs $demo_pkgs" ;;

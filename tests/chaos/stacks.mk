@@ -1,1 +1,27 @@
 ## Chaos suite (issue 5): stacks cases, see tests/chaos/README.
+## Hostile stacks (one target, tests/chaos/targets/hostile.c, one mode per
+## case), real runtimes (Java, Go, Python) and refusals.
+check_PROGRAMS += tests/chaos/targets/hostile
+
+tests_chaos_targets_hostile_SOURCES = tests/chaos/targets/hostile.c
+tests_chaos_targets_hostile_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_chaos_targets_hostile_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+TESTS += \
+	tests/chaos/stack-badsp.test \
+	tests/chaos/stack-altstack.test \
+	tests/chaos/stack-deep.test \
+	tests/chaos/stack-jit.test \
+	tests/chaos/stack-signal.test
+EXTRA_DIST += tests/chaos/stacks.sh
+
+TESTS += \
+	tests/chaos/runtime-java.test \
+	tests/chaos/runtime-go.test \
+	tests/chaos/runtime-python.test
+EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
+	tests/chaos/targets/sieve.py
+
+TESTS += \
+	tests/chaos/refuse-strace.test \
+	tests/chaos/refuse-user.test

@@ -1,0 +1,468 @@
+/*
+ * hostile.c - a target whose stacks are built to confuse an unwinder
+ * (the chaos suite's hostile-stack cases, tests/chaos/stack-*.test).
+ *
+ *   hostile MODE SECS
+ *
+ * burns CPU for SECS seconds (or until a file "stop" appears in its
+ * current directory) in one of these ways, checks that its
+ * computation came out right and prints "MODE ok ..." on stdout (exit 0),
+ * or "MODE WRONG ..." (exit 1):
+ *
+ *   badsp    rounds of a register-only loop (badsp_spin) run with the
+ *            stack pointer set to garbage: 0, a low unmapped address, a
+ *            kernel address, the last page of the address space (not a
+ *            non-canonical one: the CPU faults returning to user mode);
+ *   badchain the same loop (badchain_spin) with a valid stack pointer over
+ *            a buffer of garbage "return addresses" and a frame pointer
+ *            into it (some of it pointing at itself): the unwinder's
+ *            chain leads nowhere;
+ *   altstack main raises SIGUSR1 again and again; its handler
+ *            (altstack_handler) burns CPU on a sigaltstack in heap memory;
+ *            every raise must run the handler exactly once;
+ *   coro     two coroutines (coro_ping, coro_pong) on heap stacks made
+ *            with makecontext() burn CPU and swapcontext() to each other;
+ *   deep     deep_rec recurses 20000 frames (about 300 bytes each: 6 MB,
+ *            far past the 256 KiB stack copy) and spins in deep_leaf;
+ *   jit      a small spinning function copied into anonymous executable
+ *            memory (no unwind info, no symbol) is called by call_jit;
+ *   sigprof  main_work burns CPU while ITIMER_PROF delivers SIGPROF, whose
+ *            handler (prof_handler) burns more: samples land in a handler
+ *            over a signal frame;
+ *   busy     three threads (busy_thread) check ref_spin's result round
+ *            after round: a plain target for the refusal tests;
+ *   nodump   the same after prctl(PR_SET_DUMPABLE, 0): only a tracer with
+ *            CAP_SYS_PTRACE may attach, even of the same uid.
+ *
+ * Functions whose names the tests look for are NOIPA.  Nothing here is
+ * timed inside the loops that run with a bad stack: they touch no memory.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "../../targets/target.h"
+
+/* Iterations of one round of the register-only loop (about 1 ms). */
+#define SPIN 1000000u
+
+/*
+ * A mode ends after SECS seconds, or earlier once a file of this name
+ * appears in the current directory: a test makes it when it is done with
+ * the target, so that SECS can be a generous bound.
+ */
+#define STOP_FILE "stop"
+
+static int running(double end)
+{
+	return now() < end && access(STOP_FILE, F_OK) != 0;
+}
+
+static int fail(const char *mode, const char *what)
+{
+	printf("%s WRONG: %s\n", mode, what);
+	return 1;
+}
+
+/* The loop the bad-stack modes run: acc = acc * 5 + i, i = n..1. */
+NOIPA static uint64_t ref_spin(uint64_t n)
+{
+	uint64_t acc = 1;
+
+	for (; n; n--) {
+		acc = acc * 5 + n;
+		__asm__ volatile("" : "+r"(acc));
+	}
+	return acc;
+}
+
+/* ref_spin's loop in assembly, on registers only: %[acc], %[n]. */
+#define ASM_SPIN                                  \
+	"1:\n\t"                                   \
+	"lea (%[acc],%[acc],4), %[acc]\n\t"        \
+	"add %[n], %[acc]\n\t"                     \
+	"dec %[n]\n\t"                             \
+	"jnz 1b\n\t"
+
+/*
+ * The same loop in assembly with rsp = sp meanwhile.  r12 keeps the real
+ * stack pointer; no instruction between the two moves touches memory, and
+ * the thread takes no signal then (none is sent to it in this mode).
+ */
+NOIPA static uint64_t badsp_spin(uint64_t sp, uint64_t n)
+{
+	uint64_t acc = 1;
+
+	__asm__ volatile("mov %%rsp, %%r12\n\t"
+			 "mov %[sp], %%rsp\n\t"
+			 ASM_SPIN
+			 "mov %%r12, %%rsp\n\t"
+			 : [acc] "+r"(acc), [n] "+r"(n)
+			 : [sp] "r"(sp)
+			 : "r12", "cc", "memory");
+	return acc;
+}
+
+/*
+ * The loop with rsp on `junk` (a valid buffer of garbage) and rbp 64 bytes
+ * into it (in one round of 16, at a slot that points at itself): whatever
+ * the unwinder reads as a return address or a saved frame pointer is
+ * garbage or a cycle.
+ */
+NOIPA static uint64_t badchain_spin(uint64_t *junk, uint64_t n)
+{
+	uint64_t acc = 1;
+
+	__asm__ volatile("mov %%rsp, %%r12\n\t"
+			 "mov %%rbp, %%r13\n\t"
+			 "mov %[junk], %%rsp\n\t"
+			 "lea 64(%[junk]), %%rbp\n\t"
+			 ASM_SPIN
+			 "mov %%r13, %%rbp\n\t"
+			 "mov %%r12, %%rsp\n\t"
+			 : [acc] "+r"(acc), [n] "+r"(n)
+			 : [junk] "r"(junk)
+			 : "r12", "r13", "cc", "memory");
+	return acc;
+}
+
+static int run_badsp(double secs, int chain)
+{
+	static const uint64_t bad[] = {
+		0,			/* no stack at all */
+		0x1000,			/* unmapped, low */
+		0x00007ffffffff000,	/* unmapped, top of user space */
+		0xffff880000000000,	/* kernel space */
+		0xfffffffffffffff8,	/* wraps around */
+	};
+	static uint64_t junk[4096] __attribute__((aligned(64)));
+	const char *mode = chain ? "badchain" : "badsp";
+	uint64_t want = ref_spin(SPIN);
+	double end = now() + secs;
+	unsigned long rounds = 0;
+
+	/* Garbage: unmapped addresses, kernel addresses, odd values, and
+	 * pointers back into junk itself (cycles). */
+	for (size_t i = 0; i < sizeof(junk) / sizeof(*junk); i++) {
+		switch (i % 4) {
+		case 0: junk[i] = 0xdead0000 + i * 8; break;
+		case 1: junk[i] = 0xffffffff81000000 + i; break;
+		case 2: junk[i] = (uint64_t)(uintptr_t)&junk[i]; break;
+		default: junk[i] = (uint64_t)(uintptr_t)&junk[i & ~7u]; break;
+		}
+	}
+	junk[8] = (uint64_t)(uintptr_t)&junk[8]; /* rbp's slot: itself */
+	while (running(end)) {
+		uint64_t got;
+
+		if (chain)
+			got = badchain_spin(&junk[rounds % 16], SPIN);
+		else
+			got = badsp_spin(bad[rounds % 5], SPIN);
+		if (got != want)
+			return fail(mode, "the loop's result differs");
+		rounds++;
+	}
+	if (rounds == 0)
+		return fail(mode, "no round ran");
+	printf("%s ok %lu rounds\n", mode, rounds);
+	return 0;
+}
+
+static volatile sig_atomic_t handled;
+static volatile uint64_t handler_sum;
+
+NOIPA static void altstack_handler(int sig)
+{
+	stack_t ss;
+
+	(void)sig;
+	/* Prove it runs on the alternate stack. */
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK))
+		handler_sum += ref_spin(SPIN / 4);
+	handled++;
+}
+
+static int run_altstack(double secs)
+{
+	const uint64_t want = ref_spin(SPIN / 4);
+	struct sigaction sa = { .sa_handler = altstack_handler,
+				.sa_flags = SA_ONSTACK };
+	stack_t ss = { .ss_size = 64 * 1024 };
+	double end = now() + secs;
+	unsigned long raised = 0;
+
+	ss.ss_sp = malloc(ss.ss_size);
+	if (!ss.ss_sp || sigaltstack(&ss, NULL) ||
+	    sigaction(SIGUSR1, &sa, NULL))
+		return fail("altstack", "cannot set up the handler");
+	while (running(end)) {
+		raise(SIGUSR1);
+		raised++;
+		KEEP_FRAME();
+	}
+	if (handled != (sig_atomic_t)raised)
+		return fail("altstack", "not every raise ran the handler once");
+	if (handler_sum != raised * want)
+		return fail("altstack", "the handler did not run on its stack");
+	printf("altstack ok %lu signals\n", raised);
+	return 0;
+}
+
+static ucontext_t main_ctx, ping_ctx, pong_ctx;
+static double coro_end;
+static unsigned long coro_switches;
+static uint64_t coro_sum;
+
+NOIPA static void coro_ping(void)
+{
+	while (running(coro_end)) {
+		coro_sum += ref_spin(SPIN / 2);
+		coro_switches++;
+		swapcontext(&ping_ctx, &pong_ctx);
+	}
+}
+
+NOIPA static void coro_pong(void)
+{
+	for (;;) {
+		coro_sum += ref_spin(SPIN / 2);
+		coro_switches++;
+		swapcontext(&pong_ctx, &ping_ctx);
+	}
+}
+
+static int run_coro(double secs)
+{
+	const size_t size = 64 * 1024;
+
+	coro_end = now() + secs;
+	if (getcontext(&ping_ctx) || getcontext(&pong_ctx))
+		return fail("coro", "getcontext failed");
+	ping_ctx.uc_stack.ss_sp = malloc(size);
+	pong_ctx.uc_stack.ss_sp = malloc(size);
+	if (!ping_ctx.uc_stack.ss_sp || !pong_ctx.uc_stack.ss_sp)
+		return fail("coro", "out of memory");
+	ping_ctx.uc_stack.ss_size = pong_ctx.uc_stack.ss_size = size;
+	ping_ctx.uc_link = &main_ctx; /* ping ends the game */
+	pong_ctx.uc_link = &main_ctx;
+	makecontext(&ping_ctx, coro_ping, 0);
+	makecontext(&pong_ctx, coro_pong, 0);
+	if (swapcontext(&main_ctx, &ping_ctx))
+		return fail("coro", "swapcontext failed");
+	if (coro_switches == 0 || coro_sum != coro_switches * ref_spin(SPIN / 2))
+		return fail("coro", "the coroutines' sum is wrong");
+	printf("coro ok %lu switches\n", coro_switches);
+	return 0;
+}
+
+#define DEEP 20000
+
+NOIPA static uint64_t deep_leaf(void)
+{
+	uint64_t r = ref_spin(SPIN / 8);
+
+	KEEP_FRAME();
+	return r;
+}
+
+/* About 300 bytes of frame each, kept by the volatile buffer. */
+NOIPA static uint64_t deep_rec(int depth)
+{
+	volatile char pad[256];
+	uint64_t r;
+
+	pad[0] = (char)depth;
+	r = depth ? deep_rec(depth - 1) : deep_leaf();
+	KEEP_FRAME();
+	return r + (uint64_t)pad[0] * 0 + 1;
+}
+
+static int run_deep(double secs)
+{
+	const uint64_t want = ref_spin(SPIN / 8) + DEEP + 1;
+	double end = now() + secs;
+	unsigned long rounds = 0;
+
+	while (running(end)) {
+		if (deep_rec(DEEP) != want)
+			return fail("deep", "the recursion's result is wrong");
+		rounds++;
+	}
+	printf("deep ok %lu rounds of %d frames\n", rounds, DEEP);
+	return 0;
+}
+
+/*
+ * The JIT code: uint64_t f(uint64_t n) computing ref_spin(n), position
+ * independent, no stack use, n >= 1.
+ *   mov $1,%eax; 1: lea (%rax,%rax,4),%rax; add %rdi,%rax; dec %rdi;
+ *   jnz 1b; ret
+ */
+static const unsigned char jit_code[] = {
+	0xb8, 0x01, 0x00, 0x00, 0x00,	/* mov $1, %eax */
+	0x48, 0x8d, 0x04, 0x80,		/* lea (%rax,%rax,4), %rax */
+	0x48, 0x01, 0xf8,		/* add %rdi, %rax */
+	0x48, 0xff, 0xcf,		/* dec %rdi */
+	0x75, 0xf4,			/* jnz -12 (to the lea) */
+	0xc3,				/* ret */
+};
+
+NOIPA static uint64_t call_jit(uint64_t (*fn)(uint64_t), uint64_t n)
+{
+	uint64_t r = fn(n);
+
+	KEEP_FRAME();
+	return r;
+}
+
+static int run_jit(double secs)
+{
+	const uint64_t want = ref_spin(SPIN);
+	double end = now() + secs;
+	unsigned long rounds = 0;
+	uint64_t (*fn)(uint64_t);
+	void *mem;
+
+	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return fail("jit", "mmap failed");
+	memcpy(mem, jit_code, sizeof(jit_code));
+	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC))
+		return fail("jit", "mprotect failed");
+	fn = (uint64_t (*)(uint64_t))mem;
+	while (running(end)) {
+		if (call_jit(fn, SPIN) != want)
+			return fail("jit", "the JIT code's result is wrong");
+		rounds++;
+	}
+	printf("jit ok %lu rounds at %p\n", rounds, mem);
+	return 0;
+}
+
+static volatile sig_atomic_t prof_signals;
+static volatile sig_atomic_t prof_bad;
+
+NOIPA static void prof_handler(int sig)
+{
+	(void)sig;
+	if (ref_spin(SPIN / 2) != ref_spin(SPIN / 2))
+		prof_bad = 1;
+	prof_signals++;
+}
+
+NOIPA static uint64_t main_work(void)
+{
+	uint64_t r = ref_spin(SPIN);
+
+	KEEP_FRAME();
+	return r;
+}
+
+static int run_sigprof(double secs)
+{
+	struct sigaction sa = { .sa_handler = prof_handler,
+				.sa_flags = SA_RESTART };
+	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
+	const struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	const uint64_t want = ref_spin(SPIN);
+	double end = now() + secs;
+	unsigned long rounds = 0;
+
+	if (sigaction(SIGPROF, &sa, NULL) || setitimer(ITIMER_PROF, &it, NULL))
+		return fail("sigprof", "cannot set up the timer");
+	while (running(end)) {
+		if (main_work() != want)
+			return fail("sigprof", "main_work's result is wrong");
+		rounds++;
+	}
+	setitimer(ITIMER_PROF, &off, NULL);
+	if (prof_bad)
+		return fail("sigprof", "the handler's result is wrong");
+	if (prof_signals == 0)
+		return fail("sigprof", "no SIGPROF was handled");
+	printf("sigprof ok %lu rounds, %d signals\n", rounds,
+	       (int)prof_signals);
+	return 0;
+}
+
+#define BUSY_THREADS 3
+
+static double busy_end;
+
+/* Rounds of ref_spin until busy_end; (void *)-1 if one came out wrong. */
+NOIPA static void *busy_thread(void *arg)
+{
+	const uint64_t want = ref_spin(SPIN);
+	unsigned long rounds = 0;
+
+	(void)arg;
+	while (running(busy_end)) {
+		if (ref_spin(SPIN) != want)
+			return (void *)-1;
+		rounds++;
+	}
+	return (void *)rounds;
+}
+
+static int run_busy(double secs, int nodump)
+{
+	const char *mode = nodump ? "nodump" : "busy";
+	pthread_t th[BUSY_THREADS];
+	unsigned long rounds = 0;
+
+	if (nodump && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return fail(mode, "prctl(PR_SET_DUMPABLE) failed");
+	busy_end = now() + secs;
+	for (int i = 0; i < BUSY_THREADS; i++)
+		if (pthread_create(&th[i], NULL, busy_thread, NULL))
+			return fail(mode, "pthread_create failed");
+	printf("ready\n");
+	for (int i = 0; i < BUSY_THREADS; i++) {
+		void *r;
+
+		pthread_join(th[i], &r);
+		if (r == (void *)-1)
+			return fail(mode, "a thread's result differs");
+		rounds += (unsigned long)r;
+	}
+	printf("%s ok %lu rounds in %d threads\n", mode, rounds, BUSY_THREADS);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	double secs = argc > 2 ? atof(argv[2]) : 2;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "badsp"))
+		return run_badsp(secs, 0);
+	if (!strcmp(mode, "badchain"))
+		return run_badsp(secs, 1);
+	if (!strcmp(mode, "altstack"))
+		return run_altstack(secs);
+	if (!strcmp(mode, "coro"))
+		return run_coro(secs);
+	if (!strcmp(mode, "deep"))
+		return run_deep(secs);
+	if (!strcmp(mode, "jit"))
+		return run_jit(secs);
+	if (!strcmp(mode, "sigprof"))
+		return run_sigprof(secs);
+	if (!strcmp(mode, "busy") || !strcmp(mode, "nodump"))
+		return run_busy(secs, !strcmp(mode, "nodump"));
+	fprintf(stderr, "usage: hostile MODE SECS, MODE one of badsp badchain "
+			"altstack coro deep jit sigprof busy nodump\n");
+	return 2;
+}
