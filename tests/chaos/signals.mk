@@ -2,11 +2,19 @@
 ## Targets that count what they receive (signals, EINTRs, their own
 ## progress) and print a verdict the tests check.
 check_PROGRAMS += \
-	tests/chaos/targets/sigstorm
+	tests/chaos/targets/sigstorm \
+	tests/chaos/targets/steadywork
 
 tests_chaos_targets_sigstorm_SOURCES = tests/chaos/targets/sigstorm.c
 tests_chaos_targets_sigstorm_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_chaos_targets_sigstorm_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+tests_chaos_targets_steadywork_SOURCES = tests/chaos/targets/steadywork.c
+tests_chaos_targets_steadywork_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_chaos_targets_steadywork_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+EXTRA_DIST += tests/chaos/sigchaos.sh
+
 TESTS += \
-	tests/chaos/sigstorm.test
+	tests/chaos/sigstorm.test \
+	tests/chaos/groupstop.test

@@ -1,0 +1,61 @@
+# tests/chaos/sigchaos.sh - sourced by the signals cases of the chaos suite
+# (tests/chaos/signals.mk), after tests/init.sh.
+#
+# Their targets live in tests/chaos/targets/; start_chaos_target_ starts
+# one as start_target_ does (its PID in $target_pid, its output in
+# $target_out) and waits for its "ready".
+
+chaos_targets=$abs_top_builddir/tests/chaos/targets
+
+start_chaos_target_()
+{
+	local saved=$targets
+	targets=$chaos_targets
+	start_target_ "$@"
+	targets=$saved
+	wait_ready_
+}
+
+# finish_steadywork_ PID OUT: SIGUSR1 ends steadywork PID, which must exit
+# 0 with an "ok" verdict: every round of its threads gave the right result.
+finish_steadywork_()
+{
+	local line
+	kill -s USR1 "$1"
+	wait_exit_ "$1" 10
+	line=$(grep '^steadywork: ' "$2")
+	info_ "target: $line"
+	case $line in
+	'steadywork: ok '*'ended=signal') ;;
+	*) fail_ "steadywork did not end well: ${line:-$(cat "$2")}" ;;
+	esac
+	[ "$exit_status" -eq 0 ] || fail_ "steadywork exited $exit_status"
+}
+
+# all_stopped_ PID: every thread of PID is stopped (T, or t while a tick
+# holds it).
+all_stopped_()
+{
+	local st s n=0
+	for st in /proc/"$1"/task/*/stat; do
+		s=$(sed -n 's/^.*) \([A-Za-z]\) .*/\1/p' "$st" 2> /dev/null)
+		[ -n "$s" ] || continue
+		n=$((n + 1))
+		case $s in T | t) ;; *) return 1 ;; esac
+	done
+	[ $n -gt 0 ]
+}
+
+# ms_since_ NS: milliseconds since NS (a date +%s%N).
+ms_since_() { echo $((($(date +%s%N) - $1) / 1000000)); }
+
+# rand_ms_ LO HI: a random number of milliseconds in LO..HI, as seconds
+# for sleep (0.123).  Seeded by $chaos_seed, which the test prints.
+: "${chaos_seed:=${PTPROF_CHAOS_SEED:-$$}}"
+rand_n_=0
+rand_ms_()
+{
+	rand_n_=$((rand_n_ + 1))
+	awk -v s="$chaos_seed" -v n="$rand_n_" -v lo="$1" -v hi="$2" 'BEGIN {
+		srand(s + n * 7919); printf "%.3f\n", (lo + int(rand() * (hi - lo + 1))) / 1000 }'
+}
