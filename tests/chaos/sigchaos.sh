@@ -49,13 +49,14 @@ all_stopped_()
 # ms_since_ NS: milliseconds since NS (a date +%s%N).
 ms_since_() { echo $((($(date +%s%N) - $1) / 1000000)); }
 
-# rand_ms_ LO HI: a random number of milliseconds in LO..HI, as seconds
-# for sleep (0.123).  Seeded by $chaos_seed, which the test prints.
+# rand_ms_ LO HI N: the Nth random number of milliseconds in LO..HI, as
+# seconds for sleep (0.123); N, not a counter, as it runs in $(...).
+# Seeded by $chaos_seed (PTPROF_CHAOS_SEED, else the PID), which the test
+# prints: PTPROF_CHAOS_SEED=S replays a run's moments.
 : "${chaos_seed:=${PTPROF_CHAOS_SEED:-$$}}"
-rand_n_=0
 rand_ms_()
 {
-	rand_n_=$((rand_n_ + 1))
-	awk -v s="$chaos_seed" -v n="$rand_n_" -v lo="$1" -v hi="$2" 'BEGIN {
-		srand(s + n * 7919); printf "%.3f\n", (lo + int(rand() * (hi - lo + 1))) / 1000 }'
+	awk -v s="$chaos_seed" -v n="$3" -v lo="$1" -v hi="$2" 'BEGIN {
+		srand(s); for (i = 0; i < n; i++) r = rand()
+		printf "%.3f\n", (lo + int(r * (hi - lo + 1))) / 1000 }'
 }

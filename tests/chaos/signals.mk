@@ -17,4 +17,5 @@ EXTRA_DIST += tests/chaos/sigchaos.sh
 
 TESTS += \
 	tests/chaos/sigstorm.test \
-	tests/chaos/groupstop.test
+	tests/chaos/groupstop.test \
+	tests/chaos/interrupted.test
