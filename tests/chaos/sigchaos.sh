@@ -33,17 +33,13 @@ finish_steadywork_()
 }
 
 # all_stopped_ PID: every thread of PID is stopped (T, or t while a tick
-# holds it).
+# holds it).  One awk: it runs in polling loops, and forks are slow
+# under load.
 all_stopped_()
 {
-	local st s n=0
-	for st in /proc/"$1"/task/*/stat; do
-		s=$(sed -n 's/^.*) \([A-Za-z]\) .*/\1/p' "$st" 2> /dev/null)
-		[ -n "$s" ] || continue
-		n=$((n + 1))
-		case $s in T | t) ;; *) return 1 ;; esac
-	done
-	[ $n -gt 0 ]
+	awk '{ s = $0; sub(/^.*\) /, "", s); c = substr(s, 1, 1); n++
+	       if (c != "T" && c != "t") bad = 1 }
+	     END { exit bad || !n }' /proc/"$1"/task/*/stat 2> /dev/null
 }
 
 # ms_since_ NS: milliseconds since NS (a date +%s%N).

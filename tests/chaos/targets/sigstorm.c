@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "../../targets/target.h"
+#include "chaos.h"
 
 #define NBUSY 2
 #define SIG_PROC (SIGRTMIN)
@@ -236,13 +237,8 @@ static void *forker(void *arg)
 
 NOIPA static void busy_signalled(void)
 {
-	uint64_t x = sink;
-
-	while (!done) {
-		for (unsigned i = 0; i < 20000u; i++)
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		sink = x;
-	}
+	while (!done)
+		sink = burn_slice(sink);
 	KEEP_FRAME();
 }
 
