@@ -5,18 +5,18 @@
  *
  *   blockwait SECS
  *
- * Threads (named for /proc/PID/task/TID/comm), blocked until SECS (1..60)
- * seconds after the start:
+ * Threads (named for /proc/PID/task/TID/comm), blocked until the end:
  *   bw-epoll   epoll_wait on an eventfd, timeout SECS + 10 s
  *   bw-read    read on an empty pipe
  *   bw-cond    pthread_cond_wait (a return with nothing to see: spurious)
- *   bw-nsleep  nanosleep for SECS
- *   bw-cnsleep clock_nanosleep to the absolute end time
+ *   bw-nsleep  nanosleep for SECS + 10 s
+ *   bw-cnsleep clock_nanosleep to SECS + 10 s from the start (absolute)
  *   bw-burn    burns CPU in blockwait_burn until the end
- * The main thread sleeps (clock_nanosleep, absolute) to the end, then
- * wakes the first three (eventfd, pipe, condition variable).  Each blocked
- * call that returns early is counted and called again; a wake-up after
- * the end is the normal one.  No signal handler is installed, so a call
+ * The main thread waits in sigtimedwait for SIGUSR1 (blocked in every
+ * thread), which ends the run, or for SECS (1..60) seconds; then it wakes
+ * the first three (eventfd, pipe, condition variable) and cancels the
+ * sleepers.  Each blocked call that returns early is counted and called
+ * again; the wake-up at the end is the normal one.  No signal handler is installed, so a call
  * the kernel restarts after a stop (read, futex, nanosleep) never shows:
  * only what the program itself sees counts.  Prints "ready" once the
  * threads are started, then at the end one line
@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@
 #include "../../targets/target.h"
 #include "chaos.h"
 
-static struct timespec end_ts; /* CLOCK_MONOTONIC */
+static struct timespec end_ts; /* CLOCK_MONOTONIC, for the sleepers */
 static double secs;
 static int efd, pipefd[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -47,15 +48,6 @@ static volatile int finished;
 static unsigned long early_epoll, early_read, early_cond, early_nsleep,
 	early_cnsleep;
 volatile uint64_t sink;
-
-static int past_end(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec > end_ts.tv_sec ||
-	       (ts.tv_sec == end_ts.tv_sec && ts.tv_nsec >= end_ts.tv_nsec);
-}
 
 static void *epoll_thread(void *arg)
 {
@@ -98,7 +90,7 @@ static void *cond_thread(void *arg)
 
 static void *nsleep_thread(void *arg)
 {
-	struct timespec ts = { (time_t)secs,
+	struct timespec ts = { (time_t)secs + 10,
 			       (long)((secs - (double)(time_t)secs) * 1e9) };
 
 	(void)arg;
@@ -139,6 +131,8 @@ int main(int argc, char **argv)
 	pthread_t th[sizeof(fn) / sizeof(fn[0])];
 	uint64_t one = 1;
 	size_t n = sizeof(fn) / sizeof(fn[0]);
+	struct timespec wait = { 0, 0 };
+	sigset_t set;
 
 	if (argc != 2 || (secs = atof(argv[1])) < 1 || secs > 60) {
 		fprintf(stderr, "usage: blockwait SECS(1..60)\n");
@@ -150,21 +144,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &end_ts);
-	end_ts.tv_sec += (time_t)secs;
-	end_ts.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
-	if (end_ts.tv_nsec >= 1000000000L) {
-		end_ts.tv_sec++;
-		end_ts.tv_nsec -= 1000000000L;
-	}
+	end_ts.tv_sec += (time_t)secs + 10;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	for (size_t i = 0; i < n; i++)
 		pthread_create(&th[i], NULL, fn[i], NULL);
 	printf("ready\n");
 	fflush(stdout);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end_ts, NULL))
-		;
-	while (!past_end())
+	wait.tv_sec = (time_t)secs;
+	while (sigtimedwait(&set, NULL, &wait) < 0 && errno == EINTR)
 		;
 	finished = 1;
+	/* The sleepers cannot be woken but by a signal: cancel them (the
+	 * call does not return, so it counts nothing). */
+	pthread_cancel(th[3]);
+	pthread_cancel(th[4]);
 	if (write(efd, &one, sizeof(one)) != sizeof(one) ||
 	    write(pipefd[1], "x", 1) != 1)
 		perror("blockwait: wake");
