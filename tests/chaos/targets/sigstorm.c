@@ -15,7 +15,7 @@
  *    turn; the handler checks it runs on the thread the value names;
  *  - a thread forks SECS*50 children that _exit() at once; the SIGCHLD
  *    handler reaps them (waitpid WNOHANG loop) and sums their statuses;
- *  - ITIMER_REAL (SIGALRM, 10 ms), ITIMER_PROF (SIGPROF, 20 ms of process
+ *  - ITIMER_REAL (SIGALRM, 20 ms), ITIMER_PROF (SIGPROF, 20 ms of process
  *    CPU time) and a POSIX timer (SIGRTMIN+3, 2 ms, counted with its
  *    overruns) run throughout.
  * Queued signals must all arrive, with their values, on the right thread;
@@ -49,7 +49,7 @@
 #define SIG_WAIT (SIGRTMIN + 2)
 #define SIG_TIMER (SIGRTMIN + 3)
 #define TIMER_NS 2000000LL
-#define ALRM_US 10000
+#define ALRM_US 20000
 #define PROF_US 20000
 #define FORKS_PER_SEC 50
 #define BATCH 50
@@ -351,8 +351,12 @@ int main(int argc, char **argv)
 	sev.sigev_signo = SIG_TIMER;
 	timer_t0 = t0;
 	timer_window = t0 + (int64_t)(secs * 1e9) - 200000000LL;
+	/* The first expiry at an absolute time: expirations are then at
+	 * exactly t0 + k * TIMER_NS, however late this thread gets here. */
+	its.it_value.tv_sec = (time_t)((t0 + TIMER_NS) / 1000000000LL);
+	its.it_value.tv_nsec = (long)((t0 + TIMER_NS) % 1000000000LL);
 	if (timer_create(CLOCK_MONOTONIC, &sev, &timer) ||
-	    timer_settime(timer, 0, &its, NULL)) {
+	    timer_settime(timer, TIMER_ABSTIME, &its, NULL)) {
 		perror("sigstorm: timer");
 		return 2;
 	}
