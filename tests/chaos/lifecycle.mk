@@ -1,1 +1,17 @@
 ## Chaos suite (issue 5): lifecycle cases, see tests/chaos/README.
+## ptprof killed, thread churn, exec/fork/vfork/clone, exit.  Targets (and
+## the midkill helper) are built like tests/integ.mk's.
+check_PROGRAMS += \
+	tests/chaos/targets/killee \
+	tests/chaos/targets/midkill
+
+tests_chaos_targets_killee_SOURCES = tests/chaos/targets/killee.c
+tests_chaos_targets_killee_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_chaos_targets_killee_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+tests_chaos_targets_midkill_SOURCES = tests/chaos/targets/midkill.c
+tests_chaos_targets_midkill_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_chaos_targets_midkill_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+TESTS += \
+	tests/chaos/ptprof-killed.test
