@@ -89,17 +89,23 @@ static int map_file(int fd, struct module *m)
 }
 
 /*
- * Open the file of mapping e as the target sees it: its root first (mount
- * namespaces, chroots), then its map_files link, which still reaches a
- * file deleted since it was mapped.
+ * Open the file of mapping e as the target sees it: through the root of
+ * thread tid first (mount namespaces, chroots), then the map_files link,
+ * which still reaches a file deleted since it was mapped.  The thread's
+ * root, not /proc/PID/root: once the leader has left with pthread_exit()
+ * it is a zombie whose fs_struct is gone, so /proc/PID/root (and
+ * map_files, which needs the leader's mm) no longer resolve while the
+ * other threads run on, and every module first needed then (after a
+ * flush: pthread_exit() itself dlopens libgcc_s) would have no image.
  */
 static void load_file(struct modcache *c, const struct map_entry *e,
-		      struct module *m)
+		      pid_t tid, struct module *m)
 {
 	char path[4200];
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, e->path);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/root%s", (int)c->pid,
+		 (int)(tid ? tid : c->pid), e->path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
@@ -156,7 +162,7 @@ const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 	if (vdso)
 		load_vdso(e, tid, m);
 	else
-		load_file(c, e, m);
+		load_file(c, e, tid, m);
 	m->next_ = c->bucket[h];
 	c->bucket[h] = m;
 	return m->image ? m : NULL;

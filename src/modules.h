@@ -40,8 +40,9 @@ void modcache_free(struct modcache *c);
 void modcache_flush(struct modcache *c);
 
 /*
- * The module behind mapping e (a file, or the vDSO read through thread
- * tid), or NULL when e has none or it cannot be read.
+ * The module behind mapping e (a file opened through thread tid's root, or
+ * the vDSO read through tid), or NULL when e has none or it cannot be
+ * read.  tid is a live thread of the target (the leader may be a zombie).
  */
 const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 				  pid_t tid);

@@ -5,7 +5,8 @@ check_PROGRAMS += \
 	tests/chaos/targets/killee \
 	tests/chaos/targets/midkill \
 	tests/chaos/targets/churn \
-	tests/chaos/targets/forker
+	tests/chaos/targets/forker \
+	tests/chaos/targets/dier
 
 tests_chaos_targets_killee_SOURCES = tests/chaos/targets/killee.c
 tests_chaos_targets_killee_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -23,7 +24,12 @@ tests_chaos_targets_forker_SOURCES = tests/chaos/targets/forker.c
 tests_chaos_targets_forker_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_chaos_targets_forker_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+tests_chaos_targets_dier_SOURCES = tests/chaos/targets/dier.c
+tests_chaos_targets_dier_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_chaos_targets_dier_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
 TESTS += \
 	tests/chaos/ptprof-killed.test \
 	tests/chaos/thread-churn.test \
-	tests/chaos/fork-exec.test
+	tests/chaos/fork-exec.test \
+	tests/chaos/target-exits.test
