@@ -40,9 +40,10 @@ void modcache_free(struct modcache *c);
 void modcache_flush(struct modcache *c);
 
 /*
- * The module behind mapping e (a file opened through thread tid's root, or
- * the vDSO read through tid), or NULL when e has none or it cannot be
- * read.  tid is a live thread of the target (the leader may be a zombie).
+ * The module behind mapping e (a file opened through the root of thread
+ * tid, or of another live thread if tid has exited, or the vDSO read
+ * through tid), or NULL when e has none or it cannot be read.  tid: a
+ * thread of the target, better than the leader, which may be a zombie.
  */
 const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 				  pid_t tid);

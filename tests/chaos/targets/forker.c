@@ -16,8 +16,10 @@
  *    of its own) that spins and exits, and waits for its TID to clear.
  * After ROUNDS rounds (or 20 s), a new thread execs this program as
  * "forker final F V T C P" (counts of each and of problems seen); the new
- * image spins 0.5 s in after_exec(), checks the counts and prints
- * "result ok ..." (exit 0) or what is wrong (exit 1).
+ * image spins 0.8 s in after_exec(), reading its own TracerPid all along
+ * (traced for more than MAX_TRACED_S in a row is wrong: a profiler holds
+ * it only for a tick), checks the counts and prints "result ok ..."
+ * (exit 0) or what is wrong (exit 1).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -229,13 +231,29 @@ static void *exec_final(void *arg)
 	_exit(2);
 }
 
+/* A tick holds a thread a few ms at most, even on a loaded machine. */
+#define MAX_TRACED_S 0.25
+
 NOIPA int after_exec(char **argv)
 {
-	long n = atol(argv[2]);
-	double end = now() + 0.5;
+	long n = atol(argv[2]), tracer;
+	double end = now() + 0.8, t, since = 0, longest = 0;
+	char state;
 
-	while (now() < end)
+	while ((t = now()) < end) {
 		spin(100000);
+		if (read_status(getpid(), &state, &tracer) || tracer == 0)
+			since = 0;
+		else if (!since)
+			since = t;
+		else if (t - since > longest)
+			longest = t - since;
+	}
+	if (longest > MAX_TRACED_S) {
+		printf("result wrong: traced for %.0f ms in a row after the exec\n",
+		       longest * 1000);
+		return 1;
+	}
 	if (n < 1 || atol(argv[3]) != n || atol(argv[4]) != n ||
 	    atol(argv[5]) != n || atol(argv[6]) != 0) {
 		printf("result wrong: forks %s vforks %s threads %s clones %s problems %s\n",
