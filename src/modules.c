@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -88,19 +89,67 @@ static int map_file(int fd, struct module *m)
 	return 0;
 }
 
-/*
- * Open the file of mapping e as the target sees it: its root first (mount
- * namespaces, chroots), then its map_files link, which still reaches a
- * file deleted since it was mapped.
- */
-static void load_file(struct modcache *c, const struct map_entry *e,
-		      struct module *m)
+/* file opened through the root of thread tid of pid; -1 if that root is
+ * gone (*root_ok false) or the file cannot be opened (*root_ok true). */
+static int open_in_root(pid_t pid, pid_t tid, const char *file, bool *root_ok)
 {
 	char path[4200];
-	int fd;
+	int dfd;
 
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, e->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/root", (int)pid,
+		 (int)tid);
+	dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	*root_ok = dfd >= 0;
+	if (dfd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/root%s", (int)pid,
+		 (int)tid, file);
+	close(dfd);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * Open file through the root of a live thread of pid: tid's, else the
+ * first one listed whose root resolves.  Not /proc/PID/root alone: once
+ * the leader has left with pthread_exit() it is a zombie whose fs_struct
+ * is gone, and /proc/PID/root no longer resolves while the other threads
+ * run on.  tid itself may have exited since it was captured (the leader,
+ * captured inside pthread_exit(), which dlopens libgcc_s just before).
+ */
+static int open_as_target(pid_t pid, pid_t tid, const char *file)
+{
+	char path[64];
+	struct dirent *de;
+	bool root_ok;
+	int fd = open_in_root(pid, tid ? tid : pid, file, &root_ok);
+	DIR *dir;
+
+	if (fd >= 0 || root_ok)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while (!root_ok && (de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			fd = open_in_root(pid, (pid_t)atoi(de->d_name), file,
+					  &root_ok);
+	closedir(dir);
+	return fd;
+}
+
+/*
+ * Open the file of mapping e as the target sees it: through a thread's
+ * root first (mount namespaces, chroots), then the map_files link, which
+ * still reaches a file deleted since it was mapped (but not once the
+ * leader is a zombie: it needs the leader's mm).
+ */
+static void load_file(struct modcache *c, const struct map_entry *e,
+		      pid_t tid, struct module *m)
+{
+	char path[96];
+	int fd = open_as_target(c->pid, tid, e->path);
+
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
 			 (int)c->pid, (unsigned long long)e->start,
@@ -156,7 +205,7 @@ const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 	if (vdso)
 		load_vdso(e, tid, m);
 	else
-		load_file(c, e, m);
+		load_file(c, e, tid, m);
 	m->next_ = c->bucket[h];
 	c->bucket[h] = m;
 	return m->image ? m : NULL;

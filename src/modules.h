@@ -40,8 +40,10 @@ void modcache_free(struct modcache *c);
 void modcache_flush(struct modcache *c);
 
 /*
- * The module behind mapping e (a file, or the vDSO read through thread
- * tid), or NULL when e has none or it cannot be read.
+ * The module behind mapping e (a file opened through the root of thread
+ * tid, or of another live thread if tid has exited, or the vDSO read
+ * through tid), or NULL when e has none or it cannot be read.  tid: a
+ * thread of the target, better than the leader, which may be a zombie.
  */
 const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 				  pid_t tid);

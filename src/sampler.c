@@ -427,6 +427,16 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	if (th->state == TS_LATE && procfs_tracer_pid_of(s->cfg->pid, tid) !=
 					    getpid())
 		th->state = TS_IDLE; /* exec moved another thread into its TID */
+	/*
+	 * Still ours, but maybe another thread: one seized and interrupted as
+	 * it called execve() took this (the leader's) TID in de_thread(), and
+	 * the stop asked of it never comes, nor that of the leader it killed.
+	 * Ask again: no second stop comes of it, as a thread has one pending
+	 * trap at most (and detaching clears it), so a thread only slow to
+	 * stop (inside vfork(), in D state) is not disturbed.
+	 */
+	if (th->state == TS_LATE)
+		ptctl_interrupt(tid);
 	if (th->state == TS_LATE && s->cfg->wall)
 		repeat_last_stack(s, th); /* has not run since: same stack */
 	if (th->state != TS_IDLE)
@@ -439,6 +449,19 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	reaper_seize_begin();
 	rc = ptctl_seize(tid);
 	reaper_seize_end();
+	/*
+	 * EPERM from a thread we trace already: one seized and interrupted
+	 * as it called execve() took the leader's TID in de_thread() with
+	 * our seize still on it, and the stop asked of it never comes (its
+	 * entry went with its old TID).  Left so, it would stay traced and
+	 * never be sampled again.  It is ours: interrupt it with the others,
+	 * and its stop is captured and detached as usual.
+	 */
+	if (rc && errno == EPERM) {
+		rc = procfs_tracer_pid_of(s->cfg->pid, tid) == (int)getpid() ?
+			     0 : -1;
+		errno = EPERM;
+	}
 	if (rc) {
 		/* Exiting threads fail with ESRCH or EPERM: skip silently. */
 		*eperm += errno == EPERM;
