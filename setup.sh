@@ -38,8 +38,9 @@ demo_pkgs="google-perftools"
 # the flame graph headless (tests/flame-svg.test) and python3 reads its
 # screenshots.  The chaos suite profiles real runtimes: a JVM
 # (default-jdk-headless: java, javac), Go and CPython
-# (tests/chaos/runtime-*.test).
-check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed chromium python3 default-jdk-headless"
+# (tests/chaos/runtime-*.test); valgrind checks ptprof itself
+# (tests/chaos/valgrind.test).
+check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed chromium python3 default-jdk-headless valgrind"
 
 case $what in
 demo) pkgs="$build_pkgs $demo_pkgs" ;;
