@@ -94,6 +94,7 @@ struct sampler {
 	int stat_fd;	 /* /proc/PID/stat, kept open: the thread count */
 	pid_t live_tid;	 /* a thread sampled last tick, to read maps through */
 	bool target_gone;
+	bool late_vanished; /* a LATE thread exec'd away its TID */
 };
 
 static int detach(struct thread *th)
@@ -427,16 +428,6 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	if (th->state == TS_LATE && procfs_tracer_pid_of(s->cfg->pid, tid) !=
 					    getpid())
 		th->state = TS_IDLE; /* exec moved another thread into its TID */
-	/*
-	 * Still ours, but maybe another thread: one seized and interrupted as
-	 * it called execve() took this (the leader's) TID in de_thread(), and
-	 * the stop asked of it never comes, nor that of the leader it killed.
-	 * Ask again: no second stop comes of it, as a thread has one pending
-	 * trap at most (and detaching clears it), so a thread only slow to
-	 * stop (inside vfork(), in D state) is not disturbed.
-	 */
-	if (th->state == TS_LATE)
-		ptctl_interrupt(tid);
 	if (th->state == TS_LATE && s->cfg->wall)
 		repeat_last_stack(s, th); /* has not run since: same stack */
 	if (th->state != TS_IDLE)
@@ -452,10 +443,10 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	/*
 	 * EPERM from a thread we trace already: one seized and interrupted
 	 * as it called execve() took the leader's TID in de_thread() with
-	 * our seize still on it, and the stop asked of it never comes (its
-	 * entry went with its old TID).  Left so, it would stay traced and
-	 * never be sampled again.  It is ours: interrupt it with the others,
-	 * and its stop is captured and detached as usual.
+	 * our seize still on it, and the stop asked of it never came (see
+	 * reclaim_leader(), which catches it once the list drops its old
+	 * TID; this, as soon as the leader's entry is idle).  It is ours:
+	 * interrupt it with the others; its stop is captured and detached.
 	 */
 	if (rc && errno == EPERM) {
 		rc = procfs_tracer_pid_of(s->cfg->pid, tid) == (int)getpid() ?
@@ -681,15 +672,41 @@ static void mark_late(struct sampler *s)
 
 static bool drop_vanished(const struct thread *th, void *arg)
 {
-	const struct sampler *s = arg;
+	struct sampler *s = arg;
 
 	/* A LATE thread no longer listed cannot still be traced by us (a
 	 * traced zombie stays listed): it exec'd away its TID.  Drop it. */
+	if (th->state == TS_LATE && th->seen_tick != s->tick)
+		s->late_vanished = true;
 	if (th->state == TS_GONE ||
 	    (th->state != TS_SEIZED && th->seen_tick != s->tick)) {
 		return true;
 	}
 	return false;
+}
+
+/*
+ * A LATE thread exec'd away its TID: in de_thread() it took the leader's,
+ * with our seize still on it, and the stop asked of it never comes (nor
+ * that of the leader it killed, if that was LATE too).  Left so, it would
+ * stay traced, and never be sampled again (PTRACE_SEIZE fails with EPERM
+ * on a thread already traced).  Ask the thread now under the leader's TID
+ * for a stop: it is captured and detached as LATE when it comes.
+ */
+static void reclaim_leader(struct sampler *s)
+{
+	pid_t pid = s->cfg->pid;
+	struct thread *th;
+
+	if (procfs_tracer_pid_of(pid, pid) != (int)getpid())
+		return;
+	th = threadtab_get(s->threads, pid, true);
+	if (!th || ptctl_interrupt(pid))
+		return;
+	if (th->state != TS_LATE) {
+		th->state = TS_LATE;
+		s->st->late_threads++;
+	}
 }
 
 /* May an unmapped PC trigger a read?  Not for a page already tried since
@@ -829,7 +846,10 @@ static int tick(struct sampler *s)
 		return 0; /* no tick: nothing was there to sample */
 	pause = stop_the_world(s);
 	count_pause(s->st, pause);
+	s->late_vanished = false;
 	threadtab_sweep(s->threads, drop_vanished, s);
+	if (s->late_vanished)
+		reclaim_leader(s);
 	return 0;
 }
 
