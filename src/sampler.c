@@ -157,7 +157,8 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	q->stack_start = c->stack_start;
 	q->off = s->arena_len;
 	q->len = c->stack_len;
-	memcpy(s->arena + s->arena_len, c->stack, c->stack_len);
+	if (c->stack_len) /* 0 when SP pointed at no mapping: nothing copied */
+		memcpy(s->arena + s->arena_len, c->stack, c->stack_len);
 	s->arena_len += c->stack_len;
 }
 
@@ -614,7 +615,7 @@ static void unwind_queued(struct sampler *s)
 		s->view.regs = q->regs;
 		s->view.stack_start = q->stack_start;
 		s->view.stack_len = q->len;
-		s->view.stack = s->arena + q->off;
+		s->view.stack = q->len ? s->arena + q->off : NULL;
 		record_stack(s, q->th);
 	}
 	s->nqueued = 0;
