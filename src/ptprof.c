@@ -94,10 +94,36 @@ static unsigned long long us(uint64_t ns)
 	return (unsigned long long)(ns / NSEC_PER_USEC);
 }
 
+/* Why the run ended, for the summary line. */
+static const char *end_reason(const struct sampler_stats *st, char *buf,
+			      size_t size)
+{
+	switch (st->end) {
+	case SAMPLER_END_DURATION:
+		return "the duration (-d) was reached";
+	case SAMPLER_END_TARGET_EXITED:
+		return "the target exited";
+	case SAMPLER_END_SIGNAL: {
+		const char *name = sigabbrev_np(st->end_signal);
+
+		if (name)
+			snprintf(buf, size, "ptprof got SIG%s", name);
+		else
+			snprintf(buf, size, "ptprof got signal %d",
+				 st->end_signal);
+		return buf;
+	}
+	case SAMPLER_END_ERROR:
+		break;
+	}
+	return "an error";
+}
+
 static void print_summary(const struct options *o,
 			  const struct sampler_stats *st, size_t records)
 {
 	uint64_t mean = st->ticks ? st->pause_total_ns / st->ticks : 0;
+	char why[64];
 
 	if (o->quiet)
 		return;
@@ -105,7 +131,7 @@ static void print_summary(const struct options *o,
 		"ptprof: %llu ticks (%llu missed), %llu samples, %llu threads, "
 		"%zu distinct stacks, %.1f threads stopped/tick, pause mean "
 		"%llu us max %llu us p50 %llu us p99 %llu us, %.2f%% of %.1f s; "
-		"wrote %s\n",
+		"ended: %s; wrote %s\n",
 		(unsigned long long)st->ticks,
 		(unsigned long long)st->missed_ticks,
 		(unsigned long long)st->samples,
@@ -116,7 +142,8 @@ static void print_summary(const struct options *o,
 		st->elapsed_ns ? 100.0 * (double)st->pause_total_ns /
 					 (double)st->elapsed_ns :
 				 0.0,
-		(double)st->elapsed_ns / NSEC_PER_SEC, o->output);
+		(double)st->elapsed_ns / NSEC_PER_SEC,
+		end_reason(st, why, sizeof(why)), o->output);
 }
 
 /* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
