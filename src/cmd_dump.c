@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cli.h"
 #include "cmds.h"
 #include "demangle.h"
@@ -34,6 +36,8 @@ struct dthread {
 	int state;	/* /proc state letter, or '?' */
 	uint64_t *pcs;	/* leaf first; NULL: no stack taken */
 	size_t n;
+	pid_t tracer;	/* without a stack: another process tracing it */
+	char why[128];	/* without a stack: why */
 };
 
 struct dump {
@@ -83,6 +87,26 @@ static void list_threads(pid_t pid, struct dump *d)
 	tidlist_free(&tl);
 }
 
+/* For a thread without a stack: held by another tracer, or gone. */
+static void explain_no_stack(pid_t pid, struct dthread *t)
+{
+	int tracer;
+	char comm[64] = "?";
+
+	if (t->pcs)
+		return;
+	tracer = procfs_tracer_pid_of(pid, t->tid);
+	if (tracer > 0 && tracer != (int)getpid()) {
+		t->tracer = tracer;
+		procfs_comm(tracer, 0, comm, sizeof(comm));
+		snprintf(t->why, sizeof(t->why),
+			 "no stack: traced by PID %d (%s)", tracer, comm);
+	} else {
+		snprintf(t->why, sizeof(t->why),
+			 "no stack (it exited, or did not stop in time)");
+	}
+}
+
 /* Stop every thread once; their stacks land in d (on_stack). */
 static void capture(pid_t pid, struct dump *d, struct maps *maps)
 {
@@ -106,6 +130,8 @@ static void capture(pid_t pid, struct dump *d, struct maps *maps)
 		die(EXIT_FAILURE, "cannot capture process %d: %s", (int)pid,
 		    strerror(errno));
 	stacktab_free(tab);
+	for (size_t i = 0; i < d->n; i++)
+		explain_no_stack(pid, &d->t[i]);
 }
 
 static struct symbolizer *symbolizer_for(pid_t pid, const struct maps *maps)
@@ -155,8 +181,8 @@ static void print_text(const struct dump *d, struct symbolizer *sym,
 	for (size_t k = 0; k < d->n; k++) {
 		const struct dthread *t = &d->t[k];
 
-		printf("\nThread %d (%s) state %c%s\n", (int)t->tid, t->name,
-		       t->state, t->pcs ? "" : ": no stack (it exited, or did not stop in time)");
+		printf("\nThread %d (%s) state %c%s%s\n", (int)t->tid, t->name,
+		       t->state, t->pcs ? "" : ": ", t->why);
 		for (size_t i = 0; t->pcs && i < t->n; i++) {
 			struct frame fr;
 
@@ -196,7 +222,10 @@ static void print_json_thread(const struct dthread *t, struct symbolizer *sym)
 {
 	printf("{\"tid\":%d,\"name\":", (int)t->tid);
 	json_str(t->name);
-	printf(",\"state\":\"%c\",\"frames\":", t->state);
+	printf(",\"state\":\"%c\",", t->state);
+	if (t->tracer)
+		printf("\"traced_by\":%d,", (int)t->tracer);
+	printf("\"frames\":");
 	if (!t->pcs) {
 		printf("null}");
 		return;

@@ -146,6 +146,25 @@ static void print_summary(const struct options *o,
 		end_reason(st, why, sizeof(why)), o->output);
 }
 
+/* Threads another tracer held were not sampled: say so, even with -q. */
+static void warn_foreign(const struct sampler_stats *st)
+{
+	char comm[64] = "?";
+
+	if (!st->foreign_traced)
+		return;
+	procfs_comm(st->foreign_tracer, 0, comm, sizeof(comm));
+	if (st->foreign_traced == 1)
+		msg("warning: thread %d was not sampled: it is traced by PID "
+		    "%d (%s)", (int)st->foreign_tid, (int)st->foreign_tracer,
+		    comm);
+	else
+		msg("warning: %llu threads were not sampled: they are traced "
+		    "by another process (thread %d by PID %d (%s), ...)",
+		    (unsigned long long)st->foreign_traced,
+		    (int)st->foreign_tid, (int)st->foreign_tracer, comm);
+}
+
 /* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
 static void print_stats(const struct options *o,
 			const struct sampler_stats *st)
@@ -337,6 +356,7 @@ static int record(const struct options *o)
 		profile_out_abort(w.out);
 	if (!failed && !unwritten) {
 		print_summary(o, &st, w.records);
+		warn_foreign(&st);
 		print_stats(o, &st);
 		if (o->top)
 			top_table(o, cfg.pid);

@@ -433,6 +433,8 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		repeat_last_stack(s, th); /* has not run since: same stack */
 	if (th->state != TS_IDLE)
 		return 0; /* LATE: still seized, its stop not yet in */
+	if (th->tracer && s->tick < th->retry_tick)
+		return 0; /* held by another tracer: see below */
 	if (!ran_since_capture(s, th) &&
 	    (!s->cfg->wall || repeat_last_stack(s, th))) {
 		s->st->threads_spared++;
@@ -449,9 +451,28 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	 * TID; this, as soon as the leader's entry is idle).  It is ours:
 	 * interrupt it with the others; its stop is captured and detached.
 	 */
+	/*
+	 * EPERM with another TracerPid: a debugger or strace holds this
+	 * thread (one thread may be traced without the others).  It cannot
+	 * be sampled; it is counted, named to the user at the end, and tried
+	 * again once a second rather than every tick, in case the other
+	 * tracer lets go.
+	 */
 	if (rc && errno == EPERM) {
-		rc = procfs_tracer_pid_of(s->cfg->pid, tid) == (int)getpid() ?
-			     0 : -1;
+		int tracer = procfs_tracer_pid_of(s->cfg->pid, tid);
+
+		rc = tracer == (int)getpid() ? 0 : -1;
+		if (tracer > 0 && tracer != (int)getpid()) {
+			if (!th->tracer) {
+				s->st->foreign_traced++;
+				if (!s->st->foreign_tid) {
+					s->st->foreign_tid = tid;
+					s->st->foreign_tracer = tracer;
+				}
+			}
+			th->tracer = tracer;
+			th->retry_tick = s->tick + NSEC_PER_SEC / s->period_ns;
+		}
 		errno = EPERM;
 	}
 	if (rc) {
@@ -459,6 +480,7 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		*eperm += errno == EPERM;
 		return ptctl_is_gone(errno) ? 0 : -1;
 	}
+	th->tracer = 0;
 	th->state = TS_SEIZED;
 	if (push_active(s, th)) {
 		/* A seized thread can only be detached from a stop: ask for

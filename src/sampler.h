@@ -92,6 +92,11 @@ struct sampler_stats {
 	/* Wall time of each unwind (from the copy, after the release), by
 	 * microsecond up to UNWIND_BUCKETS - 1 (the last bucket: longer). */
 	uint64_t unwind_hist[UNWIND_BUCKETS];
+	/* Threads found traced by another process (a debugger, strace),
+	 * which were not sampled while it held them; the first of them and
+	 * its tracer. */
+	uint64_t foreign_traced;
+	pid_t foreign_tid, foreign_tracer;
 	uint64_t elapsed_ns;
 	enum sampler_end end;
 	int end_signal;		/* for SAMPLER_END_SIGNAL */

@@ -44,6 +44,8 @@ struct thread {
 	unsigned idle_checks; /* reads in a row that found it idle */
 	bool quiet;	    /* idle long: read only when the process's CPU
 			       time says some quiet thread ran */
+	pid_t tracer;	    /* another process that traces it, or 0 */
+	uint64_t retry_tick; /* ... seize it again from this tick on */
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
 	size_t last_n;
 	struct thread *next_;
