@@ -346,6 +346,31 @@ int procfs_read_schedstat(int fd, uint64_t *cpu_ns, uint64_t *runs)
 	return 0;
 }
 
+int procfs_read_task_state(pid_t pid, pid_t tid, int *fd)
+{
+	char buf[512], path[96], *p;
+	ssize_t len;
+
+	if (*fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
+			 (int)pid, (int)tid);
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0)
+			return -1;
+	}
+	len = pread(*fd, buf, sizeof(buf) - 1, 0);
+	if (len <= 0)
+		return -1; /* ESRCH once the thread is gone */
+	buf[len] = '\0';
+	/* comm may hold ')': the state follows the last one */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2]) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (unsigned char)p[2];
+}
+
 int procfs_num_threads(pid_t pid, int *fd)
 {
 	char buf[1024], path[64], *p;

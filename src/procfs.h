@@ -83,6 +83,13 @@ int procfs_open_schedstat(pid_t pid, pid_t tid);
 int procfs_read_schedstat(int fd, uint64_t *cpu_ns, uint64_t *runs);
 
 /*
+ * A thread's state letter (R, S, D, T, t, Z...) from its
+ * /proc/PID/task/TID/stat, opened once (*fd < 0: open it now and keep it
+ * in *fd) and read with pread().  The letter, or -1 with errno.
+ */
+int procfs_read_task_state(pid_t pid, pid_t tid, int *fd);
+
+/*
  * The number of threads of a process (field 20 of /proc/PID/stat), read
  * with pread() on an fd kept open (*fd < 0 at first).  -1 with errno.
  */

@@ -179,19 +179,22 @@ static void print_stats(const struct options *o,
 		cpu_us = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
 			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 	fprintf(stderr,
-		"ptprof: stats: threads stopped %llu, spared %llu (did not "
-		"run), late %llu (%llu sampled when they stopped), samples "
-		"reusing a last stack %llu, sweeps of quiet threads %llu\n",
+		"ptprof: stats: threads stopped %llu, spared %llu (not due), "
+		"not selected %llu, late %llu (%llu sampled when they "
+		"stopped), stacks %llu, samples reusing a last stack %llu, "
+		"sweeps of quiet threads %llu\n",
 		(unsigned long long)st->threads_stopped,
 		(unsigned long long)st->threads_spared,
+		(unsigned long long)st->threads_unselected,
 		(unsigned long long)st->late_threads,
 		(unsigned long long)st->late_captured,
+		(unsigned long long)st->stacks,
 		(unsigned long long)st->reused_samples,
 		(unsigned long long)st->sweeps);
 	fprintf(stderr,
-		"ptprof: stats: ptprof cpu %.0f us, %.1f us per sample; one "
+		"ptprof: stats: ptprof cpu %.0f us, %.1f us per stack; one "
 		"unwind (from the copy) p50 %u us, p99 %u us\n",
-		cpu_us, st->samples ? cpu_us / (double)st->samples : 0,
+		cpu_us, st->stacks ? cpu_us / (double)st->stacks : 0,
 		sampler_unwind_quantile(st, 0.5),
 		sampler_unwind_quantile(st, 0.99));
 	fprintf(stderr,

@@ -71,6 +71,7 @@ struct sampler {
 	struct capture view;  /* a queued capture, as the unwinder sees it */
 	uint64_t *pcs;
 	uint64_t tick;
+	uint64_t tick_ns;     /* CLOCK_MONOTONIC at its start */
 	uint64_t period_ns;
 	uint64_t last_detach_ns; /* of this tick's sampled threads */
 	clockid_t proc_clock;	 /* the target's CPU-time clock */
@@ -364,24 +365,61 @@ static void read_process_cpu(struct sampler *s)
 }
 
 /*
- * Did the thread run since its stack was last captured?  Its on-CPU time
- * (schedstat) tells: if that has not moved, its user stack cannot have
- * either, and stopping it would only cost the target (a blocked thread
- * woken by PTRACE_INTERRUPT sees EINTR).
+ * CPU mode, a thread due for a sample: is it running (or runnable) now?
+ * Its CPU time is counted in the stack it is stopped in, so a thread that
+ * ran a while and then went to sleep must not be stopped asleep: its time
+ * would land on nanosleep or epoll_wait, and a blocked thread stopped may
+ * see EINTR.  A due thread that is not running keeps its carry and is
+ * asked again next tick; one that ran most of the time since its last read
+ * is taken as running without asking.  Only when its carry reaches
+ * CARRY_MAX periods (it runs in bursts that always end before a tick) is
+ * it stopped wherever it is: its time then lands on the stack it sleeps
+ * in, which beats losing it.  (That happens to a thread whose cycle is
+ * locked to the ticks: cpuwait's parter, 30 ms of CPU every 100 ms, under
+ * 20 Hz, always burns between two ticks.  Its total stays right; where in
+ * it the time went does not.)
+ */
+#define CARRY_MAX 8
+
+static bool on_cpu_now(struct sampler *s, struct thread *th, uint64_t used,
+		       uint64_t interval)
+{
+	int state;
+
+	if (used >= interval / 10 * 9 ||
+	    th->carry >= (int64_t)(CARRY_MAX * s->period_ns))
+		return true;
+	state = procfs_read_task_state(s->cfg->pid, th->tid, &th->stat_fd);
+	return state == 'R' || state < 0;
+}
+
+/*
+ * Is the thread due for a sample?  Its on-CPU time (schedstat) tells how
+ * much it ran since it was last read; that goes into th->carry, the time
+ * not yet counted in a sample.  In CPU mode a thread is due once carry
+ * reaches half a period: its stack then counts for carry in periods,
+ * rounded (record_stack()).  A thread that has not run cannot have moved
+ * its user stack either, and stopping it would only cost the target (a
+ * blocked thread woken by PTRACE_INTERRUPT sees EINTR).  In --wall mode a
+ * thread is due whenever it ran at all (otherwise its last stack counts
+ * again).
  *
- * Our own last stop moves it a little: the woken thread takes the trap and
- * restarts its system call (about 20 us, scheduled in twice).  A move that
- * small, with no more than those two schedulings, is that and nothing
- * else: it is absorbed into the baseline, so it never adds up.
+ * Our own last stop moves the clock a little: the woken thread takes the
+ * trap and restarts its system call (about 20 us, scheduled in twice).  A
+ * move that small, with no more than those two schedulings, leaves the
+ * thread idle for the quiet-thread count (and --wall); in CPU mode it
+ * still adds to carry, where it cannot reach half a period by itself.
  *
- * A thread seen for the first time has no baseline: it counts as running
- * when /proc says it is runnable (R), or in --wall mode.  Without schedstat
- * every thread counts as running.
+ * A thread seen for the first time has no baseline: it is due when /proc
+ * says it is runnable (R), or in --wall mode.  Without schedstat every
+ * thread is due.
  */
 static bool ran_since_capture(struct sampler *s, struct thread *th)
 {
 	uint64_t self_cost = s->period_ns / 4 < 200 * NSEC_PER_USEC ?
 				     s->period_ns / 4 : 200 * NSEC_PER_USEC;
+	uint64_t used, interval, now = s->tick_ns;
+	bool idle;
 
 	if (th->quiet && !s->sweep)
 		return false;
@@ -389,38 +427,104 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 		return true;
 	th->cpu_read = th->cpu_now;
 	if (!th->have_cpu) {
+		th->read_ns = now;
 		th->have_cpu = true;
 		th->cpu_base = th->cpu_now;
 		th->runs_base = th->runs_now;
 		return s->cfg->wall ||
 		       procfs_task_state(s->cfg->pid, th->tid) == 'R';
 	}
-	if (th->cpu_now - th->cpu_base > self_cost ||
-	    th->runs_now - th->runs_base > 2) {
-		th->idle_checks = 0;
-		th->quiet = false;
-		return true;
-	}
+	used = th->cpu_now - th->cpu_base;
+	interval = now - th->read_ns;
+	th->read_ns = now;
+	idle = used <= self_cost && th->runs_now - th->runs_base <= 2;
+	th->carry += (int64_t)used;
 	th->cpu_base = th->cpu_now;
 	th->runs_base = th->runs_now;
-	th->quiet = ++th->idle_checks >= QUIET_AFTER;
-	return false;
+	th->idle_checks = idle ? th->idle_checks + 1 : 0;
+	th->quiet = th->idle_checks >= QUIET_AFTER;
+	if (s->cfg->wall)
+		return !idle;
+	if (th->carry < (int64_t)(s->period_ns / 2))
+		return false;
+	return on_cpu_now(s, th, used, interval);
+}
+
+/*
+ * The samples a CPU-mode stack of th counts for: its carry in periods,
+ * rounded, at least 1 (a thread first seen running has no carry yet); the
+ * rest is carried on.  --wall: always 1.
+ */
+static uint64_t take_weight(struct sampler *s, struct thread *th)
+{
+	int64_t period = (int64_t)s->period_ns;
+	int64_t w;
+
+	if (s->cfg->wall)
+		return 1;
+	w = (th->carry + period / 2) / period;
+	if (w < 1)
+		w = 1;
+	th->carry -= w * period;
+	if (th->carry < -period / 2)
+		th->carry = -period / 2;
+	return (uint64_t)w;
+}
+
+/* Record one stack of th, counting for count samples. */
+static bool emit(struct sampler *s, struct thread *th, const uint64_t *pcs,
+		 size_t n, uint64_t count)
+{
+	if (stacktab_add(s->tab, pcs, n, count))
+		return false;
+	s->st->samples += count;
+	s->st->stacks++;
+	if (s->cfg->on_stack)
+		s->cfg->on_stack(s->cfg->on_stack_arg, th->tid, th->name, pcs,
+				 n, count);
+	return true;
 }
 
 /* --wall, for a thread that did not run: its last stack, once more. */
 static bool repeat_last_stack(struct sampler *s, struct thread *th)
 {
-	if (!th->last_n || stacktab_add(s->tab, th->last_pcs, th->last_n, 1))
+	if (!th->last_n || !emit(s, th, th->last_pcs, th->last_n, 1))
 		return false;
-	s->st->samples++;
 	s->st->reused_samples++;
 	return true;
+}
+
+/*
+ * Thread names are read (comm, one small file) when a thread is first
+ * listed, and again when it is due for a sample and its name is a second
+ * old: threads name themselves after they start (pthread_setname_np), and
+ * reading every thread's name every tick would cost more than sampling.
+ * The selection (-t, --thread-name) is decided on the name as last read.
+ */
+static bool selected(struct sampler *s, struct thread *th, bool due)
+{
+	uint64_t per_sec = NSEC_PER_SEC / s->period_ns;
+
+	if (!s->cfg->want_names && !s->cfg->select)
+		return true;
+	if (!th->name_tick ||
+	    (due && s->tick - th->name_tick >= (per_sec ? per_sec : 1))) {
+		if (procfs_comm(s->cfg->pid, th->tid, th->name,
+				sizeof(th->name)))
+			th->name[0] = '\0';
+		th->name_tick = s->tick;
+		th->selected = !s->cfg->select ||
+			       s->cfg->select(s->cfg->select_arg, th->tid,
+					      th->name);
+	}
+	return th->selected;
 }
 
 /* SEIZE one listed thread.  1: seized; 0: skipped; -1: error. */
 static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 {
 	struct thread *th = threadtab_get(s->threads, tid, true);
+	bool due;
 	int rc;
 
 	if (!th)
@@ -435,8 +539,12 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		return 0; /* LATE: still seized, its stop not yet in */
 	if (th->tracer && s->tick < th->retry_tick)
 		return 0; /* held by another tracer: see below */
-	if (!ran_since_capture(s, th) &&
-	    (!s->cfg->wall || repeat_last_stack(s, th))) {
+	due = ran_since_capture(s, th); /* for every thread: see there */
+	if (!selected(s, th, due)) {
+		s->st->threads_unselected++;
+		return 0;
+	}
+	if (!due && (!s->cfg->wall || repeat_last_stack(s, th))) {
 		s->st->threads_spared++;
 		return 0;
 	}
@@ -662,15 +770,9 @@ static void record_stack(struct sampler *s, struct thread *th)
 	}
 	if (n <= 0)
 		return;
-	if (stacktab_add(s->tab, s->pcs, (size_t)n, 1))
+	if (!emit(s, th, s->pcs, (size_t)n, take_weight(s, th)))
 		return;
-	s->st->samples++;
-	if (s->cfg->on_stack)
-		s->cfg->on_stack(s->cfg->on_stack_arg, th->tid, s->pcs,
-				 (size_t)n);
 	s->live_tid = th->tid;
-	th->cpu_base = th->cpu_now;
-	th->runs_base = th->runs_now;
 	if (s->cfg->wall)
 		keep_last_stack(th, s->pcs, (size_t)n);
 	if (!th->sampled) {
@@ -858,6 +960,7 @@ static int tick(struct sampler *s)
 	uint64_t pause;
 
 	s->tick++;
+	s->tick_ns = mono_now_ns();
 	if (seize_all(s)) {
 		int err = errno;
 

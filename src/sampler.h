@@ -6,9 +6,13 @@
  * collects their stops (bounded wait), captures registers, unwinds, and
  * PTRACE_DETACHes every thread, so the target is untraced between ticks.
  * A tick that starts late is counted as missed; ticks are never bunched.
- * Only threads whose on-CPU time moved since their last capture are
- * stopped; the others are spared (CPU mode: they add nothing) or, with
- * config->wall, counted again with the stack they had.
+ * CPU mode: each thread's on-CPU time (schedstat) is carried over from
+ * tick to tick, and a thread is stopped only once it has used half a
+ * period or more since its last sample; its stack then counts for the
+ * periods it used, rounded (the remainder is carried on), so a thread
+ * using 30% of a core gets 30% of a core's samples wherever the ticks
+ * fall.  --wall (config->wall): every thread counts once per tick; one
+ * that did not run is counted again with the stack it had.
  *
  * Contract:
  *  - sampler_run() blocks the caller until the duration ends, a signal of
@@ -55,11 +59,20 @@ struct sampler_config {
 	int (*spill)(void *arg);
 	void *spill_arg;
 	size_t spill_at;
-	/* Called with every stack recorded (leaf first), with its thread:
-	 * for a caller that wants stacks by thread (ptprof dump).  NULL:
-	 * none. */
-	void (*on_stack)(void *arg, pid_t tid, const uint64_t *pcs, size_t n);
+	/* Called with every stack recorded (leaf first), with its thread,
+	 * the thread's name (comm; "" unless want_names) and the samples it
+	 * stands for: for a caller that wants stacks by thread (ptprof dump,
+	 * the pprof writer).  NULL: none. */
+	void (*on_stack)(void *arg, pid_t tid, const char *name,
+			 const uint64_t *pcs, size_t n, uint64_t count);
 	void *on_stack_arg;
+	bool want_names;	/* read thread names (once a second each) */
+	/* Thread selection (-t, --thread-name): when select is set, only
+	 * the threads it accepts are stopped; it is asked when a thread is
+	 * first listed and then once a second, with its name (read for it
+	 * whatever want_names says).  NULL: every thread. */
+	bool (*select)(void *arg, pid_t tid, const char *name);
+	void *select_arg;
 };
 
 enum sampler_end {
@@ -78,11 +91,16 @@ enum sampler_end {
 struct sampler_stats {
 	uint64_t ticks;		/* ticks taken */
 	uint64_t missed_ticks;	/* deadlines passed without a tick */
-	uint64_t samples;	/* thread stacks recorded */
+	uint64_t samples;	/* samples recorded (CPU mode: a stack counts
+				   for the periods of CPU time it stands for) */
+	uint64_t stacks;	/* thread stacks recorded */
 	uint64_t threads_seen;	/* distinct TIDs ever sampled */
 	uint64_t late_threads;	/* thread stops that missed their tick */
 	uint64_t threads_stopped; /* thread stops taken, over all ticks */
-	uint64_t threads_spared;  /* threads not stopped: they had not run */
+	uint64_t threads_spared;  /* threads not stopped: not due (CPU mode:
+				     under half a period used since their
+				     last sample; --wall: did not run) */
+	uint64_t threads_unselected; /* threads not stopped: not selected */
 	uint64_t reused_samples;  /* --wall samples that reused a last stack */
 	uint64_t sweeps;	/* ticks that read every quiet thread */
 	uint64_t late_captured; /* LATE stops captured after their tick */

@@ -18,6 +18,8 @@ static void thread_free(struct thread *th)
 {
 	if (th->sched_fd >= 0)
 		close(th->sched_fd);
+	if (th->stat_fd >= 0)
+		close(th->stat_fd);
 	free(th->last_pcs);
 	free(th);
 }
@@ -64,6 +66,7 @@ struct thread *threadtab_get(struct threadtab *t, pid_t tid, bool create)
 	th->tid = tid;
 	th->state = TS_IDLE;
 	th->sched_fd = -1;
+	th->stat_fd = -1;
 	th->next_ = *h;
 	*h = th;
 	return th;

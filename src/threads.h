@@ -36,6 +36,8 @@ struct thread {
 	bool sampled;	    /* at least one stack recorded */
 	uint64_t seen_tick; /* last tick it was listed in /proc */
 	int sched_fd;	    /* its schedstat, or -1 */
+	int stat_fd;	    /* its stat (the state), or -1 */
+	uint64_t read_ns;   /* CLOCK_MONOTONIC of its last schedstat read */
 	bool have_cpu;	    /* cpu_base/runs_base are real readings */
 	uint64_t cpu_now, runs_now;   /* schedstat read this tick */
 	uint64_t cpu_base, runs_base; /* ... at its last capture */
@@ -44,6 +46,11 @@ struct thread {
 	unsigned idle_checks; /* reads in a row that found it idle */
 	bool quiet;	    /* idle long: read only when the process's CPU
 			       time says some quiet thread ran */
+	int64_t carry;	    /* CPU mode: on-CPU ns not yet counted in a
+			       sample (negative: counted ahead) */
+	char name[16];	    /* comm, when names are wanted ("" unread) */
+	uint64_t name_tick; /* tick the name was read at */
+	bool selected;	    /* passes the thread selection (as of name_tick) */
 	pid_t tracer;	    /* another process that traces it, or 0 */
 	uint64_t retry_tick; /* ... seize it again from this tick on */
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */

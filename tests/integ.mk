@@ -13,7 +13,12 @@ check_PROGRAMS += \
 	tests/targets/zleader \
 	tests/targets/execer \
 	tests/targets/waker \
-	tests/targets/mangled
+	tests/targets/mangled \
+	tests/targets/cpuwait
+
+tests_targets_cpuwait_SOURCES = tests/targets/cpuwait.c
+tests_targets_cpuwait_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_cpuwait_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 tests_targets_split_SOURCES = tests/targets/split.c
 tests_targets_split_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -71,6 +76,7 @@ TESTS += \
 	tests/split-attach.test \
 	tests/chain.test \
 	tests/threads.test \
+	tests/modes.test \
 	tests/pprof-google.test \
 	tests/pprof-go.test \
 	tests/exit-status.test \
