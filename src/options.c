@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,9 +29,15 @@ const char options_usage[] =
 	"  -d, --duration=SECS   stop after SECS seconds (default: until the\n"
 	"                        target exits or ptprof gets SIGINT/SIGTERM/SIGHUP)\n"
 	"      --max-depth=N     frames kept per stack, 1..4096 (default 256)\n"
-	"      --wall            wall-clock profile: count every thread at every\n"
-	"                        tick, blocked ones too (default: CPU time only;\n"
-	"                        threads that did not run are not even stopped)\n"
+	"      --wall            wall-clock profile: every thread counts at every\n"
+	"                        tick, blocked ones too (default: CPU profile:\n"
+	"                        each thread's samples in proportion to the CPU\n"
+	"                        time it used; threads that did not run are not\n"
+	"                        even stopped)\n"
+	"  -t, --tid=TID[,TID...]  sample only these threads of PID (repeatable)\n"
+	"      --thread-name=REGEX  sample only the threads whose name (comm)\n"
+	"                        matches the POSIX extended REGEX; with -t, the\n"
+	"                        threads that either one selects\n"
 	"      --stats           print more figures (pause percentiles, threads\n"
 	"                        stopped per tick, unwinder counters)\n"
 	"      --top=N           at the end, print the N functions with the most\n"
@@ -39,7 +46,8 @@ const char options_usage[] =
 	"  -h, --help            show this help and exit\n"
 	"  -V, --version         show the version and exit\n"
 	"\n"
-	"At every tick ptprof stops the threads that ran since their last sample\n"
+	"At every tick ptprof stops the threads that are due a sample (CPU mode:\n"
+	"those that used half a period of CPU time since their last one)\n"
 	"(PTRACE_INTERRUPT), copies their registers and stack, detaches, and\n"
 	"unwinds the copies with libunwind: the target is not traced between\n"
 	"ticks.  With -- COMMAND, ptprof exits with COMMAND's exit status.\n"
@@ -83,7 +91,7 @@ const char options_dump_usage[] =
 	"  -h, --help        show this help and exit\n";
 
 enum { OPT_MAX_DEPTH = 256, OPT_WALL, OPT_STATS, OPT_TOP, OPT_LINES,
-       OPT_FOLDED, OPT_SVG, OPT_ROOT, OPT_JSON };
+       OPT_FOLDED, OPT_SVG, OPT_ROOT, OPT_JSON, OPT_THREAD_NAME };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -93,6 +101,8 @@ static const struct option long_options[] = {
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "wall", no_argument, NULL, OPT_WALL },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "tid", required_argument, NULL, 't' },
+	{ "thread-name", required_argument, NULL, OPT_THREAD_NAME },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -200,6 +210,51 @@ static int parse_depth(const char *s, struct options *o, char *err,
 	return 0;
 }
 
+/* -t TID[,TID...]: adds to the list. */
+static int parse_tids(const char *s, struct options *o, char *err,
+		      size_t len)
+{
+	const char *p = s;
+
+	do {
+		char num[24];
+		size_t n = strcspn(p, ",");
+		unsigned long v;
+
+		if (n >= sizeof(num))
+			n = sizeof(num) - 1;
+		memcpy(num, p, n);
+		num[n] = '\0';
+		if (parse_ulong(num, 1, INT_MAX, &v))
+			return fail(err, len,
+				    "invalid TID '%s' in -t '%s': expected positive numbers separated by commas",
+				    num, s);
+		if (o->ntids == OPTIONS_MAX_TIDS)
+			return fail(err, len, "too many TIDs: -t takes at most %d",
+				    OPTIONS_MAX_TIDS);
+		o->tids[o->ntids++] = (pid_t)v;
+		p += strcspn(p, ",");
+	} while (*p++ == ',');
+	return 0;
+}
+
+static int parse_thread_name(const char *s, struct options *o, char *err,
+			     size_t len)
+{
+	regex_t re;
+	int rc = regcomp(&re, s, REG_EXTENDED | REG_NOSUB);
+	char why[128];
+
+	if (rc) {
+		regerror(rc, &re, why, sizeof(why));
+		return fail(err, len, "invalid --thread-name '%s': %s", s,
+			    why);
+	}
+	regfree(&re);
+	o->thread_name = s;
+	return 0;
+}
+
 static int parse_top(const char *s, struct options *o, char *err,
 		     size_t len)
 {
@@ -253,6 +308,10 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 	case OPT_STATS:
 		o->stats = 1;
 		return 0;
+	case 't':
+		return parse_tids(arg, o, err, len);
+	case OPT_THREAD_NAME:
+		return parse_thread_name(arg, o, err, len);
 	case 'V':
 		o->action = ACTION_VERSION;
 		return 0;
@@ -357,6 +416,9 @@ static int check_action(int argc, char **argv, struct options *o,
 		if (have_pid)
 			return fail(err, len,
 				    "-p PID and a COMMAND are mutually exclusive");
+		if (o->ntids)
+			return fail(err, len,
+				    "-t TID needs -p PID (a COMMAND's threads have no TIDs yet)");
 		if (!argv[optind][0])
 			return fail(err, len, "empty COMMAND name");
 		o->action = ACTION_RECORD_COMMAND;
@@ -442,7 +504,7 @@ int options_parse(int argc, char **argv, struct options *o, char *err,
 	if (argc > 1 && !strcmp(argv[1], "dump"))
 		return parse_dump(argc - 1, argv + 1, o, err, errlen);
 	/* '+': stop at the first non-option, so COMMAND's own flags are its. */
-	if (parse_with(argc, argv, "+:p:f:o:d:qhV", long_options, parse_one, o,
+	if (parse_with(argc, argv, "+:p:f:o:d:t:qhV", long_options, parse_one, o,
 		       err, errlen))
 		return -1;
 	return check_action(argc, argv, o, o->pid_given, err, errlen);

@@ -1,7 +1,8 @@
 /*
  * options.h - ptprof's command line.
  *
- *   ptprof -p PID [-f HZ] [-o FILE] [-d SECONDS] [--wall] [--stats] ...
+ *   ptprof -p PID [-f HZ] [-o FILE] [-d SECONDS] [--wall] [--stats]
+ *          [-t TID,...] [--thread-name REGEX] ...
  *   ptprof [OPTION...] -- COMMAND [ARG...]
  *   ptprof report [--top N] [--lines] [--folded | --svg] [--root DIR] FILE
  *   ptprof dump -p PID [--json]
@@ -22,6 +23,7 @@
 #define PTPROF_MIN_HZ 1
 #define PTPROF_MAX_HZ 10000
 #define PTPROF_DEFAULT_OUTPUT "ptprof.prof"
+#define OPTIONS_MAX_TIDS 256	/* -t TID,... at most */
 
 enum ptprof_action {
 	ACTION_RECORD_PID,	/* -p PID */
@@ -48,6 +50,9 @@ struct options {
 	int quiet;	   /* -q: no summary line */
 	int wall;	   /* --wall: count threads that did not run too */
 	int stats;	   /* --stats: more figures after the summary */
+	pid_t tids[OPTIONS_MAX_TIDS]; /* -t: the threads to sample */
+	size_t ntids;
+	const char *thread_name; /* --thread-name: POSIX extended regex */
 	char **command;	   /* NULL-terminated, for ACTION_RECORD_COMMAND */
 	unsigned top;	   /* report / record: rows of the table, 0: all
 			      (record: 0 = no table) */

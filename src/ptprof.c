@@ -29,6 +29,7 @@
 #include "sampler.h"
 #include "stacktab.h"
 #include "timeutil.h"
+#include "tselect.h"
 
 /* profile_write's EINVAL: the path exists and is not a regular file;
  * EPERM on a link: somebody else's symbolic link, not followed. */
@@ -325,6 +326,35 @@ static void top_table(const struct options *o, pid_t pid)
 	report_top(o->output, o->top, root[0] ? root : NULL);
 }
 
+/* -t, --thread-name: the selection handed to the sampler.  Every -t TID
+ * must be a thread of PID now; a name matches whenever it is read. */
+static void select_threads(const struct options *o, struct tselect *sel,
+			   struct sampler_config *cfg)
+{
+	if (tselect_init(sel, o->tids, o->ntids, o->thread_name))
+		die(EXIT_FAILURE, "cannot use --thread-name '%s': %s",
+		    o->thread_name, strerror(errno));
+	for (size_t i = 0; i < o->ntids; i++)
+		if (procfs_tgid(o->tids[i]) != o->pid)
+			die(EXIT_FAILURE, "thread %d is not a thread of process %d",
+			    (int)o->tids[i], (int)o->pid);
+	if (tselect_active(sel)) {
+		cfg->select = tselect_match;
+		cfg->select_arg = sel;
+	}
+}
+
+/* A selection that never picked a thread: say so, even with -q. */
+static void warn_unselected(const struct tselect *sel,
+			    const struct sampler_stats *st)
+{
+	if (tselect_active(sel) && !st->stacks)
+		msg("warning: no thread selected by %s%s%s was sampled",
+		    sel->ntids ? "-t" : "", sel->ntids && sel->have_re ?
+						    " or " : "",
+		    sel->have_re ? "--thread-name" : "");
+}
+
 static int record(const struct options *o)
 {
 	struct sampler_config cfg = { .hz = o->hz, .pid = o->pid,
@@ -334,6 +364,7 @@ static int record(const struct options *o)
 	struct stacktab *tab = stacktab_new(o->max_depth);
 	struct maps *maps = maps_new();
 	struct output w = { .o = o, .tab = tab };
+	struct tselect sel;
 	sigset_t stop;
 	int rc = 0, failed, unwritten = 0;
 
@@ -344,6 +375,7 @@ static int record(const struct options *o)
 	else
 		check_launch();
 	check_output(o->output);
+	select_threads(o, &sel, &cfg);
 	block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
 	cfg.spill_arg = &w;
@@ -360,6 +392,7 @@ static int record(const struct options *o)
 	if (!failed && !unwritten) {
 		print_summary(o, &st, w.records);
 		warn_foreign(&st);
+		warn_unselected(&sel, &st);
 		print_stats(o, &st);
 		if (o->top)
 			top_table(o, cfg.pid);
@@ -368,6 +401,7 @@ static int record(const struct options *o)
 		rc = finish_command(cfg.child, &st, &stop);
 	if ((failed || unwritten) && cfg.child)
 		msg("%s exited with status %d", o->command[0], rc);
+	tselect_free(&sel);
 	stacktab_free(tab);
 	maps_free(maps);
 	return failed || unwritten ? EXIT_FAILURE : rc;

@@ -77,6 +77,7 @@ TESTS += \
 	tests/chain.test \
 	tests/threads.test \
 	tests/modes.test \
+	tests/select.test \
 	tests/pprof-google.test \
 	tests/pprof-go.test \
 	tests/exit-status.test \
