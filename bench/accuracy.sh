@@ -149,7 +149,7 @@ flat_perf() {
 	END {
 		if (state == 1)
 			emit("[kernel]", "[kernel]", "")
-		printf "kernel=%d total=%d\n", kernel, total > "/dev/stderr"
+		printf "kernel=%.0f total=%.0f\n", kernel, total > "/dev/stderr"
 	}'
 }
 
@@ -260,6 +260,7 @@ canon() {
 	FNR == NR { next }
 	{
 		mod = $2; name = $3
+		sub(/@.*/, "", name)	# perf keeps "cfree@GLIBC_2.2.5"
 		if (mod == "[vdso]")
 			sub(/^__vdso_/, "", name)
 		if (name != "" && (mod SUBSEP name) in at && !((mod SUBSEP name) in amb)) {
@@ -404,7 +405,7 @@ run_one() {
 
 # Flat profiles, names, shares and overlaps of one window's directory.
 analyse() {
-	local d=$1 w=$2 rep=$3 load=$4 ka kb oa ab pb
+	local d=$1 w=$2 rep=$3 load=$4 ka oa ab pb npt na nb noise
 	flat_ptprof "$d/ptprof.prof" >"$d/ptprof.flat"
 	flat_perf "$d/perfA.data" >"$d/perfA.flat" 2>"$d/perfA.kernel"
 	flat_perf "$d/perfB.data" >"$d/perfB.flat" 2>"$d/perfB.kernel"
@@ -419,13 +420,19 @@ analyse() {
 	oa=$(overlap 3 4 "$d/shares.tsv")
 	ab=$(overlap 4 5 "$d/shares.tsv")
 	pb=$(overlap 3 5 "$d/shares.tsv")
+	# ptprof's samples are weighted by CPU time (in periods); their sum.
+	npt=$(awk -F'\t' '{ s += $1 } END { printf "%.0f", s }' "$d/ptprof.flat")
+	na=$(grep -o '(\([0-9]*\) samples)' "$d/perfA.log" | tr -dc 0-9)
+	nb=$(grep -o '(\([0-9]*\) samples)' "$d/perfB.log" | tr -dc 0-9)
+	noise=$("$PYTHON" "$here/accuracy_work.py" noise "$d/shares.tsv" \
+		"$npt" "${na:-0}" "${nb:-0}" 2>>"$d/noise.err")
 	echo "workload=$w rep=$rep status=ok o_pt_a=$oa o_a_b=$ab o_pt_b=$pb" \
 		"ratio=$(awk -v a="$oa" -v b="$ab" 'BEGIN { if (b > 0) printf "%.4f", a / b }')" \
+		"noise_ratio=$(awk -v n="$noise" 'BEGIN { split(n, e, " ");
+			if (e[2] > 0) printf "%.4f", e[1] / e[2] }')" \
 		"kernel_a=$ka nosym_pt=$(nosym_share 3 "$d/shares.tsv")" \
-		"n_pt=$(grep -m1 -o '[0-9]* samples' "$d/ptprof.log" | cut -d' ' -f1)" \
-		"n_a=$(grep -o '(\([0-9]*\) samples)' "$d/perfA.log" | tr -dc 0-9)" \
-		"n_b=$(grep -o '(\([0-9]*\) samples)' "$d/perfB.log" | tr -dc 0-9)" \
-		"funcs=$(wc -l <"$d/shares.tsv") load=$load" >>"$RUN/results.tsv"
+		"n_pt=$npt n_a=$na n_b=$nb funcs=$(wc -l <"$d/shares.tsv")" \
+		"load=$load" >>"$RUN/results.tsv"
 	log "$w r$rep: overlap(ptprof, perf@$PERF_A) $oa, overlap(perf@$PERF_A, perf@$PERF_B) $ab, load $load"
 }
 

@@ -8,6 +8,12 @@
                                  lookups, big-integer arithmetic, re, sort);
                                  prints "ready", then runs SECS seconds at
                                  most (a bound: accuracy.sh stops it sooner)
+  accuracy_work.py noise SHARES N_PT N_A N_B
+                                 the overlaps sampling noise alone would
+                                 give: "overlap(pt, A) overlap(A, B)", means
+                                 over 200 draws of N_PT, N_A and N_B samples
+                                 from the pooled profile of a shares.tsv
+                                 (key label ptprof perfA perfB)
 
 Uses only the standard library; the same seed gives the same bytes.
 """
@@ -96,10 +102,44 @@ def loop(secs):
         k += 1
 
 
+def overlap(p, q):
+    return sum(min(v, q.get(k, 0.0)) for k, v in p.items())
+
+
+def noise(path, npt, na, nb, sims=200):
+    pool = {}
+    with open(path) as f:
+        for line in f:
+            k, _, pt, a, b = line.rstrip("\n").split("\t")
+            pool[k] = (float(pt) * npt + float(a) * na + float(b) * nb) / (npt + na + nb)
+    keys = list(pool)
+    cum, s = [], 0.0
+    for k in keys:
+        s += pool[k]
+        cum.append(s)
+    r = random.Random(1)
+
+    def draw(n):
+        c = {}
+        for k in r.choices(keys, cum_weights=cum, k=n):
+            c[k] = c.get(k, 0) + 1
+        return {k: v / n for k, v in c.items()}
+
+    e1 = e2 = 0.0
+    for _ in range(sims):
+        pt, a, b = draw(npt), draw(na), draw(nb)
+        e1 += overlap(pt, a)
+        e2 += overlap(a, b)
+    print("%.4f %.4f" % (e1 / sims, e2 / sims))
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "gen":
         gen(int(sys.argv[2]))
     elif len(sys.argv) == 3 and sys.argv[1] == "loop":
         loop(float(sys.argv[2]))
+    elif len(sys.argv) == 6 and sys.argv[1] == "noise":
+        noise(sys.argv[2], *(int(x) for x in sys.argv[3:]))
     else:
-        sys.exit("usage: accuracy_work.py gen BYTES | loop SECS")
+        sys.exit("usage: accuracy_work.py gen BYTES | loop SECS"
+                 " | noise SHARES N_PT N_A N_B")
