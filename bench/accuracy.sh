@@ -359,13 +359,13 @@ stop_perf() {
 
 # One measured window: workload $1, repetition $2.
 run_one() {
-	local w=$1 rep=$2 d="$RUN/$1.r$2" ptpid pa pb st=ok load rc
+	local w=$1 rep=$2 d="$RUN/$1.r$2" st=ok load rc
 	mkdir -p "$d"
 	start_workload "$w" "$d/workload.out"
 	# The interpreters say "ready"; xz has nothing to prepare.
 	if { [ "$w" = xz ] && ! alive "$WPID"; } ||
 		{ [ "$w" != xz ] && ! wait_ready "$d/workload.out" "$WPID" 20; }; then
-		stop_pid "$WPID"
+		stop_pid "$WPID"; WPID=""
 		echo "workload=$w rep=$rep status=fail:workload-not-ready" >>"$RUN/results.tsv"
 		log "$w r$rep: the workload did not start"
 		return
@@ -374,22 +374,23 @@ run_one() {
 	cp "/proc/$WPID/maps" "$d/maps" 2>/dev/null
 	"$PERF" record -e cpu-clock -F "$PERF_A" -g --no-buildid-cache -p "$WPID" \
 		-o "$d/perfA.data" >"$d/perfA.log" 2>&1 &
-	pa=$!
+	PA=$!
 	"$PERF" record -e cpu-clock -F "$PERF_B" -g --no-buildid-cache -p "$WPID" \
 		-o "$d/perfB.data" >"$d/perfB.log" 2>&1 &
-	pb=$!
+	PB=$!
 	"$PTPROF" -p "$WPID" -f "$HZ" -d "$SECS" -o "$d/ptprof.prof" \
 		>"$d/ptprof.log" 2>&1 &
-	ptpid=$!
+	PT=$!
 	nap "$SECS"
-	stop_perf "$pa"
-	stop_perf "$pb"
-	wait_gone "$ptpid" 30 || { st=fail:ptprof-hung; stop_pid "$ptpid"; }
-	wait "$ptpid"
+	stop_perf "$PA"
+	stop_perf "$PB"
+	wait_gone "$PT" 30 || { st=fail:ptprof-hung; stop_pid "$PT"; }
+	wait "$PT"
 	rc=$?
+	PA="" PB="" PT=""
 	[ "$rc" = 0 ] || [ "$st" != ok ] || st=fail:ptprof-exit-$rc
 	alive "$WPID" || st=fail:workload-ended-early
-	stop_pid "$WPID"
+	stop_pid "$WPID"; WPID=""
 	load=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' /)
 	for f in perfA.data perfB.data ptprof.prof; do
 		[ -s "$d/$f" ] || { [ "$st" = ok ] && st=fail:no-$f; }
@@ -484,8 +485,12 @@ ln -sfn "$(basename "$RUN")" "$RESULTS/accuracy-latest"
 DATA=$(mktemp -d "${TMPDIR:-/tmp}/ptprof-accuracy.XXXXXX") || die "mktemp failed"
 mkfifo "$RUN/.nap" || die "mkfifo failed"
 exec {NAP_FD}<>"$RUN/.nap"
-WPID=""
+# The processes of the window under way, for cleanup().
+WPID="" PA="" PB="" PT=""
 cleanup() {
+	[ -n "$PA" ] && stop_perf "$PA"
+	[ -n "$PB" ] && stop_perf "$PB"
+	[ -n "$PT" ] && stop_pid "$PT"
 	[ -n "$WPID" ] && stop_pid "$WPID"
 	rm -rf "$DATA"
 	rm -f "$RUN/.nap"
