@@ -64,41 +64,7 @@ target_args() {
 	fi
 }
 
-# Sleep without forking a process (the fd is a FIFO nobody writes).
-nap() {
-	read -r -t "$1" -u "$NAP_FD" _ 2>/dev/null || :
-}
-
-# Alive and not a zombie.
-alive() {
-	local st
-	[ -r "/proc/$1/stat" ] || return 1
-	read -r st 2>/dev/null <"/proc/$1/stat" || return 1
-	st=${st##*) }
-	[ "${st%% *}" != Z ]
-}
-
-# Wait up to $2 seconds for process $1 to end.
-wait_gone() {
-	local i n=$(($2 * 20))
-	for ((i = 0; i < n; i++)); do
-		alive "$1" || return 0
-		nap 0.05
-	done
-	! alive "$1"
-}
-
-# End a process this script started: TERM, then KILL; then reap it.
-stop_pid() {
-	if alive "$1"; then
-		kill -TERM "$1" 2>/dev/null
-		wait_gone "$1" 5 || {
-			kill -KILL "$1" 2>/dev/null
-			wait_gone "$1" 5
-		}
-	fi
-	wait "$1" 2>/dev/null
-}
+. "$here/procs.sh"
 
 # End a bench/cputime wrapper this script started: it passes INT on to
 # the command it runs; if both are still there, KILL the command (its
@@ -113,20 +79,6 @@ stop_wrapped() {
 		wait_gone "$1" 5 || kill -KILL "$1" 2>/dev/null
 	fi
 	wait "$1" 2>/dev/null
-}
-
-# Wait up to $3 s for jitter ($2) to say "ready" in file $1.
-wait_ready() {
-	local i line
-	for ((i = 0; i < $3 * 100; i++)); do
-		if [ -s "$1" ]; then
-			read -r line <"$1" || :
-			[ "$line" = ready ] && return 0
-		fi
-		alive "$2" || return 1
-		nap 0.01
-	done
-	return 1
 }
 
 # Machine-wide jiffies: "total idle" (idle + iowait), from /proc/stat.
@@ -358,6 +310,10 @@ machine_info() {
 	} >"$RUN/meta"
 }
 
+# The markers of bench/accuracy.sh's section of the report.
+ACC_BEGIN='<!-- bench/accuracy.sh: begin -->'
+ACC_END='<!-- bench/accuracy.sh: end -->'
+
 write_report() {
 	local dir=$1 tmp
 	[ -s "$dir/meta" ] || die "$dir/meta: no such results"
@@ -367,6 +323,10 @@ write_report() {
 	awk -f "$here/report.awk" "$dir/meta" "$dir/unavailable" \
 		"$dir/results.tsv" "$dir/snapshots.tsv" >"$tmp" ||
 		{ rm -f "$tmp"; die "report.awk failed"; }
+	# Keep the section bench/accuracy.sh wrote (make bench-accuracy).
+	[ -f "$REPORT" ] && grep -qx "$ACC_BEGIN" "$REPORT" &&
+		{ echo; awk -v b="$ACC_BEGIN" -v e="$ACC_END" '$0 == b { keep = 1 }
+			keep { print } $0 == e { keep = 0 }' "$REPORT"; } >>"$tmp"
 	mv "$tmp" "$REPORT"
 	cp "$REPORT" "$dir/PERFORMANCE.md"
 	log "wrote $REPORT"
