@@ -112,6 +112,7 @@ static int parse_all(const char *text, size_t len, struct mapping **v,
 		struct mapping m;
 
 		if (parse_line(text + off, l, &m)) {
+			m.gone = false;
 			m.line = strndup(text + off, l);
 			if (m.line)
 				m.path = path_of(m.line);
@@ -165,7 +166,8 @@ int maps_update(struct maps *m, const char *text, size_t len)
 		return -1;
 	}
 	/* Executable mappings that vanished without their range being
-	 * reused are kept: their samples still need a name (dlclose).
+	 * reused are kept, as gone: their samples still need a name
+	 * (dlclose), but no lookup may take them for live mappings.
 	 * Room is made first, so a failure leaves m as it was. */
 	for (size_t i = 0; i < m->n; i++)
 		keep += survives(&m->v[i], nv, nn);
@@ -178,9 +180,10 @@ int maps_update(struct maps *m, const char *text, size_t len)
 	nv = grown;
 	fresh = nn;
 	for (size_t i = 0; i < m->n; i++) {
-		if (survives(&m->v[i], nv, fresh))
-			nv[nn++] = m->v[i];
-		else
+		if (survives(&m->v[i], nv, fresh)) {
+			nv[nn] = m->v[i];
+			nv[nn++].gone = true;
+		} else
 			free(m->v[i].line);
 	}
 	free(m->v);
@@ -203,7 +206,7 @@ const struct map_entry *maps_find(const struct maps *m, uint64_t addr)
 		else if (m->v[mid].start > addr)
 			hi = mid;
 		else
-			return &m->v[mid];
+			return m->v[mid].gone ? NULL : &m->v[mid];
 	}
 	return NULL;
 }
@@ -222,6 +225,8 @@ const struct map_entry *maps_find_at_or_above(const struct maps *m,
 		else
 			hi = mid;
 	}
+	while (lo < m->n && m->v[lo].gone)
+		lo++;
 	return lo < m->n ? &m->v[lo] : NULL;
 }
 

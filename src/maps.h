@@ -10,6 +10,16 @@
  * library dlclose()d since still names its samples), and older
  * non-executable ones are dropped (no sample can point into them).
  *
+ * A kept entry is *gone*: it is written by maps_write() but invisible to
+ * the lookups (maps_find, maps_find_at_or_above, maps_covers_exec), which
+ * answer for the newest snapshot only.  So a PC in a range that a gone
+ * library left makes the sampler read the maps again (a second library
+ * may have been loaded there since) rather than be unwound with the
+ * first library's tables.  When a newer snapshot maps that range again,
+ * the gone entry is dropped, so the samples the first library took there
+ * are named after the second one in the written maps (the legacy format
+ * has one mapping per address).
+ *
  * Contract: plain data, not thread-safe, never prints or exits.  Functions
  * returning int give 0, or -1 with errno (ENOMEM; EINVAL for text that has
  * no parseable mapping line at all).
@@ -31,6 +41,7 @@ struct map_entry {
 	bool read, write, exec;
 	const char *path;    /* "/usr/lib/...", "[vdso]", "" (anonymous) */
 	char *line;	     /* the whole line, without the newline */
+	bool gone;	     /* not in the newest snapshot (see above) */
 };
 
 struct maps *maps_new(void);
@@ -39,23 +50,27 @@ void maps_free(struct maps *m);
 /* Merge one /proc/PID/maps snapshot (text, len bytes). */
 int maps_update(struct maps *m, const char *text, size_t len);
 
-/* True when addr lies inside a known executable mapping. */
+/* True when addr lies inside an executable mapping of the newest
+ * snapshot. */
 bool maps_covers_exec(const struct maps *m, uint64_t addr);
 
-/* The mapping holding addr, or NULL.  Valid until the next maps_update(). */
+/* The mapping of the newest snapshot holding addr, or NULL.  Valid until
+ * the next maps_update(). */
 const struct map_entry *maps_find(const struct maps *m, uint64_t addr);
 
-/* The mapping holding addr, else the lowest one above it, or NULL. */
+/* The mapping of the newest snapshot holding addr, else the lowest one
+ * above it, or NULL. */
 const struct map_entry *maps_find_at_or_above(const struct maps *m,
 					      uint64_t addr);
 
 /* Whether the mapping is backed by a file (its path names one). */
 bool map_entry_is_file(const struct map_entry *e);
 
-/* Number of mappings held. */
+/* Number of mappings held, gone ones included. */
 size_t maps_count(const struct maps *m);
 
-/* Write the mappings as /proc/PID/maps lines, ordered by start address. */
+/* Write the mappings, gone ones included, as /proc/PID/maps lines ordered
+ * by start address. */
 int maps_write(const struct maps *m, FILE *f);
 
 #endif /* PTPROF_MAPS_H */

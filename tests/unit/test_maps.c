@@ -2,6 +2,8 @@
  * test_maps - the maps snapshot union: a newer snapshot replaces what it
  * overlaps, executable mappings that vanished are kept (dlclose), other
  * vanished mappings are dropped, and the output is ordered by address.
+ * A kept mapping is gone: written, but no lookup finds it (a PC there must
+ * make the sampler read the maps again, not unwind with a stale image).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,11 @@ int main(void)
 			   "3000-4000 r-xp 00000000 08:01 2 /lib/libplugin.so\n"
 			   "7000-8000 rw-p 00000000 00:00 0 [heap]\n"));
 	free(out);
+	CHECK(maps_count(m) == 3);
+	CHECK(!maps_covers_exec(m, 0x3000)); /* gone: not a live mapping */
+	CHECK(maps_find(m, 0x3000) == NULL);
+	CHECK(maps_find_at_or_above(m, 0x2800)->start == 0x7000);
+	CHECK(maps_find(m, 0x1000)->start == 0x1000);
 
 	/* the plugin's range is reused: the newer mapping wins */
 	CHECK(maps_update(m, third, strlen(third)) == 0);
