@@ -41,7 +41,8 @@ void maps_free(struct maps *m)
  * The line need not be NUL-terminated: its head is parsed from a copy. */
 static bool parse_line(const char *text, size_t len, struct mapping *out)
 {
-	char line[64], *end;
+	char line[128], *end;
+	unsigned long long ino;
 	const char *p = line;
 
 	if (len < 8)
@@ -63,7 +64,9 @@ static bool parse_line(const char *text, size_t len, struct mapping *out)
 	out->read = p[0] == 'r';
 	out->write = p[1] == 'w';
 	out->exec = p[2] == 'x';
-	out->offset = strtoull(p + 4, NULL, 16);
+	out->offset = strtoull(p + 4, &end, 16);
+	/* then "MAJ:MIN INODE" */
+	out->ino = sscanf(end, " %*x:%*x %llu", &ino) == 1 ? ino : 0;
 	return true;
 }
 

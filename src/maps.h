@@ -38,6 +38,7 @@ struct maps;
 struct map_entry {
 	uint64_t start, end; /* [start, end) */
 	uint64_t offset;     /* file offset of start */
+	uint64_t ino;	     /* inode of the file, 0 if none */
 	bool read, write, exec;
 	const char *path;    /* "/usr/lib/...", "[vdso]", "" (anonymous) */
 	char *line;	     /* the whole line, without the newline */

@@ -28,4 +28,5 @@ tests_targets_libdlburn2_so_CFLAGS = $(PT_TARGET_SO_CFLAGS) \
 tests_targets_libdlburn2_so_LDFLAGS = -shared
 
 TESTS += \
-	tests/dlclose.test
+	tests/dlclose.test \
+	tests/container.test

@@ -4,11 +4,12 @@
  *   dlcloser GOFILE LIB [LIB2]
  *
  * Prints "ready", waits (at most 20 s) until GOFILE exists, then:
- *   1. dlopen()s LIB (a path) and burns CPU in it for 1.5 s (dlburn_run,
- *      dlburn.c: leaf dlburn_spin), called from in_library;
+ *   1. dlopen()s LIB (a path), prints "loaded" and burns CPU in it for
+ *      1.5 s, or $DLCLOSER_BURN seconds (dlburn_run, dlburn.c: leaf
+ *      dlburn_spin), called from in_library;
  *   2. dlclose()s it, and checks that /proc/self/maps no longer lists
  *      LIB: prints "unloaded", or "still mapped" and exits 3;
- *   3. with LIB2, dlopen()s that and burns 1.5 s in it the same way (a
+ *   3. with LIB2, dlopen()s that and burns in it the same way (a
  *      second library, likely at the address range the first one left);
  *   4. burns CPU for 0.5 s in after_unload, a function of its own;
  *   5. prints "closed" and idles (sleeps) for 30 s, then exits 0.
@@ -84,7 +85,14 @@ static int mapped(const char *path)
 	return found;
 }
 
-/* dlopen lib, burn 1.5 s in it, dlclose it; 0, or an exit status. */
+static double burn_secs(void)
+{
+	const char *e = getenv("DLCLOSER_BURN");
+
+	return e ? strtod(e, NULL) : 1.5;
+}
+
+/* dlopen lib, burn in it, dlclose it; 0, or an exit status. */
 static int burn_in(const char *lib)
 {
 	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
@@ -99,7 +107,9 @@ static int burn_in(const char *lib)
 		fprintf(stderr, "dlsym: %s\n", dlerror());
 		return 2;
 	}
-	printf("%s: %lu rounds\n", lib, in_library(run, 1.5));
+	printf("loaded\n");
+	fflush(stdout);
+	printf("%s: %lu rounds\n", lib, in_library(run, burn_secs()));
 	if (dlclose(h)) {
 		fprintf(stderr, "dlclose: %s\n", dlerror());
 		return 2;
