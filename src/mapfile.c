@@ -59,22 +59,29 @@ static int open_map_files(pid_t pid, const struct mapfile_ref *ref)
 	return open_ino(path, ref->ino);
 }
 
-int mapfile_open(const char *root, pid_t pid, const struct mapfile_ref *ref)
+int mapfile_open_exact(const char *root, pid_t pid,
+		       const struct mapfile_ref *ref)
 {
 	int fd = -1;
 
-	if (mapfile_is_deleted(ref->path)) {
-		if (pid > 0 && ref->ino)
-			return open_map_files(pid, ref);
-		errno = ENOENT;
+	errno = ENOENT;
+	if (!ref->ino)
 		return -1;
-	}
-	if (ref->ino) {
+	if (!mapfile_is_deleted(ref->path)) {
 		fd = open_rooted(root, ref->path, ref->ino);
 		if (fd < 0 && root && root[0])
 			fd = open_ino(ref->path, ref->ino);
-		if (fd < 0 && pid > 0)
-			fd = open_map_files(pid, ref);
 	}
-	return fd >= 0 ? fd : open_rooted(root, ref->path, 0);
+	if (fd < 0 && pid > 0)
+		fd = open_map_files(pid, ref);
+	return fd;
+}
+
+int mapfile_open(const char *root, pid_t pid, const struct mapfile_ref *ref)
+{
+	int fd = mapfile_open_exact(root, pid, ref);
+
+	if (fd >= 0 || mapfile_is_deleted(ref->path))
+		return fd;
+	return open_rooted(root, ref->path, 0);
 }

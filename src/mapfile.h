@@ -41,6 +41,10 @@ struct mapfile_ref {
 
 int mapfile_open(const char *root, pid_t pid, const struct mapfile_ref *ref);
 
+/* The same with steps 1-3 only: the very file that was mapped, or -1. */
+int mapfile_open_exact(const char *root, pid_t pid,
+		       const struct mapfile_ref *ref);
+
 /* Whether path is a maps path of a file removed since it was mapped. */
 int mapfile_is_deleted(const char *path);
 

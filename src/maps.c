@@ -7,7 +7,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "debugfile.h"
+#include "mapfile.h"
 #include "maps.h"
 
 #define mapping map_entry
@@ -22,10 +25,16 @@ struct maps *maps_new(void)
 	return calloc(1, sizeof(struct maps));
 }
 
+static void entry_free(struct mapping *e)
+{
+	free(e->line);
+	free(e->build_id);
+}
+
 static void clear(struct mapping *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		free(v[i].line);
+		entry_free(&v[i]);
 }
 
 void maps_free(struct maps *m)
@@ -116,6 +125,8 @@ static int parse_all(const char *text, size_t len, struct mapping **v,
 
 		if (parse_line(text + off, l, &m)) {
 			m.gone = false;
+			m.build_id = NULL;
+			m.build_id_tried = false;
 			m.line = strndup(text + off, l);
 			if (m.line)
 				m.path = path_of(m.line);
@@ -147,6 +158,28 @@ static int cmp_start(const void *a, const void *b)
 	const struct mapping *x = a, *y = b;
 
 	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * What was learnt of a mapping (its build ID) goes to the same mapping
+ * (same line) of the newer snapshot.  Both are in address order (the
+ * kernel's, and ours), so one pass does it.
+ */
+static void carry_over(struct mapping *nv, size_t nn, struct mapping *old,
+		       size_t no)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < nn; i++) {
+		while (j < no && old[j].start < nv[i].start)
+			j++;
+		if (j < no && old[j].start == nv[i].start &&
+		    !strcmp(old[j].line, nv[i].line)) {
+			nv[i].build_id = old[j].build_id;
+			nv[i].build_id_tried = old[j].build_id_tried;
+			old[j].build_id = NULL;
+		}
+	}
 }
 
 /* Keep an old mapping: executable, and its range not reused since. */
@@ -182,12 +215,13 @@ int maps_update(struct maps *m, const char *text, size_t len)
 	}
 	nv = grown;
 	fresh = nn;
+	carry_over(nv, fresh, m->v, m->n);
 	for (size_t i = 0; i < m->n; i++) {
 		if (survives(&m->v[i], nv, fresh)) {
 			nv[nn] = m->v[i];
 			nv[nn++].gone = true;
 		} else
-			free(m->v[i].line);
+			entry_free(&m->v[i]);
 	}
 	free(m->v);
 	qsort(nv, nn, sizeof(*nv), cmp_start);
@@ -250,10 +284,57 @@ size_t maps_count(const struct maps *m)
 	return m->n;
 }
 
+/* The build ID of e's file, or NULL. */
+static char *build_id_of(const struct mapping *e, const char *root, pid_t pid)
+{
+	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino };
+	char id[129];
+	bool ok;
+	Elf *elf;
+	int fd;
+
+	elf = debugfile_elf_begin(mapfile_open_exact(root, pid, &ref), &fd);
+	if (!elf)
+		return NULL;
+	ok = debugfile_build_id(elf, id, sizeof(id));
+	elf_end(elf);
+	close(fd);
+	return ok ? strdup(id) : NULL;
+}
+
+void maps_read_build_ids(struct maps *m, const char *root, pid_t pid)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		struct mapping *e = &m->v[i];
+
+		if (e->gone || !e->exec || !map_entry_is_file(e) ||
+		    e->build_id_tried)
+			continue;
+		e->build_id_tried = true;
+		e->build_id = build_id_of(e, root, pid);
+	}
+}
+
+/* "START-END PERMS PATH (@OFFSET) BUILDID": the mapping's line in pprof's
+ * brief form (see maps.h), or nothing if it cannot be written so. */
+static int write_brief(const struct mapping *e, FILE *f)
+{
+	const char *perms = strchr(e->line, ' ');
+
+	if (!e->build_id || !perms || strpbrk(e->path, " \t"))
+		return 0;
+	return fprintf(f, "%" PRIx64 "-%" PRIx64 " %.4s %s (@%" PRIx64 ") %s\n",
+		       e->start, e->end, perms + 1, e->path, e->offset,
+		       e->build_id) < 0 ? -1 : 0;
+}
+
 int maps_write(const struct maps *m, FILE *f)
 {
 	for (size_t i = 0; i < m->n; i++)
-		if (fprintf(f, "%s\n", m->v[i].line) < 0)
+		if (write_brief(&m->v[i], f) ||
+		    fprintf(f, "%s\n", m->v[i].line) < 0)
 			return -1;
 	return 0;
 }

@@ -20,9 +20,22 @@
  * are named after the second one in the written maps (the legacy format
  * has one mapping per address).
  *
- * Contract: plain data, not thread-safe, never prints or exits.  Functions
- * returning int give 0, or -1 with errno (ENOMEM; EINVAL for text that has
- * no parseable mapping line at all).
+ * Build IDs: maps_read_build_ids() reads the GNU build ID of each file
+ * behind an executable mapping, once, from the very file that was mapped
+ * (mapfile_open_exact(): the inode must match), and a later snapshot of
+ * the same mapping keeps it.  maps_write() then puts, before the line of
+ * such a mapping, the line "START-END PERMS PATH (@OFFSET) BUILDID":
+ * pprof's "brief" maps form, the only one whose build ID go tool pprof
+ * reads.  go tool pprof gives an address to the first mapping that holds
+ * it, so it takes that line and its build ID; google-pprof does not know
+ * the form, skips the line and takes the /proc line after it.  A path
+ * with white space in it (" (deleted)") gets no such line: the brief form
+ * cannot carry it.  (Measured with both, see docs/FORMAT.md.)
+ *
+ * Contract: not thread-safe, never prints or exits; only
+ * maps_read_build_ids() touches files.  Functions returning int give 0, or
+ * -1 with errno (ENOMEM; EINVAL for text that has no parseable mapping
+ * line at all).
  */
 #ifndef PTPROF_MAPS_H
 #define PTPROF_MAPS_H
@@ -31,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct maps;
 
@@ -43,6 +57,8 @@ struct map_entry {
 	const char *path;    /* "/usr/lib/...", "[vdso]", "" (anonymous) */
 	char *line;	     /* the whole line, without the newline */
 	bool gone;	     /* not in the newest snapshot (see above) */
+	char *build_id;	     /* GNU build ID in hex, or NULL */
+	bool build_id_tried; /* maps_read_build_ids() looked for it */
 };
 
 struct maps *maps_new(void);
@@ -70,8 +86,17 @@ bool map_entry_is_file(const struct map_entry *e);
 /* Number of mappings held, gone ones included. */
 size_t maps_count(const struct maps *m);
 
+/*
+ * Read the build IDs of the files of the newest snapshot's executable
+ * mappings not looked at yet, through root (e.g. "/proc/PID/task/TID/root")
+ * and pid's map_files (mapfile.h).  A file that cannot be read, or has no
+ * build ID, simply has none; nothing fails.
+ */
+void maps_read_build_ids(struct maps *m, const char *root, pid_t pid);
+
 /* Write the mappings, gone ones included, as /proc/PID/maps lines ordered
- * by start address. */
+ * by start address, each known build ID on a brief line before its
+ * mapping's line (see above). */
 int maps_write(const struct maps *m, FILE *f);
 
 #endif /* PTPROF_MAPS_H */

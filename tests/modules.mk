@@ -29,4 +29,5 @@ tests_targets_libdlburn2_so_LDFLAGS = -shared
 
 TESTS += \
 	tests/dlclose.test \
-	tests/container.test
+	tests/container.test \
+	tests/buildid.test
