@@ -17,7 +17,11 @@
 
 Elf *debugfile_open_elf(const char *path, int *fdp)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return debugfile_elf_begin(open(path, O_RDONLY | O_CLOEXEC), fdp);
+}
+
+Elf *debugfile_elf_begin(int fd, int *fdp)
+{
 	Elf *elf;
 
 	if (fd < 0)

@@ -32,4 +32,8 @@ bool debugfile_build_id(Elf *elf, char *buf, size_t len);
 /* Open path with libelf; NULL unless it is an ELF file. */
 Elf *debugfile_open_elf(const char *path, int *fd);
 
+/* The same for an open fd (-1 gives NULL): on success *fdp = fd, else fd
+ * is closed. */
+Elf *debugfile_elf_begin(int fd, int *fdp);
+
 #endif /* PTPROF_DEBUGFILE_H */

@@ -7,7 +7,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "debugfile.h"
+#include "mapfile.h"
 #include "maps.h"
 
 #define mapping map_entry
@@ -22,10 +25,16 @@ struct maps *maps_new(void)
 	return calloc(1, sizeof(struct maps));
 }
 
+static void entry_free(struct mapping *e)
+{
+	free(e->line);
+	free(e->build_id);
+}
+
 static void clear(struct mapping *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		free(v[i].line);
+		entry_free(&v[i]);
 }
 
 void maps_free(struct maps *m)
@@ -41,7 +50,8 @@ void maps_free(struct maps *m)
  * The line need not be NUL-terminated: its head is parsed from a copy. */
 static bool parse_line(const char *text, size_t len, struct mapping *out)
 {
-	char line[64], *end;
+	char line[128], *end;
+	unsigned long long ino;
 	const char *p = line;
 
 	if (len < 8)
@@ -63,7 +73,9 @@ static bool parse_line(const char *text, size_t len, struct mapping *out)
 	out->read = p[0] == 'r';
 	out->write = p[1] == 'w';
 	out->exec = p[2] == 'x';
-	out->offset = strtoull(p + 4, NULL, 16);
+	out->offset = strtoull(p + 4, &end, 16);
+	/* then "MAJ:MIN INODE" */
+	out->ino = sscanf(end, " %*x:%*x %llu", &ino) == 1 ? ino : 0;
 	return true;
 }
 
@@ -112,6 +124,9 @@ static int parse_all(const char *text, size_t len, struct mapping **v,
 		struct mapping m;
 
 		if (parse_line(text + off, l, &m)) {
+			m.gone = false;
+			m.build_id = NULL;
+			m.build_id_tried = false;
 			m.line = strndup(text + off, l);
 			if (m.line)
 				m.path = path_of(m.line);
@@ -145,6 +160,28 @@ static int cmp_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/*
+ * What was learnt of a mapping (its build ID) goes to the same mapping
+ * (same line) of the newer snapshot.  Both are in address order (the
+ * kernel's, and ours), so one pass does it.
+ */
+static void carry_over(struct mapping *nv, size_t nn, struct mapping *old,
+		       size_t no)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < nn; i++) {
+		while (j < no && old[j].start < nv[i].start)
+			j++;
+		if (j < no && old[j].start == nv[i].start &&
+		    !strcmp(old[j].line, nv[i].line)) {
+			nv[i].build_id = old[j].build_id;
+			nv[i].build_id_tried = old[j].build_id_tried;
+			old[j].build_id = NULL;
+		}
+	}
+}
+
 /* Keep an old mapping: executable, and its range not reused since. */
 static bool survives(const struct mapping *old, const struct mapping *v,
 		     size_t n)
@@ -165,7 +202,8 @@ int maps_update(struct maps *m, const char *text, size_t len)
 		return -1;
 	}
 	/* Executable mappings that vanished without their range being
-	 * reused are kept: their samples still need a name (dlclose).
+	 * reused are kept, as gone: their samples still need a name
+	 * (dlclose), but no lookup may take them for live mappings.
 	 * Room is made first, so a failure leaves m as it was. */
 	for (size_t i = 0; i < m->n; i++)
 		keep += survives(&m->v[i], nv, nn);
@@ -177,11 +215,13 @@ int maps_update(struct maps *m, const char *text, size_t len)
 	}
 	nv = grown;
 	fresh = nn;
+	carry_over(nv, fresh, m->v, m->n);
 	for (size_t i = 0; i < m->n; i++) {
-		if (survives(&m->v[i], nv, fresh))
-			nv[nn++] = m->v[i];
-		else
-			free(m->v[i].line);
+		if (survives(&m->v[i], nv, fresh)) {
+			nv[nn] = m->v[i];
+			nv[nn++].gone = true;
+		} else
+			entry_free(&m->v[i]);
 	}
 	free(m->v);
 	qsort(nv, nn, sizeof(*nv), cmp_start);
@@ -203,7 +243,7 @@ const struct map_entry *maps_find(const struct maps *m, uint64_t addr)
 		else if (m->v[mid].start > addr)
 			hi = mid;
 		else
-			return &m->v[mid];
+			return m->v[mid].gone ? NULL : &m->v[mid];
 	}
 	return NULL;
 }
@@ -222,6 +262,8 @@ const struct map_entry *maps_find_at_or_above(const struct maps *m,
 		else
 			hi = mid;
 	}
+	while (lo < m->n && m->v[lo].gone)
+		lo++;
 	return lo < m->n ? &m->v[lo] : NULL;
 }
 
@@ -242,10 +284,57 @@ size_t maps_count(const struct maps *m)
 	return m->n;
 }
 
+/* The build ID of e's file, or NULL. */
+static char *build_id_of(const struct mapping *e, const char *root, pid_t pid)
+{
+	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino };
+	char id[129];
+	bool ok;
+	Elf *elf;
+	int fd;
+
+	elf = debugfile_elf_begin(mapfile_open_exact(root, pid, &ref), &fd);
+	if (!elf)
+		return NULL;
+	ok = debugfile_build_id(elf, id, sizeof(id));
+	elf_end(elf);
+	close(fd);
+	return ok ? strdup(id) : NULL;
+}
+
+void maps_read_build_ids(struct maps *m, const char *root, pid_t pid)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		struct mapping *e = &m->v[i];
+
+		if (e->gone || !e->exec || !map_entry_is_file(e) ||
+		    e->build_id_tried)
+			continue;
+		e->build_id_tried = true;
+		e->build_id = build_id_of(e, root, pid);
+	}
+}
+
+/* "START-END PERMS PATH (@OFFSET) BUILDID": the mapping's line in pprof's
+ * brief form (see maps.h), or nothing if it cannot be written so. */
+static int write_brief(const struct mapping *e, FILE *f)
+{
+	const char *perms = strchr(e->line, ' ');
+
+	if (!e->build_id || !perms || strpbrk(e->path, " \t"))
+		return 0;
+	return fprintf(f, "%" PRIx64 "-%" PRIx64 " %.4s %s (@%" PRIx64 ") %s\n",
+		       e->start, e->end, perms + 1, e->path, e->offset,
+		       e->build_id) < 0 ? -1 : 0;
+}
+
 int maps_write(const struct maps *m, FILE *f)
 {
 	for (size_t i = 0; i < m->n; i++)
-		if (fprintf(f, "%s\n", m->v[i].line) < 0)
+		if (write_brief(&m->v[i], f) ||
+		    fprintf(f, "%s\n", m->v[i].line) < 0)
 			return -1;
 	return 0;
 }

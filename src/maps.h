@@ -10,9 +10,32 @@
  * library dlclose()d since still names its samples), and older
  * non-executable ones are dropped (no sample can point into them).
  *
- * Contract: plain data, not thread-safe, never prints or exits.  Functions
- * returning int give 0, or -1 with errno (ENOMEM; EINVAL for text that has
- * no parseable mapping line at all).
+ * A kept entry is *gone*: it is written by maps_write() but invisible to
+ * the lookups (maps_find, maps_find_at_or_above, maps_covers_exec), which
+ * answer for the newest snapshot only.  So a PC in a range that a gone
+ * library left makes the sampler read the maps again (a second library
+ * may have been loaded there since) rather than be unwound with the
+ * first library's tables.  When a newer snapshot maps that range again,
+ * the gone entry is dropped, so the samples the first library took there
+ * are named after the second one in the written maps (the legacy format
+ * has one mapping per address).
+ *
+ * Build IDs: maps_read_build_ids() reads the GNU build ID of each file
+ * behind an executable mapping, once, from the very file that was mapped
+ * (mapfile_open_exact(): the inode must match), and a later snapshot of
+ * the same mapping keeps it.  maps_write() then puts, before the line of
+ * such a mapping, the line "START-END PERMS PATH (@OFFSET) BUILDID":
+ * pprof's "brief" maps form, the only one whose build ID go tool pprof
+ * reads.  go tool pprof gives an address to the first mapping that holds
+ * it, so it takes that line and its build ID; google-pprof does not know
+ * the form, skips the line and takes the /proc line after it.  A path
+ * with white space in it (" (deleted)") gets no such line: the brief form
+ * cannot carry it.  (Measured with both, see docs/FORMAT.md.)
+ *
+ * Contract: not thread-safe, never prints or exits; only
+ * maps_read_build_ids() touches files.  Functions returning int give 0, or
+ * -1 with errno (ENOMEM; EINVAL for text that has no parseable mapping
+ * line at all).
  */
 #ifndef PTPROF_MAPS_H
 #define PTPROF_MAPS_H
@@ -21,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct maps;
 
@@ -28,9 +52,13 @@ struct maps;
 struct map_entry {
 	uint64_t start, end; /* [start, end) */
 	uint64_t offset;     /* file offset of start */
+	uint64_t ino;	     /* inode of the file, 0 if none */
 	bool read, write, exec;
 	const char *path;    /* "/usr/lib/...", "[vdso]", "" (anonymous) */
 	char *line;	     /* the whole line, without the newline */
+	bool gone;	     /* not in the newest snapshot (see above) */
+	char *build_id;	     /* GNU build ID in hex, or NULL */
+	bool build_id_tried; /* maps_read_build_ids() looked for it */
 };
 
 struct maps *maps_new(void);
@@ -39,23 +67,36 @@ void maps_free(struct maps *m);
 /* Merge one /proc/PID/maps snapshot (text, len bytes). */
 int maps_update(struct maps *m, const char *text, size_t len);
 
-/* True when addr lies inside a known executable mapping. */
+/* True when addr lies inside an executable mapping of the newest
+ * snapshot. */
 bool maps_covers_exec(const struct maps *m, uint64_t addr);
 
-/* The mapping holding addr, or NULL.  Valid until the next maps_update(). */
+/* The mapping of the newest snapshot holding addr, or NULL.  Valid until
+ * the next maps_update(). */
 const struct map_entry *maps_find(const struct maps *m, uint64_t addr);
 
-/* The mapping holding addr, else the lowest one above it, or NULL. */
+/* The mapping of the newest snapshot holding addr, else the lowest one
+ * above it, or NULL. */
 const struct map_entry *maps_find_at_or_above(const struct maps *m,
 					      uint64_t addr);
 
 /* Whether the mapping is backed by a file (its path names one). */
 bool map_entry_is_file(const struct map_entry *e);
 
-/* Number of mappings held. */
+/* Number of mappings held, gone ones included. */
 size_t maps_count(const struct maps *m);
 
-/* Write the mappings as /proc/PID/maps lines, ordered by start address. */
+/*
+ * Read the build IDs of the files of the newest snapshot's executable
+ * mappings not looked at yet, through root (e.g. "/proc/PID/task/TID/root")
+ * and pid's map_files (mapfile.h).  A file that cannot be read, or has no
+ * build ID, simply has none; nothing fails.
+ */
+void maps_read_build_ids(struct maps *m, const char *root, pid_t pid);
+
+/* Write the mappings, gone ones included, as /proc/PID/maps lines ordered
+ * by start address, each known build ID on a brief line before its
+ * mapping's line (see above). */
 int maps_write(const struct maps *m, FILE *f);
 
 #endif /* PTPROF_MAPS_H */

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "mapfile.h"
 #include "modules.h"
 
 #define NBUCKETS 256
@@ -89,73 +90,64 @@ static int map_file(int fd, struct module *m)
 	return 0;
 }
 
-/* file opened through the root of thread tid of pid; -1 if that root is
- * gone (*root_ok false) or the file cannot be opened (*root_ok true). */
-static int open_in_root(pid_t pid, pid_t tid, const char *file, bool *root_ok)
+/* Whether the root of thread tid of pid resolves; its path into buf. */
+static bool thread_root(pid_t pid, pid_t tid, char *buf, size_t len)
 {
-	char path[4200];
 	int dfd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/root", (int)pid,
-		 (int)tid);
-	dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	*root_ok = dfd >= 0;
+	snprintf(buf, len, "/proc/%d/task/%d/root", (int)pid, (int)tid);
+	dfd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/root%s", (int)pid,
-		 (int)tid, file);
+		return false;
 	close(dfd);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	return true;
 }
 
 /*
- * Open file through the root of a live thread of pid: tid's, else the
- * first one listed whose root resolves.  Not /proc/PID/root alone: once
- * the leader has left with pthread_exit() it is a zombie whose fs_struct
- * is gone, and /proc/PID/root no longer resolves while the other threads
- * run on.  tid itself may have exited since it was captured (the leader,
- * captured inside pthread_exit(), which dlopens libgcc_s just before).
+ * The root of a live thread of pid into buf: tid's, else the first one
+ * listed whose root resolves, else tid's anyway (which then finds
+ * nothing).  Not /proc/PID/root alone: once the leader has left with
+ * pthread_exit() it is a zombie whose fs_struct is gone, and
+ * /proc/PID/root no longer resolves while the other threads run on.  tid
+ * itself may have exited since it was captured (the leader, captured
+ * inside pthread_exit(), which dlopens libgcc_s just before).
  */
-static int open_as_target(pid_t pid, pid_t tid, const char *file)
+static void live_root(pid_t pid, pid_t tid, char *buf, size_t len)
 {
 	char path[64];
 	struct dirent *de;
-	bool root_ok;
-	int fd = open_in_root(pid, tid ? tid : pid, file, &root_ok);
+	bool ok = thread_root(pid, tid, buf, len);
 	DIR *dir;
 
-	if (fd >= 0 || root_ok)
-		return fd;
+	if (ok)
+		return;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while (!root_ok && (de = readdir(dir)))
+	while (dir && !ok && (de = readdir(dir)))
 		if (de->d_name[0] != '.')
-			fd = open_in_root(pid, (pid_t)atoi(de->d_name), file,
-					  &root_ok);
-	closedir(dir);
-	return fd;
+			ok = thread_root(pid, (pid_t)atoi(de->d_name), buf, len);
+	if (dir)
+		closedir(dir);
+	if (!ok)
+		thread_root(pid, tid, buf, len);
 }
 
 /*
- * Open the file of mapping e as the target sees it: through a thread's
- * root first (mount namespaces, chroots), then the map_files link, which
- * still reaches a file deleted since it was mapped (but not once the
- * leader is a zombie: it needs the leader's mm).
+ * Open the file of mapping e as the target sees it (mapfile.h): through a
+ * thread's root (mount namespaces), by its path on the host if that is
+ * the mapped inode (chroots), or through the map_files link, which still
+ * reaches a file deleted since it was mapped (but not once the leader is
+ * a zombie: it needs the leader's mm).
  */
 static void load_file(struct modcache *c, const struct map_entry *e,
 		      pid_t tid, struct module *m)
 {
-	char path[96];
-	int fd = open_as_target(c->pid, tid, e->path);
+	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino };
+	char root[64];
+	int fd;
 
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
-			 (int)c->pid, (unsigned long long)e->start,
-			 (unsigned long long)e->end);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
+	live_root(c->pid, tid ? tid : c->pid, root, sizeof(root));
+	fd = mapfile_open(root, c->pid, &ref);
 	if (fd < 0)
 		return;
 	map_file(fd, m);

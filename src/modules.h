@@ -4,11 +4,12 @@
  * libunwind reads a module's .eh_frame_hdr and .eh_frame through the
  * access_mem accessor, word by word.  Served by ptrace that is one
  * PTRACE_PEEKDATA each; served from here it is a memcpy.  A module is the
- * file behind a mapping, opened once through /proc/PID/root (so a target
- * in another mount namespace is read from its own files), or, when that
- * fails (a deleted file), through /proc/PID/map_files, and mmapped
- * read-only.  The vDSO has no file: its image is copied once from the
- * target's memory.
+ * file behind a mapping, found as mapfile.h says with the root of a live
+ * thread of the target (a target in another mount namespace is read from
+ * its own files, a chrooted one by its host paths, a deleted or replaced
+ * file through /proc/PID/map_files), opened once and mmapped read-only.
+ * The vDSO has no file: its image is copied once from the target's
+ * memory.
  *
  * Contract: not thread-safe; never prints.  A module that cannot be
  * opened is remembered as such (NULL image) and never retried until

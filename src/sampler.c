@@ -852,6 +852,18 @@ static bool worth_reading(struct sampler *s, uint64_t pc, uint64_t now)
 	return s->reads_in_window < MAPS_READS_PER_SEC;
 }
 
+/* Build IDs of newly mapped files, while they can be read as mapped:
+ * through the root of the thread the maps were read through. */
+static void read_build_ids(struct sampler *s)
+{
+	pid_t pid = s->cfg->pid;
+	char root[64];
+
+	snprintf(root, sizeof(root), "/proc/%d/task/%d/root", (int)pid,
+		 (int)(s->live_tid ? s->live_tid : pid));
+	maps_read_build_ids(s->maps, root, pid);
+}
+
 /*
  * Read /proc/PID/maps: at the start, when a sampled PC lay outside every
  * known executable mapping (worth_reading), and at the end.  Never inside
@@ -871,6 +883,7 @@ static void refresh_maps(struct sampler *s)
 		if (changed && maps_update(s->maps, text, len) == 0) {
 			s->maps_generation++;
 			unwinder_flush(s->unw);
+			read_build_ids(s);
 		}
 		free(s->maps_text);
 		s->maps_text = text;

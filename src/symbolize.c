@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "debugfile.h"
+#include "mapfile.h"
 #include "symbolize.h"
 
 #define MAP_PAGE 4096u /* x86-64 mapping granularity */
-#define DELETED_SUFFIX " (deleted)"
 
 struct sym {
 	uint64_t start, end; /* link-time addresses, [start, end) */
@@ -37,6 +37,8 @@ struct load_seg {
 struct sym_file {
 	char *path;	    /* as written in the maps text */
 	bool loadable;	    /* a real file we may open */
+	uint64_t start, end;/* its first executable mapping */
+	uint64_t ino;	    /* and the file's inode there */
 	bool loaded;	    /* load attempted */
 	struct load_seg *segs;
 	size_t nsegs;
@@ -60,6 +62,7 @@ struct sym_map {
 
 struct symbolizer {
 	char *root;
+	int live_pid;	/* N of a root "/proc/N/root": map_files usable */
 	bool elf_ok;
 	struct sym_map *maps;
 	size_t nmaps, maps_cap;
@@ -130,8 +133,17 @@ static const char *skip_field(const char *s)
 struct maps_line {
 	uint64_t start, end, offset;
 	bool exec;
+	uint64_t ino;
 	const char *path; /* "" when anonymous */
 };
+
+/* The inode of "MAJ:MIN INODE ...", or 0 if it does not parse. */
+static uint64_t parse_ino(const char *s)
+{
+	unsigned long long ino;
+
+	return sscanf(s, "%*x:%*x %llu", &ino) == 1 ? ino : 0;
+}
 
 /* Parse a NUL-terminated line "start-end perms offset dev inode path". */
 static bool parse_line(const char *s, struct maps_line *ml)
@@ -145,16 +157,10 @@ static bool parse_line(const char *s, struct maps_line *ml)
 	s += 5;
 	if (!parse_hex(&s, &ml->offset) || *s != ' ')
 		return false;
+	ml->ino = parse_ino(s + 1);
 	s = skip_field(skip_field(s + 1)); /* dev, inode */
 	ml->path = s;
 	return ml->start < ml->end;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
 /*
@@ -174,8 +180,10 @@ static bool has_dotdot(const char *path)
 	return false;
 }
 
-static struct sym_file *file_get(struct symbolizer *s, const char *path)
+static struct sym_file *file_get(struct symbolizer *s,
+				 const struct maps_line *ml)
 {
+	const char *path = ml->path;
 	struct sym_file *f, **files;
 	size_t i;
 
@@ -194,8 +202,10 @@ static struct sym_file *file_get(struct symbolizer *s, const char *path)
 		free(f);
 		return NULL;
 	}
-	f->loadable = path[0] == '/' && !ends_with(path, DELETED_SUFFIX) &&
-		      !has_dotdot(path);
+	f->loadable = path[0] == '/' && !has_dotdot(path);
+	f->start = ml->start;
+	f->end = ml->end;
+	f->ino = ml->ino;
 	s->files[s->nfiles++] = f;
 	return f;
 }
@@ -217,7 +227,7 @@ static int add_line(struct symbolizer *s, const char *line)
 	m->end = ml.end;
 	m->offset = ml.offset;
 	if (ml.path[0]) {
-		m->file = file_get(s, ml.path);
+		m->file = file_get(s, &ml);
 		if (!m->file)
 			return -1;
 	}
@@ -481,16 +491,28 @@ static int debug_syms(const struct symbolizer *s, Elf *elf,
 	return rc;
 }
 
-static char *full_path(const struct symbolizer *s, const char *path)
+/* N when root is "/proc/N/root" (or ".../root/"), else 0. */
+static int root_pid(const char *root)
 {
-	size_t rl = s->root ? strlen(s->root) : 0;
-	char *p = malloc(rl + strlen(path) + 1);
+	int pid = 0, n = 0;
 
-	if (p) {
-		memcpy(p, s->root ? s->root : "", rl);
-		strcpy(p + rl, path);
-	}
-	return p;
+	if (!root || sscanf(root, "/proc/%d/root%n", &pid, &n) != 1 || !n ||
+	    (root[n] && strcmp(root + n, "/")))
+		return 0;
+	return pid > 0 ? pid : 0;
+}
+
+/* f's file, opened with libelf as mapfile.h finds it (a root
+ * "/proc/N/root" also allows N's map_files); NULL if it cannot be read. */
+static Elf *open_file(const struct symbolizer *s, const struct sym_file *f,
+		      int *fd)
+{
+	struct mapfile_ref ref = { f->path, f->start, f->end, f->ino };
+
+	if (!s->elf_ok || !f->loadable)
+		return NULL;
+	return debugfile_elf_begin(mapfile_open(s->root, s->live_pid, &ref),
+				   fd);
 }
 
 /*
@@ -526,7 +548,6 @@ static void file_load(const struct symbolizer *s, struct sym_file *f)
 {
 	GElf_Ehdr eh;
 	Elf *elf;
-	char *p;
 	int fd, rc;
 
 	f->loaded = true;
@@ -534,11 +555,7 @@ static void file_load(const struct symbolizer *s, struct sym_file *f)
 		vdso_load(f);
 		return;
 	}
-	if (!f->loadable || !s->elf_ok)
-		return;
-	p = full_path(s, f->path);
-	elf = p ? debugfile_open_elf(p, &fd) : NULL;
-	free(p);
+	elf = open_file(s, f, &fd);
 	if (!elf)
 		return;
 	if (gelf_getehdr(elf, &eh) &&
@@ -650,18 +667,13 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 /* f's DWARF: from its debug file (debugfile.h), else from f itself. */
 static Dwarf *file_dwarf(const struct symbolizer *s, struct sym_file *f)
 {
-	char *p;
 	Elf *elf, *dbg;
 	int fd, dfd;
 
 	if (f->dw_tried)
 		return f->dw;
 	f->dw_tried = true;
-	if (!f->loadable || !s->elf_ok)
-		return NULL;
-	p = full_path(s, f->path);
-	elf = p ? debugfile_open_elf(p, &fd) : NULL;
-	free(p);
+	elf = open_file(s, f, &fd);
 	if (!elf)
 		return NULL;
 	dbg = debugfile_open(elf, f->path, s->root, &dfd);
@@ -731,6 +743,7 @@ struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
 		s->root = strdup(root);
 		if (!s->root)
 			goto fail;
+		s->live_pid = root_pid(root);
 	}
 	if (add_text(s, maps_text ? maps_text : "", maps_text ? len : 0))
 		goto fail;

@@ -1,7 +1,7 @@
 ## Unit tests of the aggregator, the maps union and the profile writer.
 UNIT_CORE = tests/unit/test_stacktab tests/unit/test_maps \
 	tests/unit/test_profile_write tests/unit/test_ehframe \
-	tests/unit/test_reaper
+	tests/unit/test_reaper tests/unit/test_mapfile
 check_PROGRAMS += $(UNIT_CORE)
 TESTS += $(UNIT_CORE)
 EXTRA_DIST += tests/unit/unit.h
@@ -14,6 +14,8 @@ tests_unit_test_profile_write_SOURCES = tests/unit/test_profile_write.c
 tests_unit_test_profile_write_LDADD = $(PT_LIBS)
 tests_unit_test_reaper_SOURCES = tests/unit/test_reaper.c
 tests_unit_test_reaper_LDADD = $(PT_LIBS)
+tests_unit_test_mapfile_SOURCES = tests/unit/test_mapfile.c
+tests_unit_test_mapfile_LDADD = $(PT_LIBS)
 tests_unit_test_ehframe_SOURCES = tests/unit/test_ehframe.c
 tests_unit_test_ehframe_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
 tests_unit_test_ehframe_LDADD = $(PT_LIBS)

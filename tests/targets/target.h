@@ -4,7 +4,8 @@
  * now(): CLOCK_MONOTONIC in seconds, for targets that run for a given
  * time.  NOIPA keeps GCC from merging, cloning or inlining a function
  * whose name a test looks for; KEEP_FRAME() after a call keeps it from
- * becoming a tail call (which would drop the caller's frame).  Header-only,
+ * becoming a tail call (which would drop the caller's frame); SPIN()
+ * burns CPU.  Header-only,
  * so each target stays one self-contained program.
  */
 #ifndef PTPROF_TARGET_H
@@ -18,6 +19,15 @@
 #define NOIPA __attribute__((noinline))
 #endif
 #define KEEP_FRAME() __asm__ volatile("" ::: "memory")
+/* SPIN(x, n): n rounds of a 64-bit LCG on the uint64_t lvalue x, to burn
+ * CPU.  A macro, not an inline function: pprof would name the inlined
+ * function, not the caller a test looks for. */
+#define SPIN(x, n)                                                         \
+	do {                                                               \
+		for (unsigned spin_i_ = 0; spin_i_ < (n); spin_i_++)       \
+			(x) = (x) * 6364136223846793005ULL +               \
+			      1442695040888963407ULL;                      \
+	} while (0)
 
 static inline double now(void)
 {

@@ -1,0 +1,87 @@
+/*
+ * mapfile.c - the file behind a maps line (see mapfile.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mapfile.h"
+
+#define DELETED_SUFFIX " (deleted)"
+
+int mapfile_is_deleted(const char *path)
+{
+	size_t n = strlen(path), m = strlen(DELETED_SUFFIX);
+
+	return n >= m && !strcmp(path + n - m, DELETED_SUFFIX);
+}
+
+/* path opened read-only; with ino (not 0) only if it is that inode. */
+static int open_ino(const char *path, uint64_t ino)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0 && ino && (fstat(fd, &st) || (uint64_t)st.st_ino != ino)) {
+		close(fd);
+		errno = ENOENT;
+		return -1;
+	}
+	return fd;
+}
+
+static int open_rooted(const char *root, const char *path, uint64_t ino)
+{
+	char *p;
+	int fd;
+
+	if (!root || !root[0])
+		return open_ino(path, ino);
+	if (asprintf(&p, "%s%s", root, path) < 0)
+		return -1;
+	fd = open_ino(p, ino);
+	free(p);
+	return fd;
+}
+
+static int open_map_files(pid_t pid, const struct mapfile_ref *ref)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		 (unsigned long long)ref->start, (unsigned long long)ref->end);
+	return open_ino(path, ref->ino);
+}
+
+int mapfile_open_exact(const char *root, pid_t pid,
+		       const struct mapfile_ref *ref)
+{
+	int fd = -1;
+
+	errno = ENOENT;
+	if (!ref->ino)
+		return -1;
+	if (!mapfile_is_deleted(ref->path)) {
+		fd = open_rooted(root, ref->path, ref->ino);
+		if (fd < 0 && root && root[0])
+			fd = open_ino(ref->path, ref->ino);
+	}
+	if (fd < 0 && pid > 0)
+		fd = open_map_files(pid, ref);
+	return fd;
+}
+
+int mapfile_open(const char *root, pid_t pid, const struct mapfile_ref *ref)
+{
+	int fd = mapfile_open_exact(root, pid, ref);
+
+	if (fd >= 0 || mapfile_is_deleted(ref->path))
+		return fd;
+	return open_rooted(root, ref->path, 0);
+}

@@ -1,0 +1,33 @@
+## Where a profile's code comes from: a library dlclose()d during the run
+## (the maps section keeps it), targets in other mount namespaces, chroots
+## and PID namespaces (files read through /proc/PID/root), deleted files
+## (/proc/PID/map_files), build IDs in the maps section.
+##
+## The libraries a target dlopen()s are plain check_PROGRAMS linked with
+## -shared (the project does not use libtool); -fPIC as shared code needs.
+check_PROGRAMS += \
+	tests/targets/dlcloser \
+	tests/targets/libdlburn.so \
+	tests/targets/libdlburn2.so
+
+tests_targets_dlcloser_SOURCES = tests/targets/dlcloser.c
+tests_targets_dlcloser_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_dlcloser_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+tests_targets_dlcloser_LDADD = -ldl
+
+PT_TARGET_SO_CFLAGS = -O2 -g -fomit-frame-pointer -fPIC
+tests_targets_libdlburn_so_SOURCES = tests/targets/dlburn.c
+tests_targets_libdlburn_so_CFLAGS = $(PT_TARGET_SO_CFLAGS)
+tests_targets_libdlburn_so_LDFLAGS = -shared
+
+# The same library with its spinning function named dlburn2_spin: loaded
+# after the first is unloaded, it takes the address range the first left.
+tests_targets_libdlburn2_so_SOURCES = tests/targets/dlburn.c
+tests_targets_libdlburn2_so_CFLAGS = $(PT_TARGET_SO_CFLAGS) \
+	-DDLBURN_SPIN=dlburn2_spin
+tests_targets_libdlburn2_so_LDFLAGS = -shared
+
+TESTS += \
+	tests/dlclose.test \
+	tests/container.test \
+	tests/buildid.test
