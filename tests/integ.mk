@@ -79,6 +79,7 @@ TESTS += \
 	tests/modes.test \
 	tests/pprof-google.test \
 	tests/pprof-go.test \
+	tests/pprof-proto.test \
 	tests/exit-status.test \
 	tests/signal-stop.test \
 	tests/target-exit.test \
