@@ -472,7 +472,8 @@ static int build_maps(const struct rd *rd, struct profile *out)
 			fclose(f);
 		return -1;
 	}
-	memcpy(v, rd->pp->mapping, n * sizeof(*v));
+	if (n) /* no mapping: the array is NULL, not to be given to memcpy */
+		memcpy(v, rd->pp->mapping, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), cmp_start);
 	for (size_t i = 0; i < n && rc >= 0; i++)
 		rc = fprintf(f, "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64

@@ -413,6 +413,22 @@ static void test_bad_messages(void)
 	x.s.location_id = two;
 	small_expect(&x, true, NULL);
 	small_init(&x);
+	/* No mapping at all (found by fuzz_pprof_read: memcpy from NULL). */
+	x.p.n_mapping = 0;
+	x.p.mapping = NULL;
+	x.l.mapping_id = 0;
+	{
+		size_t len = perftools__profiles__profile__get_packed_size(&x.p);
+		unsigned char *buf = malloc(len);
+		struct profile p;
+
+		perftools__profiles__profile__pack(&x.p, buf);
+		CHECK(pprof_parse(buf, len, &p, NULL, 0) == 0 && p.nrecords == 1 &&
+		      p.maps_len == 0 && p.maps_text && !p.maps_text[0]);
+		profile_free(&p);
+		free(buf);
+	}
+	small_init(&x);
 	locs[0] = locs[1] = &x.l;
 	x.p.n_location = 2;
 	x.p.location = locs;
