@@ -60,9 +60,9 @@ const char options_report_usage[] =
 	"Usage: ptprof report [OPTION...] FILE\n"
 	"Read the profile FILE (written by ptprof: a gperftools CPU profile or a\n"
 	"pprof protobuf, .pb.gz; or such a profile from another tool) and print,\n"
-	"by default, its functions as pprof --text does:\n"
-	"samples in the function itself (flat), in it and its callees (cum),\n"
-	"with percentages of all samples, most flat samples first.\n"
+	"by default, its functions as pprof --text does: samples in the function\n"
+	"itself (flat), in it and its callees (cum), with percentages of all\n"
+	"samples, most flat samples first.\n"
 	"\n"
 	"      --top=N       only the N first rows (default: all)\n"
 	"      --lines       by source line (function file:line, from DWARF)\n"
@@ -80,9 +80,10 @@ const char options_report_usage[] =
 	"  -h, --help        show this help and exit\n"
 	"\n"
 	"Functions come from the binaries and libraries named in the profile's\n"
-	"maps section (.symtab, .dynsym, or debug files under /usr/lib/debug),\n"
-	"so a report works after the process exited, as long as those files\n"
-	"are unchanged.  An address with no symbol prints as module+0xOFFSET.\n";
+	"maps section or mappings (.symtab, .dynsym, or debug files under\n"
+	"/usr/lib/debug), so a report works after the process exited, as long\n"
+	"as those files are unchanged.  An address with no symbol prints as\n"
+	"module+0xOFFSET.\n";
 
 const char options_dump_usage[] =
 	"Usage: ptprof dump -p PID [--json]\n"
