@@ -204,7 +204,6 @@ struct rd {
 	uint64_t total;
 	size_t *name_off;	  /* per string: offset in the names, or -1 */
 	size_t names_len;
-	bool threads;
 };
 
 static const char *str_at(const struct rd *rd, int64_t i)
@@ -348,9 +347,6 @@ static int sample_thread(struct rd *rd, size_t i, int64_t *tid,
 			*tid = l->num;
 		else if (!strcmp(key, "thread_name"))
 			*name = l->str;
-		else
-			continue;
-		rd->threads = true;
 	}
 	return 0;
 }
@@ -500,7 +496,7 @@ static int build(const struct rd *rd, struct profile *out)
 	build_records(rd, out, (uint64_t *)(void *)st, (char *)st + pcs_bytes);
 	out->nrecords = rd->nrecords;
 	out->total_samples = rd->total;
-	out->threads = rd->threads;
+	out->threads = true; /* the format has them, if only as labels */
 	return 0;
 }
 

@@ -10,7 +10,8 @@
  * callers again); its count the value of the sample type samples/count
  * (else the first of unit "count", else the first); its thread from the
  * labels thread_id (number) and thread_name (string), when present
- * (profile.threads then says so).  The maps text is made from the
+ * (0 and NULL otherwise); profile.threads is true for every protobuf,
+ * as the format can say which thread a sample is from.  The maps text is made from the
  * mappings, one /proc/PID/maps-style line each, in address order, so
  * that the symbolizer names the PCs from the files, as for a legacy
  * profile; the protobuf's own function names are not used.  period_us is

@@ -64,7 +64,7 @@ struct profile {
 	uint64_t total_samples; /* sum of counts */
 	char *maps_text;	/* NUL-terminated copy of the maps section */
 	size_t maps_len;
-	bool threads;		/* records carry thread labels (pprof input) */
+	bool threads;		/* pprof input: records can carry threads */
 	void *storage_;		/* private */
 };
 

@@ -71,11 +71,15 @@ static int write_rows(const struct trow *r, size_t n, uint64_t total,
 {
 	fprintf(out, "Total: %" PRIu64 " samples\n", total);
 	fprintf(out, "%10s %7s %10s  %s\n", "samples", "%", "tid", "name");
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%10" PRIu64 " %6.2f%% %10" PRId64 "  %s\n",
-			r[i].count,
+	for (size_t i = 0; i < n; i++) {
+		char tid[24] = "-";
+
+		if (r[i].tid)
+			snprintf(tid, sizeof(tid), "%" PRId64, r[i].tid);
+		fprintf(out, "%10" PRIu64 " %6.2f%% %10s%s%s\n", r[i].count,
 			total ? 100.0 * (double)r[i].count / (double)total : 0.0,
-			r[i].tid, r[i].name);
+			tid, r[i].name[0] ? "  " : "", r[i].name);
+	}
 	return ferror(out) ? -1 : 0;
 }
 

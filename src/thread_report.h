@@ -4,7 +4,8 @@
  *
  * Threads come from the records' tid and thread name (profile_read.h),
  * which only a pprof protobuf profile carries (profile.threads); callers
- * check that first.  A thread is its TID; when it was seen under several
+ * check that first.  Samples without thread labels (a protobuf of
+ * another tool) make one row with TID "-" and no name.  A thread is its TID; when it was seen under several
  * names (it renamed itself), the row shows the name it had in the most
  * samples.
  *

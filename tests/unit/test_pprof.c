@@ -354,7 +354,8 @@ static void small_expect(const struct small *x, bool gz, const char *want)
 		CHECKF(pprof_parse(gz ? z : buf, gz ? zlen : len, &p, err,
 				   sizeof(err)) == 0, "%s", err);
 		CHECK(p.nrecords == 1 && p.total_samples == 3 &&
-		      p.records[0].pcs[0] == 0x1100 && !p.threads);
+		      p.records[0].pcs[0] == 0x1100 && p.threads &&
+		      !p.records[0].tid && !p.records[0].thread);
 		CHECK(p.records[0].npcs < 2 || p.records[0].pcs[1] == 0x1101);
 		CHECKF(p.maps_text &&
 		       !strcmp(p.maps_text, "1000-2000 r-xp 00000000 00:00 0 /bin/true\n"),
