@@ -45,8 +45,7 @@ static int temp_name(const char *path, char *buf, size_t len)
  * else that exists and is not a regular file (a device such as /dev/null,
  * a FIFO, a socket) is EINVAL: renaming over it would replace it.
  */
-static int resolve_output(const char *path, char *out, size_t len,
-			  int depth)
+static int resolve_output(const char *path, char *out, size_t len, int depth)
 {
 	char link[PATH_MAX], next[PATH_MAX];
 	const char *slash = strrchr(path, '/');
@@ -100,7 +99,6 @@ static mode_t umask_get(void)
 	umask(m);
 	return m;
 }
-
 
 int outfile_open(struct outfile *o, const char *path)
 {

@@ -28,10 +28,10 @@
 #include "symbolize.h"
 
 struct pprof_builder {
-	struct stacktab *tab;	/* [key, pc0, pc1, ...] -> samples */
-	struct strpool *names;	/* thread names */
+	struct stacktab *tab;  /* [key, pc0, pc1, ...] -> samples */
+	struct strpool *names; /* thread names */
 	unsigned max_depth;
-	bool failed;		/* an add ran out of memory */
+	bool failed; /* an add ran out of memory */
 	uint64_t chain[STACKTAB_MAX_DEPTH + 1];
 };
 
@@ -119,9 +119,9 @@ struct pb {
 	const struct maps *maps;
 	const struct pprof_meta *meta;
 	PbProfile prof;
-	struct strpool *strs;	/* the string table */
-	struct strpool *funcs;	/* "module\nfunction" -> function id */
-	void **blocks;		/* the arena: every allocation below */
+	struct strpool *strs;  /* the string table */
+	struct strpool *funcs; /* "module\nfunction" -> function id */
+	void **blocks;	       /* the arena: every allocation below */
 	size_t nblocks, capblocks;
 	bool oom;
 	/* the mappings, and their map entries, in the same order */
@@ -198,8 +198,7 @@ static bool openable(const char *path)
 }
 
 /* The GNU build ID of the file at path (under root), or "". */
-static void build_id(const char *root, const char *path, char *buf,
-		     size_t len)
+static void build_id(const char *root, const char *path, char *buf, size_t len)
 {
 	char full[4096];
 	Elf *elf;
@@ -382,8 +381,8 @@ static int64_t intern_function(struct pb *pb, const struct symbol_info *si)
 	char *key;
 	int64_t id;
 
-	if (asprintf(&key, "%s\n%s", si->module ? si->module : "",
-		     si->func) < 0) {
+	if (asprintf(&key, "%s\n%s", si->module ? si->module : "", si->func) <
+	    0) {
 		pb->oom = true;
 		return -1;
 	}
@@ -590,7 +589,7 @@ struct gz_sink {
 	ProtobufCBuffer base;
 	z_stream z;
 	FILE *f;
-	int err;	/* errno of the first failure, or 0 */
+	int err; /* errno of the first failure, or 0 */
 };
 
 static void gz_push(struct gz_sink *g, const uint8_t *data, size_t len,
@@ -614,7 +613,8 @@ static void gz_push(struct gz_sink *g, const uint8_t *data, size_t len,
 			g->err = errno ? errno : EIO;
 			return;
 		}
-	} while (g->z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+	} while (g->z.avail_out == 0 ||
+		 (flush == Z_FINISH && rc != Z_STREAM_END));
 }
 
 static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
@@ -653,8 +653,8 @@ static int write_gzipped(FILE *f, const PbProfile *prof)
 	return 0;
 }
 
-int pprof_write(FILE *f, const struct pprof_builder *b,
-		const struct maps *maps, const struct pprof_meta *meta)
+int pprof_write(FILE *f, const struct pprof_builder *b, const struct maps *maps,
+		const struct pprof_meta *meta)
 {
 	struct pb pb = { .b = b, .maps = maps, .meta = meta };
 	int rc = -1, saved;

@@ -58,8 +58,8 @@ struct pprof_meta {
 };
 
 /* Build, gzip and write the profile to f (no flush, no close). */
-int pprof_write(FILE *f, const struct pprof_builder *b,
-		const struct maps *maps, const struct pprof_meta *meta);
+int pprof_write(FILE *f, const struct pprof_builder *b, const struct maps *maps,
+		const struct pprof_meta *meta);
 
 /* The same, atomically (temporary file, fsync, rename) to path. */
 int pprof_write_file(const char *path, const struct pprof_builder *b,

@@ -89,18 +89,21 @@ static int inflate_step(z_stream *z, const unsigned char *in, size_t len,
 	    z->next_in[1] == 0x8b)
 		return inflateReset(z) == Z_OK ? 1 : -1; /* another member */
 	if (rc == Z_STREAM_END)
-		return fail_errno(err, errlen, EINVAL,
-				  "bad gzip data at byte %zu: not gzip data after the end of the stream",
-				  at);
+		return fail_errno(
+			err, errlen, EINVAL,
+			"bad gzip data at byte %zu: not gzip data after the end of the stream",
+			at);
 	if (rc == Z_DATA_ERROR)
-		return fail_errno(err, errlen, EINVAL, "bad gzip data at byte %zu: %s",
-				  at, z->msg ? z->msg : "corrupt");
+		return fail_errno(err, errlen, EINVAL,
+				  "bad gzip data at byte %zu: %s", at,
+				  z->msg ? z->msg : "corrupt");
 	if (rc == Z_MEM_ERROR)
 		return fail_errno(err, errlen, ENOMEM, "out of memory");
 	if (!z->avail_in && z->avail_out)
-		return fail_errno(err, errlen, EINVAL,
-				  "truncated gzip data: the file ends at byte %zu, inside the compressed stream",
-				  len);
+		return fail_errno(
+			err, errlen, EINVAL,
+			"truncated gzip data: the file ends at byte %zu, inside the compressed stream",
+			len);
 	return 1;
 }
 
@@ -165,8 +168,8 @@ static void budget_free(void *data, void *p)
 	free(p);
 }
 
-static PbProfile *decode(const unsigned char *buf, size_t len,
-			 struct budget *b, char *err, size_t errlen)
+static PbProfile *decode(const unsigned char *buf, size_t len, struct budget *b,
+			 char *err, size_t errlen)
 {
 	PbProfile *pp;
 
@@ -198,11 +201,11 @@ struct rd {
 	const PbProfile *pp;
 	char *err;
 	size_t errlen;
-	size_t ci;		  /* which value is the count */
+	size_t ci;		      /* which value is the count */
 	struct id_index *maps, *locs; /* sorted by id */
 	size_t nrecords, npcs;
 	uint64_t total;
-	size_t *name_off;	  /* per string: offset in the names, or -1 */
+	size_t *name_off; /* per string: offset in the names, or -1 */
 	size_t names_len;
 };
 
@@ -216,8 +219,9 @@ static int check_str(const struct rd *rd, int64_t i, const char *what,
 {
 	if (i >= 0 && (uint64_t)i < rd->pp->n_string_table)
 		return 0;
-	return BAD(rd, "%s %" PRIu64 " names string %" PRId64
-		       ", outside the string table (%zu strings)",
+	return BAD(rd,
+		   "%s %" PRIu64 " names string %" PRId64
+		   ", outside the string table (%zu strings)",
 		   what, id, i, rd->pp->n_string_table);
 }
 
@@ -231,7 +235,8 @@ static int check_types(struct rd *rd)
 	if (!pp->n_sample_type)
 		return BAD(rd, "no sample type");
 	for (i = 0; i < pp->n_sample_type; i++) {
-		int64_t t = pp->sample_type[i]->type, u = pp->sample_type[i]->unit;
+		int64_t t = pp->sample_type[i]->type,
+			u = pp->sample_type[i]->unit;
 
 		if (check_str(rd, t, "sample type", i) ||
 		    check_str(rd, u, "sample type", i))
@@ -242,8 +247,9 @@ static int check_types(struct rd *rd)
 		    !strcmp(str_at(rd, u), "count"))
 			break;
 	}
-	rd->ci = i < pp->n_sample_type ? i :
-		 unit_count != SIZE_MAX ? unit_count : 0;
+	if (i == pp->n_sample_type) /* no samples/count: another count */
+		i = unit_count != SIZE_MAX ? unit_count : 0;
+	rd->ci = i;
 	return 0;
 }
 
@@ -295,11 +301,14 @@ static int check_mappings(struct rd *rd)
 		    check_str(rd, m->build_id, "mapping", m->id))
 			return -1;
 		if (strchr(str_at(rd, m->filename), '\n'))
-			return BAD(rd, "mapping %" PRIu64 ": file name holds a newline",
+			return BAD(rd,
+				   "mapping %" PRIu64
+				   ": file name holds a newline",
 				   m->id);
 		if (m->memory_start > m->memory_limit)
-			return BAD(rd, "mapping %" PRIu64 ": start 0x%" PRIx64
-				       " is above its limit 0x%" PRIx64,
+			return BAD(rd,
+				   "mapping %" PRIu64 ": start 0x%" PRIx64
+				   " is above its limit 0x%" PRIx64,
 				   m->id, m->memory_start, m->memory_limit);
 	}
 	return index_ids(rd, rd->maps, pp->n_mapping, "mapping");
@@ -320,16 +329,16 @@ static int check_locations(struct rd *rd)
 		rd->locs[i].i = i;
 		if (l->mapping_id &&
 		    !find_id(rd->maps, pp->n_mapping, l->mapping_id))
-			return BAD(rd, "location %" PRIu64 " names mapping %" PRIu64
-				       ", which does not exist",
+			return BAD(rd,
+				   "location %" PRIu64 " names mapping %" PRIu64
+				   ", which does not exist",
 				   l->id, l->mapping_id);
 	}
 	return index_ids(rd, rd->locs, pp->n_location, "location");
 }
 
 /* The thread labels of sample i: TID and name (a string index, or -1). */
-static int sample_thread(struct rd *rd, size_t i, int64_t *tid,
-			 int64_t *name)
+static int sample_thread(struct rd *rd, size_t i, int64_t *tid, int64_t *name)
 {
 	const PbSample *s = rd->pp->sample[i];
 
@@ -374,8 +383,9 @@ static int check_sample(struct rd *rd, size_t i)
 			   s->n_location_id, PROFILE_READ_MAX_PCS);
 	for (size_t k = 0; k < s->n_location_id; k++)
 		if (!find_id(rd->locs, rd->pp->n_location, s->location_id[k]))
-			return BAD(rd, "sample %zu names location %" PRIu64
-				       ", which does not exist",
+			return BAD(rd,
+				   "sample %zu names location %" PRIu64
+				   ", which does not exist",
 				   i, s->location_id[k]);
 	if ((uint64_t)count > UINT64_MAX - rd->total)
 		return BAD(rd, "sample %zu: the sample counts overflow 64 bits",
@@ -472,8 +482,9 @@ static int build_maps(const struct rd *rd, struct profile *out)
 		memcpy(v, rd->pp->mapping, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), cmp_start);
 	for (size_t i = 0; i < n && rc >= 0; i++)
-		rc = fprintf(f, "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
-				" 00:00 0 %s\n",
+		rc = fprintf(f,
+			     "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
+			     " 00:00 0 %s\n",
 			     v[i]->memory_start, v[i]->memory_limit,
 			     v[i]->file_offset, str_at(rd, v[i]->filename));
 	free(v);
@@ -536,8 +547,8 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 	return rc;
 }
 
-int pprof_parse(const void *data, size_t len, struct profile *out,
-		char *err, size_t errlen)
+int pprof_parse(const void *data, size_t len, struct profile *out, char *err,
+		size_t errlen)
 {
 	const unsigned char *d = data;
 	struct inflated raw = { .buf = NULL };

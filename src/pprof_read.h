@@ -42,13 +42,13 @@
 #include "profile_read.h"
 
 #define PPROF_READ_MAX_BYTES (256UL << 20) /* decompressed protobuf */
-#define PPROF_READ_MAX_MEM (1UL << 30)	    /* decoding it */
+#define PPROF_READ_MAX_MEM (1UL << 30)	   /* decoding it */
 
 /* Whether data looks like a pprof profile: gzip magic, or a protobuf
  * whose first field is Profile.sample_type (byte 0a), as pprof's are. */
 bool pprof_detect(const void *data, size_t len);
 
-int pprof_parse(const void *data, size_t len, struct profile *out,
-		char *err, size_t errlen);
+int pprof_parse(const void *data, size_t len, struct profile *out, char *err,
+		size_t errlen);
 
 #endif /* PTPROF_PPROF_READ_H */

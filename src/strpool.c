@@ -11,10 +11,10 @@
 #include "strpool.h"
 
 struct strpool {
-	char **strs;	  /* index order */
+	char **strs; /* index order */
 	size_t n, cap;
-	uint32_t *slots;  /* index+1 into strs; 0 = empty */
-	size_t nslots;	  /* power of two, at least twice n */
+	uint32_t *slots; /* index+1 into strs; 0 = empty */
+	size_t nslots;	 /* power of two, at least twice n */
 };
 
 static uint64_t hash_str(const char *s)

@@ -66,8 +66,7 @@ static size_t merge(struct trow *r, size_t n)
 	return k;
 }
 
-static int write_rows(const struct trow *r, size_t n, uint64_t total,
-		      FILE *out)
+static int write_rows(const struct trow *r, size_t n, uint64_t total, FILE *out)
 {
 	fprintf(out, "Total: %" PRIu64 " samples\n", total);
 	fprintf(out, "%10s %7s %10s  %s\n", "samples", "%", "tid", "name");
@@ -77,7 +76,8 @@ static int write_rows(const struct trow *r, size_t n, uint64_t total,
 		if (r[i].tid)
 			snprintf(tid, sizeof(tid), "%" PRId64, r[i].tid);
 		fprintf(out, "%10" PRIu64 " %6.2f%% %10s%s%s\n", r[i].count,
-			total ? 100.0 * (double)r[i].count / (double)total : 0.0,
+			total ? 100.0 * (double)r[i].count / (double)total :
+				0.0,
 			tid, r[i].name[0] ? "  " : "", r[i].name);
 	}
 	return ferror(out) ? -1 : 0;
