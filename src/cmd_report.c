@@ -14,19 +14,53 @@
 #include "profile_read.h"
 #include "report.h"
 #include "symbolize.h"
+#include "thread_report.h"
+
+/* Read path; one line on stderr and -1 on error. */
+static int read_profile(const char *path, struct profile *p)
+{
+	char err[512];
+
+	if (profile_read_file(path, p, err, sizeof(err)) == 0)
+		return 0;
+	msg("%s: %s", path, err);
+	return -1;
+}
+
+/* --threads and --thread need thread labels, which legacy files lack. */
+static void need_threads(const char *path, struct profile *p)
+{
+	if (p->threads)
+		return;
+	profile_free(p);
+	die(EXIT_FAILURE,
+	    "%s has no thread information: record with --format=pprof (or -o NAME.pb.gz)",
+	    path);
+}
+
+/* --thread: only that thread's samples (dies when it has none). */
+static void keep_thread(const char *path, const char *sel,
+			struct profile *p)
+{
+	need_threads(path, p);
+	if (thread_report_keep(p, sel))
+		return;
+	profile_free(p);
+	die(EXIT_FAILURE, "%s: no samples of thread '%s'", path, sel);
+}
 
 /* Read path and build its report; one line on stderr and NULL on error. */
-static struct report *load(const char *path, const char *root, bool lines)
+static struct report *load(const char *path, const char *root, bool lines,
+			   const char *thread)
 {
 	struct profile p;
 	struct symbolizer *sym;
 	struct report *r;
-	char err[512];
 
-	if (profile_read_file(path, &p, err, sizeof(err))) {
-		msg("%s: %s", path, err);
+	if (read_profile(path, &p))
 		return NULL;
-	}
+	if (thread)
+		keep_thread(path, thread, &p);
 	sym = symbolizer_new(p.maps_text, p.maps_len, root);
 	r = sym ? report_build(&p, sym, lines) : NULL;
 	if (!r)
@@ -43,12 +77,31 @@ static const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+/* ptprof report --threads: no symbols needed. */
+static int threads_table(const char *path)
+{
+	struct profile p;
+	int rc;
+
+	if (read_profile(path, &p))
+		return EXIT_FAILURE;
+	need_threads(path, &p);
+	rc = thread_report_write(&p, stdout);
+	profile_free(&p);
+	if (rc)
+		die(EXIT_FAILURE, "cannot write the report: %s", strerror(errno));
+	return 0;
+}
+
 int cmd_report(const struct options *o)
 {
-	struct report *r = load(o->input, o->root, o->lines);
+	struct report *r;
 	char title[512];
 	int rc;
 
+	if (o->threads)
+		return threads_table(o->input);
+	r = load(o->input, o->root, o->lines, o->thread);
 	if (!r)
 		return EXIT_FAILURE;
 	switch (o->format) {
@@ -72,7 +125,7 @@ int cmd_report(const struct options *o)
 
 int report_top(const char *path, unsigned top, const char *root)
 {
-	struct report *r = load(path, root, false);
+	struct report *r = load(path, root, false, NULL);
 	int rc;
 
 	if (!r)

@@ -21,11 +21,17 @@ const char options_usage[] =
 	"Usage: ptprof -p PID [OPTION...]\n"
 	"       ptprof [OPTION...] -- COMMAND [ARG...]\n"
 	"Sample the call stacks of every thread of a running process (-p) or of\n"
-	"COMMAND, and write a gperftools CPU profile that pprof reads.\n"
+	"COMMAND, and write a profile that pprof reads: a gperftools CPU profile,\n"
+	"or a gzipped pprof protobuf with every sample's thread (--format=pprof).\n"
 	"\n"
 	"  -p, --pid=PID         attach to the running process PID\n"
 	"  -f, --frequency=HZ    samples per second, 1..10000 (default 100)\n"
-	"  -o, --output=FILE     profile to write (default ptprof.prof)\n"
+	"  -o, --output=FILE     profile to write (default ptprof.prof, or\n"
+	"                        ptprof.pb.gz with --format=pprof); a FILE ending\n"
+	"                        in .pb.gz is a pprof protobuf; give -o twice, one\n"
+	"                        of each format, to write both from one run\n"
+	"      --format=FORMAT   legacy (gperftools CPU profile, the default) or\n"
+	"                        pprof (gzipped profile.proto, with thread labels)\n"
 	"  -d, --duration=SECS   stop after SECS seconds (default: until the\n"
 	"                        target exits or ptprof gets SIGINT/SIGTERM/SIGHUP)\n"
 	"      --max-depth=N     frames kept per stack, 1..4096 (default 256)\n"
@@ -54,15 +60,17 @@ const char options_usage[] =
 	"\n"
 	"Reading a profile, and one-shot stacks:\n"
 	"  ptprof report [--top=N] [--lines] [--folded | --svg] FILE\n"
+	"  ptprof report --threads FILE\n"
 	"  ptprof dump -p PID [--json]\n"
 	"See 'ptprof report --help', 'ptprof dump --help' and ptprof(1).\n";
 
 const char options_report_usage[] =
 	"Usage: ptprof report [OPTION...] FILE\n"
-	"Read the profile FILE (written by ptprof, or any gperftools CPU\n"
-	"profile) and print, by default, its functions as pprof --text does:\n"
-	"samples in the function itself (flat), in it and its callees (cum),\n"
-	"with percentages of all samples, most flat samples first.\n"
+	"Read the profile FILE (written by ptprof: a gperftools CPU profile or a\n"
+	"pprof protobuf, .pb.gz; or such a profile from another tool) and print,\n"
+	"by default, its functions as pprof --text does: samples in the function\n"
+	"itself (flat), in it and its callees (cum), with percentages of all\n"
+	"samples, most flat samples first.\n"
 	"\n"
 	"      --top=N       only the N first rows (default: all)\n"
 	"      --lines       by source line (function file:line, from DWARF)\n"
@@ -72,12 +80,18 @@ const char options_report_usage[] =
 	"                    (redirect it to a file and open it in a browser)\n"
 	"      --root=DIR    open the binaries under DIR (e.g. /proc/PID/root\n"
 	"                    for a process in a container)\n"
+	"      --threads     samples by thread instead: samples, %, TID, name\n"
+	"                    (needs a pprof protobuf profile: record with\n"
+	"                    --format=pprof or -o NAME.pb.gz)\n"
+	"      --thread=T    only the samples of thread T, a TID or a name\n"
+	"                    (pprof protobuf profiles)\n"
 	"  -h, --help        show this help and exit\n"
 	"\n"
 	"Functions come from the binaries and libraries named in the profile's\n"
-	"maps section (.symtab, .dynsym, or debug files under /usr/lib/debug),\n"
-	"so a report works after the process exited, as long as those files\n"
-	"are unchanged.  An address with no symbol prints as module+0xOFFSET.\n";
+	"maps section or mappings (.symtab, .dynsym, or debug files under\n"
+	"/usr/lib/debug), so a report works after the process exited, as long\n"
+	"as those files are unchanged.  An address with no symbol prints as\n"
+	"module+0xOFFSET.\n";
 
 const char options_dump_usage[] =
 	"Usage: ptprof dump -p PID [--json]\n"
@@ -91,7 +105,8 @@ const char options_dump_usage[] =
 	"  -h, --help        show this help and exit\n";
 
 enum { OPT_MAX_DEPTH = 256, OPT_WALL, OPT_STATS, OPT_TOP, OPT_LINES,
-       OPT_FOLDED, OPT_SVG, OPT_ROOT, OPT_JSON, OPT_THREAD_NAME };
+       OPT_FOLDED, OPT_SVG, OPT_ROOT, OPT_JSON, OPT_THREAD_NAME, OPT_FORMAT,
+       OPT_THREADS, OPT_THREAD };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -104,6 +119,7 @@ static const struct option long_options[] = {
 	{ "tid", required_argument, NULL, 't' },
 	{ "thread-name", required_argument, NULL, OPT_THREAD_NAME },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -116,6 +132,8 @@ static const struct option report_options[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "svg", no_argument, NULL, OPT_SVG },
 	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -267,6 +285,65 @@ static int parse_top(const char *s, struct options *o, char *err,
 	return 0;
 }
 
+/* -o, at most twice (one legacy and one pprof file from one run). */
+static int add_output(const char *s, struct options *o, char *err,
+		      size_t len)
+{
+	if (!*s)
+		return fail(err, len, "empty output file name");
+	if (o->noutputs_ == 2)
+		return fail(err, len,
+			    "too many -o: at most two, one legacy and one pprof (NAME.pb.gz)");
+	o->outputs_[o->noutputs_++] = s;
+	return 0;
+}
+
+static int parse_format(const char *s, struct options *o, char *err,
+			size_t len)
+{
+	if (!strcmp(s, "legacy"))
+		o->output_format = OUTPUT_LEGACY;
+	else if (!strcmp(s, "pprof"))
+		o->output_format = OUTPUT_PPROF;
+	else
+		return fail(err, len,
+			    "invalid --format '%s': expected legacy or pprof", s);
+	return 0;
+}
+
+static bool is_pprof_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 6 && !strcmp(s + n - 6, ".pb.gz");
+}
+
+/* Which -o is which format: a .pb.gz name is pprof, any other name is
+ * what --format says (legacy by default); no -o: the default name of the
+ * format.  Two names of one format are refused. */
+static int resolve_outputs(struct options *o, char *err, size_t len)
+{
+	bool pprof_fmt = o->output_format == OUTPUT_PPROF;
+
+	if (!o->noutputs_)
+		o->outputs_[o->noutputs_++] = pprof_fmt ?
+			PTPROF_DEFAULT_PPROF_OUTPUT : PTPROF_DEFAULT_OUTPUT;
+	for (unsigned i = 0; i < o->noutputs_; i++) {
+		const char *s = o->outputs_[i];
+		const char **slot = is_pprof_name(s) || pprof_fmt ?
+			&o->pprof_output : &o->legacy_output;
+
+		if (*slot)
+			return fail(err, len,
+				    "-o '%s' and -o '%s' are both %s profiles: give one legacy and one pprof (NAME.pb.gz)",
+				    *slot, s,
+				    slot == &o->pprof_output ? "pprof" : "legacy");
+		*slot = s;
+	}
+	o->output = o->outputs_[0];
+	return 0;
+}
+
 /* Options every subcommand shares: -h and --top. */
 static int parse_common(int c, const char *arg, struct options *o,
 			char *err, size_t len)
@@ -291,10 +368,9 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 	case 'f':
 		return parse_hz(arg, o, err, len);
 	case 'o':
-		if (!*arg)
-			return fail(err, len, "empty output file name");
-		o->output = arg;
-		return 0;
+		return add_output(arg, o, err, len);
+	case OPT_FORMAT:
+		return parse_format(arg, o, err, len);
 	case 'd':
 		return parse_duration(arg, o, err, len);
 	case OPT_MAX_DEPTH:
@@ -338,6 +414,14 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 		if (!*arg)
 			return fail(err, len, "empty --root directory");
 		o->root = arg;
+		return 0;
+	case OPT_THREADS:
+		o->threads = 1;
+		return 0;
+	case OPT_THREAD:
+		if (!*arg)
+			return fail(err, len, "empty --thread");
+		o->thread = arg;
 		return 0;
 	default:
 		return parse_common(c, arg, o, err, len);
@@ -473,6 +557,9 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 		return fail(err, len, "report: empty FILE name");
 	if (o->lines && o->format != REPORT_TEXT)
 		return fail(err, len, "report: --lines goes with the text table only");
+	if (o->threads && (o->lines || o->format != REPORT_TEXT || o->thread))
+		return fail(err, len,
+			    "report: --threads goes with no --lines, --folded, --svg or --thread");
 	o->input = argv[optind];
 	return 0;
 }
@@ -507,5 +594,7 @@ int options_parse(int argc, char **argv, struct options *o, char *err,
 	if (parse_with(argc, argv, "+:p:f:o:d:t:qhV", long_options, parse_one, o,
 		       err, errlen))
 		return -1;
-	return check_action(argc, argv, o, o->pid_given, err, errlen);
+	if (check_action(argc, argv, o, o->pid_given, err, errlen))
+		return -1;
+	return resolve_outputs(o, err, errlen);
 }

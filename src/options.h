@@ -1,10 +1,13 @@
 /*
  * options.h - ptprof's command line.
  *
- *   ptprof -p PID [-f HZ] [-o FILE] [-d SECONDS] [--wall] [--stats]
- *          [-t TID,...] [--thread-name REGEX] ...
+ *   ptprof -p PID [-f HZ] [-o FILE [-o FILE]] [--format=legacy|pprof]
+ *                 [-d SECONDS] [--wall] [-t TID,...] [--thread-name REGEX]
+ *                 [--stats] ...
  *   ptprof [OPTION...] -- COMMAND [ARG...]
- *   ptprof report [--top N] [--lines] [--folded | --svg] [--root DIR] FILE
+ *   ptprof report [--top N] [--lines] [--folded | --svg] [--root DIR]
+ *                 [--thread=TID|NAME] FILE
+ *   ptprof report --threads FILE
  *   ptprof dump -p PID [--json]
  *   ptprof --help | --version     (also: ptprof report|dump --help)
  *
@@ -24,6 +27,7 @@
 #define PTPROF_MAX_HZ 10000
 #define PTPROF_DEFAULT_OUTPUT "ptprof.prof"
 #define OPTIONS_MAX_TIDS 256	/* -t TID,... at most */
+#define PTPROF_DEFAULT_PPROF_OUTPUT "ptprof.pb.gz"
 
 enum ptprof_action {
 	ACTION_RECORD_PID,	/* -p PID */
@@ -32,6 +36,13 @@ enum ptprof_action {
 	ACTION_DUMP,		/* dump -p PID */
 	ACTION_HELP,
 	ACTION_VERSION,
+};
+
+/* What a recording writes (--format; a -o name ending in .pb.gz: pprof). */
+enum output_format {
+	OUTPUT_DEFAULT,	/* --format not given: legacy */
+	OUTPUT_LEGACY,	/* gperftools CPU profile (profile_write.h) */
+	OUTPUT_PPROF,	/* gzipped pprof protobuf (pprof_out.h) */
 };
 
 enum report_format {
@@ -45,7 +56,13 @@ struct options {
 	pid_t pid;
 	unsigned hz;
 	double duration_s; /* 0: until the target exits or a signal */
-	const char *output;
+	const char *output; /* the first output (summary line, --top) */
+	/* The files to write, each NULL when not wanted: -o may be given
+	 * twice, one legacy and one pprof name, for both from one run. */
+	const char *legacy_output, *pprof_output;
+	enum output_format output_format; /* --format */
+	const char *outputs_[2];	  /* -o as given */
+	unsigned noutputs_;
 	unsigned max_depth;
 	int quiet;	   /* -q: no summary line */
 	int wall;	   /* --wall: count threads that did not run too */
@@ -60,6 +77,8 @@ struct options {
 	const char *input;  /* the profile to read */
 	enum report_format format;
 	int lines;	    /* --lines: by source line, not by function */
+	int threads;	    /* --threads: samples by thread */
+	const char *thread; /* --thread=TID|NAME: only that thread's samples */
 	const char *root;   /* --root DIR: prefix of every path opened */
 	/* dump */
 	int json;	    /* --json */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pprof_read.h"
 #include "profile_read.h"
 
 #define SLOT 8u
@@ -382,7 +383,10 @@ int profile_read_file(const char *path, struct profile *out, char *err,
 		errno = e;
 		return -1;
 	}
-	rc = profile_parse(buf, len, out, err, errlen);
+	if (pprof_detect(buf, len))
+		rc = pprof_parse(buf, len, out, err, errlen);
+	else
+		rc = profile_parse(buf, len, out, err, errlen);
 	e = errno;
 	free(buf);
 	errno = e;

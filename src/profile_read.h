@@ -1,6 +1,12 @@
 /*
  * profile_read.h - reader of gperftools CPU profiles (legacy pprof format).
  *
+ * profile_read_file() also reads pprof protobuf profiles (pprof_read.h):
+ * a file that starts with the gzip magic (1f 8b), or with the byte 0a of
+ * an uncompressed protobuf, is handed to pprof_parse(), which fills the
+ * same struct profile, thread labels included.  What follows is about the
+ * legacy format.
+ *
  * Reads what profile_write.h writes (64-bit little-endian slots only) and
  * validates every field against the format: header 0, >=3, 0, period, ...;
  * records with count >= 1 and 1 <= npcs <= PROFILE_READ_MAX_PCS; the
@@ -35,6 +41,7 @@
 #ifndef PTPROF_PROFILE_READ_H
 #define PTPROF_PROFILE_READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +53,8 @@ struct profile_record {
 	uint64_t count;
 	size_t npcs;
 	const uint64_t *pcs; /* leaf first; points into profile storage */
+	int64_t tid;	     /* pprof input: thread_id label, else 0 */
+	const char *thread;  /* pprof input: thread_name label, else NULL */
 };
 
 struct profile {
@@ -55,6 +64,7 @@ struct profile {
 	uint64_t total_samples; /* sum of counts */
 	char *maps_text;	/* NUL-terminated copy of the maps section */
 	size_t maps_len;
+	bool threads;		/* pprof input: records can carry threads */
 	void *storage_;		/* private */
 };
 
@@ -62,7 +72,7 @@ struct profile {
 int profile_parse(const void *data, size_t len, struct profile *out,
 		  char *err, size_t errlen);
 
-/* Read and parse a file (regular file, pipe or device). */
+/* Read and parse a file (regular file, pipe or device), of either format. */
 int profile_read_file(const char *path, struct profile *out, char *err,
 		      size_t errlen);
 

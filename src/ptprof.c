@@ -24,6 +24,7 @@
 #include "launch.h"
 #include "maps.h"
 #include "options.h"
+#include "pprof_out.h"
 #include "procfs.h"
 #include "profile_write.h"
 #include "sampler.h"
@@ -46,7 +47,7 @@ static const char *output_error(const char *path, int err)
 
 static void check_output(const char *path)
 {
-	if (profile_check_writable(path))
+	if (path && profile_check_writable(path))
 		die(EXIT_FAILURE, "cannot write output file '%s': %s", path,
 		    output_error(path, errno));
 }
@@ -132,7 +133,7 @@ static void print_summary(const struct options *o,
 		"ptprof: %llu ticks (%llu missed), %llu samples, %llu threads, "
 		"%zu distinct stacks, %.1f threads stopped/tick, pause mean "
 		"%llu us max %llu us p50 %llu us p99 %llu us, %.2f%% of %.1f s; "
-		"ended: %s; wrote %s\n",
+		"ended: %s; wrote %s%s%s\n",
 		(unsigned long long)st->ticks,
 		(unsigned long long)st->missed_ticks,
 		(unsigned long long)st->samples,
@@ -144,7 +145,9 @@ static void print_summary(const struct options *o,
 					 (double)st->elapsed_ns :
 				 0.0,
 		(double)st->elapsed_ns / NSEC_PER_SEC,
-		end_reason(st, why, sizeof(why)), o->output);
+		end_reason(st, why, sizeof(why)), o->output,
+		o->noutputs_ > 1 ? " and " : "",
+		o->noutputs_ > 1 ? o->outputs_[1] : "");
 }
 
 /* Threads another tracer held were not sampled: say so, even with -q. */
@@ -271,6 +274,8 @@ struct output {
 	struct stacktab *tab;
 	struct profile_out *out; /* NULL until the first spill */
 	size_t records;		 /* records written so far */
+	struct pprof_builder *pprof; /* with a pprof output */
+	struct timespec start;	 /* wall clock at the start, for pprof */
 };
 
 /* Distinct stacks kept in memory before they go to the file. */
@@ -279,26 +284,41 @@ struct output {
 static int open_output(struct output *w)
 {
 	if (!w->out)
-		w->out = profile_out_open(w->o->output,
+		w->out = profile_out_open(w->o->legacy_output,
 					  NSEC_PER_SEC / NSEC_PER_USEC / w->o->hz);
 	return w->out ? 0 : -1;
 }
 
+/* Without a legacy output the table only counts distinct stacks. */
 static int spill(void *arg)
 {
 	struct output *w = arg;
 
-	if (open_output(w) || profile_out_add(w->out, w->tab))
+	if (w->o->legacy_output &&
+	    (open_output(w) || profile_out_add(w->out, w->tab)))
 		return -1;
 	w->records += stacktab_distinct(w->tab);
 	stacktab_clear(w->tab);
 	return 0;
 }
 
-static int write_profile(struct output *w, const struct maps *maps)
+/* The target's root directory while it is there ("/proc/PID/root"), to
+ * open its files as it saw them; NULL once it is gone. */
+static const char *target_root(pid_t pid, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/%d/root/", (int)pid);
+	if (access(buf, X_OK))
+		return NULL;
+	buf[strlen(buf) - 1] = '\0';
+	return buf;
+}
+
+static int write_legacy(struct output *w, const struct maps *maps)
 {
 	int rc = spill(w);
 
+	if (!w->o->legacy_output)
+		return rc;
 	if (rc == 0)
 		rc = profile_out_close(w->out, maps);
 	else if (w->out)
@@ -306,24 +326,64 @@ static int write_profile(struct output *w, const struct maps *maps)
 	w->out = NULL;
 	if (rc == 0)
 		return 0;
-	msg("cannot write output file '%s': %s", w->o->output,
-	    output_error(w->o->output, errno));
+	msg("cannot write output file '%s': %s", w->o->legacy_output,
+	    output_error(w->o->legacy_output, errno));
 	return -1;
+}
+
+/* The pprof protobuf, symbolized now through the target's root. */
+static int write_pprof(struct output *w, const struct maps *maps, pid_t pid,
+		       const struct sampler_stats *st)
+{
+	const char *path = w->o->pprof_output;
+	char root[64];
+	struct pprof_meta meta = {
+		.period_ns = NSEC_PER_SEC / w->o->hz,
+		.wall = w->o->wall,
+		.time_nanos = (int64_t)w->start.tv_sec * NSEC_PER_SEC +
+			      w->start.tv_nsec,
+		.duration_nanos = (int64_t)st->elapsed_ns,
+		.root = target_root(pid, root, sizeof(root)),
+	};
+
+	if (!path || pprof_write_file(path, w->pprof, maps, &meta) == 0)
+		return 0;
+	msg("cannot write output file '%s': %s", path,
+	    output_error(path, errno));
+	return -1;
+}
+
+static int write_profile(struct output *w, const struct maps *maps, pid_t pid,
+			 const struct sampler_stats *st)
+{
+	int rc = write_legacy(w, maps);
+
+	return write_pprof(w, maps, pid, st) || rc ? -1 : 0;
+}
+
+/* A pprof output collects samples by thread as the sampler hands them. */
+static void want_pprof(struct output *w, struct sampler_config *cfg)
+{
+	clock_gettime(CLOCK_REALTIME, &w->start);
+	if (!w->o->pprof_output)
+		return;
+	w->pprof = pprof_builder_new(w->o->max_depth);
+	if (!w->pprof)
+		die(EXIT_FAILURE, "out of memory");
+	cfg->on_stack = pprof_builder_add;
+	cfg->on_stack_arg = w->pprof;
+	cfg->want_names = true;
 }
 
 /* --top N: the table of the profile just written, with the binaries
  * opened through the target's root while it is still there. */
 static void top_table(const struct options *o, pid_t pid)
 {
-	char root[64];
+	char buf[64];
+	const char *root = target_root(pid, buf, sizeof(buf));
 
-	snprintf(root, sizeof(root), "/proc/%d/root/", (int)pid);
-	if (access(root, X_OK))
-		root[0] = '\0';
-	else
-		root[strlen(root) - 1] = '\0';
 	fflush(stderr);
-	report_top(o->output, o->top, root[0] ? root : NULL);
+	report_top(o->output, o->top, root);
 }
 
 /* -t, --thread-name: the selection handed to the sampler.  Every -t TID
@@ -374,8 +434,10 @@ static int record(const struct options *o)
 		check_target(o->pid);
 	else
 		check_launch();
-	check_output(o->output);
+	check_output(o->legacy_output);
+	check_output(o->pprof_output);
 	select_threads(o, &sel, &cfg);
+	want_pprof(&w, &cfg);
 	block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
 	cfg.spill_arg = &w;
@@ -386,7 +448,7 @@ static int record(const struct options *o)
 	if (failed)
 		sampling_failed(&cfg);
 	if (!failed || st.ticks)
-		unwritten = write_profile(&w, maps);
+		unwritten = write_profile(&w, maps, cfg.pid, &st);
 	else if (w.out)
 		profile_out_abort(w.out);
 	if (!failed && !unwritten) {
@@ -403,6 +465,7 @@ static int record(const struct options *o)
 		msg("%s exited with status %d", o->command[0], rc);
 	tselect_free(&sel);
 	stacktab_free(tab);
+	pprof_builder_free(w.pprof);
 	maps_free(maps);
 	return failed || unwritten ? EXIT_FAILURE : rc;
 }

@@ -80,6 +80,7 @@ TESTS += \
 	tests/select.test \
 	tests/pprof-google.test \
 	tests/pprof-go.test \
+	tests/pprof-proto.test \
 	tests/exit-status.test \
 	tests/signal-stop.test \
 	tests/target-exit.test \

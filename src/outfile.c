@@ -1,0 +1,173 @@
+/*
+ * outfile.c - write a file atomically: temporary name, fsync, rename
+ * (see outfile.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outfile.h"
+
+static int copy_name(const char *path, char *out, size_t len)
+{
+	if (snprintf(out, len, "%s", path) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* "dir/.name.XXXXXX" beside path, for mkstemp(). */
+static int temp_name(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	int n = snprintf(buf, len, "%.*s.%s.XXXXXX", dirlen, path,
+			 slash ? slash + 1 : path);
+
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The file the profile really goes to.  rename() replaces the last path
+ * component itself, so a symbolic link is followed here first (the link
+ * stays, its target gets the profile).  A directory is EISDIR; anything
+ * else that exists and is not a regular file (a device such as /dev/null,
+ * a FIFO, a socket) is EINVAL: renaming over it would replace it.
+ */
+static int resolve_output(const char *path, char *out, size_t len, int depth)
+{
+	char link[PATH_MAX], next[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	ssize_t n;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? copy_name(path, out, len) : -1;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	if (S_ISREG(st.st_mode))
+		return copy_name(path, out, len);
+	if (!S_ISLNK(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (depth >= 16) {
+		errno = ELOOP;
+		return -1;
+	}
+	/* ptprof usually runs as root: a link planted by someone else in a
+	 * shared directory (/tmp) must not aim root's write at /etc/shadow.
+	 * The kernel's protected_symlinks rule cannot help, as the link is
+	 * followed here by hand; follow only our own links. */
+	if (st.st_uid != geteuid()) {
+		errno = EPERM;
+		return -1;
+	}
+	/* Follow one link by hand: its target may not exist yet. */
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -1;
+	link[n] = '\0';
+	if (link[0] == '/' || !slash)
+		return resolve_output(link, out, len, depth + 1);
+	if (snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - path), path,
+		     link) >= (int)sizeof(next)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return resolve_output(next, out, len, depth + 1);
+}
+
+/* The process umask (reading it means setting it; ptprof has one thread). */
+static mode_t umask_get(void)
+{
+	mode_t m = umask(022);
+
+	umask(m);
+	return m;
+}
+
+int outfile_open(struct outfile *o, const char *path)
+{
+	int fd, saved;
+
+	o->f = NULL;
+	if (resolve_output(path, o->path, sizeof(o->path), 0) ||
+	    temp_name(o->path, o->tmp, sizeof(o->tmp)))
+		return -1;
+	fd = mkstemp(o->tmp);
+	if (fd < 0)
+		return -1;
+	/* mkstemp makes 0600; a profile is an ordinary file of its user. */
+	fchmod(fd, 0644 & ~umask_get());
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		saved = errno;
+		close(fd);
+		unlink(o->tmp);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (!o->f)
+		return;
+	fclose(o->f);
+	o->f = NULL;
+	unlink(o->tmp);
+}
+
+int outfile_commit(struct outfile *o)
+{
+	int rc = 0, saved = 0;
+
+	if (fflush(o->f) || fsync(fileno(o->f))) {
+		saved = errno;
+		rc = -1;
+	}
+	if (fclose(o->f) && !rc) {
+		saved = errno;
+		rc = -1;
+	}
+	o->f = NULL;
+	if (!rc && rename(o->tmp, o->path)) {
+		saved = errno;
+		rc = -1;
+	}
+	if (rc)
+		unlink(o->tmp);
+	errno = saved;
+	return rc;
+}
+
+int outfile_check_writable(const char *path)
+{
+	char tmp[PATH_MAX], real[PATH_MAX];
+	int fd;
+
+	if (resolve_output(path, real, sizeof(real), 0) ||
+	    temp_name(real, tmp, sizeof(tmp)))
+		return -1;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	unlink(tmp);
+	return 0;
+}

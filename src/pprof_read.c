@@ -1,0 +1,577 @@
+/*
+ * pprof_read.c - gunzip, decode and validate a pprof protobuf profile,
+ * then turn it into a struct profile (see pprof_read.h).
+ *
+ * Three steps: zlib inflates into a buffer that never grows past the
+ * limit; protobuf-c decodes it with an allocator that counts what it
+ * hands out; then a validating pass over the messages counts records and
+ * PCs, and a building pass fills one storage block (the PCs, then the
+ * thread names) and the maps text.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pprof_read.h"
+#include "profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile PbProfile;
+typedef Perftools__Profiles__Sample PbSample;
+typedef Perftools__Profiles__Mapping PbMapping;
+typedef Perftools__Profiles__Location PbLocation;
+
+static int fail_errno(char *err, size_t errlen, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail_errno(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	errno = e;
+	return -1;
+}
+
+#define BAD(rd, ...) fail_errno((rd)->err, (rd)->errlen, EINVAL, __VA_ARGS__)
+
+bool pprof_detect(const void *data, size_t len)
+{
+	const unsigned char *d = data;
+
+	return len >= 2 && ((d[0] == 0x1f && d[1] == 0x8b) || d[0] == 0x0a);
+}
+
+/* ---- gunzip ---- */
+
+struct inflated {
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+static int grow_out(struct inflated *o, char *err, size_t errlen)
+{
+	size_t max = PPROF_READ_MAX_BYTES + 1;
+	size_t cap = o->cap > max / 2 ? max : o->cap * 2;
+	unsigned char *nb;
+
+	if (o->len == max)
+		return fail_errno(err, errlen, EFBIG,
+				  "gzip data decompresses to more than %lu bytes",
+				  (unsigned long)PPROF_READ_MAX_BYTES);
+	nb = realloc(o->buf, cap);
+	if (!nb)
+		return fail_errno(err, errlen, ENOMEM, "out of memory");
+	o->buf = nb;
+	o->cap = cap;
+	return 0;
+}
+
+/* One inflate() step's outcome: 1 go on, 0 done, -1 error. */
+static int inflate_step(z_stream *z, const unsigned char *in, size_t len,
+			char *err, size_t errlen)
+{
+	int rc = inflate(z, Z_NO_FLUSH);
+	size_t at = (size_t)(z->next_in - in);
+
+	if (rc == Z_STREAM_END && !z->avail_in)
+		return 0;
+	if (rc == Z_STREAM_END && z->avail_in >= 2 && z->next_in[0] == 0x1f &&
+	    z->next_in[1] == 0x8b)
+		return inflateReset(z) == Z_OK ? 1 : -1; /* another member */
+	if (rc == Z_STREAM_END)
+		return fail_errno(
+			err, errlen, EINVAL,
+			"bad gzip data at byte %zu: not gzip data after the end of the stream",
+			at);
+	if (rc == Z_DATA_ERROR)
+		return fail_errno(err, errlen, EINVAL,
+				  "bad gzip data at byte %zu: %s", at,
+				  z->msg ? z->msg : "corrupt");
+	if (rc == Z_MEM_ERROR)
+		return fail_errno(err, errlen, ENOMEM, "out of memory");
+	if (!z->avail_in && z->avail_out)
+		return fail_errno(
+			err, errlen, EINVAL,
+			"truncated gzip data: the file ends at byte %zu, inside the compressed stream",
+			len);
+	return 1;
+}
+
+static int gunzip(const unsigned char *in, size_t len, struct inflated *o,
+		  char *err, size_t errlen)
+{
+	z_stream z;
+	int rc = 1;
+
+	memset(&z, 0, sizeof(z));
+	memset(o, 0, sizeof(*o));
+	o->cap = 1 << 16;
+	o->buf = malloc(o->cap);
+	if (!o->buf || inflateInit2(&z, 15 + 16) != Z_OK) {
+		free(o->buf);
+		return fail_errno(err, errlen, ENOMEM, "out of memory");
+	}
+	z.next_in = (unsigned char *)(uintptr_t)in;
+	z.avail_in = (uInt)len; /* len <= PROFILE_READ_MAX_BYTES < 4 GiB */
+	while (rc > 0) {
+		if (o->len == o->cap && grow_out(o, err, errlen)) {
+			rc = -1;
+			break;
+		}
+		z.next_out = o->buf + o->len;
+		z.avail_out = (uInt)(o->cap - o->len);
+		rc = inflate_step(&z, in, len, err, errlen);
+		o->len = (size_t)(z.next_out - o->buf);
+	}
+	inflateEnd(&z);
+	if (rc < 0) {
+		free(o->buf);
+		o->buf = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- decoding, with an allocation budget ---- */
+
+struct budget {
+	ProtobufCAllocator a;
+	size_t used;
+	bool over;
+};
+
+static void *budget_alloc(void *data, size_t size)
+{
+	struct budget *b = data;
+
+	if (size > PPROF_READ_MAX_MEM - b->used) {
+		b->over = true;
+		return NULL;
+	}
+	b->used += size;
+	return malloc(size ? size : 1);
+}
+
+static void budget_free(void *data, void *p)
+{
+	(void)data;
+	free(p);
+}
+
+static PbProfile *decode(const unsigned char *buf, size_t len, struct budget *b,
+			 char *err, size_t errlen)
+{
+	PbProfile *pp;
+
+	b->a.alloc = budget_alloc;
+	b->a.free = budget_free;
+	b->a.allocator_data = b;
+	pp = perftools__profiles__profile__unpack(&b->a, len, buf);
+	if (pp)
+		return pp;
+	if (b->over)
+		fail_errno(err, errlen, EFBIG,
+			   "protobuf profile needs more than %lu bytes of memory to decode",
+			   (unsigned long)PPROF_READ_MAX_MEM);
+	else
+		fail_errno(err, errlen, EINVAL,
+			   "not a pprof protobuf profile: protobuf decoding failed (%zu bytes)",
+			   len);
+	return NULL;
+}
+
+/* ---- validation ---- */
+
+struct id_index {
+	uint64_t id;
+	size_t i;
+};
+
+struct rd {
+	const PbProfile *pp;
+	char *err;
+	size_t errlen;
+	size_t ci;		      /* which value is the count */
+	struct id_index *maps, *locs; /* sorted by id */
+	size_t nrecords, npcs;
+	uint64_t total;
+	size_t *name_off; /* per string: offset in the names, or -1 */
+	size_t names_len;
+};
+
+static const char *str_at(const struct rd *rd, int64_t i)
+{
+	return rd->pp->string_table[i];
+}
+
+static int check_str(const struct rd *rd, int64_t i, const char *what,
+		     uint64_t id)
+{
+	if (i >= 0 && (uint64_t)i < rd->pp->n_string_table)
+		return 0;
+	return BAD(rd,
+		   "%s %" PRIu64 " names string %" PRId64
+		   ", outside the string table (%zu strings)",
+		   what, id, i, rd->pp->n_string_table);
+}
+
+static int check_types(struct rd *rd)
+{
+	const PbProfile *pp = rd->pp;
+	size_t i, unit_count = SIZE_MAX;
+
+	if (!pp->n_string_table || pp->string_table[0][0])
+		return BAD(rd, "string_table[0] is not the empty string");
+	if (!pp->n_sample_type)
+		return BAD(rd, "no sample type");
+	for (i = 0; i < pp->n_sample_type; i++) {
+		int64_t t = pp->sample_type[i]->type,
+			u = pp->sample_type[i]->unit;
+
+		if (check_str(rd, t, "sample type", i) ||
+		    check_str(rd, u, "sample type", i))
+			return -1;
+		if (!strcmp(str_at(rd, u), "count") && unit_count == SIZE_MAX)
+			unit_count = i;
+		if (!strcmp(str_at(rd, t), "samples") &&
+		    !strcmp(str_at(rd, u), "count"))
+			break;
+	}
+	if (i == pp->n_sample_type) /* no samples/count: another count */
+		i = unit_count != SIZE_MAX ? unit_count : 0;
+	rd->ci = i;
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct id_index *)a)->id;
+	uint64_t y = ((const struct id_index *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort the ids of n messages (ids[i] = id of message i); 0 or a repeat
+ * is an error naming what. */
+static int index_ids(struct rd *rd, struct id_index *ix, size_t n,
+		     const char *what)
+{
+	qsort(ix, n, sizeof(*ix), cmp_id);
+	for (size_t i = 0; i < n; i++) {
+		if (!ix[i].id)
+			return BAD(rd, "%s %zu has id 0", what, ix[i].i);
+		if (i && ix[i].id == ix[i - 1].id)
+			return BAD(rd, "two %ss have id %" PRIu64, what,
+				   ix[i].id);
+	}
+	return 0;
+}
+
+static const struct id_index *find_id(const struct id_index *ix, size_t n,
+				      uint64_t id)
+{
+	struct id_index key = { .id = id };
+
+	return bsearch(&key, ix, n, sizeof(*ix), cmp_id);
+}
+
+static int check_mappings(struct rd *rd)
+{
+	const PbProfile *pp = rd->pp;
+
+	rd->maps = calloc(pp->n_mapping ? pp->n_mapping : 1, sizeof(*rd->maps));
+	if (!rd->maps)
+		return fail_errno(rd->err, rd->errlen, ENOMEM, "out of memory");
+	for (size_t i = 0; i < pp->n_mapping; i++) {
+		const PbMapping *m = pp->mapping[i];
+
+		rd->maps[i].id = m->id;
+		rd->maps[i].i = i;
+		if (check_str(rd, m->filename, "mapping", m->id) ||
+		    check_str(rd, m->build_id, "mapping", m->id))
+			return -1;
+		if (strchr(str_at(rd, m->filename), '\n'))
+			return BAD(rd,
+				   "mapping %" PRIu64
+				   ": file name holds a newline",
+				   m->id);
+		if (m->memory_start > m->memory_limit)
+			return BAD(rd,
+				   "mapping %" PRIu64 ": start 0x%" PRIx64
+				   " is above its limit 0x%" PRIx64,
+				   m->id, m->memory_start, m->memory_limit);
+	}
+	return index_ids(rd, rd->maps, pp->n_mapping, "mapping");
+}
+
+static int check_locations(struct rd *rd)
+{
+	const PbProfile *pp = rd->pp;
+
+	rd->locs = calloc(pp->n_location ? pp->n_location : 1,
+			  sizeof(*rd->locs));
+	if (!rd->locs)
+		return fail_errno(rd->err, rd->errlen, ENOMEM, "out of memory");
+	for (size_t i = 0; i < pp->n_location; i++) {
+		const PbLocation *l = pp->location[i];
+
+		rd->locs[i].id = l->id;
+		rd->locs[i].i = i;
+		if (l->mapping_id &&
+		    !find_id(rd->maps, pp->n_mapping, l->mapping_id))
+			return BAD(rd,
+				   "location %" PRIu64 " names mapping %" PRIu64
+				   ", which does not exist",
+				   l->id, l->mapping_id);
+	}
+	return index_ids(rd, rd->locs, pp->n_location, "location");
+}
+
+/* The thread labels of sample i: TID and name (a string index, or -1). */
+static int sample_thread(struct rd *rd, size_t i, int64_t *tid, int64_t *name)
+{
+	const PbSample *s = rd->pp->sample[i];
+
+	*tid = 0;
+	*name = -1;
+	for (size_t k = 0; k < s->n_label; k++) {
+		const Perftools__Profiles__Label *l = s->label[k];
+		const char *key;
+
+		if (check_str(rd, l->key, "a label of sample", i) ||
+		    check_str(rd, l->str, "a label of sample", i))
+			return -1;
+		key = str_at(rd, l->key);
+		if (!strcmp(key, "thread_id"))
+			*tid = l->num;
+		else if (!strcmp(key, "thread_name"))
+			*name = l->str;
+	}
+	return 0;
+}
+
+static int check_sample(struct rd *rd, size_t i)
+{
+	const PbSample *s = rd->pp->sample[i];
+	int64_t count, tid, name;
+
+	if (s->n_value != rd->pp->n_sample_type)
+		return BAD(rd, "sample %zu has %zu values for %zu sample types",
+			   i, s->n_value, rd->pp->n_sample_type);
+	count = s->value[rd->ci];
+	if (count < 0)
+		return BAD(rd, "sample %zu has a negative count %" PRId64, i,
+			   count);
+	if (sample_thread(rd, i, &tid, &name))
+		return -1;
+	if (!count)
+		return 0;
+	if (!s->n_location_id)
+		return BAD(rd, "sample %zu has no location", i);
+	if (s->n_location_id > PROFILE_READ_MAX_PCS)
+		return BAD(rd, "sample %zu has %zu locations, more than %d", i,
+			   s->n_location_id, PROFILE_READ_MAX_PCS);
+	for (size_t k = 0; k < s->n_location_id; k++)
+		if (!find_id(rd->locs, rd->pp->n_location, s->location_id[k]))
+			return BAD(rd,
+				   "sample %zu names location %" PRIu64
+				   ", which does not exist",
+				   i, s->location_id[k]);
+	if ((uint64_t)count > UINT64_MAX - rd->total)
+		return BAD(rd, "sample %zu: the sample counts overflow 64 bits",
+			   i);
+	rd->total += (uint64_t)count;
+	rd->nrecords++;
+	rd->npcs += s->n_location_id;
+	if (name > 0 && rd->name_off[name] == SIZE_MAX) {
+		rd->name_off[name] = rd->names_len;
+		rd->names_len += strlen(str_at(rd, name)) + 1;
+	}
+	return 0;
+}
+
+static int check_samples(struct rd *rd)
+{
+	size_t n = rd->pp->n_string_table;
+
+	rd->name_off = malloc(n * sizeof(*rd->name_off));
+	if (!rd->name_off)
+		return fail_errno(rd->err, rd->errlen, ENOMEM, "out of memory");
+	memset(rd->name_off, 0xff, n * sizeof(*rd->name_off));
+	for (size_t i = 0; i < rd->pp->n_sample; i++)
+		if (check_sample(rd, i))
+			return -1;
+	return 0;
+}
+
+/* ---- building the struct profile ---- */
+
+/* PC k of a record: its location's address, plus 1 for a caller.  The
+ * location was found by check_sample(). */
+static uint64_t pc_of(const struct rd *rd, uint64_t loc_id, size_t k)
+{
+	const struct id_index *ix = find_id(rd->locs, rd->pp->n_location,
+					    loc_id);
+	uint64_t a = ix ? rd->pp->location[ix->i]->address : 0;
+
+	return k ? a + 1 : a;
+}
+
+static void build_records(const struct rd *rd, struct profile *out,
+			  uint64_t *pcs, char *names)
+{
+	size_t r = 0;
+
+	for (size_t i = 0; i < rd->pp->n_sample; i++) {
+		const PbSample *s = rd->pp->sample[i];
+		struct profile_record *rec = &out->records[r];
+		int64_t tid, name;
+
+		if (!s->value[rd->ci])
+			continue;
+		sample_thread((struct rd *)rd, i, &tid, &name);
+		rec->count = (uint64_t)s->value[rd->ci];
+		rec->npcs = s->n_location_id;
+		rec->pcs = pcs;
+		for (size_t k = 0; k < s->n_location_id; k++)
+			pcs[k] = pc_of(rd, s->location_id[k], k);
+		pcs += s->n_location_id;
+		rec->tid = tid;
+		if (name > 0)
+			rec->thread = names + rd->name_off[name];
+		r++;
+	}
+	for (size_t i = 0; i < rd->pp->n_string_table; i++)
+		if (rd->name_off[i] != SIZE_MAX)
+			strcpy(names + rd->name_off[i], str_at(rd, (int64_t)i));
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	uint64_t x = (*(PbMapping *const *)a)->memory_start;
+	uint64_t y = (*(PbMapping *const *)b)->memory_start;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The mappings as /proc/PID/maps lines, in address order. */
+static int build_maps(const struct rd *rd, struct profile *out)
+{
+	size_t n = rd->pp->n_mapping, len = 0;
+	PbMapping **v = malloc((n ? n : 1) * sizeof(*v));
+	FILE *f = open_memstream(&out->maps_text, &len);
+	int rc = 0;
+
+	if (!v || !f) {
+		free(v);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	if (n) /* no mapping: the array is NULL, not to be given to memcpy */
+		memcpy(v, rd->pp->mapping, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_start);
+	for (size_t i = 0; i < n && rc >= 0; i++)
+		rc = fprintf(f,
+			     "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
+			     " 00:00 0 %s\n",
+			     v[i]->memory_start, v[i]->memory_limit,
+			     v[i]->file_offset, str_at(rd, v[i]->filename));
+	free(v);
+	if (fclose(f) || rc < 0)
+		return -1;
+	out->maps_len = len;
+	return 0;
+}
+
+static int build(const struct rd *rd, struct profile *out)
+{
+	size_t pcs_bytes = rd->npcs * sizeof(uint64_t);
+	unsigned char *st = malloc(pcs_bytes + rd->names_len + 1);
+
+	out->storage_ = st;
+	out->records = calloc(rd->nrecords ? rd->nrecords : 1,
+			      sizeof(*out->records));
+	if (!st || !out->records || build_maps(rd, out))
+		return -1;
+	build_records(rd, out, (uint64_t *)(void *)st, (char *)st + pcs_bytes);
+	out->nrecords = rd->nrecords;
+	out->total_samples = rd->total;
+	out->threads = true; /* the format has them, if only as labels */
+	return 0;
+}
+
+static uint64_t period_us(const PbProfile *pp)
+{
+	const char *unit;
+
+	if (!pp->period_type || pp->period <= 0 || pp->period_type->unit < 0 ||
+	    (uint64_t)pp->period_type->unit >= pp->n_string_table)
+		return 0;
+	unit = pp->string_table[pp->period_type->unit];
+	if (!strcmp(unit, "nanoseconds"))
+		return (uint64_t)pp->period / 1000;
+	if (!strcmp(unit, "microseconds"))
+		return (uint64_t)pp->period;
+	return 0;
+}
+
+static int convert(const PbProfile *pp, struct profile *out, char *err,
+		   size_t errlen)
+{
+	struct rd rd = { .pp = pp, .err = err, .errlen = errlen };
+	int rc = -1;
+
+	if (!check_types(&rd) && !check_mappings(&rd) &&
+	    !check_locations(&rd) && !check_samples(&rd)) {
+		rc = build(&rd, out);
+		if (rc) {
+			profile_free(out);
+			fail_errno(err, errlen, ENOMEM, "out of memory");
+		}
+	}
+	out->period_us = rc ? 0 : period_us(pp);
+	free(rd.maps);
+	free(rd.locs);
+	free(rd.name_off);
+	return rc;
+}
+
+int pprof_parse(const void *data, size_t len, struct profile *out, char *err,
+		size_t errlen)
+{
+	const unsigned char *d = data;
+	struct inflated raw = { .buf = NULL };
+	struct budget b = { .used = 0 };
+	PbProfile *pp;
+	int rc, e;
+
+	memset(out, 0, sizeof(*out));
+	if (err && errlen)
+		err[0] = '\0';
+	if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
+		if (gunzip(d, len, &raw, err, errlen))
+			return -1;
+		d = raw.buf;
+		len = raw.len;
+	}
+	pp = decode(d, len, &b, err, errlen);
+	free(raw.buf);
+	if (!pp)
+		return -1;
+	rc = convert(pp, out, err, errlen);
+	e = errno;
+	perftools__profiles__profile__free_unpacked(pp, &b.a);
+	errno = e;
+	return rc;
+}

@@ -1,0 +1,54 @@
+/*
+ * pprof_read.h - reader of pprof protobuf profiles (profile.proto), as
+ * ptprof writes them (pprof_out.h) and as go tool pprof and other tools
+ * do: gzipped (the format's rule), or not.
+ *
+ * The profile becomes the struct profile of profile_read.h, so that
+ * ptprof report treats both formats alike: one record per sample, its
+ * PCs the addresses of its locations, leaf first, the callers' plus 1
+ * (a protobuf stores them already minus 1; the report subtracts 1 from
+ * callers again); its count the value of the sample type samples/count
+ * (else the first of unit "count", else the first); its thread from the
+ * labels thread_id (number) and thread_name (string), when present
+ * (0 and NULL otherwise); profile.threads is true for every protobuf,
+ * as the format can say which thread a sample is from.  The maps text is made from the
+ * mappings, one /proc/PID/maps-style line each, in address order, so
+ * that the symbolizer names the PCs from the files, as for a legacy
+ * profile; the protobuf's own function names are not used.  period_us is
+ * the period when its unit is nanoseconds or microseconds, else 0.
+ * Samples with a count of 0 are skipped.
+ *
+ * Hostile input: the decompressed protobuf is at most PPROF_READ_MAX_BYTES
+ * and its decoding may allocate at most PPROF_READ_MAX_MEM bytes, so a
+ * small file cannot make the reader allocate without bound.  Everything
+ * that refers to something else is checked: string indexes inside the
+ * string table (whose entry 0 must be ""), ids non-zero and unique, a
+ * sample's locations and a location's mapping present, one value per
+ * sample type, counts not negative and their sum within 64 bits, at most
+ * PROFILE_READ_MAX_PCS locations per sample and at least one, mappings
+ * with start <= limit and no newline in their file name.
+ *
+ * Contract: as profile_read.h: never prints or exits; -1 with errno
+ * (EINVAL: bad content; EFBIG: too large; ENOMEM) and one sentence in
+ * err, e.g. "bad gzip data at byte 10: invalid block type"; *out zeroed
+ * on failure, freed with profile_free() on success.
+ */
+#ifndef PTPROF_PPROF_READ_H
+#define PTPROF_PPROF_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "profile_read.h"
+
+#define PPROF_READ_MAX_BYTES (256UL << 20) /* decompressed protobuf */
+#define PPROF_READ_MAX_MEM (1UL << 30)	   /* decoding it */
+
+/* Whether data looks like a pprof profile: gzip magic, or a protobuf
+ * whose first field is Profile.sample_type (byte 0a), as pprof's are. */
+bool pprof_detect(const void *data, size_t len);
+
+int pprof_parse(const void *data, size_t len, struct profile *out, char *err,
+		size_t errlen);
+
+#endif /* PTPROF_PPROF_READ_H */

@@ -1,0 +1,37 @@
+/*
+ * thread_report.h - a profile's samples by thread: the table of ptprof
+ * report --threads, and the --thread filter of the other reports.
+ *
+ * Threads come from the records' tid and thread name (profile_read.h),
+ * which only a pprof protobuf profile carries (profile.threads); callers
+ * check that first.  Samples without thread labels (a protobuf of
+ * another tool) make one row with TID "-" and no name.  A thread is its TID; when it was seen under several
+ * names (it renamed itself), the row shows the name it had in the most
+ * samples.
+ *
+ * Contract: never prints elsewhere than the stream given, never exits.
+ * thread_report_write() returns 0, or -1 with errno (a write error,
+ * ENOMEM).
+ */
+#ifndef PTPROF_THREAD_REPORT_H
+#define PTPROF_THREAD_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "profile_read.h"
+
+/*
+ * "Total: N samples", a header, then one row per thread, most samples
+ * first (then by TID): samples, % of all samples, TID, name.
+ */
+int thread_report_write(const struct profile *p, FILE *out);
+
+/*
+ * Keep only the records of one thread: sel is a TID when it is all
+ * digits (and then also matches a thread of that name), else a thread
+ * name.  Returns the number of records kept; total_samples follows.
+ */
+size_t thread_report_keep(struct profile *p, const char *sel);
+
+#endif /* PTPROF_THREAD_REPORT_H */

@@ -1,0 +1,492 @@
+/*
+ * test_pprof - the pprof protobuf writer and reader: a builder's samples
+ * written and read back (records, threads, callers' addresses), the
+ * protobuf itself decoded field by field (sample types, period, labels,
+ * mappings with this program's build ID, locations, functions), and the
+ * reader's refusals of hostile input, each with its one sentence.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "debugfile.h"
+#include "maps.h"
+#include "pprof_out.h"
+#include "pprof_read.h"
+#include "profile.pb-c.h"
+#include "profile_read.h"
+#include "unit.h"
+
+typedef Perftools__Profiles__Profile PbProfile;
+
+__attribute__((noinline, noclone)) int pprof_test_leaf(int x);
+__attribute__((noinline, noclone)) int pprof_test_leaf(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 3 + 1;
+}
+
+static char tmpdir[] = "/tmp/test_pprof.XXXXXX";
+
+static void read_file(const char *path, unsigned char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 20, n;
+
+	*buf = malloc(cap);
+	*len = 0;
+	if (!f || !*buf)
+		return;
+	while ((n = fread(*buf + *len, 1, cap - *len, f)) > 0) {
+		*len += n;
+		if (*len == cap)
+			*buf = realloc(*buf, cap *= 2);
+	}
+	fclose(f);
+}
+
+/* gunzip a whole file into memory with zlib's gz* reader. */
+static unsigned char *gunzip_file(const char *path, size_t *len)
+{
+	gzFile gz = gzopen(path, "rb");
+	size_t cap = 1 << 20;
+	unsigned char *buf = malloc(cap);
+	int n;
+
+	*len = 0;
+	while (gz && buf && (n = gzread(gz, buf + *len, (unsigned)(cap - *len))) > 0) {
+		*len += (size_t)n;
+		if (*len == cap)
+			buf = realloc(buf, cap *= 2);
+	}
+	if (gz)
+		gzclose(gz);
+	return buf;
+}
+
+static uint64_t leaf_pc, caller_pc;
+
+/* Samples: thread 100 "alpha" twice the same stack (merged), thread 200
+ * "beta" the same stack, thread 300 unnamed a stack cut at a zero PC, and
+ * a stack deeper than max_depth (3). */
+static struct pprof_builder *make_builder(void)
+{
+	struct pprof_builder *b = pprof_builder_new(3);
+	uint64_t s1[] = { leaf_pc, caller_pc };
+	uint64_t s2[] = { leaf_pc + 1, 0, caller_pc };
+	uint64_t s3[] = { leaf_pc, caller_pc, caller_pc + 8, caller_pc + 16,
+			  caller_pc + 24 };
+
+	pprof_builder_add(b, 100, "alpha", s1, 2, 2);
+	pprof_builder_add(b, 100, "alpha", s1, 2, 3);
+	pprof_builder_add(b, 200, "beta", s1, 2, 1);
+	pprof_builder_add(b, 300, "", s2, 3, 4);
+	pprof_builder_add(b, 300, NULL, s3, 5, 1);
+	pprof_builder_add(b, 400, "none", s1, 0, 9); /* empty: ignored */
+	return b;
+}
+
+static struct maps *self_maps(void)
+{
+	struct maps *m = maps_new();
+	unsigned char *text;
+	size_t len;
+
+	read_file("/proc/self/maps", &text, &len);
+	CHECK(maps_update(m, (char *)text, len) == 0);
+	free(text);
+	return m;
+}
+
+static const struct profile_record *find_rec(const struct profile *p,
+					     int64_t tid, size_t npcs)
+{
+	for (size_t i = 0; i < p->nrecords; i++)
+		if (p->records[i].tid == tid && p->records[i].npcs == npcs)
+			return &p->records[i];
+	return NULL;
+}
+
+static void check_read_back(const char *path)
+{
+	struct profile p;
+	const struct profile_record *r;
+	char err[256];
+
+	CHECKF(profile_read_file(path, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECK(p.threads);
+	CHECKF(p.nrecords == 4, "nrecords %zu", p.nrecords);
+	CHECK(p.total_samples == 11);
+	CHECKF(p.period_us == 10000, "period %llu",
+	       (unsigned long long)p.period_us);
+	r = find_rec(&p, 100, 2);
+	CHECK(r && r->count == 5 && r->pcs[0] == leaf_pc &&
+	      r->pcs[1] == caller_pc && r->thread && !strcmp(r->thread, "alpha"));
+	r = find_rec(&p, 200, 2);
+	CHECK(r && r->count == 1 && r->thread && !strcmp(r->thread, "beta"));
+	r = find_rec(&p, 300, 1);
+	CHECK(r && r->count == 4 && r->pcs[0] == leaf_pc + 1 && !r->thread);
+	r = find_rec(&p, 300, 3);
+	CHECK(r && r->pcs[2] == caller_pc + 8);
+	CHECK(p.maps_text && strstr(p.maps_text, " r-xp "));
+	profile_free(&p);
+}
+
+static const char *str(const PbProfile *pp, int64_t i)
+{
+	return i >= 0 && (size_t)i < pp->n_string_table ? pp->string_table[i] :
+							  "(bad index)";
+}
+
+static void check_header(const PbProfile *pp)
+{
+	CHECK(pp->n_string_table > 0 && !pp->string_table[0][0]);
+	CHECK(pp->n_sample_type == 2);
+	if (pp->n_sample_type == 2) {
+		CHECK(!strcmp(str(pp, pp->sample_type[0]->type), "samples"));
+		CHECK(!strcmp(str(pp, pp->sample_type[0]->unit), "count"));
+		CHECK(!strcmp(str(pp, pp->sample_type[1]->type), "wall"));
+		CHECK(!strcmp(str(pp, pp->sample_type[1]->unit), "nanoseconds"));
+	}
+	CHECK(pp->period_type && !strcmp(str(pp, pp->period_type->type), "wall"));
+	CHECK(pp->period == 10000000 && pp->duration_nanos == 2000000000 &&
+	      pp->time_nanos == 1234);
+	CHECK(pp->n_sample == 4);
+}
+
+/* mapping[0] is this program (not a library), with its build ID. */
+static void check_mappings(const PbProfile *pp)
+{
+	char want[256] = "";
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	elf = debugfile_open_elf("/proc/self/exe", &fd);
+	CHECK(elf && debugfile_build_id(elf, want, sizeof(want)));
+	if (elf) {
+		elf_end(elf);
+		close(fd);
+	}
+	CHECK(pp->n_mapping > 1);
+	if (!pp->n_mapping)
+		return;
+	CHECKF(strstr(str(pp, pp->mapping[0]->filename), "test_pprof"),
+	       "mapping[0] is %s", str(pp, pp->mapping[0]->filename));
+	CHECKF(!strcmp(str(pp, pp->mapping[0]->build_id), want),
+	       "build id '%s', readelf says '%s'",
+	       str(pp, pp->mapping[0]->build_id), want);
+	CHECK(pp->mapping[0]->has_functions);
+}
+
+/* The leaf's location is its PC, a caller's its PC - 1; the leaf names
+ * pprof_test_leaf. */
+static void check_locations(const PbProfile *pp)
+{
+	bool leaf = false, caller = false, named = false;
+
+	for (size_t i = 0; i < pp->n_location; i++) {
+		const Perftools__Profiles__Location *l = pp->location[i];
+
+		CHECK(l->id == i + 1);
+		leaf |= l->address == leaf_pc;
+		caller |= l->address == caller_pc - 1;
+		CHECK(l->address != caller_pc || caller_pc == leaf_pc + 1);
+		if (l->address == leaf_pc && l->n_line == 1 &&
+		    l->line[0]->function_id >= 1 &&
+		    l->line[0]->function_id <= pp->n_function) {
+			const Perftools__Profiles__Function *f =
+				pp->function[l->line[0]->function_id - 1];
+
+			named = f->id == l->line[0]->function_id &&
+				!strcmp(str(pp, f->name), "pprof_test_leaf") &&
+				!strcmp(str(pp, f->system_name), "pprof_test_leaf");
+		}
+	}
+	CHECK(leaf && caller && named);
+}
+
+/* Labels: thread_id always, thread_name when the thread had a name. */
+static void check_labels(const PbProfile *pp)
+{
+	int named = 0, unnamed = 0;
+
+	for (size_t i = 0; i < pp->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pp->sample[i];
+
+		CHECK(s->n_value == 2 &&
+		      s->value[1] == s->value[0] * 10000000);
+		CHECK(s->n_label >= 1 &&
+		      !strcmp(str(pp, s->label[0]->key), "thread_id"));
+		if (s->n_label == 2 &&
+		    !strcmp(str(pp, s->label[1]->key), "thread_name"))
+			named++;
+		else if (s->n_label == 1 && s->label[0]->num == 300)
+			unnamed++;
+	}
+	CHECK(named == 2 && unnamed == 2);
+}
+
+static void test_round_trip(void)
+{
+	struct pprof_builder *b;
+	struct maps *m;
+	struct pprof_meta meta = { .period_ns = 10000000, .wall = true,
+				   .time_nanos = 1234,
+				   .duration_nanos = 2000000000 };
+	char path[256];
+	unsigned char *raw;
+	size_t len;
+	PbProfile *pp;
+
+	leaf_pc = (uint64_t)(uintptr_t)&pprof_test_leaf + 4;
+	caller_pc = (uint64_t)(uintptr_t)&test_round_trip + 16;
+	b = make_builder();
+	m = self_maps();
+	CHECK(b && pprof_builder_samples(b) == 4);
+	snprintf(path, sizeof(path), "%s/p.pb.gz", tmpdir);
+	CHECKF(pprof_write_file(path, b, m, &meta) == 0, "%s", strerror(errno));
+	check_read_back(path);
+	raw = gunzip_file(path, &len);
+	pp = perftools__profiles__profile__unpack(NULL, len, raw);
+	CHECK(pp != NULL);
+	if (pp) {
+		check_header(pp);
+		check_mappings(pp);
+		check_locations(pp);
+		check_labels(pp);
+		perftools__profiles__profile__free_unpacked(pp, NULL);
+	}
+	free(raw);
+	pprof_builder_free(b);
+	maps_free(m);
+}
+
+/* ---- hostile input ---- */
+
+static void expect_fail(const void *data, size_t len, int e, const char *want)
+{
+	struct profile p;
+	char err[256] = "";
+
+	CHECKF(pprof_parse(data, len, &p, err, sizeof(err)) < 0 && errno == e &&
+	       strstr(err, want) && !strchr(err, '\n'),
+	       "wanted '%s' (errno %d), got '%s' (errno %d)", want, e, err,
+	       errno);
+	CHECK(!p.records && !p.maps_text && !p.nrecords);
+}
+
+static unsigned char *gzip_mem(const void *data, size_t len, size_t *outlen)
+{
+	uLong cap = compressBound(len) + 64;
+	unsigned char *out = malloc(cap);
+	z_stream z;
+
+	memset(&z, 0, sizeof(z));
+	deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+	z.next_in = (unsigned char *)(uintptr_t)data;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	deflate(&z, Z_FINISH);
+	*outlen = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+/* A small valid profile to break: one mapping, one location in it, one
+ * sample of it, as protobuf-c messages the cases change. */
+struct small {
+	PbProfile p;
+	Perftools__Profiles__ValueType vt, *vtp;
+	Perftools__Profiles__Mapping m, *mp;
+	Perftools__Profiles__Location l, *lp;
+	Perftools__Profiles__Sample s, *sp;
+	uint64_t loc_ids[1];
+	int64_t values[1];
+	char *strs[4];
+};
+
+static void small_init(struct small *x)
+{
+	static char s0[] = "", s1[] = "samples", s2[] = "count", s3[] = "/bin/true";
+
+	memset(x, 0, sizeof(*x));
+	perftools__profiles__profile__init(&x->p);
+	perftools__profiles__value_type__init(&x->vt);
+	perftools__profiles__mapping__init(&x->m);
+	perftools__profiles__location__init(&x->l);
+	perftools__profiles__sample__init(&x->s);
+	x->strs[0] = s0, x->strs[1] = s1, x->strs[2] = s2, x->strs[3] = s3;
+	x->p.n_string_table = 4, x->p.string_table = x->strs;
+	x->vt.type = 1, x->vt.unit = 2, x->vtp = &x->vt;
+	x->p.n_sample_type = 1, x->p.sample_type = &x->vtp;
+	x->m.id = 1, x->m.memory_start = 0x1000, x->m.memory_limit = 0x2000;
+	x->m.filename = 3, x->mp = &x->m;
+	x->p.n_mapping = 1, x->p.mapping = &x->mp;
+	x->l.id = 7, x->l.mapping_id = 1, x->l.address = 0x1100, x->lp = &x->l;
+	x->p.n_location = 1, x->p.location = &x->lp;
+	x->loc_ids[0] = 7, x->values[0] = 3;
+	x->s.n_location_id = 1, x->s.location_id = x->loc_ids;
+	x->s.n_value = 1, x->s.value = x->values;
+	x->sp = &x->s;
+	x->p.n_sample = 1, x->p.sample = &x->sp;
+}
+
+/* Pack x (gzipped when gz) and expect want, or success when want NULL. */
+static void small_expect(const struct small *x, bool gz, const char *want)
+{
+	size_t len = perftools__profiles__profile__get_packed_size(&x->p), zlen;
+	unsigned char *buf = malloc(len + 1), *z;
+	struct profile p;
+	char err[256] = "";
+
+	perftools__profiles__profile__pack(&x->p, buf);
+	z = gz ? gzip_mem(buf, len, &zlen) : NULL;
+	if (want) {
+		expect_fail(gz ? z : buf, gz ? zlen : len, EINVAL, want);
+	} else {
+		CHECKF(pprof_parse(gz ? z : buf, gz ? zlen : len, &p, err,
+				   sizeof(err)) == 0, "%s", err);
+		CHECK(p.nrecords == 1 && p.total_samples == 3 &&
+		      p.records[0].pcs[0] == 0x1100 && p.threads &&
+		      !p.records[0].tid && !p.records[0].thread);
+		CHECK(p.records[0].npcs < 2 || p.records[0].pcs[1] == 0x1101);
+		CHECKF(p.maps_text &&
+		       !strcmp(p.maps_text, "1000-2000 r-xp 00000000 00:00 0 /bin/true\n"),
+		       "maps '%s'", p.maps_text);
+		profile_free(&p);
+	}
+	free(buf);
+	free(z);
+}
+
+static void test_bad_messages(void)
+{
+	struct small x;
+	static char bad0[] = "x", nl[] = "/bin/a\nb";
+	uint64_t two[2] = { 7, 7 };
+	Perftools__Profiles__Location *locs[2];
+
+	small_init(&x);
+	small_expect(&x, true, NULL);
+	small_expect(&x, false, NULL); /* uncompressed is accepted too */
+	x.l.mapping_id = 5;
+	small_expect(&x, true, "location 7 names mapping 5, which does not exist");
+	small_init(&x);
+	x.loc_ids[0] = 8;
+	small_expect(&x, true, "sample 0 names location 8, which does not exist");
+	small_init(&x);
+	x.m.filename = 9;
+	small_expect(&x, true, "mapping 1 names string 9, outside the string table");
+	small_init(&x);
+	x.strs[0] = bad0;
+	small_expect(&x, true, "string_table[0] is not the empty string");
+	small_init(&x);
+	x.strs[3] = nl;
+	small_expect(&x, true, "file name holds a newline");
+	small_init(&x);
+	x.m.memory_start = 0x3000;
+	small_expect(&x, true, "is above its limit");
+	small_init(&x);
+	x.values[0] = -1;
+	small_expect(&x, true, "negative count");
+	small_init(&x);
+	x.s.n_value = 0;
+	small_expect(&x, true, "has 0 values for 1 sample types");
+	small_init(&x);
+	x.l.id = 0;
+	x.loc_ids[0] = 0;
+	small_expect(&x, true, "location 0 has id 0");
+	small_init(&x);
+	x.s.n_location_id = 0;
+	small_expect(&x, true, "sample 0 has no location");
+	small_init(&x);
+	x.p.n_sample_type = 0;
+	small_expect(&x, true, "no sample type");
+	small_init(&x);
+	x.s.n_location_id = 2; /* a location twice (recursion) is fine */
+	x.s.location_id = two;
+	small_expect(&x, true, NULL);
+	small_init(&x);
+	/* No mapping at all (found by fuzz_pprof_read: memcpy from NULL). */
+	x.p.n_mapping = 0;
+	x.p.mapping = NULL;
+	x.l.mapping_id = 0;
+	{
+		size_t len = perftools__profiles__profile__get_packed_size(&x.p);
+		unsigned char *buf = malloc(len);
+		struct profile p;
+
+		perftools__profiles__profile__pack(&x.p, buf);
+		CHECK(pprof_parse(buf, len, &p, NULL, 0) == 0 && p.nrecords == 1 &&
+		      p.maps_len == 0 && p.maps_text && !p.maps_text[0]);
+		profile_free(&p);
+		free(buf);
+	}
+	small_init(&x);
+	locs[0] = locs[1] = &x.l;
+	x.p.n_location = 2;
+	x.p.location = locs;
+	small_expect(&x, true, "two locations have id 7");
+}
+
+static void test_bad_bytes(void)
+{
+	static const unsigned char not_gzip_deflate[] = {
+		0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03, 0xff, 0xff, 0xff
+	};
+	const char garbage[] = "this is not a protobuf, just text";
+	unsigned char *z, *good;
+	size_t zlen, glen;
+	char path[256];
+
+	expect_fail(not_gzip_deflate, sizeof(not_gzip_deflate), EINVAL,
+		    "bad gzip data at byte");
+	z = gzip_mem(garbage, sizeof(garbage), &zlen);
+	expect_fail(z, zlen, EINVAL, "protobuf decoding failed");
+	free(z);
+	snprintf(path, sizeof(path), "%s/p.pb.gz", tmpdir);
+	read_file(path, &good, &glen);
+	CHECK(glen > 40);
+	expect_fail(good, glen / 2, EINVAL, "truncated gzip data");
+	expect_fail(good, 12, EINVAL, "truncated gzip data");
+	free(good);
+}
+
+/* A gzip bomb: 300 MiB of zeros in about 300 KB is refused, not read. */
+static void test_bomb(void)
+{
+	size_t n = 300u << 20, zlen;
+	unsigned char *zeros = calloc(1, n), *z;
+
+	if (!zeros)
+		return;
+	z = gzip_mem(zeros, n, &zlen);
+	free(zeros);
+	expect_fail(z, zlen, EFBIG, "decompresses to more than");
+	free(z);
+}
+
+int main(void)
+{
+	char cmd[300];
+
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 99;
+	}
+	test_round_trip();
+	test_bad_messages();
+	test_bad_bytes();
+	test_bomb();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+	return unit_result("test_pprof");
+}
