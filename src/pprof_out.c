@@ -281,7 +281,12 @@ static int add_mappings(struct pb *pb)
 		m[i].memory_limit = e->end;
 		m[i].file_offset = e->offset;
 		m[i].filename = pb_str(pb, e->path);
-		build_id(pb->meta->root, e->path, bid, sizeof(bid));
+		/* The sampler read it from the very file mapped (inode
+		 * checked, dlclose'd and deleted files too); else now. */
+		if (e->build_id)
+			snprintf(bid, sizeof(bid), "%s", e->build_id);
+		else
+			build_id(pb->meta->root, e->path, bid, sizeof(bid));
 		m[i].build_id = pb_str(pb, bid);
 		mp[i] = &m[i];
 	}

@@ -496,19 +496,25 @@ static bool repeat_last_stack(struct sampler *s, struct thread *th)
 
 /*
  * Thread names are read (comm, one small file) when a thread is first
- * listed, and again when it is due for a sample and its name is a second
- * old: threads name themselves after they start (pthread_setname_np), and
- * reading every thread's name every tick would cost more than sampling.
+ * listed, and again when it is due for a sample and its name is 1, 2, 4,
+ * ... ticks old, then a second old: threads name themselves just after
+ * they start (pthread_setname_np), and reading every thread's name every
+ * tick would cost more than sampling.
  * The selection (-t, --thread-name) is decided on the name as last read.
  */
 static bool selected(struct sampler *s, struct thread *th, bool due)
 {
-	uint64_t per_sec = NSEC_PER_SEC / s->period_ns;
+	uint64_t per_sec = NSEC_PER_SEC / s->period_ns, every;
 
 	if (!s->cfg->want_names && !s->cfg->select)
 		return true;
-	if (!th->name_tick ||
-	    (due && s->tick - th->name_tick >= (per_sec ? per_sec : 1))) {
+	/* A new thread is usually named just after it starts: read again
+	 * after 1, 2, 4, ... ticks, up to once a second. */
+	every = th->name_reads < 20 ? (uint64_t)1 << th->name_reads : per_sec;
+	if (every > per_sec)
+		every = per_sec ? per_sec : 1;
+	if (!th->name_tick || (due && s->tick - th->name_tick >= every)) {
+		th->name_reads++;
 		if (procfs_comm(s->cfg->pid, th->tid, th->name,
 				sizeof(th->name)))
 			th->name[0] = '\0';

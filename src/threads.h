@@ -50,6 +50,7 @@ struct thread {
 			       sample (negative: counted ahead) */
 	char name[16];	    /* comm, when names are wanted ("" unread) */
 	uint64_t name_tick; /* tick the name was read at */
+	unsigned name_reads; /* times it was read */
 	bool selected;	    /* passes the thread selection (as of name_tick) */
 	pid_t tracer;	    /* another process that traces it, or 0 */
 	uint64_t retry_tick; /* ... seize it again from this tick on */
