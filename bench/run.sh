@@ -101,14 +101,18 @@ grab() {
 
 # Fields of a sampler's summary line (ptprof or floor): only the stable
 # ones; p50/p99 when the sampler prints them on a line about pauses.
+# samples: the thread stacks taken (ptprof --stats "stacks N"; in CPU mode
+# the summary's "samples" are weighted by CPU time, so a stack taken every
+# few ticks counts for several), else the summary's figure.
 parse_sampler() {
-	local text=$1 line pl
+	local text=$1 line pl stacks
 	line=$(grep -m1 -E '^(ptprof|floor): .*ticks' <<<"$text")
 	pl=$(grep -E 'pause' <<<"$text" | tr '\n' ' ')
+	stacks=$(grab "$text" ' stacks ([0-9]+),')
 	printf 'ticks=%s missed=%s samples=%s threads=%s pause_mean_us=%s pause_max_us=%s pause_p50_us=%s pause_p99_us=%s unwind_p50_us=%s' \
 		"$(grab "$line" '([0-9]+) ticks')" \
 		"$(grab "$line" '\(([0-9]+) missed\)')" \
-		"$(grab "$line" '([0-9]+) samples')" \
+		"${stacks:-$(grab "$line" '([0-9]+) samples')}" \
 		"$(grab "$line" '([0-9]+) threads')" \
 		"$(grab "$line" 'pause mean ([0-9.]+) ?us')" \
 		"$(grab "$line" 'pause [^,]*max ([0-9.]+) ?us')" \
