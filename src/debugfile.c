@@ -14,10 +14,11 @@
 #include <unistd.h>
 
 #include "debugfile.h"
+#include "mapfile.h"
 
 Elf *debugfile_open_elf(const char *path, int *fdp)
 {
-	return debugfile_elf_begin(open(path, O_RDONLY | O_CLOEXEC), fdp);
+	return debugfile_elf_begin(mapfile_open_regular(path, 0), fdp);
 }
 
 Elf *debugfile_elf_begin(int fd, int *fdp)

@@ -22,19 +22,30 @@ int mapfile_is_deleted(const char *path)
 	return n >= m && !strcmp(path + n - m, DELETED_SUFFIX);
 }
 
-/* path opened read-only; with ino (not 0) only if it is that inode. */
-static int open_ino(const char *path, uint64_t ino)
+int mapfile_open_regular(const char *path, uint64_t ino)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO named by a hostile profile must not
+	 * wait for a writer (it is refused below; a regular file ignores
+	 * the flag); O_NOCTTY: a terminal must not become ours. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
-	if (fd >= 0 && ino && (fstat(fd, &st) || (uint64_t)st.st_ino != ino)) {
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	if (ino && (uint64_t)st.st_ino != ino) {
 		close(fd);
 		errno = ENOENT;
 		return -1;
 	}
 	return fd;
 }
+
+#define open_ino mapfile_open_regular
 
 static int open_rooted(const char *root, const char *path, uint64_t ino)
 {

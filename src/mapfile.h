@@ -24,7 +24,9 @@
  *
  * Contract: no state; never prints.  mapfile_open() returns a file
  * descriptor opened O_RDONLY | O_CLOEXEC, for the caller to close, or -1
- * with errno (ENOENT when no candidate matched).
+ * with errno (ENOENT when no candidate matched).  Only regular files are
+ * opened: a FIFO, device or directory a profile names is refused
+ * (EINVAL) without waiting, so a hostile profile cannot hang a report.
  */
 #ifndef PTPROF_MAPFILE_H
 #define PTPROF_MAPFILE_H
@@ -47,5 +49,9 @@ int mapfile_open_exact(const char *root, pid_t pid,
 
 /* Whether path is a maps path of a file removed since it was mapped. */
 int mapfile_is_deleted(const char *path);
+
+/* path, opened O_RDONLY if it is a regular file (with ino not 0: that
+ * inode), never waiting on a FIFO; -1 with errno otherwise. */
+int mapfile_open_regular(const char *path, uint64_t ino);
 
 #endif /* PTPROF_MAPFILE_H */

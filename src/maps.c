@@ -267,6 +267,11 @@ const struct map_entry *maps_find_at_or_above(const struct maps *m,
 	return lo < m->n ? &m->v[lo] : NULL;
 }
 
+const struct map_entry *maps_entry(const struct maps *m, size_t i)
+{
+	return i < m->n ? &m->v[i] : NULL;
+}
+
 bool maps_covers_exec(const struct maps *m, uint64_t addr)
 {
 	const struct map_entry *e = maps_find(m, addr);

@@ -86,6 +86,10 @@ bool map_entry_is_file(const struct map_entry *e);
 /* Number of mappings held, gone ones included. */
 size_t maps_count(const struct maps *m);
 
+/* The i-th mapping by start address, gone ones included (i below
+ * maps_count()), for a writer that lists them all. */
+const struct map_entry *maps_entry(const struct maps *m, size_t i);
+
 /*
  * Read the build IDs of the files of the newest snapshot's executable
  * mappings not looked at yet, through root (e.g. "/proc/PID/task/TID/root")

@@ -236,8 +236,9 @@ static size_t collect_exec(const struct maps *m, const struct map_entry **out)
 	const struct map_entry *e;
 	size_t n = 0;
 
-	for (e = maps_find_at_or_above(m, 0); e;
-	     e = e->end ? maps_find_at_or_above(m, e->end) : NULL)
+	/* gone ones too: a library dlclose'd during the run still names
+	 * its samples */
+	for (size_t i = 0; (e = maps_entry(m, i)); i++)
 		if (e->exec) {
 			if (out)
 				out[n] = e;

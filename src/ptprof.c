@@ -153,11 +153,10 @@ static void print_summary(const struct options *o,
 /* Threads another tracer held were not sampled: say so, even with -q. */
 static void warn_foreign(const struct sampler_stats *st)
 {
-	char comm[64] = "?";
+	const char *comm = st->foreign_comm;
 
 	if (!st->foreign_traced)
 		return;
-	procfs_comm(st->foreign_tracer, 0, comm, sizeof(comm));
 	if (st->foreign_traced == 1)
 		msg("warning: thread %d was not sampled: it is traced by PID "
 		    "%d (%s)", (int)st->foreign_tid, (int)st->foreign_tracer,

@@ -303,8 +303,32 @@ static int read_cpu(struct sampler *s, struct thread *th)
 	if (th->sched_fd < 0)
 		th->sched_fd = procfs_open_schedstat(s->cfg->pid, th->tid);
 	if (th->sched_fd < 0 ||
-	    procfs_read_schedstat(th->sched_fd, &th->cpu_now, &th->runs_now))
+	    procfs_read_schedstat(th->sched_fd, &th->cpu_now, &th->runs_now)) {
+		/* Gone (ESRCH); if its TID comes back it is another thread,
+		 * whose file must be opened anew. */
+		if (th->sched_fd >= 0)
+			close(th->sched_fd);
+		th->sched_fd = -1;
 		return -1;
+	}
+	/*
+	 * Counters that went backwards belong to another task under the
+	 * same TID: after a non-leader's execve() the leader's TID is the
+	 * exec'ing thread's (de_thread()), or a TID was reused.  Start it
+	 * afresh, as a thread never seen.  (One that went forwards cannot be
+	 * told apart: its CPU time since the old one's last reading is
+	 * counted.)
+	 */
+	if (th->have_cpu && (th->cpu_now < th->cpu_base ||
+			     th->cpu_now < th->cpu_read ||
+			     th->runs_now < th->runs_base)) {
+		th->have_cpu = false;
+		th->carry = 0;
+		th->quiet = false;
+		th->idle_checks = 0;
+		th->name_tick = 0;
+		th->name_reads = 0;
+	}
 	th->cpu_fresh = true;
 	return 0;
 }
@@ -345,8 +369,14 @@ static void read_process_cpu(struct sampler *s)
 		th->cpu_fresh = false;
 		/* A thread read for the first time has no earlier reading:
 		 * what it used so far counts as unexplained. */
-		if (clock && !th->quiet && th->have_cpu && read_cpu(s, th) == 0)
+		if (clock && !th->quiet && th->have_cpu &&
+		    read_cpu(s, th) == 0 && th->have_cpu) {
 			explained += th->cpu_now - th->cpu_read;
+			/* Here, not only in ran_since_capture(): a thread it
+			 * skips (held by another tracer, still LATE) must
+			 * not explain the same time again next tick. */
+			th->cpu_read = th->cpu_now;
+		}
 	}
 	if (!clock) {
 		s->have_proc_cpu = false;
@@ -545,8 +575,21 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		return 0; /* LATE: still seized, its stop not yet in */
 	if (th->tracer && s->tick < th->retry_tick)
 		return 0; /* held by another tracer: see below */
+	if (th->tracer && !th->rebased) {
+		/* Its window is over: what it ran while held was not ours
+		 * to sample; count from now. */
+		th->rebased = true;
+		if (read_cpu(s, th) == 0) {
+			th->cpu_base = th->cpu_read = th->cpu_now;
+			th->runs_base = th->runs_now;
+		}
+		th->carry = 0;
+	}
 	due = ran_since_capture(s, th); /* for every thread: see there */
 	if (!selected(s, th, due)) {
+		/* Its CPU time is not for this profile, even if its name
+		 * is selected later. */
+		th->carry = 0;
 		s->st->threads_unselected++;
 		return 0;
 	}
@@ -582,9 +625,18 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 				if (!s->st->foreign_tid) {
 					s->st->foreign_tid = tid;
 					s->st->foreign_tracer = tracer;
+					/* now: the tracer may be gone by the end */
+					if (procfs_comm(tracer, 0,
+							s->st->foreign_comm,
+							sizeof(s->st->foreign_comm)))
+						snprintf(s->st->foreign_comm,
+							 sizeof(s->st->foreign_comm),
+							 "?");
 				}
 			}
 			th->tracer = tracer;
+			th->rebased = false;
+			th->carry = 0;
 			th->retry_tick = s->tick + NSEC_PER_SEC / s->period_ns;
 		}
 		errno = EPERM;

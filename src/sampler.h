@@ -115,6 +115,7 @@ struct sampler_stats {
 	 * its tracer. */
 	uint64_t foreign_traced;
 	pid_t foreign_tid, foreign_tracer;
+	char foreign_comm[64];	/* the tracer's name, read when first seen */
 	uint64_t elapsed_ns;
 	enum sampler_end end;
 	int end_signal;		/* for SAMPLER_END_SIGNAL */
