@@ -18,7 +18,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "debugfile.h"
 #include "demangle.h"
 #include "outfile.h"
 #include "pprof_out.h"
@@ -184,40 +183,6 @@ static void pb_free(struct pb *pb)
 
 /* ---- mappings ---- */
 
-/* A path the kernel gave for a file we may open (not "[vdso]", not
- * deleted, no ".." component that could climb out of the root). */
-static bool openable(const char *path)
-{
-	size_t n = strlen(path);
-	const char *del = " (deleted)";
-
-	if (path[0] != '/' || strstr(path, "/../") ||
-	    (n >= 3 && !strcmp(path + n - 3, "/..")))
-		return false;
-	return n < strlen(del) || strcmp(path + n - strlen(del), del);
-}
-
-/* The GNU build ID of the file at path (under root), or "". */
-static void build_id(const char *root, const char *path, char *buf, size_t len)
-{
-	char full[4096];
-	Elf *elf;
-	int fd;
-
-	buf[0] = '\0';
-	if (!openable(path) ||
-	    snprintf(full, sizeof(full), "%s%s", root ? root : "", path) >=
-		    (int)sizeof(full))
-		return;
-	elf = debugfile_open_elf(full, &fd);
-	if (!elf)
-		return;
-	if (!debugfile_build_id(elf, buf, len))
-		buf[0] = '\0';
-	elf_end(elf);
-	close(fd);
-}
-
 /* pprof takes mapping[0] for the main executable: go tool pprof guesses
  * it so in a legacy profile (the first file that is not a shared
  * library), and so does this. */
@@ -266,7 +231,6 @@ static int add_mappings(struct pb *pb)
 	size_t n = collect_exec(pb->maps, NULL), i;
 	PbMapping *m = pb_alloc(pb, n, sizeof(*m));
 	PbMapping **mp = pb_alloc(pb, n, sizeof(*mp));
-	char bid[256];
 
 	pb->ents = pb_alloc(pb, n, sizeof(*pb->ents));
 	if (!m || !mp || !pb->ents)
@@ -282,13 +246,8 @@ static int add_mappings(struct pb *pb)
 		m[i].memory_limit = e->end;
 		m[i].file_offset = e->offset;
 		m[i].filename = pb_str(pb, e->path);
-		/* The sampler read it from the very file mapped (inode
-		 * checked, dlclose'd and deleted files too); else now. */
-		if (e->build_id)
-			snprintf(bid, sizeof(bid), "%s", e->build_id);
-		else
-			build_id(pb->meta->root, e->path, bid, sizeof(bid));
-		m[i].build_id = pb_str(pb, bid);
+		/* read from the very file mapped (maps_read_build_ids()) */
+		m[i].build_id = pb_str(pb, e->build_id ? e->build_id : "");
 		mp[i] = &m[i];
 	}
 	pb->prof.n_mapping = n;
@@ -669,7 +628,6 @@ int pprof_write(FILE *f, const struct pprof_builder *b, const struct maps *maps,
 		errno = ENOMEM;
 		return -1;
 	}
-	elf_version(EV_CURRENT);
 	perftools__profiles__profile__init(&pb.prof);
 	pb.strs = strpool_new();
 	if (pb.strs) {

@@ -12,9 +12,10 @@
  * pprof_write_file() then builds the profile: sample types samples/count
  * and cpu/nanoseconds (wall/nanoseconds for a --wall run), the period,
  * one mapping per executable mapping of maps (main executable first, the
- * GNU build ID read with libelf), one location per distinct address (the
- * leaf PC as sampled, callers' return addresses minus 1, since pprof does
- * not adjust addresses read from a protobuf), functions and source lines
+ * GNU build ID maps_read_build_ids() found for it), one location per
+ * distinct address (the leaf PC as sampled, callers' return addresses
+ * minus 1, since pprof does not adjust addresses read from a protobuf),
+ * functions and source lines
  * found by the symbolizer (files opened under meta->root), and labels
  * thread_id (a number) and thread_name (a string) on every sample.  It is
  * gzipped (zlib) and written atomically as outfile.h says.

@@ -323,45 +323,39 @@ int procfs_uid(pid_t pid, uid_t *uid)
 	return rc;
 }
 
-int procfs_open_schedstat(pid_t pid, pid_t tid)
+/*
+ * A small /proc file kept open in *fd (opened from path when *fd < 0) and
+ * read whole with one pread() into buf, NUL-terminated.  A failed read
+ * (ESRCH: the task is gone) closes it, so that a TID that comes back, a
+ * new task, is opened anew.  The length read, or -1.
+ */
+static ssize_t pread_kept(const char *path, int *fd, char *buf, size_t size)
 {
-	char path[96];
+	ssize_t len;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
-		 (int)tid);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
-int procfs_read_schedstat(int fd, uint64_t *cpu_ns, uint64_t *runs)
-{
-	char buf[96], *p;
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return -1; /* ESRCH once the thread is gone */
-	buf[n] = '\0';
-	*cpu_ns = strtoull(buf, &p, 10);
-	strtoull(p, &p, 10); /* time spent waiting on a run queue */
-	*runs = strtoull(p, NULL, 10);
-	return 0;
+	if (*fd < 0) {
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0)
+			return -1;
+	}
+	len = pread(*fd, buf, size - 1, 0);
+	if (len <= 0) {
+		close(*fd);
+		*fd = -1;
+		return -1;
+	}
+	buf[len] = '\0';
+	return len;
 }
 
 int procfs_read_task_state(pid_t pid, pid_t tid, int *fd)
 {
 	char buf[512], path[96], *p;
-	ssize_t len;
 
-	if (*fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
-			 (int)pid, (int)tid);
-		*fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (*fd < 0)
-			return -1;
-	}
-	len = pread(*fd, buf, sizeof(buf) - 1, 0);
-	if (len <= 0)
-		return -1; /* ESRCH once the thread is gone */
-	buf[len] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+		 (int)tid);
+	if (pread_kept(path, fd, buf, sizeof(buf)) < 0)
+		return -1;
 	/* comm may hold ')': the state follows the last one */
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ' || !p[2]) {
@@ -371,22 +365,29 @@ int procfs_read_task_state(pid_t pid, pid_t tid, int *fd)
 	return (unsigned char)p[2];
 }
 
+int procfs_read_schedstat(pid_t pid, pid_t tid, int *fd, uint64_t *cpu_ns,
+			  uint64_t *runs)
+{
+	char buf[96], path[96], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	if (pread_kept(path, fd, buf, sizeof(buf)) < 0)
+		return -1;
+	*cpu_ns = strtoull(buf, &p, 10);
+	strtoull(p, &p, 10); /* time spent waiting on a run queue */
+	*runs = strtoull(p, NULL, 10);
+	return 0;
+}
+
 int procfs_num_threads(pid_t pid, int *fd)
 {
 	char buf[1024], path[64], *p;
 	long n = -1;
-	ssize_t len;
 
-	if (*fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		*fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (*fd < 0)
-			return -1;
-	}
-	len = pread(*fd, buf, sizeof(buf) - 1, 0);
-	if (len <= 0)
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (pread_kept(path, fd, buf, sizeof(buf)) < 0)
 		return -1;
-	buf[len] = '\0';
 	/* after "pid (comm) ": state is field 3, num_threads field 20 */
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "

@@ -75,17 +75,19 @@ int procfs_uid(pid_t pid, uid_t *uid);
 
 /*
  * A thread's on-CPU time and how many times it was scheduled in: the
- * first and third fields of /proc/PID/task/TID/schedstat.  Opened once
- * and read with pread() each tick.  procfs_open_schedstat() returns an fd
- * or -1 with errno.
+ * first and third fields of /proc/PID/task/TID/schedstat, opened once
+ * (*fd < 0: open it now and keep it in *fd) and read with pread() each
+ * tick.  A failed read (the thread is gone) closes *fd and sets it to -1,
+ * so a TID that comes back, another thread, is opened anew.  0, or -1
+ * with errno.
  */
-int procfs_open_schedstat(pid_t pid, pid_t tid);
-int procfs_read_schedstat(int fd, uint64_t *cpu_ns, uint64_t *runs);
+int procfs_read_schedstat(pid_t pid, pid_t tid, int *fd, uint64_t *cpu_ns,
+			  uint64_t *runs);
 
 /*
  * A thread's state letter (R, S, D, T, t, Z...) from its
- * /proc/PID/task/TID/stat, opened once (*fd < 0: open it now and keep it
- * in *fd) and read with pread().  The letter, or -1 with errno.
+ * /proc/PID/task/TID/stat, kept open in *fd as above.  The letter, or -1
+ * with errno.
  */
 int procfs_read_task_state(pid_t pid, pid_t tid, int *fd);
 

@@ -294,23 +294,16 @@ static int push_active(struct sampler *s, struct thread *th)
 
 /*
  * Read a thread's schedstat (once per tick): cpu_now and runs_now.  The
- * file is opened on first use and kept.  -1 if it cannot be read.
+ * file is opened on first use and kept (procfs_read_schedstat()).  -1 if
+ * it cannot be read.
  */
 static int read_cpu(struct sampler *s, struct thread *th)
 {
 	if (th->cpu_fresh)
 		return 0;
-	if (th->sched_fd < 0)
-		th->sched_fd = procfs_open_schedstat(s->cfg->pid, th->tid);
-	if (th->sched_fd < 0 ||
-	    procfs_read_schedstat(th->sched_fd, &th->cpu_now, &th->runs_now)) {
-		/* Gone (ESRCH); if its TID comes back it is another thread,
-		 * whose file must be opened anew. */
-		if (th->sched_fd >= 0)
-			close(th->sched_fd);
-		th->sched_fd = -1;
+	if (procfs_read_schedstat(s->cfg->pid, th->tid, &th->sched_fd,
+				  &th->cpu_now, &th->runs_now))
 		return -1;
-	}
 	/*
 	 * Counters that went backwards belong to another task under the
 	 * same TID: after a non-leader's execve() the leader's TID is the
@@ -556,6 +549,50 @@ static bool selected(struct sampler *s, struct thread *th, bool due)
 	return th->selected;
 }
 
+/*
+ * PTRACE_SEIZE said EPERM.  0 if the thread is ours after all, else -1
+ * with errno EPERM.
+ *
+ * Ours: one seized and interrupted as it called execve() took the
+ * leader's TID in de_thread() with our seize still on it, and the stop
+ * asked of it never came (see reclaim_leader(), which catches it once
+ * the list drops its old TID; this, as soon as the leader's entry is
+ * idle).  It is interrupted with the others; its stop is captured and
+ * detached.
+ *
+ * Another TracerPid: a debugger or strace holds this thread (one thread
+ * may be traced without the others).  It cannot be sampled; it is
+ * counted, named to the user at the end (the tracer's name is read now:
+ * it may be gone by then), and tried again once a second rather than
+ * every tick, in case the other tracer lets go (seize_one()).
+ */
+static int seize_refused(struct sampler *s, struct thread *th)
+{
+	struct sampler_stats *st = s->st;
+	int tracer = procfs_tracer_pid_of(s->cfg->pid, th->tid);
+
+	if (tracer == (int)getpid())
+		return 0;
+	if (tracer > 0) {
+		if (!th->tracer)
+			st->foreign_traced++;
+		if (!st->foreign_tid) {
+			st->foreign_tid = th->tid;
+			st->foreign_tracer = tracer;
+			if (procfs_comm(tracer, 0, st->foreign_comm,
+					sizeof(st->foreign_comm)))
+				snprintf(st->foreign_comm,
+					 sizeof(st->foreign_comm), "?");
+		}
+		th->tracer = tracer;
+		th->rebased = false;
+		th->carry = 0;
+		th->retry_tick = s->tick + NSEC_PER_SEC / s->period_ns;
+	}
+	errno = EPERM;
+	return -1;
+}
+
 /* SEIZE one listed thread.  1: seized; 0: skipped; -1: error. */
 static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 {
@@ -574,16 +611,15 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	if (th->state != TS_IDLE)
 		return 0; /* LATE: still seized, its stop not yet in */
 	if (th->tracer && s->tick < th->retry_tick)
-		return 0; /* held by another tracer: see below */
+		return 0; /* held by another tracer: see seize_refused() */
 	if (th->tracer && !th->rebased) {
 		/* Its window is over: what it ran while held was not ours
-		 * to sample; count from now. */
+		 * to sample (its carry was dropped); count from now. */
 		th->rebased = true;
 		if (read_cpu(s, th) == 0) {
 			th->cpu_base = th->cpu_read = th->cpu_now;
 			th->runs_base = th->runs_now;
 		}
-		th->carry = 0;
 	}
 	due = ran_since_capture(s, th); /* for every thread: see there */
 	if (!selected(s, th, due)) {
@@ -600,47 +636,8 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	reaper_seize_begin();
 	rc = ptctl_seize(tid);
 	reaper_seize_end();
-	/*
-	 * EPERM from a thread we trace already: one seized and interrupted
-	 * as it called execve() took the leader's TID in de_thread() with
-	 * our seize still on it, and the stop asked of it never came (see
-	 * reclaim_leader(), which catches it once the list drops its old
-	 * TID; this, as soon as the leader's entry is idle).  It is ours:
-	 * interrupt it with the others; its stop is captured and detached.
-	 */
-	/*
-	 * EPERM with another TracerPid: a debugger or strace holds this
-	 * thread (one thread may be traced without the others).  It cannot
-	 * be sampled; it is counted, named to the user at the end, and tried
-	 * again once a second rather than every tick, in case the other
-	 * tracer lets go.
-	 */
-	if (rc && errno == EPERM) {
-		int tracer = procfs_tracer_pid_of(s->cfg->pid, tid);
-
-		rc = tracer == (int)getpid() ? 0 : -1;
-		if (tracer > 0 && tracer != (int)getpid()) {
-			if (!th->tracer) {
-				s->st->foreign_traced++;
-				if (!s->st->foreign_tid) {
-					s->st->foreign_tid = tid;
-					s->st->foreign_tracer = tracer;
-					/* now: the tracer may be gone by the end */
-					if (procfs_comm(tracer, 0,
-							s->st->foreign_comm,
-							sizeof(s->st->foreign_comm)))
-						snprintf(s->st->foreign_comm,
-							 sizeof(s->st->foreign_comm),
-							 "?");
-				}
-			}
-			th->tracer = tracer;
-			th->rebased = false;
-			th->carry = 0;
-			th->retry_tick = s->tick + NSEC_PER_SEC / s->period_ns;
-		}
-		errno = EPERM;
-	}
+	if (rc && errno == EPERM)
+		rc = seize_refused(s, th);
 	if (rc) {
 		/* Exiting threads fail with ESRCH or EPERM: skip silently. */
 		*eperm += errno == EPERM;

@@ -99,6 +99,7 @@ static struct maps *self_maps(void)
 
 	read_file("/proc/self/maps", &text, &len);
 	CHECK(maps_update(m, (char *)text, len) == 0);
+	maps_read_build_ids(m, NULL, getpid()); /* as the sampler does */
 	free(text);
 	return m;
 }
