@@ -39,7 +39,10 @@ struct capture {
 	uint8_t *stack;	      /* CAPTURE_STACK_MAX bytes */
 };
 
-/* A capture with its buffer; NULL with errno on allocation failure. */
+/* A capture with its buffer; NULL with errno on allocation failure.  (A
+ * caller may instead point stack at a buffer of its own, of at least
+ * CAPTURE_STACK_MAX bytes, before each capture_thread(): the sampler has
+ * the copy land in the arena it unwinds from.) */
 struct capture *capture_new(void);
 void capture_free(struct capture *cap);
 

@@ -58,7 +58,7 @@ struct sampler {
 	struct thread **active; /* threads seized this tick */
 	size_t nactive, cap_active;
 	size_t pending; /* of those, SEIZED and not yet stopped */
-	struct capture *cap; /* the capture being taken */
+	struct capture cap; /* the capture being taken (stack: in arena) */
 	struct queued {
 		struct thread *th;
 		struct user_regs_struct regs;
@@ -127,40 +127,45 @@ static void release_stray(pid_t tid, int status);
 /*
  * Keep a capture for unwinding once the tick's stops are all in: unwinding
  * between two stops would keep every thread not yet served stopped for
- * it.  The stack bytes go to a per-tick arena, sized to what was copied.
+ * it.  The stack is copied straight into a per-tick arena (the capture's
+ * buffer points at its free end), so nothing is copied twice while other
+ * threads wait: reserve_capture() makes room for one more before the copy,
+ * queue_capture() keeps what the copy took.
  */
-static void queue_capture(struct sampler *s, struct thread *th)
+static int reserve_capture(struct sampler *s)
 {
-	const struct capture *c = s->cap;
-	struct queued *q;
-
 	if (s->nqueued == s->cap_queued) {
 		size_t n = s->cap_queued ? s->cap_queued * 2 : 16;
 		struct queued *nq = realloc(s->queue, n * sizeof(*nq));
 
 		if (!nq)
-			return;
+			return -1;
 		s->queue = nq;
 		s->cap_queued = n;
 	}
-	if (s->arena_len + c->stack_len > s->arena_cap) {
-		size_t n = (s->arena_len + c->stack_len) * 2;
+	if (s->arena_len + CAPTURE_STACK_MAX > s->arena_cap) {
+		size_t n = (s->arena_len + CAPTURE_STACK_MAX) * 2;
 		uint8_t *na = realloc(s->arena, n);
 
 		if (!na)
-			return;
+			return -1;
 		s->arena = na;
 		s->arena_cap = n;
 	}
-	q = &s->queue[s->nqueued++];
+	s->cap.stack = s->arena + s->arena_len;
+	return 0;
+}
+
+static void queue_capture(struct sampler *s, struct thread *th)
+{
+	struct queued *q = &s->queue[s->nqueued++];
+
 	q->th = th;
-	q->regs = c->regs;
-	q->stack_start = c->stack_start;
+	q->regs = s->cap.regs;
+	q->stack_start = s->cap.stack_start;
 	q->off = s->arena_len;
-	q->len = c->stack_len;
-	if (c->stack_len) /* 0 when SP pointed at no mapping: nothing copied */
-		memcpy(s->arena + s->arena_len, c->stack, c->stack_len);
-	s->arena_len += c->stack_len;
+	q->len = s->cap.stack_len;
+	s->arena_len += s->cap.stack_len;
 }
 
 /*
@@ -180,8 +185,8 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 	th->pending_sig = sig;
 	if (th->state == TS_SEIZED && s->pending)
 		s->pending--;
-	if (asked)
-		captured = capture_thread(th->tid, s->maps, s->cap) == 0;
+	if (asked && reserve_capture(s) == 0)
+		captured = capture_thread(th->tid, s->maps, &s->cap) == 0;
 	if (captured && th->state == TS_LATE)
 		s->st->late_captured++;
 	if (detach(th) == 0 && asked)
@@ -1145,9 +1150,8 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->proc_clock_ok = clock_getcpuclockid(cfg->pid, &s->proc_clock) == 0;
 	s->threads = threadtab_new();
 	s->unw = unwinder_new(cfg->pid, maps);
-	s->cap = capture_new();
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
-	if (!s->threads || !s->unw || !s->pcs || !s->cap || s->sigfd < 0 ||
+	if (!s->threads || !s->unw || !s->pcs || s->sigfd < 0 ||
 	    reaper_start())
 		return -1;
 	return 0;
@@ -1157,7 +1161,6 @@ static void teardown(struct sampler *s)
 {
 	threadtab_free(s->threads);
 	unwinder_free(s->unw);
-	capture_free(s->cap);
 	free(s->queue);
 	free(s->arena);
 	tidlist_free(&s->tids);
