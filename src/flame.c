@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "hash.h"
 
 #define DEFAULT_WIDTH 1200
 #define MIN_WIDTH 200
@@ -58,16 +59,6 @@ struct layout {
 	unsigned top;	    /* y of the top of the frame area */
 	unsigned height;    /* of the document */
 };
-
-/* FNV-1a, 64 bits. */
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
 
 static size_t slot_of(const struct tree *t, size_t parent, uint64_t hash)
 {
@@ -147,7 +138,7 @@ static size_t node_add(struct tree *t, size_t parent, const char *name,
 /* The child of parent called name, made if new; SIZE_MAX on ENOMEM. */
 static size_t node_child(struct tree *t, size_t parent, const char *name)
 {
-	uint64_t hash = name_hash(name);
+	uint64_t hash = hash_fnv1a_str(name);
 	size_t s = slot_of(t, parent, hash), idx;
 	const struct node *nd;
 
@@ -281,7 +272,7 @@ static int tree_build(struct tree *t, const struct flame_stack *stacks,
 {
 	size_t i;
 
-	if (node_add(t, 0, "all", name_hash("all")) == SIZE_MAX)
+	if (node_add(t, 0, "all", hash_fnv1a_str("all")) == SIZE_MAX)
 		return -1;
 	for (i = 0; i < n; i++)
 		if (tree_add_stack(t, &stacks[i]) < 0)
@@ -394,11 +385,7 @@ static void put_colour(FILE *out, uint64_t hash)
 {
 	unsigned v1, v2, v3;
 
-	hash ^= hash >> 33;
-	hash *= 0xff51afd7ed558ccdULL;
-	hash ^= hash >> 33;
-	hash *= 0xc4ceb9fe1a85ec53ULL;
-	hash ^= hash >> 33;
+	hash = hash_mix64(hash);
 	v1 = (unsigned)(hash >> 40) & 0xff;
 	v2 = (unsigned)(hash >> 48) & 0xff;
 	v3 = (unsigned)(hash >> 56) & 0xff;

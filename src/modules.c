@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "mapfile.h"
 #include "modules.h"
 
@@ -67,11 +68,7 @@ void modcache_free(struct modcache *c)
 
 static unsigned hash_key(const char *s)
 {
-	unsigned h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h & (NBUCKETS - 1);
+	return (unsigned)(hash_mix64(hash_fnv1a_str(s)) & (NBUCKETS - 1));
 }
 
 static int map_file(int fd, struct module *m)

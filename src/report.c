@@ -10,6 +10,7 @@
 
 #include "demangle.h"
 #include "flame.h"
+#include "hash.h"
 #include "report.h"
 
 /*
@@ -53,28 +54,6 @@ struct report {
 
 #define EMPTY UINT32_MAX
 
-static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL; /* FNV-1a */
-	}
-	return h;
-}
-
-#define FNV_SEED 0xcbf29ce484222325ULL
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 16;
@@ -104,7 +83,7 @@ static int table_reserve(struct table *t)
 	for (size_t i = 0; i < cap; i++)
 		ns[i].id = EMPTY;
 	for (size_t i = 0; i < t->cap; i++) {
-		size_t j = mix64(t->slots[i].key) & (cap - 1);
+		size_t j = hash_mix64(t->slots[i].key) & (cap - 1);
 
 		if (t->slots[i].id == EMPTY)
 			continue;
@@ -122,7 +101,7 @@ static int table_reserve(struct table *t)
  * EMPTY or the entry is the one looked for. */
 static size_t table_first(const struct table *t, uint64_t key)
 {
-	return mix64(key) & (t->cap - 1);
+	return hash_mix64(key) & (t->cap - 1);
 }
 
 static size_t table_next(const struct table *t, size_t j)
@@ -140,7 +119,7 @@ static void table_set(struct table *t, size_t j, uint64_t key, uint32_t id)
 /* The id of name, added (with module) if new; EMPTY on ENOMEM. */
 static uint32_t intern(struct report *r, const char *name, const char *module)
 {
-	uint64_t h = hash_bytes(name, strlen(name), FNV_SEED);
+	uint64_t h = hash_fnv1a_str(name);
 	size_t j;
 	uint32_t id;
 
@@ -239,8 +218,8 @@ static uint32_t frame_of(struct report *r, struct symbolizer *sym,
  */
 static int add_stack(struct report *r, size_t off, size_t n, uint64_t count)
 {
-	uint64_t h = hash_bytes(r->frames + off, n * sizeof(*r->frames),
-				FNV_SEED);
+	uint64_t h = hash_fnv1a(HASH_FNV_SEED, r->frames + off,
+				n * sizeof(*r->frames));
 	size_t j;
 
 	if (table_reserve(&r->stack_tab))

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "stacktab.h"
 
 struct entry {
@@ -59,16 +60,11 @@ void stacktab_free(struct stacktab *t)
 /* FNV-1a over the PCs, finished with a 64-bit mixer. */
 static uint64_t hash_chain(const uint64_t *pcs, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = HASH_FNV_SEED;
 
-	for (size_t i = 0; i < n; i++) {
-		h ^= pcs[i];
-		h *= 0x100000001b3ULL;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return h;
+	for (size_t i = 0; i < n; i++)
+		h = hash_fnv1a_word(h, pcs[i]);
+	return hash_mix64(h);
 }
 
 static bool find_slot(const struct stacktab *t, uint64_t h,

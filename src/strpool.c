@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "strpool.h"
 
 struct strpool {
@@ -16,17 +17,6 @@ struct strpool {
 	uint32_t *slots; /* index+1 into strs; 0 = empty */
 	size_t nslots;	 /* power of two, at least twice n */
 };
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 /* The slot holding s, or the empty slot where it would go. */
 static size_t find(const struct strpool *p, const char *s, uint64_t h)
@@ -55,7 +45,7 @@ static int grow_slots(struct strpool *p)
 		if (old[i]) {
 			const char *s = p->strs[old[i] - 1];
 
-			p->slots[find(p, s, hash_str(s))] = old[i];
+			p->slots[find(p, s, hash_fnv1a_str(s))] = old[i];
 		}
 	free(old);
 	return 0;
@@ -75,7 +65,7 @@ static int grow_strs(struct strpool *p)
 
 int64_t strpool_intern(struct strpool *p, const char *s)
 {
-	uint64_t h = hash_str(s);
+	uint64_t h = hash_fnv1a_str(s);
 	size_t slot;
 	char *copy;
 
