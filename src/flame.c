@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "grow.h"
 #include "hash.h"
 
 #define DEFAULT_WIDTH 1200
@@ -100,18 +101,12 @@ static int table_grow(struct tree *t)
 
 static int nodes_grow(struct tree *t)
 {
-	size_t want = t->cap ? t->cap * 2 : 64;
-	struct node *nodes;
+	struct node *nodes = grow_array(t->nodes, &t->cap, t->n + 1,
+					sizeof(*nodes));
 
-	if (want > SIZE_MAX / sizeof(*nodes) / 2) {
-		errno = ENOMEM;
-		return -1;
-	}
-	nodes = realloc(t->nodes, want * sizeof(*nodes));
 	if (!nodes)
 		return -1;
 	t->nodes = nodes;
-	t->cap = want;
 	return 0;
 }
 

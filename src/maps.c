@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "debugfile.h"
+#include "grow.h"
 #include "mapfile.h"
 #include "maps.h"
 
@@ -97,15 +98,11 @@ static const char *path_of(const char *line)
 static int push(struct mapping **v, size_t *n, size_t *cap,
 		const struct mapping *m)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		struct mapping *nv = realloc(*v, c * sizeof(*nv));
+	struct mapping *nv = grow_array(*v, cap, *n + 1, sizeof(*nv));
 
-		if (!nv)
-			return -1;
-		*v = nv;
-		*cap = c;
-	}
+	if (!nv)
+		return -1;
+	*v = nv;
 	(*v)[(*n)++] = *m;
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "demangle.h"
+#include "grow.h"
 #include "outfile.h"
 #include "pprof_out.h"
 #include "profile.pb-c.h"
@@ -141,15 +142,11 @@ static void *pb_alloc(struct pb *pb, size_t n, size_t size)
 
 	if (pb->oom)
 		return NULL;
-	if (pb->nblocks == pb->capblocks) {
-		size_t cap = pb->capblocks ? pb->capblocks * 2 : 64;
-
-		nb = realloc(pb->blocks, cap * sizeof(*nb));
-		if (!nb)
-			goto oom;
-		pb->blocks = nb;
-		pb->capblocks = cap;
-	}
+	nb = grow_array(pb->blocks, &pb->capblocks, pb->nblocks + 1,
+			sizeof(*nb));
+	if (!nb)
+		goto oom;
+	pb->blocks = nb;
 	p = calloc(n ? n : 1, size);
 	if (!p)
 		goto oom;

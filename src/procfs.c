@@ -12,19 +12,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "procfs.h"
 
 static int tidlist_push(struct tidlist *list, pid_t tid)
 {
-	if (list->n == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 64;
-		pid_t *p = realloc(list->tids, cap * sizeof(*p));
+	pid_t *p = grow_array(list->tids, &list->cap, list->n + 1, sizeof(*p));
 
-		if (!p)
-			return -1;
-		list->tids = p;
-		list->cap = cap;
-	}
+	if (!p)
+		return -1;
+	list->tids = p;
 	list->tids[list->n++] = tid;
 	return 0;
 }

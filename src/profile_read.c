@@ -7,6 +7,8 @@
  * Every length read from the file is checked against the bytes left before
  * it is used.
  */
+#include "config.h"
+
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "reaper.h"
 #include "timeutil.h"
 
@@ -37,17 +38,12 @@ static _Atomic uint64_t seize_since; /* CLOCK_MONOTONIC ns; 0: none */
  * report reaped and then dropped could leave a thread stopped for good). */
 static bool room(void)
 {
-	size_t cap;
 	struct reap_event *q;
 
-	if (queue_len < queue_cap)
-		return true;
-	cap = queue_cap ? queue_cap * 2 : 64;
-	q = realloc(queue, cap * sizeof(*q));
+	q = grow_array(queue, &queue_cap, queue_len + 1, sizeof(*q));
 	if (!q)
 		return false;
 	queue = q;
-	queue_cap = cap;
 	return true;
 }
 

@@ -10,6 +10,7 @@
 
 #include "demangle.h"
 #include "flame.h"
+#include "grow.h"
 #include "hash.h"
 #include "report.h"
 
@@ -53,21 +54,6 @@ struct report {
 };
 
 #define EMPTY UINT32_MAX
-
-static void *grow(void *p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return p;
-	while (n < need)
-		n *= 2;
-	q = realloc(p, n * size);
-	if (q)
-		*cap = n;
-	return q;
-}
 
 /* Make room for one more entry; -1 on ENOMEM. */
 static int table_reserve(struct table *t)
@@ -132,13 +118,13 @@ static uint32_t intern(struct report *r, const char *name, const char *module)
 			return r->name_tab.slots[j].id;
 	if (r->nnames == r->cap_names) {
 		size_t cap = r->cap_names;
-		char **n = grow(r->names, &cap, r->nnames + 1, sizeof(*n));
+		char **n = grow_array(r->names, &cap, r->nnames + 1, sizeof(*n));
 
 		if (!n)
 			return EMPTY;
 		r->names = n;
 		cap = r->cap_names;
-		n = grow(r->modules, &cap, r->nnames + 1, sizeof(*n));
+		n = grow_array(r->modules, &cap, r->nnames + 1, sizeof(*n));
 		if (!n)
 			return EMPTY;
 		r->modules = n;
@@ -238,8 +224,8 @@ static int add_stack(struct report *r, size_t off, size_t n, uint64_t count)
 		}
 	}
 	if (r->nstacks == r->cap_stacks) {
-		struct stack *s = grow(r->stacks, &r->cap_stacks,
-				       r->nstacks + 1, sizeof(*s));
+		struct stack *s = grow_array(r->stacks, &r->cap_stacks,
+					     r->nstacks + 1, sizeof(*s));
 
 		if (!s)
 			return -1;
@@ -285,7 +271,7 @@ static int add_record(struct report *r, struct symbolizer *sym,
 
 	if (rec->npcs == 0)
 		return 0;
-	f = grow(r->frames, &r->cap_frames, off + rec->npcs, sizeof(*f));
+	f = grow_array(r->frames, &r->cap_frames, off + rec->npcs, sizeof(*f));
 	if (!f)
 		return -1;
 	r->frames = f;

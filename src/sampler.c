@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "grow.h"
 #include "procfs.h"
 #include "ptctl.h"
 #include "reaper.h"
@@ -134,15 +135,12 @@ static void release_stray(pid_t tid, int status);
  */
 static int reserve_capture(struct sampler *s)
 {
-	if (s->nqueued == s->cap_queued) {
-		size_t n = s->cap_queued ? s->cap_queued * 2 : 16;
-		struct queued *nq = realloc(s->queue, n * sizeof(*nq));
+	struct queued *nq = grow_array(s->queue, &s->cap_queued,
+				       s->nqueued + 1, sizeof(*nq));
 
-		if (!nq)
-			return -1;
-		s->queue = nq;
-		s->cap_queued = n;
-	}
+	if (!nq)
+		return -1;
+	s->queue = nq;
 	if (s->arena_len + CAPTURE_STACK_MAX > s->arena_cap) {
 		size_t n = (s->arena_len + CAPTURE_STACK_MAX) * 2;
 		uint8_t *na = realloc(s->arena, n);
@@ -284,15 +282,12 @@ static void collect_stops(struct sampler *s, uint64_t end)
 
 static int push_active(struct sampler *s, struct thread *th)
 {
-	if (s->nactive == s->cap_active) {
-		size_t cap = s->cap_active ? s->cap_active * 2 : 64;
-		struct thread **a = realloc(s->active, cap * sizeof(*a));
+	struct thread **a = grow_array(s->active, &s->cap_active,
+				       s->nactive + 1, sizeof(*a));
 
-		if (!a)
-			return -1;
-		s->active = a;
-		s->cap_active = cap;
-	}
+	if (!a)
+		return -1;
+	s->active = a;
 	s->active[s->nactive++] = th;
 	return 0;
 }

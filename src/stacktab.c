@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hash.h"
 #include "stacktab.h"
 
@@ -116,13 +117,12 @@ static int append_entry(struct stacktab *t, uint64_t h, const uint64_t *pcs,
 		return -1;
 	}
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct entry *ne = realloc(t->entries, cap * sizeof(*ne));
+		struct entry *ne =
+			grow_array(t->entries, &t->cap, t->n + 1, sizeof(*ne));
 
 		if (!ne)
 			return -1;
 		t->entries = ne;
-		t->cap = cap;
 	}
 	e = &t->entries[t->n];
 	e->pcs = malloc(n * sizeof(*pcs));

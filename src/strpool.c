@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hash.h"
 #include "strpool.h"
 
@@ -53,13 +54,11 @@ static int grow_slots(struct strpool *p)
 
 static int grow_strs(struct strpool *p)
 {
-	size_t cap = p->cap ? p->cap * 2 : 64;
-	char **n = realloc(p->strs, cap * sizeof(*n));
+	char **n = grow_array(p->strs, &p->cap, p->n + 1, sizeof(*n));
 
 	if (!n)
 		return -1;
 	p->strs = n;
-	p->cap = cap;
 	return 0;
 }
 

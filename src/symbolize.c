@@ -6,6 +6,8 @@
  * address.  Symbol names are copied out of libelf into one pool per file,
  * so no ELF handle or file descriptor stays open between lookups.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <elfutils/libdw.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "debugfile.h"
+#include "grow.h"
 #include "mapfile.h"
 #include "symbolize.h"
 
@@ -76,23 +79,6 @@ struct raw_sym {
 	const char *name;
 	int rank;
 };
-
-/* ---- growing arrays ---------------------------------------------------- */
-
-/* Make room for element n; returns the (maybe moved) array or NULL. */
-static void *grow(void *arr, size_t *cap, size_t n, size_t elsize)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return arr;
-	ncap = *cap ? *cap * 2 : 16;
-	p = realloc(arr, ncap * elsize);
-	if (p)
-		*cap = ncap;
-	return p;
-}
 
 /* ---- maps text ------------------------------------------------------- */
 
@@ -190,7 +176,7 @@ static struct sym_file *file_get(struct symbolizer *s,
 	for (i = 0; i < s->nfiles; i++)
 		if (strcmp(s->files[i]->path, path) == 0)
 			return s->files[i];
-	files = grow(s->files, &s->files_cap, s->nfiles, sizeof(*files));
+	files = grow_array(s->files, &s->files_cap, s->nfiles + 1, sizeof(*files));
 	if (!files)
 		return NULL;
 	s->files = files;
@@ -217,7 +203,7 @@ static int add_line(struct symbolizer *s, const char *line)
 
 	if (!parse_line(line, &ml) || !ml.exec)
 		return 0;
-	m = grow(s->maps, &s->maps_cap, s->nmaps, sizeof(*m));
+	m = grow_array(s->maps, &s->maps_cap, s->nmaps + 1, sizeof(*m));
 	if (!m)
 		return -1;
 	s->maps = m;
@@ -357,7 +343,7 @@ static int collect_syms(Elf *elf, Elf_Scn *scn, struct raw_sym **out,
 		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!want_sym(&sym, name))
 			continue;
-		p = grow(rs, &cap, cnt, sizeof(*rs));
+		p = grow_array(rs, &cap, cnt + 1, sizeof(*rs));
 		if (!p) {
 			free(rs);
 			return -1;

@@ -15,6 +15,7 @@
 #include <libunwind.h>
 
 #include "ehframe.h"
+#include "grow.h"
 #include "modules.h"
 #include "unwind.h"
 
@@ -250,15 +251,10 @@ static struct unwtab *new_table(struct unwinder *u, const struct map_entry *e)
 {
 	struct unwtab *t;
 
-	if (u->ntabs == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 32;
-		struct unwtab *n = realloc(u->tabs, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		u->tabs = n;
-		u->cap = cap;
-	}
+	t = grow_array(u->tabs, &u->cap, u->ntabs + 1, sizeof(*t));
+	if (!t)
+		return NULL;
+	u->tabs = t;
 	t = &u->tabs[u->ntabs++];
 	memset(t, 0, sizeof(*t));
 	t->start = e->start;

@@ -2,7 +2,8 @@
 ## (legacy and pprof protobuf, with the protobuf reader).
 UNIT_CORE = tests/unit/test_stacktab tests/unit/test_maps \
 	tests/unit/test_profile_write tests/unit/test_ehframe \
-	tests/unit/test_reaper tests/unit/test_mapfile tests/unit/test_pprof
+	tests/unit/test_reaper tests/unit/test_mapfile tests/unit/test_pprof \
+	tests/unit/test_grow
 check_PROGRAMS += $(UNIT_CORE)
 TESTS += $(UNIT_CORE)
 EXTRA_DIST += tests/unit/unit.h
@@ -20,6 +21,8 @@ tests_unit_test_mapfile_LDADD = $(PT_LIBS)
 tests_unit_test_ehframe_SOURCES = tests/unit/test_ehframe.c
 tests_unit_test_ehframe_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
 tests_unit_test_ehframe_LDADD = $(PT_LIBS)
+tests_unit_test_grow_SOURCES = tests/unit/test_grow.c
+tests_unit_test_grow_LDADD = $(PT_LIBS)
 tests_unit_test_pprof_SOURCES = tests/unit/test_pprof.c
 tests_unit_test_pprof_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) \
 	$(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
