@@ -23,7 +23,7 @@ static void vmsg(const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-void msg(const char *fmt, ...)
+void cli_msg(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -32,7 +32,7 @@ void msg(const char *fmt, ...)
 	va_end(ap);
 }
 
-void die(int status, const char *fmt, ...)
+void cli_die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -43,7 +43,7 @@ void die(int status, const char *fmt, ...)
 }
 
 /* Why the kernel will not (or did not) let us trace pid, as one clause. */
-void explain_refusal(pid_t pid, char *buf, size_t len)
+void cli_explain_refusal(pid_t pid, char *buf, size_t len)
 {
 	int tracer = procfs_tracer_pid(pid);
 	int scope = procfs_yama_scope();
@@ -77,36 +77,36 @@ void explain_refusal(pid_t pid, char *buf, size_t len)
 }
 
 /* Everything that can be checked about -p PID without touching it. */
-void check_target(pid_t pid)
+void cli_check_target(pid_t pid)
 {
 	char why[256];
 	int state;
 
 	if (pid == getpid())
-		die(EXIT_FAILURE, "cannot profile PID %d: that is ptprof itself",
+		cli_die(EXIT_FAILURE, "cannot profile PID %d: that is ptprof itself",
 		    (int)pid);
 	state = procfs_task_state(pid, 0);
 	if (state < 0 && (errno == ENOENT || errno == ESRCH))
-		die(EXIT_FAILURE, "no such process: %d", (int)pid);
+		cli_die(EXIT_FAILURE, "no such process: %d", (int)pid);
 	if (state < 0)
-		die(EXIT_FAILURE, "cannot read /proc/%d: %s", (int)pid,
+		cli_die(EXIT_FAILURE, "cannot read /proc/%d: %s", (int)pid,
 		    strerror(errno));
 	if (procfs_tgid(pid) > 0 && procfs_tgid(pid) != pid)
-		die(EXIT_FAILURE,
+		cli_die(EXIT_FAILURE,
 		    "%d is a thread of process %d: give the process ID",
 		    (int)pid, procfs_tgid(pid));
 	if ((state == 'Z' || state == 'X') && !procfs_process_alive(pid))
-		die(EXIT_FAILURE, "process %d has exited (zombie)", (int)pid);
+		cli_die(EXIT_FAILURE, "process %d has exited (zombie)", (int)pid);
 	if (procfs_is_kernel_thread(pid))
-		die(EXIT_FAILURE,
+		cli_die(EXIT_FAILURE,
 		    "process %d is a kernel thread: it has no user stack to sample",
 		    (int)pid);
 	/* In CPU mode a target that never runs is never seized, so a refusal
 	 * must be found out here, without touching it. */
 	if (procfs_tracer_pid(pid) > 0 || procfs_yama_scope() == 3 ||
 	    (procfs_may_trace(pid) && (errno == EACCES || errno == EPERM))) {
-		explain_refusal(pid, why, sizeof(why));
-		die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid, why);
+		cli_explain_refusal(pid, why, sizeof(why));
+		cli_die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid, why);
 	}
 }
 

@@ -2,8 +2,8 @@
  * cli.h - the command-line layer's shared parts.  Only the files of this
  * layer (ptprof.c, cli.c, cmd_*.c) print diagnostics or exit.
  *
- * msg() prints "ptprof: " and one line on stderr; die() does that and
- * exits with status.  check_target() checks everything about -p PID that
+ * cli_msg() prints "ptprof: " and one line on stderr; cli_die() does that and
+ * exits with status.  cli_check_target() checks everything about -p PID that
  * can be checked without touching the process, and dies with one clear
  * line (no such process, a thread ID, a zombie, a kernel thread, ptprof
  * itself, a ptrace refusal and its reason) when it cannot be profiled.
@@ -16,12 +16,12 @@
 
 enum { EXIT_USAGE = 2 };
 
-void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void die(int status, const char *fmt, ...)
+void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_die(int status, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
-void check_target(pid_t pid);
+void cli_check_target(pid_t pid);
 
 /* Why the kernel will not (or did not) let us trace pid, as one clause. */
-void explain_refusal(pid_t pid, char *buf, size_t len);
+void cli_explain_refusal(pid_t pid, char *buf, size_t len);
 
 #endif /* PTPROF_CLI_H */

@@ -73,11 +73,11 @@ static void list_threads(pid_t pid, struct dump *d)
 	struct tidlist tl = { 0 };
 
 	if (procfs_list_tasks(pid, &tl))
-		die(EXIT_FAILURE, "cannot list the threads of %d: %s", (int)pid,
+		cli_die(EXIT_FAILURE, "cannot list the threads of %d: %s", (int)pid,
 		    strerror(errno));
 	d->t = calloc(tl.n ? tl.n : 1, sizeof(*d->t));
 	if (!d->t)
-		die(EXIT_FAILURE, "out of memory");
+		cli_die(EXIT_FAILURE, "out of memory");
 	for (size_t i = 0; i < tl.n; i++) {
 		struct dthread *t = &d->t[d->n++];
 		int st = procfs_task_name_state(pid, tl.tids[i], t->name,
@@ -88,7 +88,7 @@ static void list_threads(pid_t pid, struct dump *d)
 		if (st <= 0)
 			snprintf(t->name, sizeof(t->name), "?");
 	}
-	tidlist_free(&tl);
+	procfs_tidlist_free(&tl);
 }
 
 /* For a thread without a stack: held by another tracer, or gone. */
@@ -123,7 +123,7 @@ static void capture(pid_t pid, struct dump *d, struct maps *maps)
 	sigset_t stop;
 
 	if (!tab)
-		die(EXIT_FAILURE, "out of memory");
+		cli_die(EXIT_FAILURE, "out of memory");
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
@@ -131,7 +131,7 @@ static void capture(pid_t pid, struct dump *d, struct maps *maps)
 	sigprocmask(SIG_BLOCK, &stop, NULL);
 	cfg.stop_signals = &stop;
 	if (sampler_run(&cfg, tab, maps, &st))
-		die(EXIT_FAILURE, "cannot capture process %d: %s", (int)pid,
+		cli_die(EXIT_FAILURE, "cannot capture process %d: %s", (int)pid,
 		    strerror(errno));
 	stacktab_free(tab);
 	for (size_t i = 0; i < d->n; i++)
@@ -146,12 +146,12 @@ static struct symbolizer *symbolizer_for(pid_t pid, const struct maps *maps)
 	struct symbolizer *sym;
 
 	if (!f || maps_write(maps, f) || fclose(f))
-		die(EXIT_FAILURE, "out of memory");
+		cli_die(EXIT_FAILURE, "out of memory");
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	sym = symbolizer_new(text, len, root);
 	free(text);
 	if (!sym)
-		die(EXIT_FAILURE, "out of memory");
+		cli_die(EXIT_FAILURE, "out of memory");
 	return sym;
 }
 
@@ -275,8 +275,8 @@ int cmd_dump(const struct options *o)
 	struct symbolizer *sym;
 
 	if (!maps)
-		die(EXIT_FAILURE, "out of memory");
-	check_target(o->pid);
+		cli_die(EXIT_FAILURE, "out of memory");
+	cli_check_target(o->pid);
 	list_threads(o->pid, &d);
 	capture(o->pid, &d, maps);
 	sym = symbolizer_for(o->pid, maps);
@@ -285,7 +285,7 @@ int cmd_dump(const struct options *o)
 	else
 		print_text(&d, sym, o->pid);
 	if (fflush(stdout) || ferror(stdout))
-		die(EXIT_FAILURE, "cannot write the stacks: %s", strerror(errno));
+		cli_die(EXIT_FAILURE, "cannot write the stacks: %s", strerror(errno));
 	symbolizer_free(sym);
 	maps_free(maps);
 	for (size_t k = 0; k < d.n; k++)

@@ -23,7 +23,7 @@ static int read_profile(const char *path, struct profile *p)
 
 	if (profile_read_file(path, p, err, sizeof(err)) == 0)
 		return 0;
-	msg("%s: %s", path, err);
+	cli_msg("%s: %s", path, err);
 	return -1;
 }
 
@@ -33,7 +33,7 @@ static void need_threads(const char *path, struct profile *p)
 	if (p->threads)
 		return;
 	profile_free(p);
-	die(EXIT_FAILURE,
+	cli_die(EXIT_FAILURE,
 	    "%s has no thread information: record with --format=pprof (or -o NAME.pb.gz)",
 	    path);
 }
@@ -46,7 +46,7 @@ static void keep_thread(const char *path, const char *sel,
 	if (thread_report_keep(p, sel))
 		return;
 	profile_free(p);
-	die(EXIT_FAILURE, "%s: no samples of thread '%s'", path, sel);
+	cli_die(EXIT_FAILURE, "%s: no samples of thread '%s'", path, sel);
 }
 
 /* Read path and build its report; one line on stderr and NULL on error. */
@@ -64,7 +64,7 @@ static struct report *load(const char *path, const char *root, bool lines,
 	sym = symbolizer_new(p.maps_text, p.maps_len, root);
 	r = sym ? report_build(&p, sym, lines) : NULL;
 	if (!r)
-		msg("%s: %s", path, strerror(errno));
+		cli_msg("%s: %s", path, strerror(errno));
 	symbolizer_free(sym);
 	profile_free(&p);
 	return r;
@@ -89,7 +89,7 @@ static int threads_table(const char *path)
 	rc = thread_report_write(&p, stdout);
 	profile_free(&p);
 	if (rc)
-		die(EXIT_FAILURE, "cannot write the report: %s", strerror(errno));
+		cli_die(EXIT_FAILURE, "cannot write the report: %s", strerror(errno));
 	return 0;
 }
 
@@ -119,11 +119,11 @@ int cmd_report(const struct options *o)
 	}
 	report_free(r);
 	if (rc)
-		die(EXIT_FAILURE, "cannot write the report: %s", strerror(errno));
+		cli_die(EXIT_FAILURE, "cannot write the report: %s", strerror(errno));
 	return 0;
 }
 
-int report_top(const char *path, unsigned top, const char *root)
+int cmd_report_top(const char *path, unsigned top, const char *root)
 {
 	struct report *r = load(path, root, false, NULL);
 	int rc;
@@ -133,6 +133,6 @@ int report_top(const char *path, unsigned top, const char *root)
 	rc = report_write_text(r, stdout, top);
 	report_free(r);
 	if (rc)
-		msg("cannot write the report: %s", strerror(errno));
+		cli_msg("cannot write the report: %s", strerror(errno));
 	return rc ? 1 : 0;
 }

@@ -5,7 +5,7 @@
  *   cmd_report()  ptprof report: read a profile, print a table, folded
  *                 stacks or an SVG flame graph on stdout.
  *   cmd_dump()    ptprof dump: every thread's stack once, now.
- *   report_top()  after a recording with --top N: the table of the file
+ *   cmd_report_top()  after a recording with --top N: the table of the file
  *                 just written, its first N rows, on stdout; root as for
  *                 report --root (NULL: none).  Returns 0, or 1 after
  *                 saying why on stderr.
@@ -17,6 +17,6 @@
 
 int cmd_report(const struct options *o);
 int cmd_dump(const struct options *o);
-int report_top(const char *path, unsigned top, const char *root);
+int cmd_report_top(const char *path, unsigned top, const char *root);
 
 #endif /* PTPROF_CMDS_H */

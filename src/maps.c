@@ -276,7 +276,7 @@ bool maps_covers_exec(const struct maps *m, uint64_t addr)
 	return e && e->exec;
 }
 
-bool map_entry_is_file(const struct map_entry *e)
+bool maps_entry_is_file(const struct map_entry *e)
 {
 	return e->path[0] == '/';
 }
@@ -311,7 +311,7 @@ void maps_read_build_ids(struct maps *m, const char *root, pid_t pid)
 	for (size_t i = 0; i < m->n; i++) {
 		struct mapping *e = &m->v[i];
 
-		if (e->gone || !e->exec || !map_entry_is_file(e) ||
+		if (e->gone || !e->exec || !maps_entry_is_file(e) ||
 		    e->build_id_tried)
 			continue;
 		e->build_id_tried = true;

@@ -81,7 +81,7 @@ const struct map_entry *maps_find_at_or_above(const struct maps *m,
 					      uint64_t addr);
 
 /* Whether the mapping is backed by a file (its path names one). */
-bool map_entry_is_file(const struct map_entry *e);
+bool maps_entry_is_file(const struct map_entry *e);
 
 /* Number of mappings held, gone ones included. */
 size_t maps_count(const struct maps *m);

@@ -41,7 +41,7 @@ enum ptprof_action {
 /* What a recording writes (--format; a -o name ending in .pb.gz: pprof). */
 enum output_format {
 	OUTPUT_DEFAULT,	/* --format not given: legacy */
-	OUTPUT_LEGACY,	/* gperftools CPU profile (profile_write.h) */
+	OUTPUT_LEGACY,	/* gperftools CPU profile (profile_out.h) */
 	OUTPUT_PPROF,	/* gzipped pprof protobuf (pprof_out.h) */
 };
 

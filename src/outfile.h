@@ -4,7 +4,7 @@
  * outfile_open() creates a temporary file beside FILE (DIR/.NAME.XXXXXX,
  * mode 0644 minus the umask) and gives a stream on it; outfile_commit()
  * flushes, fsyncs and renames it over FILE; outfile_abort() removes it.
- * Both profile writers (profile_write.h, pprof_out.h) write through it.
+ * Both profile writers (profile_out.h, pprof_out.h) write through it.
  *
  * Which FILE is acceptable: a FILE that is a symbolic link owned by the
  * effective user is followed (its target is replaced, the link stays);

@@ -214,7 +214,7 @@ static void main_first(const struct map_entry **ents, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct map_entry *e = ents[i];
 
-		if (!map_entry_is_file(e) || e->path[0] != '/' ||
+		if (!maps_entry_is_file(e) || e->path[0] != '/' ||
 		    is_library(e->path))
 			continue;
 		memmove(ents + 1, ents, i * sizeof(*ents));

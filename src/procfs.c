@@ -101,7 +101,7 @@ void procfs_tasks_close(void **dirp)
 	*dirp = NULL;
 }
 
-void tidlist_free(struct tidlist *list)
+void procfs_tidlist_free(struct tidlist *list)
 {
 	free(list->tids);
 	list->tids = NULL;
@@ -227,7 +227,7 @@ bool procfs_process_alive(pid_t pid)
 
 		alive = state > 0 && state != 'Z' && state != 'X';
 	}
-	tidlist_free(&list);
+	procfs_tidlist_free(&list);
 	return alive;
 }
 

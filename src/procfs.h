@@ -29,7 +29,7 @@ int procfs_list_tasks(pid_t pid, struct tidlist *list);
  */
 int procfs_list_tasks_cached(pid_t pid, void **dirp, struct tidlist *list);
 void procfs_tasks_close(void **dirp);
-void tidlist_free(struct tidlist *list);
+void procfs_tidlist_free(struct tidlist *list);
 
 /* Whole file into a malloc'd, NUL-terminated buffer. */
 int procfs_read_file(const char *path, char **buf, size_t *len);

@@ -7,7 +7,7 @@
  * same struct profile, thread labels included.  What follows is about the
  * legacy format.
  *
- * Reads what profile_write.h writes (64-bit little-endian slots only) and
+ * Reads what profile_out.h writes (64-bit little-endian slots only) and
  * validates every field against the format: header 0, >=3, 0, period, ...;
  * records with count >= 1 and 1 <= npcs <= PROFILE_READ_MAX_PCS; the
  * trailer 0, 1, 0; then the maps text, kept verbatim.

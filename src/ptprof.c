@@ -26,13 +26,13 @@
 #include "options.h"
 #include "pprof_out.h"
 #include "procfs.h"
-#include "profile_write.h"
+#include "profile_out.h"
 #include "sampler.h"
 #include "stacktab.h"
 #include "timeutil.h"
 #include "tselect.h"
 
-/* profile_write's EINVAL: the path exists and is not a regular file;
+/* profile_out_write's EINVAL: the path exists and is not a regular file;
  * EPERM on a link: somebody else's symbolic link, not followed. */
 static const char *output_error(const char *path, int err)
 {
@@ -47,8 +47,8 @@ static const char *output_error(const char *path, int err)
 
 static void check_output(const char *path)
 {
-	if (path && profile_check_writable(path))
-		die(EXIT_FAILURE, "cannot write output file '%s': %s", path,
+	if (path && profile_out_check_writable(path))
+		cli_die(EXIT_FAILURE, "cannot write output file '%s': %s", path,
 		    output_error(path, errno));
 }
 
@@ -56,7 +56,7 @@ static void check_output(const char *path)
 static void check_launch(void)
 {
 	if (procfs_yama_scope() == 3)
-		die(EXIT_FAILURE,
+		cli_die(EXIT_FAILURE,
 		    "cannot trace COMMAND: ptrace is disabled (kernel.yama.ptrace_scope = 3)");
 }
 
@@ -67,12 +67,12 @@ static pid_t start_command(char **argv)
 
 	if (launch_resolve(argv[0], path, sizeof(path))) {
 		if (errno == ENOENT)
-			die(127, "%s: command not found", argv[0]);
-		die(126, "%s: cannot execute: %s", argv[0], strerror(errno));
+			cli_die(127, "%s: command not found", argv[0]);
+		cli_die(126, "%s: cannot execute: %s", argv[0], strerror(errno));
 	}
 	pid = launch_start(path, argv);
 	if (pid < 0)
-		die(errno == ENOENT ? 127 : 126, "%s: cannot execute: %s",
+		cli_die(errno == ENOENT ? 127 : 126, "%s: cannot execute: %s",
 		    argv[0], strerror(errno));
 	return pid;
 }
@@ -158,11 +158,11 @@ static void warn_foreign(const struct sampler_stats *st)
 	if (!st->foreign_traced)
 		return;
 	if (st->foreign_traced == 1)
-		msg("warning: thread %d was not sampled: it is traced by PID "
+		cli_msg("warning: thread %d was not sampled: it is traced by PID "
 		    "%d (%s)", (int)st->foreign_tid, (int)st->foreign_tracer,
 		    comm);
 	else
-		msg("warning: %llu threads were not sampled: they are traced "
+		cli_msg("warning: %llu threads were not sampled: they are traced "
 		    "by another process (thread %d by PID %d (%s), ...)",
 		    (unsigned long long)st->foreign_traced,
 		    (int)st->foreign_tid, (int)st->foreign_tracer, comm);
@@ -223,14 +223,14 @@ static void sampling_failed(const struct sampler_config *cfg)
 	int err = errno;
 
 	if (err == EPERM)
-		explain_refusal(cfg->pid, why, sizeof(why));
+		cli_explain_refusal(cfg->pid, why, sizeof(why));
 	if (err == EPERM && !cfg->child)
-		die(EXIT_FAILURE, "cannot trace process %d: %s", (int)cfg->pid,
+		cli_die(EXIT_FAILURE, "cannot trace process %d: %s", (int)cfg->pid,
 		    why);
 	if (err == EPERM)
-		msg("cannot trace process %d: %s", (int)cfg->pid, why);
+		cli_msg("cannot trace process %d: %s", (int)cfg->pid, why);
 	else
-		msg("sampling process %d failed: %s", (int)cfg->pid,
+		cli_msg("sampling process %d failed: %s", (int)cfg->pid,
 		    strerror(err));
 }
 
@@ -256,7 +256,7 @@ static int finish_command(pid_t child, const struct sampler_stats *st,
 	if (st->end == SAMPLER_END_SIGNAL && st->end_signal_code != SI_KERNEL)
 		kill(child, st->end_signal);
 	if (sampler_wait_child(child, stop, &status)) {
-		msg("lost track of COMMAND (PID %d): %s", (int)child,
+		cli_msg("lost track of COMMAND (PID %d): %s", (int)child,
 		    strerror(errno));
 		return EXIT_FAILURE;
 	}
@@ -325,7 +325,7 @@ static int write_legacy(struct output *w, const struct maps *maps)
 	w->out = NULL;
 	if (rc == 0)
 		return 0;
-	msg("cannot write output file '%s': %s", w->o->legacy_output,
+	cli_msg("cannot write output file '%s': %s", w->o->legacy_output,
 	    output_error(w->o->legacy_output, errno));
 	return -1;
 }
@@ -347,7 +347,7 @@ static int write_pprof(struct output *w, const struct maps *maps, pid_t pid,
 
 	if (!path || pprof_write_file(path, w->pprof, maps, &meta) == 0)
 		return 0;
-	msg("cannot write output file '%s': %s", path,
+	cli_msg("cannot write output file '%s': %s", path,
 	    output_error(path, errno));
 	return -1;
 }
@@ -368,7 +368,7 @@ static void want_pprof(struct output *w, struct sampler_config *cfg)
 		return;
 	w->pprof = pprof_builder_new(w->o->max_depth);
 	if (!w->pprof)
-		die(EXIT_FAILURE, "out of memory");
+		cli_die(EXIT_FAILURE, "out of memory");
 	cfg->on_stack = pprof_builder_add;
 	cfg->on_stack_arg = w->pprof;
 	cfg->want_names = true;
@@ -382,7 +382,7 @@ static void top_table(const struct options *o, pid_t pid)
 	const char *root = target_root(pid, buf, sizeof(buf));
 
 	fflush(stderr);
-	report_top(o->output, o->top, root);
+	cmd_report_top(o->output, o->top, root);
 }
 
 /* -t, --thread-name: the selection handed to the sampler.  Every -t TID
@@ -391,11 +391,11 @@ static void select_threads(const struct options *o, struct tselect *sel,
 			   struct sampler_config *cfg)
 {
 	if (tselect_init(sel, o->tids, o->ntids, o->thread_name))
-		die(EXIT_FAILURE, "cannot use --thread-name '%s': %s",
+		cli_die(EXIT_FAILURE, "cannot use --thread-name '%s': %s",
 		    o->thread_name, strerror(errno));
 	for (size_t i = 0; i < o->ntids; i++)
 		if (procfs_tgid(o->tids[i]) != o->pid)
-			die(EXIT_FAILURE, "thread %d is not a thread of process %d",
+			cli_die(EXIT_FAILURE, "thread %d is not a thread of process %d",
 			    (int)o->tids[i], (int)o->pid);
 	if (tselect_active(sel)) {
 		cfg->select = tselect_match;
@@ -408,7 +408,7 @@ static void warn_unselected(const struct tselect *sel,
 			    const struct sampler_stats *st)
 {
 	if (tselect_active(sel) && !st->stacks)
-		msg("warning: no thread selected by %s%s%s was sampled",
+		cli_msg("warning: no thread selected by %s%s%s was sampled",
 		    sel->ntids ? "-t" : "", sel->ntids && sel->have_re ?
 						    " or " : "",
 		    sel->have_re ? "--thread-name" : "");
@@ -428,9 +428,9 @@ static int record(const struct options *o)
 	int rc = 0, failed, unwritten = 0;
 
 	if (!tab || !maps)
-		die(EXIT_FAILURE, "out of memory");
+		cli_die(EXIT_FAILURE, "out of memory");
 	if (o->action == ACTION_RECORD_PID)
-		check_target(o->pid);
+		cli_check_target(o->pid);
 	else
 		check_launch();
 	check_output(o->legacy_output);
@@ -461,7 +461,7 @@ static int record(const struct options *o)
 	if (cfg.child)
 		rc = finish_command(cfg.child, &st, &stop);
 	if ((failed || unwritten) && cfg.child)
-		msg("%s exited with status %d", o->command[0], rc);
+		cli_msg("%s exited with status %d", o->command[0], rc);
 	tselect_free(&sel);
 	stacktab_free(tab);
 	pprof_builder_free(w.pprof);
@@ -478,7 +478,7 @@ int main(int argc, char **argv)
 	 * back and lose its exit status (strace resets it too). */
 	signal(SIGCHLD, SIG_DFL);
 	if (options_parse(argc, argv, &o, err, sizeof(err)))
-		die(EXIT_USAGE, "%s", err);
+		cli_die(EXIT_USAGE, "%s", err);
 	switch (o.action) {
 	case ACTION_HELP:
 		fputs(o.usage, stdout);

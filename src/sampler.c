@@ -27,7 +27,7 @@
 #include "ptctl.h"
 #include "reaper.h"
 #include "sampler.h"
-#include "threads.h"
+#include "threadtab.h"
 #include "timeutil.h"
 #include "unwind.h"
 
@@ -1158,7 +1158,7 @@ static void teardown(struct sampler *s)
 	unwinder_free(s->unw);
 	free(s->queue);
 	free(s->arena);
-	tidlist_free(&s->tids);
+	procfs_tidlist_free(&s->tids);
 	free(s->active);
 	free(s->pcs);
 	free(s->maps_text);

@@ -16,7 +16,7 @@
 
 #include "ehframe.h"
 #include "grow.h"
-#include "modules.h"
+#include "modcache.h"
 #include "unwind.h"
 
 /* Exported by libunwind-x86_64 (as _Ux86_64_...), not declared publicly:
@@ -146,7 +146,7 @@ static int read_module(struct unwind_ctx *ctx, uint64_t addr, unw_word_t *val)
 	}
 	if (!ctx->last_mod)
 		return -1;
-	return module_read(ctx->last_mod, e, addr, val, sizeof(*val));
+	return modcache_read(ctx->last_mod, e, addr, val, sizeof(*val));
 }
 
 static int read_target(pid_t tid, uint64_t addr, void *buf, size_t len)

@@ -6,7 +6,7 @@
  * cache, accessors that never touch the (running) thread through ptrace:
  *  - registers come from the capture;
  *  - memory comes from the stack copy, else from the image of the
- *    read-only file (or vDSO) mapped at that address (modules.h), else,
+ *    read-only file (or vDSO) mapped at that address (modcache.h), else,
  *    last resort, from one process_vm_readv() of the target;
  *  - unwind tables are per executable mapping, built once from the
  *    module's PT_GNU_EH_FRAME (.eh_frame_hdr) and searched by libunwind's
@@ -23,6 +23,13 @@
  * meanwhile: memory beyond the copy is read as it is now, so the outer
  * frames of a stack deeper than the copy can be stale.  Never prints or
  * exits.  Not thread-safe.
+ *
+ * Program-wide side effect: linking unwind.o replaces sigprocmask() for
+ * the whole program (see unwind.c: libunwind's cache lock would otherwise
+ * cost two system calls per frame).  Outside an unwind the replacement is
+ * pthread_sigmask(), which is what glibc's sigprocmask() is; during one it
+ * does nothing, so no code that runs inside an unwind (libunwind's
+ * accessors, our own) may rely on sigprocmask() blocking a signal.
  */
 #ifndef PTPROF_UNWIND_H
 #define PTPROF_UNWIND_H

@@ -1,7 +1,7 @@
 ## Unit tests of the aggregator, the maps union, the profile writers
 ## (legacy and pprof protobuf, with the protobuf reader).
 UNIT_CORE = tests/unit/test_stacktab tests/unit/test_maps \
-	tests/unit/test_profile_write tests/unit/test_ehframe \
+	tests/unit/test_profile_out tests/unit/test_ehframe \
 	tests/unit/test_reaper tests/unit/test_mapfile tests/unit/test_pprof \
 	tests/unit/test_grow
 check_PROGRAMS += $(UNIT_CORE)
@@ -12,8 +12,8 @@ tests_unit_test_stacktab_SOURCES = tests/unit/test_stacktab.c
 tests_unit_test_stacktab_LDADD = $(PT_LIBS)
 tests_unit_test_maps_SOURCES = tests/unit/test_maps.c
 tests_unit_test_maps_LDADD = $(PT_LIBS)
-tests_unit_test_profile_write_SOURCES = tests/unit/test_profile_write.c
-tests_unit_test_profile_write_LDADD = $(PT_LIBS)
+tests_unit_test_profile_out_SOURCES = tests/unit/test_profile_out.c
+tests_unit_test_profile_out_LDADD = $(PT_LIBS)
 tests_unit_test_reaper_SOURCES = tests/unit/test_reaper.c
 tests_unit_test_reaper_LDADD = $(PT_LIBS)
 tests_unit_test_mapfile_SOURCES = tests/unit/test_mapfile.c

@@ -1,5 +1,5 @@
 /*
- * threads.h - the sampler's table of target threads, by TID.
+ * threadtab.h - the sampler's table of target threads, by TID.
  *
  * One entry per thread ptprof has seen in /proc/PID/task.  The state says
  * where the thread is in ptprof's ptrace cycle:
@@ -14,8 +14,8 @@
  * the table; a pointer stays valid until threadtab_sweep() drops it.  The
  * table closes sched_fd and frees last_pcs of the entries it drops.
  */
-#ifndef PTPROF_THREADS_H
-#define PTPROF_THREADS_H
+#ifndef PTPROF_THREADTAB_H
+#define PTPROF_THREADTAB_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,4 +76,4 @@ void threadtab_sweep(struct threadtab *t, threadtab_drop_fn drop, void *arg);
 typedef void (*threadtab_visit_fn)(struct thread *th, void *arg);
 void threadtab_foreach(struct threadtab *t, threadtab_visit_fn fn, void *arg);
 
-#endif /* PTPROF_THREADS_H */
+#endif /* PTPROF_THREADTAB_H */

@@ -1,5 +1,5 @@
 /*
- * test_profile_write - the gperftools CPU profile writer, byte for byte:
+ * test_profile_out - the gperftools CPU profile writer, byte for byte:
  * header slots, records, trailer, maps text; and the atomic file write.
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "maps.h"
 #include "profile_read.h"
-#include "profile_write.h"
+#include "profile_out.h"
 #include "stacktab.h"
 #include "unit.h"
 
@@ -48,7 +48,7 @@ static void test_bytes(void)
 	CHECK(stacktab_add(t, s1, 3, 4) == 0);
 	CHECK(stacktab_add(t, s2, 1, 1) == 0);
 	CHECK(stacktab_add(t, s1, 3, 1) == 0);
-	CHECK(profile_write(f, 10000, t, m) == 0);
+	CHECK(profile_out_write(f, 10000, t, m) == 0);
 	fclose(f);
 	CHECK(len == sizeof(want) + strlen(maps_text));
 	CHECK(len >= sizeof(want) &&
@@ -70,7 +70,7 @@ static void test_empty_profile(void)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	CHECK(profile_write(f, 1000, t, NULL) == 0);
+	CHECK(profile_out_write(f, 1000, t, NULL) == 0);
 	fclose(f);
 	CHECK(len == sizeof(want) && slots_equal((unsigned char *)buf, want, 8));
 	free(buf);
@@ -87,20 +87,20 @@ static void test_atomic_file(void)
 
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/out.prof", dir);
-	CHECK(profile_check_writable(path) == 0);
+	CHECK(profile_out_check_writable(path) == 0);
 	CHECK(stat(path, &st) < 0 && errno == ENOENT); /* check left nothing */
 	CHECK(stacktab_add(t, s, 1, 3) == 0);
-	CHECK(profile_write_file(path, 10000, t, NULL) == 0);
+	CHECK(profile_out_write_file(path, 10000, t, NULL) == 0);
 	CHECK(stat(path, &st) == 0 && st.st_size == 8 * (5 + 3 + 3));
 	/* a directory is not a writable output, and it is left alone */
-	CHECK(profile_check_writable(dir) < 0 && errno == EISDIR);
-	CHECK(profile_write_file(dir, 10000, t, NULL) < 0);
+	CHECK(profile_out_check_writable(dir) < 0 && errno == EISDIR);
+	CHECK(profile_out_write_file(dir, 10000, t, NULL) < 0);
 	snprintf(bad, sizeof(bad), "%s/no/such/dir/out.prof", dir);
-	CHECK(profile_check_writable(bad) < 0 && errno == ENOENT);
+	CHECK(profile_out_check_writable(bad) < 0 && errno == ENOENT);
 	/* a symbolic link is followed: its target gets the profile */
 	snprintf(bad, sizeof(bad), "%s/link.prof", dir);
 	CHECK(symlink("target.prof", bad) == 0);
-	CHECK(profile_write_file(bad, 10000, t, NULL) == 0);
+	CHECK(profile_out_write_file(bad, 10000, t, NULL) == 0);
 	CHECK(lstat(bad, &st) == 0 && S_ISLNK(st.st_mode));
 	snprintf(bad, sizeof(bad), "%s/target.prof", dir);
 	CHECK(stat(bad, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 88);
@@ -108,7 +108,7 @@ static void test_atomic_file(void)
 	snprintf(bad, sizeof(bad), "%s/link.prof", dir);
 	CHECK(unlink(bad) == 0);
 	/* a device is never replaced */
-	CHECK(profile_check_writable("/dev/null") < 0 && errno == EINVAL);
+	CHECK(profile_out_check_writable("/dev/null") < 0 && errno == EINVAL);
 	CHECK(unlink(path) == 0);
 	CHECK(rmdir(dir) == 0); /* no temporary file left behind */
 	stacktab_free(t);
@@ -156,5 +156,5 @@ int main(void)
 	test_bytes();
 	test_empty_profile();
 	test_atomic_file();
-	return unit_result("test_profile_write");
+	return unit_result("test_profile_out");
 }

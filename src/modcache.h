@@ -1,5 +1,5 @@
 /*
- * modules.h - read-only images of what a target has mapped, for unwinding.
+ * modcache.h - read-only images of what a target has mapped, for unwinding.
  *
  * libunwind reads a module's .eh_frame_hdr and .eh_frame through the
  * access_mem accessor, word by word.  Served by ptrace that is one
@@ -15,8 +15,8 @@
  * opened is remembered as such (NULL image) and never retried until
  * modcache_flush().  Images stay valid until modcache_flush()/free().
  */
-#ifndef PTPROF_MODULES_H
-#define PTPROF_MODULES_H
+#ifndef PTPROF_MODCACHE_H
+#define PTPROF_MODCACHE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,7 +53,7 @@ const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
  * Copy len bytes at target address addr, inside mapping e, from the
  * module image.  0, or -1 when they lie outside the image.
  */
-int module_read(const struct module *mod, const struct map_entry *e,
+int modcache_read(const struct module *mod, const struct map_entry *e,
 		uint64_t addr, void *buf, size_t len);
 
-#endif /* PTPROF_MODULES_H */
+#endif /* PTPROF_MODCACHE_H */

@@ -1,5 +1,5 @@
 /*
- * profile_write.h - the gperftools CPU profile writer (legacy pprof format).
+ * profile_out.h - the gperftools CPU profile writer (legacy pprof format).
  *
  * Layout (docs/FORMAT.md, and gperftools' cpuprofile-fileformat): 64-bit
  * little-endian slots.  Header 0, 3, 0, period_us, 0; one record per
@@ -8,7 +8,7 @@
  * the writer does not); trailer 0, 1, 0; then the maps text.
  *
  * Contract: never prints or exits; -1 with errno on failure.
- * profile_write_file() never leaves a truncated FILE behind: it writes a
+ * profile_out_write_file() never leaves a truncated FILE behind: it writes a
  * temporary file in FILE's directory, fsyncs it and renames it over FILE;
  * on failure the temporary file is removed and FILE is untouched.  A FILE
  * that is a symbolic link owned by the effective user is followed (its
@@ -17,8 +17,8 @@
  * with EISDIR, any other existing file (device, FIFO, socket) with EINVAL,
  * so that /dev/null is never replaced by a regular file.
  */
-#ifndef PTPROF_PROFILE_WRITE_H
-#define PTPROF_PROFILE_WRITE_H
+#ifndef PTPROF_PROFILE_OUT_H
+#define PTPROF_PROFILE_OUT_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -27,11 +27,11 @@
 #include "stacktab.h"
 
 /* Write the whole profile to an open stream (no flush, no close). */
-int profile_write(FILE *f, uint64_t period_us, const struct stacktab *tab,
+int profile_out_write(FILE *f, uint64_t period_us, const struct stacktab *tab,
 		  const struct maps *maps);
 
 /* Atomically (temporary name + rename) write the profile to path. */
-int profile_write_file(const char *path, uint64_t period_us,
+int profile_out_write_file(const char *path, uint64_t period_us,
 		       const struct stacktab *tab, const struct maps *maps);
 
 /*
@@ -48,10 +48,10 @@ int profile_out_close(struct profile_out *o, const struct maps *maps);
 void profile_out_abort(struct profile_out *o);
 
 /*
- * Check, without touching path itself, that profile_write_file() could
+ * Check, without touching path itself, that profile_out_write_file() could
  * create it: path is not a directory, and a file can be created (and is at
  * once removed again) in its directory.
  */
-int profile_check_writable(const char *path);
+int profile_out_check_writable(const char *path);
 
-#endif /* PTPROF_PROFILE_WRITE_H */
+#endif /* PTPROF_PROFILE_OUT_H */

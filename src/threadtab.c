@@ -1,12 +1,12 @@
 /*
- * threads.c - chained hash table of target threads (see threads.h).
+ * threadtab.c - chained hash table of target threads (see threadtab.h).
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "threads.h"
+#include "threadtab.h"
 
 #define NBUCKETS 1024 /* power of two; chains stay short below ~10k threads */
 

@@ -1,5 +1,5 @@
 /*
- * profile_write.c - gperftools CPU profile writer (see profile_write.h).
+ * profile_out.c - gperftools CPU profile writer (see profile_out.h).
  */
 #include "config.h"
 
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "outfile.h"
-#include "profile_write.h"
+#include "profile_out.h"
 
 /* Slots are native-endian words; ptprof only runs on x86-64 (LE, 8 bytes). */
 static int put_slots(FILE *f, const uint64_t *v, size_t n)
@@ -26,7 +26,7 @@ static int put_record(const uint64_t *pcs, size_t npcs, uint64_t count,
 	return 0;
 }
 
-int profile_write(FILE *f, uint64_t period_us, const struct stacktab *tab,
+int profile_out_write(FILE *f, uint64_t period_us, const struct stacktab *tab,
 		  const struct maps *maps)
 {
 	const uint64_t header[5] = { 0, 3, 0, period_us, 0 };
@@ -103,7 +103,7 @@ int profile_out_close(struct profile_out *o, const struct maps *maps)
 	return rc;
 }
 
-int profile_write_file(const char *path, uint64_t period_us,
+int profile_out_write_file(const char *path, uint64_t period_us,
 		       const struct stacktab *tab, const struct maps *maps)
 {
 	struct profile_out *o = profile_out_open(path, period_us);
@@ -120,7 +120,7 @@ int profile_write_file(const char *path, uint64_t period_us,
 	return profile_out_close(o, maps);
 }
 
-int profile_check_writable(const char *path)
+int profile_out_check_writable(const char *path)
 {
 	return outfile_check_writable(path);
 }

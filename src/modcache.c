@@ -1,5 +1,5 @@
 /*
- * modules.c - cached read-only module images (see modules.h).
+ * modcache.c - cached read-only module images (see modcache.h).
  */
 #include "config.h"
 
@@ -17,7 +17,7 @@
 
 #include "hash.h"
 #include "mapfile.h"
-#include "modules.h"
+#include "modcache.h"
 
 #define NBUCKETS 256
 #define VDSO_MAX (64 * 1024)
@@ -180,7 +180,7 @@ const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 	struct module *m;
 	unsigned h;
 
-	if (!vdso && !map_entry_is_file(e))
+	if (!vdso && !maps_entry_is_file(e))
 		return NULL;
 	h = hash_key(key);
 	for (m = c->bucket[h]; m; m = m->next_)
@@ -200,7 +200,7 @@ const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 	return m->image ? m : NULL;
 }
 
-int module_read(const struct module *mod, const struct map_entry *e,
+int modcache_read(const struct module *mod, const struct map_entry *e,
 		uint64_t addr, void *buf, size_t len)
 {
 	uint64_t off;
