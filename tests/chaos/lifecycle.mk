@@ -1,4 +1,4 @@
-## Chaos suite (issue 5): lifecycle cases, see tests/chaos/README.
+## Chaos suite (the target never pays for a ptprof fault): lifecycle cases, see tests/chaos/README.
 ## ptprof killed, thread churn, exec/fork/vfork/clone, exit.  Targets (and
 ## the midkill helper) are built like tests/integ.mk's.
 check_PROGRAMS += \

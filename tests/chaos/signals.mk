@@ -1,4 +1,4 @@
-## Chaos suite (issue 5): signals cases, see tests/chaos/README.
+## Chaos suite (the target never pays for a ptprof fault): signals cases, see tests/chaos/README.
 ## Targets that count what they receive (signals, EINTRs, their own
 ## progress) and print a verdict the tests check.
 check_PROGRAMS += \

@@ -1,4 +1,4 @@
-## Chaos suite (issue 5): stacks cases, see tests/chaos/README.
+## Chaos suite (the target never pays for a ptprof fault): stacks cases, see tests/chaos/README.
 ## Hostile stacks (one target, tests/chaos/targets/hostile.c, one mode per
 ## case), real runtimes (Java, Go, Python) and refusals.
 check_PROGRAMS += tests/chaos/targets/hostile

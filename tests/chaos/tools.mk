@@ -1,2 +1,2 @@
-## Chaos suite (issue 5): ptprof itself under valgrind.
+## Chaos suite (the target never pays for a ptprof fault): ptprof itself under valgrind.
 TESTS += tests/chaos/valgrind.test
