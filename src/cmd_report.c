@@ -70,13 +70,6 @@ static struct report *load(const char *path, const char *root, bool lines,
 	return r;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 /* ptprof report --threads: no symbols needed. */
 static int threads_table(const char *path)
 {
@@ -110,7 +103,7 @@ int cmd_report(const struct options *o)
 		break;
 	case REPORT_SVG:
 		snprintf(title, sizeof(title), "ptprof: %s, %" PRIu64 " samples",
-			 base_name(o->input), report_total(r));
+			 report_base_name(o->input), report_total(r));
 		rc = report_write_svg(r, stdout, title);
 		break;
 	default:
