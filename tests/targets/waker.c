@@ -6,7 +6,9 @@
  *   waker N IDLE_SECS BURN_SECS
  *
  * All N threads block on a condition variable.  After IDLE_SECS the main
- * thread wakes thread 0, which spins in woken_burn for BURN_SECS and goes
+ * thread wakes thread 0, which spins in woken_burn until it has used
+ * BURN_SECS of CPU time (its own CPU-time clock, so a busy machine makes
+ * the burn longer, not smaller; 30 s of wall time at most) and goes
  * back to sleep; then thread 1, and so on, up to thread 2 (three burns in
  * all, whatever N).  Then all exit, and the process prints "done" and
  * exits 0.  The main thread sleeps in nanosleep meanwhile.
@@ -27,12 +29,20 @@ static int turn = -1; /* the thread whose turn it is to burn; -2: all end */
 static double burn_secs;
 volatile uint64_t sink;
 
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 NOIPA void woken_burn(void)
 {
-	double end = now() + burn_secs;
+	double end = thread_cpu() + burn_secs, wall_end = now() + 30;
 	uint64_t x = sink;
 
-	while (now() < end) {
+	while (thread_cpu() < end && now() < wall_end) {
 		for (unsigned i = 0; i < 20000u; i++)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		sink = x;
