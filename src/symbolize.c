@@ -22,19 +22,13 @@
 
 #include "debugfile.h"
 #include "grow.h"
+#include "loadseg.h"
 #include "mapfile.h"
 #include "symbolize.h"
-
-#define MAP_PAGE 4096u /* x86-64 mapping granularity */
 
 struct sym {
 	uint64_t start, end; /* link-time addresses, [start, end) */
 	size_t name;	     /* offset into sym_file.names */
-};
-
-struct load_seg {
-	uint64_t offset, vaddr, filesz;
-	bool exec;
 };
 
 struct sym_file {
@@ -43,7 +37,7 @@ struct sym_file {
 	uint64_t start, end;/* its first executable mapping */
 	uint64_t ino;	    /* and the file's inode there */
 	bool loaded;	    /* load attempted */
-	struct load_seg *segs;
+	GElf_Phdr *segs;    /* its PT_LOAD headers */
 	size_t nsegs;
 	bool is_exec;	    /* ET_EXEC: absolute addresses */
 	struct sym *syms;
@@ -267,11 +261,7 @@ static int load_segs(Elf *elf, struct sym_file *f)
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		f->segs[f->nsegs].offset = ph.p_offset;
-		f->segs[f->nsegs].vaddr = ph.p_vaddr;
-		f->segs[f->nsegs].filesz = ph.p_filesz;
-		f->segs[f->nsegs].exec = (ph.p_flags & PF_X) != 0;
-		f->nsegs++;
+		f->segs[f->nsegs++] = ph;
 	}
 	return 0;
 }
@@ -560,29 +550,21 @@ static void file_load(const struct symbolizer *s, struct sym_file *f)
 /* ---- lookups ---------------------------------------------------------- */
 
 /*
- * The mapping maps file offset m->offset at m->start; the PT_LOAD segment
- * holding that offset maps p_offset at bias + p_vaddr, so
- *   bias = start - offset + p_offset - p_vaddr.
- * The kernel maps whole pages, so the mapping's offset is p_offset rounded
- * down to a page.  ET_EXEC files have bias 0 by construction, which the
+ * The bias of an executable mapping (the only ones kept), from the
+ * executable segment it maps: by its offset alone the segment may be the
+ * read-only one before it, which shares its page in files linked by lld
+ * (loadseg.c).  ET_EXEC files have bias 0 by construction, which the
  * formula also gives; without a matching segment assume vaddr == offset.
  */
 static uint64_t map_bias(const struct sym_map *m)
 {
 	const struct sym_file *f = m->file;
-	const struct load_seg *best = NULL, *g;
-	size_t i;
+	const GElf_Phdr *seg;
 
-	for (i = 0; i < f->nsegs; i++) {
-		g = &f->segs[i];
-		if ((g->offset & ~(uint64_t)(MAP_PAGE - 1)) > m->offset ||
-		    m->offset >= g->offset + g->filesz)
-			continue;
-		if (!best || (g->exec && !best->exec))
-			best = g;
-	}
-	if (best)
-		return m->start - m->offset + best->offset - best->vaddr;
+	/* GElf_Phdr is Elf64_Phdr */
+	seg = loadseg_exec(f->segs, f->nsegs, m->offset);
+	if (seg)
+		return loadseg_bias(seg, m->start, m->offset);
 	return f->is_exec ? 0 : m->start - m->offset;
 }
 

@@ -15,8 +15,8 @@
  * "[vdso]" is symbolized from ptprof's own vDSO, which is right when the
  * report runs on the kernel that recorded the profile.
  * The load bias comes from the mapping's start, its file offset and the
- * PT_LOAD header holding that offset, so ET_EXEC, PIE executables and
- * shared libraries resolve alike.  The files must be the ones that were
+ * executable PT_LOAD segment it maps (loadseg.h), so ET_EXEC, PIE
+ * executables and shared libraries resolve alike, whatever the linker.  The files must be the ones that were
  * mapped: nothing checks that they did not change since.
  *
  * Maps lines are parsed as /proc/PID/maps lines ("start-end perms offset
