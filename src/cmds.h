@@ -2,6 +2,9 @@
  * cmds.h - ptprof's subcommands, in the command-line layer: each returns
  * the exit status (or dies with one line on stderr).
  *
+ *   cmd_record()  ptprof -p PID and ptprof -- COMMAND: sample, write the
+ *                 profile, summarise on stderr; with COMMAND, its exit
+ *                 status.
  *   cmd_report()  ptprof report: read a profile, print a table, folded
  *                 stacks or an SVG flame graph on stdout.
  *   cmd_dump()    ptprof dump: every thread's stack once, now.
@@ -15,6 +18,7 @@
 
 #include "options.h"
 
+int cmd_record(const struct options *o);
 int cmd_report(const struct options *o);
 int cmd_dump(const struct options *o);
 int cmd_report_top(const char *path, unsigned top, const char *root);
