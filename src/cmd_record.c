@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,15 +370,20 @@ static void want_pprof(struct output *w, struct sampler_config *cfg)
 	cfg->want_names = true;
 }
 
-/* --top N: the table of the profile just written, with the binaries
- * opened through the target's root while it is still there. */
-static void top_table(const struct options *o, pid_t pid)
+/*
+ * --top N: the table of the profile just written, with the binaries
+ * opened through the target's root while it is still there.  It goes to
+ * stdout unless stdout is COMMAND's: with -- COMMAND, to stderr after the
+ * summary (as time(1) does), so that `ptprof --top=9 -- xz -c f > f.xz`
+ * neither loses the table nor writes it into f.xz.
+ */
+static void top_table(const struct options *o, pid_t pid, bool launched)
 {
 	char buf[64];
 	const char *root = target_root(pid, buf, sizeof(buf));
 
 	fflush(stderr);
-	cmd_report_top(o->output, o->top, root);
+	cmd_report_top(o->output, o->top, root, launched ? stderr : stdout);
 }
 
 /* -t, --thread-name: the selection handed to the sampler.  Every -t TID
@@ -454,7 +460,7 @@ int cmd_record(const struct options *o)
 		warn_unselected(&sel, &st);
 		print_stats(o, &st);
 		if (o->top)
-			top_table(o, cfg.pid);
+			top_table(o, cfg.pid, cfg.child != 0);
 	}
 	if (cfg.child)
 		rc = finish_command(cfg.child, &st, &stop);

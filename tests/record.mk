@@ -2,4 +2,5 @@
 ## as FILE.old, the warning about CPU time used by COMMAND's children, the
 ## progress line on a terminal, where --top goes.
 TESTS += \
-	tests/keep-old.test
+	tests/keep-old.test \
+	tests/top-output.test
