@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -416,6 +418,199 @@ static void warn_unselected(const struct tselect *sel,
 			sel->have_re ? "--thread-name" : "");
 }
 
+/*
+ * What is watched while sampling, through the sampler's progress hook
+ * (called between ticks, every WATCH_EVERY_NS): the progress line on a
+ * terminal, and the target's CPU time for warn_children().
+ */
+#define WATCH_EVERY_NS (250 * NSEC_PER_MSEC) /* 4 redraws a second */
+
+struct watch {
+	pid_t pid;
+	bool show;  /* draw the progress line: stderr is a terminal, no -q */
+	bool drawn; /* a progress line is on the terminal */
+	/* The target's CPU time when sampling started (zero for COMMAND,
+	 * read at once for -p) and as last read, at last_at (monotonic). */
+	struct procfs_cpu first, last;
+	bool have_first;
+	uint64_t last_at;
+	uint64_t end_at; /* when sampling ended (a launched COMMAND reaped) */
+};
+
+/* Write to the terminal only if it takes the bytes now: a terminal held
+ * by ^S (or a slow link) must not hold the sampler, nor a thread whose
+ * stop comes late, behind a progress line. */
+static void watch_write(const char *buf, size_t len)
+{
+	struct pollfd p = { .fd = STDERR_FILENO, .events = POLLOUT };
+
+	if (poll(&p, 1, 0) == 1 && (p.revents & POLLOUT))
+		(void)!write(STDERR_FILENO, buf, len);
+}
+
+/* "\r" and "\033[K" (clear to the end of the line): redrawn in place. */
+static void watch_draw(struct watch *w, const struct sampler_stats *st)
+{
+	char line[160];
+	int n = snprintf(line, sizeof(line),
+			 "\rptprof: %.1f s, %llu samples, %llu threads, %llu "
+			 "missed ticks\033[K",
+			 (double)st->elapsed_ns / NSEC_PER_SEC,
+			 (unsigned long long)st->samples,
+			 (unsigned long long)st->threads_seen,
+			 (unsigned long long)st->missed_ticks);
+
+	if (n > 0 && (size_t)n < sizeof(line)) {
+		watch_write(line, (size_t)n);
+		w->drawn = true;
+	}
+}
+
+static void watch_read(struct watch *w)
+{
+	struct procfs_cpu c;
+
+	if (procfs_cpu_times(w->pid, &c))
+		return; /* gone: the last reading stands */
+	w->last = c;
+	w->last_at = mono_now_ns();
+}
+
+static void watch_progress(void *arg, const struct sampler_stats *st)
+{
+	struct watch *w = arg;
+
+	watch_read(w);
+	if (w->show)
+		watch_draw(w, st);
+}
+
+/* Before sampling: the first reading (-p), or zero (COMMAND, just
+ * started: the unknown thread count stands for every CPU). */
+static void watch_start(struct watch *w, const struct options *o,
+			struct sampler_config *cfg)
+{
+	memset(w, 0, sizeof(*w));
+	w->pid = cfg->pid;
+	w->show = !o->quiet && isatty(STDERR_FILENO);
+	w->last_at = mono_now_ns();
+	w->last.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (cfg->child)
+		w->have_first = true;
+	else if (procfs_cpu_times(w->pid, &w->first) == 0)
+		w->last = w->first, w->have_first = true;
+	cfg->progress = watch_progress;
+	cfg->progress_arg = w;
+	cfg->progress_ns = WATCH_EVERY_NS;
+}
+
+/* After sampling: erase the progress line, read the target once more. */
+static void watch_end(struct watch *w)
+{
+	if (w->drawn)
+		watch_write("\r\033[K", 4);
+	w->drawn = false;
+	w->end_at = mono_now_ns();
+	watch_read(w);
+}
+
+static uint64_t timeval_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * NSEC_PER_SEC +
+	       (uint64_t)tv->tv_usec * NSEC_PER_USEC;
+}
+
+/* Notable: half a second, and a tenth of the target's CPU time. */
+#define CHILD_CPU_MIN_NS (500 * NSEC_PER_MSEC)
+
+/*
+ * CPU time the target's child processes used during the run: the
+ * children it waited for (reaped) add their CPU time, and their own
+ * reaped descendants', to its cutime and cstime.  So, from the readings
+ * of /proc/PID/stat, the growth of those.  But a COMMAND that ptprof
+ * reaped during the run is gone before its last children's time could be
+ * read (`sh -c 'xz ...'` reaps xz and exits at once): then ptprof's own
+ * RUSAGE_CHILDREN is COMMAND's CPU time with all of its reaped
+ * descendants', and COMMAND's own share is its last reading plus what its
+ * threads, at most one per CPU, can have used from then until it was
+ * reaped: an upper bound, so that a single busy process is never taken
+ * for its children.  A child still running at the end is not counted.
+ */
+static uint64_t children_cpu(const struct watch *w,
+			     const struct sampler_stats *st)
+{
+	uint64_t kids = w->last.children_ns - w->first.children_ns, gap, own;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int busy = w->last.threads;
+	struct rusage ru;
+
+	if (!st->child_reaped || getrusage(RUSAGE_CHILDREN, &ru))
+		return kids;
+	if (cpus > 0 && busy > cpus)
+		busy = (int)cpus;
+	gap = (w->end_at - w->last_at) * (uint64_t)(busy > 0 ? busy : 1);
+	own = w->last.self_ns + gap;
+	if (timeval_ns(&ru.ru_utime) + timeval_ns(&ru.ru_stime) > own + kids)
+		kids = timeval_ns(&ru.ru_utime) + timeval_ns(&ru.ru_stime) -
+		       own;
+	return kids;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Work done in child processes is not in the profile: say so, and how
+ * to profile it, even with -q. */
+static void warn_children(const struct options *o, const struct watch *w,
+			  const struct sampler_stats *st)
+{
+	uint64_t kids = w->have_first ? children_cpu(w, st) : 0;
+	uint64_t own = w->last.self_ns - w->first.self_ns;
+	char who[64];
+
+	if (kids < CHILD_CPU_MIN_NS || kids < (own + kids) / 10)
+		return;
+	if (o->action == ACTION_RECORD_COMMAND)
+		snprintf(who, sizeof(who), "%s's", base_name(o->command[0]));
+	else
+		snprintf(who, sizeof(who), "process %d's", (int)o->pid);
+	cli_msg("warning: %s child processes used %.1f s of CPU time that was "
+		"not profiled (ptprof follows only the process it starts or "
+		"attaches to); profile the busy child with -p PID",
+		who, (double)kids / NSEC_PER_SEC);
+}
+
+/* Everything that can be refused, before the target is touched. */
+static void check_record(const struct options *o, struct tselect *sel,
+			 struct sampler_config *cfg)
+{
+	if (o->action == ACTION_RECORD_PID)
+		cli_check_target(o->pid);
+	else
+		check_launch();
+	check_output(o->legacy_output);
+	check_output(o->pprof_output);
+	select_threads(o, sel, cfg);
+}
+
+/* After a run written out: the summary, the warnings, --stats, --top. */
+static void report_run(const struct options *o, const struct output *w,
+		       const struct watch *watch, const struct tselect *sel,
+		       const struct sampler_stats *st)
+{
+	print_summary(o, st, w->records);
+	warn_foreign(st);
+	warn_unselected(sel, st);
+	warn_children(o, watch, st);
+	print_stats(o, st);
+	if (o->top)
+		top_table(o, watch->pid, o->action == ACTION_RECORD_COMMAND);
+}
+
 int cmd_record(const struct options *o)
 {
 	struct sampler_config cfg = { .hz = o->hz,
@@ -427,19 +622,14 @@ int cmd_record(const struct options *o)
 	struct stacktab *tab = stacktab_new(o->max_depth);
 	struct maps *maps = maps_new();
 	struct output w = { .o = o, .tab = tab };
+	struct watch watch;
 	struct tselect sel;
 	sigset_t stop;
 	int rc = 0, failed, unwritten = 0;
 
 	if (!tab || !maps)
 		cli_die(EXIT_FAILURE, "out of memory");
-	if (o->action == ACTION_RECORD_PID)
-		cli_check_target(o->pid);
-	else
-		check_launch();
-	check_output(o->legacy_output);
-	check_output(o->pprof_output);
-	select_threads(o, &sel, &cfg);
+	check_record(o, &sel, &cfg);
 	want_pprof(&w, &cfg);
 	cli_block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
@@ -447,21 +637,17 @@ int cmd_record(const struct options *o)
 	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
 	if (o->action == ACTION_RECORD_COMMAND)
 		cfg.pid = cfg.child = start_command(o->command);
+	watch_start(&watch, o, &cfg);
 	failed = sampler_run(&cfg, tab, maps, &st);
+	watch_end(&watch);
 	if (failed)
 		sampling_failed(&cfg);
 	if (!failed || st.ticks)
 		unwritten = write_profile(&w, maps, cfg.pid, &st);
 	else if (w.out)
 		profile_out_abort(w.out);
-	if (!failed && !unwritten) {
-		print_summary(o, &st, w.records);
-		warn_foreign(&st);
-		warn_unselected(&sel, &st);
-		print_stats(o, &st);
-		if (o->top)
-			top_table(o, cfg.pid, cfg.child != 0);
-	}
+	if (!failed && !unwritten)
+		report_run(o, &w, &watch, &sel, &st);
 	if (cfg.child)
 		rc = finish_command(cfg.child, &st, &stop);
 	if ((failed || unwritten) && cfg.child)
