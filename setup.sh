@@ -41,7 +41,7 @@ demo_pkgs="google-perftools"
 # (default-jdk-headless: java, javac), Go and CPython
 # (tests/chaos/runtime-*.test); valgrind checks ptprof itself
 # (tests/chaos/valgrind.test).
-check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed chromium python3 default-jdk-headless valgrind"
+check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed chromium python3 default-jdk-headless valgrind tmux"
 
 case $what in
 demo) pkgs="$build_pkgs $demo_pkgs" ;;

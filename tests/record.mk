@@ -9,4 +9,5 @@ tests_targets_cpuburn_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 TESTS += \
 	tests/keep-old.test \
 	tests/top-output.test \
-	tests/children.test
+	tests/children.test \
+	tests/progress.test
