@@ -32,6 +32,7 @@
 #include "pprof_out.h"
 #include "procfs.h"
 #include "profile_out.h"
+#include "report.h"
 #include "sampler.h"
 #include "stacktab.h"
 #include "timeutil.h"
@@ -165,6 +166,12 @@ static void warn_foreign(const struct sampler_stats *st)
 			(int)st->foreign_tid, (int)st->foreign_tracer, comm);
 }
 
+static uint64_t timeval_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * NSEC_PER_SEC +
+	       (uint64_t)tv->tv_usec * NSEC_PER_USEC;
+}
+
 /* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
 static void print_stats(const struct options *o, const struct sampler_stats *st)
 {
@@ -175,9 +182,9 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 	if (!o->stats)
 		return;
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
-		cpu_us = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-				 1e6 +
-			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+		cpu_us = (double)((timeval_ns(&ru.ru_utime) +
+				   timeval_ns(&ru.ru_stime)) /
+				  NSEC_PER_USEC);
 	fprintf(stderr,
 		"ptprof: stats: threads stopped %llu, spared %llu (not due), "
 		"not selected %llu, late %llu (%llu sampled when they "
@@ -514,12 +521,6 @@ static void watch_end(struct watch *w)
 	watch_read(w);
 }
 
-static uint64_t timeval_ns(const struct timeval *tv)
-{
-	return (uint64_t)tv->tv_sec * NSEC_PER_SEC +
-	       (uint64_t)tv->tv_usec * NSEC_PER_USEC;
-}
-
 /* Notable: half a second, and a tenth of the target's CPU time. */
 #define CHILD_CPU_MIN_NS (500 * NSEC_PER_MSEC)
 
@@ -556,13 +557,6 @@ static uint64_t children_cpu(const struct watch *w,
 	return kids;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 /* Work done in child processes is not in the profile: say so, and how
  * to profile it, even with -q. */
 static void warn_children(const struct options *o, const struct watch *w,
@@ -575,7 +569,8 @@ static void warn_children(const struct options *o, const struct watch *w,
 	if (kids < CHILD_CPU_MIN_NS || kids < (own + kids) / 10)
 		return;
 	if (o->action == ACTION_RECORD_COMMAND)
-		snprintf(who, sizeof(who), "%s's", base_name(o->command[0]));
+		snprintf(who, sizeof(who), "%s's",
+			 report_base_name(o->command[0]));
 	else
 		snprintf(who, sizeof(who), "process %d's", (int)o->pid);
 	cli_msg("warning: %s child processes used %.1f s of CPU time that was "
