@@ -34,13 +34,12 @@ static void need_threads(const char *path, struct profile *p)
 		return;
 	profile_free(p);
 	cli_die(EXIT_FAILURE,
-	    "%s has no thread information: record with --format=pprof (or -o NAME.pb.gz)",
-	    path);
+		"%s has no thread information: record with --format=pprof (or -o NAME.pb.gz)",
+		path);
 }
 
 /* --thread: only that thread's samples (dies when it has none). */
-static void keep_thread(const char *path, const char *sel,
-			struct profile *p)
+static void keep_thread(const char *path, const char *sel, struct profile *p)
 {
 	need_threads(path, p);
 	if (thread_report_keep(p, sel))
@@ -82,7 +81,8 @@ static int threads_table(const char *path)
 	rc = thread_report_write(&p, stdout);
 	profile_free(&p);
 	if (rc)
-		cli_die(EXIT_FAILURE, "cannot write the report: %s", strerror(errno));
+		cli_die(EXIT_FAILURE, "cannot write the report: %s",
+			strerror(errno));
 	return 0;
 }
 
@@ -102,7 +102,8 @@ int cmd_report(const struct options *o)
 		rc = report_write_folded(r, stdout);
 		break;
 	case REPORT_SVG:
-		snprintf(title, sizeof(title), "ptprof: %s, %" PRIu64 " samples",
+		snprintf(title, sizeof(title),
+			 "ptprof: %s, %" PRIu64 " samples",
 			 report_base_name(o->input), report_total(r));
 		rc = report_write_svg(r, stdout, title);
 		break;
@@ -112,18 +113,21 @@ int cmd_report(const struct options *o)
 	}
 	report_free(r);
 	if (rc)
-		cli_die(EXIT_FAILURE, "cannot write the report: %s", strerror(errno));
+		cli_die(EXIT_FAILURE, "cannot write the report: %s",
+			strerror(errno));
 	return 0;
 }
 
-int cmd_report_top(const char *path, unsigned top, const char *root)
+int cmd_report_top(const char *path, unsigned top, const char *root, FILE *out)
 {
 	struct report *r = load(path, root, false, NULL);
 	int rc;
 
 	if (!r)
 		return 1;
-	rc = report_write_text(r, stdout, top);
+	rc = report_write_text(r, out, top);
+	if (fflush(out))
+		rc = -1;
 	report_free(r);
 	if (rc)
 		cli_msg("cannot write the report: %s", strerror(errno));
