@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct symbolizer *s;
 
-	s = symbolizer_new((const char *)data, len, FUZZ_ROOT);
+	s = symbolizer_new((const char *)data, len, FUZZ_ROOT, 0);
 	if (!s) {
 		if (errno != ENOMEM)
 			fuzz_violation("symbolizer_new failed without ENOMEM");

@@ -138,16 +138,11 @@ static void capture(pid_t pid, struct dump *d, struct maps *maps)
 
 static struct symbolizer *symbolizer_for(pid_t pid, const struct maps *maps)
 {
-	char *text = NULL, root[64];
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char root[64];
 	struct symbolizer *sym;
 
-	if (!f || maps_write(maps, f) || fclose(f))
-		cli_die(EXIT_FAILURE, "out of memory");
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	sym = symbolizer_new(text, len, root);
-	free(text);
+	sym = symbolizer_new_maps(maps, root, pid);
 	if (!sym)
 		cli_die(EXIT_FAILURE, "out of memory");
 	return sym;

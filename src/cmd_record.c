@@ -348,6 +348,7 @@ static int write_pprof(struct output *w, const struct maps *maps, pid_t pid,
 			      w->start.tv_nsec,
 		.duration_nanos = (int64_t)st->elapsed_ns,
 		.root = target_root(pid, root, sizeof(root)),
+		.pid = pid,
 	};
 
 	if (!path || pprof_write_file(path, w->pprof, maps, &meta) == 0)

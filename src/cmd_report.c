@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "profile_read.h"
+#include "profile_load.h"
 #include "report.h"
 #include "symbolize.h"
 #include "thread_report.h"
@@ -21,7 +21,7 @@ static int read_profile(const char *path, struct profile *p)
 {
 	char err[512];
 
-	if (profile_read_file(path, p, err, sizeof(err)) == 0)
+	if (profile_load_file(path, p, err, sizeof(err)) == 0)
 		return 0;
 	cli_msg("%s: %s", path, err);
 	return -1;
@@ -48,6 +48,21 @@ static void keep_thread(const char *path, const char *sel, struct profile *p)
 	cli_die(EXIT_FAILURE, "%s: no samples of thread '%s'", path, sel);
 }
 
+/*
+ * The PID of a root of the form "/proc/PID/root" (or ".../root/"), else 0:
+ * with such a --root the man page promises the files of that live process
+ * through its map_files too (deleted or replaced since they were mapped).
+ */
+static pid_t root_pid(const char *root)
+{
+	int pid = 0, n = 0;
+
+	if (!root || sscanf(root, "/proc/%d/root%n", &pid, &n) != 1 || !n ||
+	    (root[n] && strcmp(root + n, "/")))
+		return 0;
+	return pid > 0 ? pid : 0;
+}
+
 /* Read path and build its report; one line on stderr and NULL on error. */
 static struct report *load(const char *path, const char *root, bool lines,
 			   const char *thread)
@@ -60,7 +75,7 @@ static struct report *load(const char *path, const char *root, bool lines,
 		return NULL;
 	if (thread)
 		keep_thread(path, thread, &p);
-	sym = symbolizer_new(p.maps_text, p.maps_len, root);
+	sym = symbolizer_new(p.maps_text, p.maps_len, root, root_pid(root));
 	r = sym ? report_build(&p, sym, lines) : NULL;
 	if (!r)
 		cli_msg("%s: %s", path, strerror(errno));

@@ -187,13 +187,13 @@ static void test_offline(const char *maps)
 	struct symbolizer *s;
 
 	CHECKF(moved != NULL, "shift_maps");
-	s = moved ? symbolizer_new(moved, strlen(moved), NULL) : NULL;
+	s = moved ? symbolizer_new(moved, strlen(moved), NULL, 0) : NULL;
 	if (s)
 		expect_func(s, fn + delta + 7, "symbolize_target", 7, "moved");
 	symbolizer_free(s);
 	free(moved);
 
-	s = symbolizer_new(maps, strlen(maps), "/");
+	s = symbolizer_new(maps, strlen(maps), "/", 0);
 	CHECKF(s != NULL, "symbolizer_new with root /");
 	if (s)
 		expect_func(s, fn, "symbolize_target", 0, "root /");
@@ -231,7 +231,7 @@ static void test_dotdot(const char *maps)
 			break;
 	}
 	text[len] = '\0';
-	s = symbolizer_new(text, len, "/proc");
+	s = symbolizer_new(text, len, "/proc", 0);
 	CHECKF(s != NULL && len > 0, "symbolizer_new on dotted maps");
 	if (s)
 		expect_unknown(s, fn, dotted, "path with ..");
@@ -252,7 +252,7 @@ static void test_odd_maps(void)
 		"zzzz-1 r-xp\n"
 		"7f0000005000-7f0000004000 r-xp 00000000 08:01 1 /bad/range\n"
 		"7f0000006000-7f0000007000 r-xp 00000000";
-	struct symbolizer *s = symbolizer_new(text, sizeof(text) - 1, NULL);
+	struct symbolizer *s = symbolizer_new(text, sizeof(text) - 1, NULL, 0);
 	struct symbol_info si;
 
 	CHECKF(s != NULL, "symbolizer_new on odd maps");
@@ -268,7 +268,7 @@ static void test_odd_maps(void)
 	expect_unknown(s, 0x7f0000003010, NULL, "not executable");
 	expect_unknown(s, 0x7f0000005010, NULL, "bad range");
 	symbolizer_free(s);
-	s = symbolizer_new(NULL, 0, NULL);
+	s = symbolizer_new(NULL, 0, NULL, 0);
 	CHECKF(s != NULL, "symbolizer_new on no maps");
 	if (s)
 		expect_unknown(s, 0x1000, NULL, "no maps");
@@ -285,7 +285,7 @@ int main(void)
 		perror("test_symbolize: /proc/self/maps");
 		return 1;
 	}
-	s = symbolizer_new(maps, len, NULL);
+	s = symbolizer_new(maps, len, NULL, 0);
 	CHECKF(s != NULL, "symbolizer_new: %s", strerror(errno));
 	if (s) {
 		test_self(s);
