@@ -166,6 +166,7 @@ static int maps_range(struct maps_cursor *c, struct maps_line *out)
 static int maps_fields(struct maps_cursor *c, struct maps_line *out)
 {
 	uint64_t dev;
+	size_t at;
 
 	if (!maps_perms(c, out))
 		return maps_bad(c, "expected permissions such as r-xp");
@@ -176,9 +177,12 @@ static int maps_fields(struct maps_cursor *c, struct maps_line *out)
 				"expected the file offset (1 to 16 hex digits)");
 	if (!maps_char(c, ' '))
 		return maps_bad(c, "expected a space after the file offset");
+	at = c->i;
 	if (!maps_hex(c, 8, &dev) || !maps_char(c, ':') ||
-	    !maps_hex(c, 8, &dev))
+	    !maps_hex(c, 8, &dev)) {
+		c->i = at; /* name the field, not the byte inside it */
 		return maps_bad(c, "expected the device as MAJOR:MINOR in hex");
+	}
 	if (!maps_char(c, ' '))
 		return maps_bad(c, "expected a space after the device");
 	if (!maps_dec(c, &out->ino))
