@@ -49,6 +49,9 @@ check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk s
 # ~/.cargo/bin) is left alone: Debian's is added only where there is
 # none, so it never shadows or fights a rustup toolchain.
 check_pkgs="$check_pkgs clang lld"
+# clang's libFuzzer runtime: .ci/run builds the fuzzers after the suite
+# (make fuzz-build), so a fuzzer that stops linking fails CI.
+check_pkgs="$check_pkgs libclang-rt-dev"
 command -v rustc > /dev/null 2>&1 || check_pkgs="$check_pkgs rustc"
 
 case $what in
