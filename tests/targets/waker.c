@@ -29,20 +29,12 @@ static int turn = -1; /* the thread whose turn it is to burn; -2: all end */
 static double burn_secs;
 volatile uint64_t sink;
 
-static double thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 NOIPA void woken_burn(void)
 {
-	double end = thread_cpu() + burn_secs, wall_end = now() + 30;
+	double end = cpu_now() + burn_secs, wall_end = now() + 30;
 	uint64_t x = sink;
 
-	while (thread_cpu() < end && now() < wall_end) {
+	while (cpu_now() < end && now() < wall_end) {
 		for (unsigned i = 0; i < 20000u; i++)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		sink = x;
