@@ -21,7 +21,7 @@ NOIPA void burn_cpu(double seconds)
 	uint64_t x = sink;
 
 	while (cpu_now() < seconds)
-		SPIN(x, 100000u);
+		SPIN(x, 1000000u);
 	sink = x;
 	KEEP_FRAME();
 }

@@ -61,7 +61,7 @@ NOIPA void after_unload(double secs)
 	uint64_t x = sink;
 
 	while (cpu_now() < end && now() < wall_end)
-		SPIN(x, 50000u);
+		SPIN(x, 1000000u);
 	sink = x;
 	KEEP_FRAME();
 }

@@ -4,7 +4,11 @@
  * now(): CLOCK_MONOTONIC in seconds, for targets that run for a given
  * time.  cpu_now(): the calling thread's CPU time in seconds, for targets
  * that burn a given amount of CPU time whatever the machine's load (a
- * test that counts CPU-mode samples wants CPU time, not wall time).  NOIPA keeps GCC from merging, cloning or inlining a function
+ * test that counts CPU-mode samples wants CPU time, not wall time).  The
+ * thread CPU-time clock is a system call, not the vDSO: call it about
+ * once a millisecond, not in the spin itself, or the target becomes a
+ * system-call loop (ptprof puts a third of the samples of a 20 us spin
+ * checked with it on clock_gettime).  NOIPA keeps GCC from merging, cloning or inlining a function
  * whose name a test looks for; KEEP_FRAME() after a call keeps it from
  * becoming a tail call (which would drop the caller's frame); SPIN()
  * burns CPU.  Header-only,

@@ -35,7 +35,7 @@ NOIPA void woken_burn(void)
 	uint64_t x = sink;
 
 	while (cpu_now() < end && now() < wall_end) {
-		for (unsigned i = 0; i < 20000u; i++)
+		for (unsigned i = 0; i < 2000000u; i++)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		sink = x;
 	}
