@@ -21,7 +21,7 @@
  * which no thread of the target should wait for.  cpuacct_init() before
  * first use, cpuacct_close() to release the files kept open.  Readings
  * fail with -1 and errno (the thread is gone, /proc is not there); the
- * callers then treat the thread as due, as before accounting existed.
+ * sampler then stops the thread as if it were due.
  */
 #ifndef PTPROF_CPUACCT_H
 #define PTPROF_CPUACCT_H

@@ -1,9 +1,10 @@
 /*
- * sampler.c - the stop-the-world sampling loop (see sampler.h).
+ * sampler.c - the sampling loop (see sampler.h).
  *
- * One tick:  list /proc/PID/task -> SEIZE each thread -> INTERRUPT all ->
+ * One tick:  read CPU times (cpuacct.h) and, when due, list /proc/PID/task
+ * -> SEIZE each thread that is due and selected -> INTERRUPT them all ->
  * as each stop is reported: capture (registers and a stack copy), DETACH
- * that thread, then unwind the copy while it runs on.  A thread is held
+ * that thread -> after the window, unwind the copies while they run on.  A thread is held
  * only for its own capture, never behind a slower one, never for an
  * unwind.  Between ticks nothing of the target is traced, except a thread
  * whose stop missed its tick (LATE): its stop is still on the way, and it
