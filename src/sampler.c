@@ -25,6 +25,7 @@
 #include "capture.h"
 #include "cpuacct.h"
 #include "grow.h"
+#include "mapsync.h"
 #include "procfs.h"
 #include "ptctl.h"
 #include "reaper.h"
@@ -38,14 +39,6 @@
 #define STOP_WINDOW_NS (500 * NSEC_PER_USEC)
 /* How long the end of a run waits for the stops of LATE threads. */
 #define FINAL_LATE_WAIT_NS (500 * NSEC_PER_MSEC)
-/*
- * An unmapped PC makes ptprof re-read /proc/PID/maps at once the first
- * time its page is seen since the last read (a library just loaded), but
- * stray PCs (a broken unwind) on ever new pages cost at most this many
- * reads per second.
- */
-#define MAPS_READS_PER_SEC 50
-#define UNMAPPED_PAGES 64
 /* Ticks in a row on which the kernel refused every thread before the run
  * ends with EPERM (the target exec'd a set-uid program, or was attached). */
 #define MAX_REFUSED_TICKS 10
@@ -84,13 +77,7 @@ struct sampler {
 	unsigned refused_ticks;
 	sigset_t waitset; /* stop signals and SIGTSTP, read from sigfd */
 	int sigfd;
-	uint64_t unmapped[UNMAPPED_PAGES]; /* pages tried since the last read */
-	unsigned nunmapped;
-	uint64_t reads_window_ns; /* start of the current second */
-	unsigned reads_in_window;
-	char *maps_text; /* last snapshot read, to flush caches on change */
-	size_t maps_generation; /* bumped whenever the maps changed */
-	size_t maps_len;
+	struct mapsync mapsync; /* maps re-read when code was loaded */
 	int pidfd;	/* the target, to tell exit (and PID reuse) apart */
 	void *task_dir; /* /proc/PID/task, kept open */
 	int stat_fd;	/* /proc/PID/stat, kept open: the thread count */
@@ -588,19 +575,6 @@ static void keep_last_stack(struct thread *th, const uint64_t *pcs, size_t n)
 	th->last_n = n;
 }
 
-static void refresh_maps(struct sampler *s);
-static bool worth_reading(struct sampler *s, uint64_t pc, uint64_t now);
-
-/* The first PC of the chain outside every known executable mapping, or 0. */
-static uint64_t first_unmapped(const struct sampler *s, const uint64_t *pcs,
-			       int n)
-{
-	for (int i = 0; i < n; i++)
-		if (!maps_covers_exec(s->maps, pcs[i]))
-			return pcs[i];
-	return 0;
-}
-
 /* Unwind the capture in s->view, and time it (wall time: an unwind makes
  * no system call in steady state, so that is its CPU time unless ptprof
  * was preempted, which the median of --stats sees through). */
@@ -635,19 +609,13 @@ static void unwind_queued(struct sampler *s)
 static void record_stack(struct sampler *s, struct thread *th)
 {
 	int n = unwind_captured(s);
-	uint64_t pc = n > 0 ? first_unmapped(s, s->pcs, n) : 0;
 
 	/* A PC in no known mapping: a library was loaded since the maps were
 	 * last read (right after exec, libc is not there yet), and the chain
 	 * may have stopped for want of its unwind table.  Read the maps (the
 	 * thread is already released) and, if they changed, unwind again. */
-	if (pc && worth_reading(s, pc, mono_now_ns())) {
-		size_t before = s->maps_generation;
-
-		refresh_maps(s);
-		if (s->maps_generation != before)
-			n = unwind_captured(s);
-	}
+	if (mapsync_catch_up(&s->mapsync, s->pcs, n, s->live_tid))
+		n = unwind_captured(s);
 	if (n <= 0)
 		return;
 	if (!emit(s, th, s->pcs, (size_t)n, cpuacct_weight(&th->cpu, &s->acct)))
@@ -712,66 +680,6 @@ static void reclaim_leader(struct sampler *s)
 		th->state = TS_LATE;
 		s->st->late_threads++;
 	}
-}
-
-/* May an unmapped PC trigger a read?  Not for a page already tried since
- * the last read, nor past the budget of reads per second. */
-static bool worth_reading(struct sampler *s, uint64_t pc, uint64_t now)
-{
-	uint64_t page = pc >> 12;
-
-	for (unsigned i = 0; i < s->nunmapped; i++)
-		if (s->unmapped[i] == page)
-			return false;
-	if (s->nunmapped < UNMAPPED_PAGES)
-		s->unmapped[s->nunmapped++] = page;
-	if (now - s->reads_window_ns >= NSEC_PER_SEC) {
-		s->reads_window_ns = now;
-		s->reads_in_window = 0;
-	}
-	return s->reads_in_window < MAPS_READS_PER_SEC;
-}
-
-/* Build IDs of newly mapped files, while they can be read as mapped:
- * through the root of the thread the maps were read through. */
-static void read_build_ids(struct sampler *s)
-{
-	pid_t pid = s->cfg->pid;
-	char root[64];
-
-	snprintf(root, sizeof(root), "/proc/%d/task/%d/root", (int)pid,
-		 (int)(s->live_tid ? s->live_tid : pid));
-	maps_read_build_ids(s->maps, root, pid);
-}
-
-/*
- * Read /proc/PID/maps: at the start, when a sampled PC lay outside every
- * known executable mapping (worth_reading), and at the end.  Never inside
- * the stop window.  Unwind caches go only when the text really changed:
- * a stray PC must not cost an ELF reload.
- */
-static void refresh_maps(struct sampler *s)
-{
-	char *text;
-	size_t len;
-
-	if (procfs_read_maps(s->cfg->pid, s->live_tid, &text, &len) == 0 ||
-	    procfs_read_maps(s->cfg->pid, 0, &text, &len) == 0) {
-		bool changed = len != s->maps_len ||
-			       (s->maps_text &&
-				memcmp(text, s->maps_text, len));
-
-		if (changed && maps_update(s->maps, text, len) == 0) {
-			s->maps_generation++;
-			unwinder_flush(s->unw);
-			read_build_ids(s);
-		}
-		free(s->maps_text);
-		s->maps_text = text;
-		s->maps_len = len;
-	}
-	s->nunmapped = 0;
-	s->reads_in_window++;
 }
 
 static void count_pause(struct sampler_stats *st, uint64_t ns)
@@ -972,6 +880,7 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	cpuacct_proc_init(&s->acct, cfg->pid, s->period_ns, cfg->wall);
 	s->threads = threadtab_new();
 	s->unw = unwinder_new(cfg->pid, maps);
+	mapsync_init(&s->mapsync, cfg->pid, maps, s->unw);
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
 	if (!s->threads || !s->unw || !s->pcs || s->sigfd < 0 || reaper_start())
 		return -1;
@@ -987,7 +896,7 @@ static void teardown(struct sampler *s)
 	procfs_tidlist_free(&s->tids);
 	free(s->active);
 	free(s->pcs);
-	free(s->maps_text);
+	mapsync_free(&s->mapsync);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	if (s->sigfd >= 0)
@@ -1057,13 +966,13 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 	if (setup(&s, cfg, tab, maps, st) == 0 &&
 	    sigprocmask(SIG_BLOCK, &own, &old) == 0) {
 		start = mono_now_ns();
-		refresh_maps(&s); /* the unwinder needs them */
+		mapsync_refresh(&s.mapsync, s.live_tid); /* for the unwinder */
 		rc = run_loop(&s, start);
 		err = errno;
 		release_late(&s);
 		unwind_queued(&s);
 		if (!s.target_gone)
-			refresh_maps(&s);
+			mapsync_refresh(&s.mapsync, s.live_tid);
 		st->elapsed_ns = mono_now_ns() - start;
 		unwinder_counters(s.unw, &st->unwind);
 		sigprocmask(SIG_SETMASK, &old, NULL);
