@@ -30,7 +30,7 @@ bool ptctl_is_gone(int err);
 enum ptctl_stop_kind {
 	PTSTOP_INTERRUPT, /* PTRACE_EVENT_STOP after PTRACE_INTERRUPT */
 	PTSTOP_GROUP,	  /* PTRACE_EVENT_STOP for a stop signal (group-stop) */
-	PTSTOP_SIGNAL, /* signal-delivery-stop: the signal must be re-injected */
+	PTSTOP_SIGNAL,	  /* signal-delivery-stop: re-inject the signal */
 	PTSTOP_OTHER_EVENT, /* any other PTRACE_EVENT_* stop */
 	PTSTOP_EXITED,	    /* WIFEXITED or WIFSIGNALED: the thread is gone */
 	PTSTOP_UNKNOWN,
