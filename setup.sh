@@ -40,8 +40,19 @@ demo_pkgs="google-perftools"
 # screenshots.  The chaos suite profiles real runtimes: a JVM
 # (default-jdk-headless: java, javac), Go and CPython
 # (tests/chaos/runtime-*.test); valgrind checks ptprof itself
-# (tests/chaos/valgrind.test).
-check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed chromium python3 default-jdk-headless valgrind"
+# (tests/chaos/valgrind.test); tmux is the terminal of
+# tests/progress.test.
+check_pkgs="google-perftools golang-go strace util-linux procps coreutils mawk sed chromium python3 default-jdk-headless valgrind tmux"
+# Binaries linked with lld, whose segments share pages: clang and lld
+# build the C targets of tests/lld.test, rustc the Rust one of
+# tests/lld-rust.test.  A rustc already on $PATH (rustup's, in
+# ~/.cargo/bin) is left alone: Debian's is added only where there is
+# none, so it never shadows or fights a rustup toolchain.
+check_pkgs="$check_pkgs clang lld"
+# clang's libFuzzer runtime: .ci/run builds the fuzzers after the suite
+# (make fuzz-build), so a fuzzer that stops linking fails CI.
+check_pkgs="$check_pkgs libclang-rt-dev"
+command -v rustc > /dev/null 2>&1 || check_pkgs="$check_pkgs rustc"
 
 case $what in
 demo) pkgs="$build_pkgs $demo_pkgs" ;;

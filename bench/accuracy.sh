@@ -35,16 +35,9 @@
 # It kills only the processes it started, by PID, bounds every wait and
 # uses no network (DEBUGINFOD_URLS is unset).
 set -u
-export LC_ALL=C
-unset DEBUGINFOD_URLS
-
+BENCH_TAG=accuracy BENCH_SCRIPT=accuracy.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCDIR=${BENCH_SRCDIR:-$(dirname "$here")}
-BUILDDIR=${BENCH_BUILDDIR:-$SRCDIR}
-PTPROF=${PTPROF:-$BUILDDIR/src/ptprof}
-PERF=${BENCH_PERF:-/usr/bin/perf}
-RESULTS=${BENCH_RESULTS:-$BUILDDIR/bench/results}
-REPORT=${BENCH_REPORT:-$SRCDIR/docs/PERFORMANCE.md}
+. "$here/lib.sh"
 # Debian's interpreters and xz, not whatever PATH finds first (pyenv).
 PYTHON=${ACC_PYTHON:-/usr/bin/python3}
 PERL=${ACC_PERL:-/usr/bin/perl}
@@ -67,18 +60,6 @@ XZ_MB=${ACC_XZ_MB:-160}
 # block when it rewrites the rest of the file).
 BEGIN_MARK='<!-- bench/accuracy.sh: begin -->'
 END_MARK='<!-- bench/accuracy.sh: end -->'
-
-die() {
-	echo "accuracy: $*" >&2
-	exit 1
-}
-
-log() {
-	echo "accuracy: $*" >&2
-	[ -n "${RUN:-}" ] && echo "$(date +%T) $*" >>"$RUN/log"
-}
-
-. "$here/procs.sh"
 
 # --- Flat profiles ---------------------------------------------------------
 # Every flat profile is first written as "weight<TAB>module<TAB>name<TAB>off":
@@ -465,13 +446,7 @@ splice() {
 	log "wrote the accuracy section of $REPORT"
 }
 
-if [ "${1:-}" = --report ]; then
-	[ $# = 2 ] || die "usage: accuracy.sh --report RESULTS_DIR"
-	RUN=""
-	splice "$2"
-	exit 0
-fi
-[ $# = 0 ] || die "usage: accuracy.sh [--report RESULTS_DIR]"
+bench_args splice "$@"
 
 # --- Set-up ---------------------------------------------------------------
 for v in "$SECS" "$WARMUP" "$REPS" "$HZ" "$PERF_A" "$PERF_B" "$XZ_MB"; do
@@ -479,12 +454,8 @@ for v in "$SECS" "$WARMUP" "$REPS" "$HZ" "$PERF_A" "$PERF_B" "$XZ_MB"; do
 done
 [ -x "$PTPROF" ] || die "$PTPROF missing: run 'make'"
 t_start=$(date +%s)
-RUN="$RESULTS/accuracy-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$RUN" || die "cannot create $RUN"
-ln -sfn "$(basename "$RUN")" "$RESULTS/accuracy-latest"
+bench_start_run accuracy- accuracy-latest
 DATA=$(mktemp -d "${TMPDIR:-/tmp}/ptprof-accuracy.XXXXXX") || die "mktemp failed"
-mkfifo "$RUN/.nap" || die "mkfifo failed"
-exec {NAP_FD}<>"$RUN/.nap"
 # The processes of the window under way, for cleanup().
 WPID="" PA="" PB="" PT=""
 cleanup() {

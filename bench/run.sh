@@ -15,19 +15,11 @@
 # installing elfutils with apt-get when eu-stack is missing, which
 # BENCH_NO_INSTALL=1 turns off).
 set -u
-export LC_ALL=C
-# No debuginfod lookups from gdb, eu-stack or perf: nothing touches the net.
-unset DEBUGINFOD_URLS
-
+BENCH_TAG=bench BENCH_SCRIPT=run.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCDIR=${BENCH_SRCDIR:-$(dirname "$here")}
-BUILDDIR=${BENCH_BUILDDIR:-$SRCDIR}
-PTPROF=${PTPROF:-$BUILDDIR/src/ptprof}
+. "$here/lib.sh"
 BIN=${BENCH_BIN:-$BUILDDIR/bench}
-RESULTS=${BENCH_RESULTS:-$BUILDDIR/bench/results}
-REPORT=${BENCH_REPORT:-$SRCDIR/docs/PERFORMANCE.md}
 LIBPROFILER=${BENCH_LIBPROFILER:-/usr/lib/x86_64-linux-gnu/libprofiler.so.0}
-PERF=${BENCH_PERF:-/usr/bin/perf}
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	d_secs=1 d_reps=1 d_snap=3 d_warm=0.3
@@ -45,16 +37,6 @@ PROFILERS=${BENCH_PROFILERS:-none floor ptprof ptprof-wall gperftools perf}
 SNAP_TARGETS=${BENCH_SNAP_TARGETS:-1busy 2busy200idle}
 SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof-dump ptprof eu-stack gdb}
 
-die() {
-	echo "bench: $*" >&2
-	exit 1
-}
-
-log() {
-	echo "bench: $*" >&2
-	[ -n "${RUN:-}" ] && echo "$(date +%T) $*" >>"$RUN/log"
-}
-
 # "1busy", "8busy", "2busy200idle": jitter's -b and -i.
 target_args() {
 	if [[ $1 =~ ^([0-9]+)busy(([0-9]+)idle)?$ ]]; then
@@ -64,7 +46,6 @@ target_args() {
 	fi
 }
 
-. "$here/procs.sh"
 
 # End a bench/cputime wrapper this script started: it passes INT on to
 # the command it runs; if both are still there, KILL the command (its
@@ -336,13 +317,7 @@ write_report() {
 	log "wrote $REPORT"
 }
 
-if [ "${1:-}" = --report ]; then
-	[ $# = 2 ] || die "usage: run.sh --report RESULTS_DIR"
-	RUN=""
-	write_report "$2"
-	exit 0
-fi
-[ $# = 0 ] || die "usage: run.sh [--report RESULTS_DIR]"
+bench_args write_report "$@"
 
 # --- Set-up ---------------------------------------------------------------
 for t in $TARGETS $SNAP_TARGETS; do target_args "$t" >/dev/null; done
@@ -357,12 +332,8 @@ done
 [ -x "$PTPROF" ] || die "$PTPROF missing: run 'make'"
 
 t_start=$(date +%s)
-RUN="$RESULTS/$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$RUN/logs" || die "cannot create $RUN"
-ln -sfn "$(basename "$RUN")" "$RESULTS/latest"
+bench_start_run "" latest logs
 SCRATCH=$(mktemp -d /dev/shm/ptprof-bench.XXXXXX 2>/dev/null || mktemp -d)
-mkfifo "$RUN/.nap" || die "mkfifo failed"
-exec {NAP_FD}<>"$RUN/.nap"
 trap 'rm -rf "$SCRATCH"; rm -f "$RUN/.nap"' EXIT
 : >"$RUN/results.tsv"
 : >"$RUN/snapshots.tsv"

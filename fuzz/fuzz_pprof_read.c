@@ -1,11 +1,11 @@
 /*
- * fuzz_pprof_read.c - libFuzzer target for pprof_parse().
+ * fuzz_pprof_read.c - libFuzzer target for pprof_read_parse().
  *
  * The input is a protobuf (as it is after gunzip) or, when it starts with
  * the gzip magic, a gzip file.  It is parsed as given and, when it is not
  * gzip already, once more gzipped (level 1): both must give the same
  * answer.  On success every promise of pprof_read.h about the result is
- * checked: counts >= 1 adding up to total_samples, 1..PROFILE_READ_MAX_PCS
+ * checked: counts >= 1 adding up to total_samples, 1..PROFILE_MAX_PCS
  * PCs per record, thread fields only with profile.threads, maps text
  * NUL-terminated and of maps_len bytes; then a symbolizer is built from
  * the maps text (under FUZZ_ROOT, so no file is opened) and every PC and
@@ -20,7 +20,7 @@
 
 #include "fuzz_util.h"
 #include "pprof_read.h"
-#include "profile_read.h"
+#include "profile.h"
 #include "symbolize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
@@ -52,7 +52,7 @@ static void check_success(const struct profile *p, const char *err)
 		const struct profile_record *r = &p->records[i];
 
 		if (r->count == 0 || r->npcs == 0 ||
-		    r->npcs > PROFILE_READ_MAX_PCS || !r->pcs)
+		    r->npcs > PROFILE_MAX_PCS || !r->pcs)
 			fuzz_violation("invalid record accepted");
 		if ((r->tid || r->thread) && !p->threads)
 			fuzz_violation("thread fields without profile.threads");
@@ -70,7 +70,7 @@ static void symbolize_all(const struct profile *p)
 {
 	struct symbolizer *s;
 
-	s = symbolizer_new(p->maps_text, p->maps_len, FUZZ_ROOT);
+	s = symbolizer_new(p->maps_text, p->maps_len, FUZZ_ROOT, 0);
 	if (!s) {
 		if (errno != ENOMEM)
 			fuzz_violation("symbolizer_new failed without ENOMEM");
@@ -93,7 +93,7 @@ static int parse_checked(const uint8_t *data, size_t len, size_t *nrec)
 
 	memset(err, 'x', sizeof(err));
 	errno = 0;
-	rc = pprof_parse(data, len, &p, err, sizeof(err));
+	rc = pprof_read_parse(data, len, &p, err, sizeof(err));
 	e = errno;
 	if (rc != 0 && rc != -1)
 		fuzz_violation("pprof_parse returned neither 0 nor -1");

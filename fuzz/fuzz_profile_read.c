@@ -1,5 +1,5 @@
 /*
- * fuzz_profile_read.c - libFuzzer target for profile_parse().
+ * fuzz_profile_read.c - libFuzzer target for profile_read_parse().
  *
  * The input is a whole profile file.  On success every promise of
  * profile_read.h about the result is checked: the records are exactly the
@@ -76,13 +76,13 @@ static void check_failure(const uint8_t *data, size_t len,
 	check_message(err, len);
 
 	memset(shrt, 'x', sizeof(shrt));
-	if (profile_parse(data, len, &q, shrt, SHORT_ERR) != -1)
+	if (profile_read_parse(data, len, &q, shrt, SHORT_ERR) != -1)
 		fuzz_violation("second parse succeeded");
 	if (shrt[SHORT_ERR] != 'x' || !memchr(shrt, '\0', SHORT_ERR))
 		fuzz_violation("short error buffer overrun or unterminated");
 	if (strncmp(shrt, err, SHORT_ERR - 1) != 0)
 		fuzz_violation("short error message differs");
-	if (profile_parse(data, len, &q, NULL, 0) != -1 || errno != EINVAL)
+	if (profile_read_parse(data, len, &q, NULL, 0) != -1 || errno != EINVAL)
 		fuzz_violation("parse without a buffer differs");
 }
 
@@ -97,7 +97,7 @@ static size_t check_records(const uint8_t *data, size_t len,
 		const struct profile_record *r = &p->records[i];
 
 		if (r->count == 0 || r->npcs == 0 ||
-		    r->npcs > PROFILE_READ_MAX_PCS || r->pcs[0] == 0)
+		    r->npcs > PROFILE_MAX_PCS || r->pcs[0] == 0)
 			fuzz_violation("invalid record accepted");
 		if (off + (2 + r->npcs) * 8 > len ||
 		    slot(data, off) != r->count ||
@@ -137,7 +137,7 @@ static void symbolize_all(const struct profile *p)
 	struct symbolizer *s;
 	size_t i, j;
 
-	s = symbolizer_new(p->maps_text, p->maps_len, FUZZ_ROOT);
+	s = symbolizer_new(p->maps_text, p->maps_len, FUZZ_ROOT, 0);
 	if (!s) {
 		if (errno != ENOMEM)
 			fuzz_violation("symbolizer_new failed without ENOMEM");
@@ -160,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 
 	memset(err, 'x', sizeof(err));
 	errno = 0;
-	rc = profile_parse(data, len, &p, err, sizeof(err));
+	rc = profile_read_parse(data, len, &p, err, sizeof(err));
 	e = errno;
 	if (rc != 0 && rc != -1)
 		fuzz_violation("profile_parse returned neither 0 nor -1");

@@ -1,18 +1,23 @@
 /*
- * fuzz_symbolize_maps.c - libFuzzer target for the symbolizer's maps
- * parser.
+ * fuzz_symbolize_maps.c - libFuzzer target for the maps parser
+ * (maps_parse_line()) and the symbolizer built on it.
  *
  * The input is maps text, with no restriction (NUL bytes, no final
- * newline, huge numbers).  A symbolizer is built from it under FUZZ_ROOT
- * (no file is opened) and looked up at 0, at UINT64_MAX and around every
- * hex number of the text, which hits the edges of every mapping it could
- * have parsed.
+ * newline, huge numbers).  Each line is parsed on its own and the
+ * promises of maps.h checked: 0 or -1; on success start below end and the
+ * path inside the line; on failure EINVAL and one line of message naming
+ * a column inside the line.  Then a symbolizer is built from the text
+ * under FUZZ_ROOT (no file is opened) and looked up at 0, at UINT64_MAX
+ * and around every hex number of the text, which hits the edges of every
+ * mapping it could have parsed.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fuzz_util.h"
+#include "maps.h"
 #include "symbolize.h"
 
 #define MAX_LOOKUPS 4096
@@ -52,11 +57,51 @@ static void lookup_numbers(struct symbolizer *s, const uint8_t *data,
 	}
 }
 
+static void check_line(const char *line, size_t len)
+{
+	struct maps_line ml;
+	char err[128];
+	size_t col;
+	int rc;
+
+	memset(err, 'x', sizeof(err));
+	errno = 0;
+	rc = maps_parse_line(line, len, &ml, err, sizeof(err));
+	if (rc == 0) {
+		if (ml.start >= ml.end || ml.path_off > len)
+			fuzz_violation("maps_parse_line accepted a bad line");
+		return;
+	}
+	if (rc != -1 || errno != EINVAL)
+		fuzz_violation("maps_parse_line failed without -1 and EINVAL");
+	if (!memchr(err, '\0', sizeof(err)) || strchr(err, '\n') ||
+	    sscanf(err, "bad maps line at column %zu:", &col) != 1 || col < 1 ||
+	    col > len + 1)
+		fuzz_violation("maps_parse_line's message names no column");
+}
+
+static void check_lines(const uint8_t *data, size_t len)
+{
+	const char *s = (const char *)data, *nl;
+	size_t n;
+
+	for (;;) {
+		nl = memchr(s, '\n', len);
+		n = nl ? (size_t)(nl - s) : len;
+		check_line(s, n);
+		if (!nl)
+			return;
+		s += n + 1;
+		len -= n + 1;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct symbolizer *s;
 
-	s = symbolizer_new((const char *)data, len, FUZZ_ROOT);
+	check_lines(data, len);
+	s = symbolizer_new((const char *)data, len, FUZZ_ROOT, 0);
 	if (!s) {
 		if (errno != ENOMEM)
 			fuzz_violation("symbolizer_new failed without ENOMEM");

@@ -10,6 +10,9 @@
 #	without "fuzz_") and its working corpus (fuzz/work/NAME); print
 #	libFuzzer's final stats; crashes land in fuzz/crashes/.  Exits 1
 #	when a target found a crash, a timeout or a leak.
+#   run.sh sources SRCDIR FILE...
+#	print the .c files among FILE (a source list of Makefile.am, .h
+#	files and all), each under SRCDIR, on one line
 
 check() {
 	cc=$1
@@ -66,10 +69,22 @@ run() {
 	exit $status
 }
 
+sources() {
+	srcdir=$1
+	shift
+	for f in "$@"; do
+		case $f in
+		*.c) printf '%s/%s ' "$srcdir" "$f" ;;
+		esac
+	done
+	echo
+}
+
 cmd=$1
 shift
 case $cmd in
 check) check "$@" ;;
 run) run "$@" ;;
-*) echo "usage: run.sh check CC | run SECONDS SRCDIR TARGET..." >&2; exit 2 ;;
+sources) sources "$@" ;;
+*) echo "usage: run.sh check CC | run SECONDS SRCDIR TARGET... | sources SRCDIR FILE..." >&2; exit 2 ;;
 esac

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,6 +41,17 @@ void cli_die(int status, const char *fmt, ...)
 	vmsg(fmt, ap);
 	va_end(ap);
 	exit(status);
+}
+
+/* SIGINT, SIGTERM and SIGHUP end a recording or a dump: blocked here, and
+ * taken by the sampler from a signalfd between ticks (sampler.h). */
+void cli_block_stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigprocmask(SIG_BLOCK, set, NULL);
 }
 
 /* Why the kernel will not (or did not) let us trace pid, as one clause. */
@@ -83,30 +95,32 @@ void cli_check_target(pid_t pid)
 	int state;
 
 	if (pid == getpid())
-		cli_die(EXIT_FAILURE, "cannot profile PID %d: that is ptprof itself",
-		    (int)pid);
+		cli_die(EXIT_FAILURE,
+			"cannot profile PID %d: that is ptprof itself",
+			(int)pid);
 	state = procfs_task_state(pid, 0);
 	if (state < 0 && (errno == ENOENT || errno == ESRCH))
 		cli_die(EXIT_FAILURE, "no such process: %d", (int)pid);
 	if (state < 0)
 		cli_die(EXIT_FAILURE, "cannot read /proc/%d: %s", (int)pid,
-		    strerror(errno));
+			strerror(errno));
 	if (procfs_tgid(pid) > 0 && procfs_tgid(pid) != pid)
 		cli_die(EXIT_FAILURE,
-		    "%d is a thread of process %d: give the process ID",
-		    (int)pid, procfs_tgid(pid));
+			"%d is a thread of process %d: give the process ID",
+			(int)pid, procfs_tgid(pid));
 	if ((state == 'Z' || state == 'X') && !procfs_process_alive(pid))
-		cli_die(EXIT_FAILURE, "process %d has exited (zombie)", (int)pid);
+		cli_die(EXIT_FAILURE, "process %d has exited (zombie)",
+			(int)pid);
 	if (procfs_is_kernel_thread(pid))
 		cli_die(EXIT_FAILURE,
-		    "process %d is a kernel thread: it has no user stack to sample",
-		    (int)pid);
+			"process %d is a kernel thread: it has no user stack to sample",
+			(int)pid);
 	/* In CPU mode a target that never runs is never seized, so a refusal
 	 * must be found out here, without touching it. */
 	if (procfs_tracer_pid(pid) > 0 || procfs_yama_scope() == 3 ||
 	    (procfs_may_trace(pid) && (errno == EACCES || errno == EPERM))) {
 		cli_explain_refusal(pid, why, sizeof(why));
-		cli_die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid, why);
+		cli_die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid,
+			why);
 	}
 }
-

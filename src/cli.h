@@ -7,10 +7,14 @@
  * can be checked without touching the process, and dies with one clear
  * line (no such process, a thread ID, a zombie, a kernel thread, ptprof
  * itself, a ptrace refusal and its reason) when it cannot be profiled.
+ * cli_block_stop_signals() blocks the signals that end a recording or a
+ * dump (SIGINT, SIGTERM, SIGHUP) and gives their set, for the sampler's
+ * config->stop_signals.
  */
 #ifndef PTPROF_CLI_H
 #define PTPROF_CLI_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,6 +24,7 @@ void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_die(int status, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 void cli_check_target(pid_t pid);
+void cli_block_stop_signals(sigset_t *set);
 
 /* Why the kernel will not (or did not) let us trace pid, as one clause. */
 void cli_explain_refusal(pid_t pid, char *buf, size_t len);

@@ -33,11 +33,11 @@
 struct dthread {
 	pid_t tid;
 	char name[64];
-	int state;	/* /proc state letter, or '?' */
-	uint64_t *pcs;	/* leaf first; NULL: no stack taken */
+	int state;     /* /proc state letter, or '?' */
+	uint64_t *pcs; /* leaf first; NULL: no stack taken */
 	size_t n;
-	pid_t tracer;	/* without a stack: another process tracing it */
-	char why[128];	/* without a stack: why */
+	pid_t tracer;  /* without a stack: another process tracing it */
+	char why[128]; /* without a stack: why */
 };
 
 struct dump {
@@ -73,8 +73,8 @@ static void list_threads(pid_t pid, struct dump *d)
 	struct tidlist tl = { 0 };
 
 	if (procfs_list_tasks(pid, &tl))
-		cli_die(EXIT_FAILURE, "cannot list the threads of %d: %s", (int)pid,
-		    strerror(errno));
+		cli_die(EXIT_FAILURE, "cannot list the threads of %d: %s",
+			(int)pid, strerror(errno));
 	d->t = calloc(tl.n ? tl.n : 1, sizeof(*d->t));
 	if (!d->t)
 		cli_die(EXIT_FAILURE, "out of memory");
@@ -114,7 +114,9 @@ static void explain_no_stack(pid_t pid, struct dthread *t)
 /* Stop every thread once; their stacks land in d (on_stack). */
 static void capture(pid_t pid, struct dump *d, struct maps *maps)
 {
-	struct sampler_config cfg = { .pid = pid, .hz = 1, .wall = true,
+	struct sampler_config cfg = { .pid = pid,
+				      .hz = 1,
+				      .wall = true,
 				      .duration_ns = NSEC_PER_MSEC,
 				      .on_stack = on_stack,
 				      .on_stack_arg = d };
@@ -124,15 +126,11 @@ static void capture(pid_t pid, struct dump *d, struct maps *maps)
 
 	if (!tab)
 		cli_die(EXIT_FAILURE, "out of memory");
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
+	cli_block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
 	if (sampler_run(&cfg, tab, maps, &st))
 		cli_die(EXIT_FAILURE, "cannot capture process %d: %s", (int)pid,
-		    strerror(errno));
+			strerror(errno));
 	stacktab_free(tab);
 	for (size_t i = 0; i < d->n; i++)
 		explain_no_stack(pid, &d->t[i]);
@@ -140,16 +138,11 @@ static void capture(pid_t pid, struct dump *d, struct maps *maps)
 
 static struct symbolizer *symbolizer_for(pid_t pid, const struct maps *maps)
 {
-	char *text = NULL, root[64];
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char root[64];
 	struct symbolizer *sym;
 
-	if (!f || maps_write(maps, f) || fclose(f))
-		cli_die(EXIT_FAILURE, "out of memory");
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	sym = symbolizer_new(text, len, root);
-	free(text);
+	sym = symbolizer_new_maps(maps, root, pid);
 	if (!sym)
 		cli_die(EXIT_FAILURE, "out of memory");
 	return sym;
@@ -164,8 +157,8 @@ struct frame {
 };
 
 /* Frame i of t: callers are looked up at PC-1 (return addresses). */
-static void frame_at(struct symbolizer *sym, const struct dthread *t,
-		     size_t i, struct frame *fr)
+static void frame_at(struct symbolizer *sym, const struct dthread *t, size_t i,
+		     struct frame *fr)
 {
 	struct symbol_info si;
 	uint64_t addr = i > 0 && t->pcs[i] ? t->pcs[i] - 1 : t->pcs[i];
@@ -178,8 +171,7 @@ static void frame_at(struct symbolizer *sym, const struct dthread *t,
 	fr->module = si.module;
 }
 
-static void print_text(const struct dump *d, struct symbolizer *sym,
-		       pid_t pid)
+static void print_text(const struct dump *d, struct symbolizer *sym, pid_t pid)
 {
 	printf("Process %d, %zu threads\n", (int)pid, d->n);
 	for (size_t k = 0; k < d->n; k++) {
@@ -239,8 +231,8 @@ static void print_json_thread(const struct dthread *t, struct symbolizer *sym)
 		struct frame fr;
 
 		frame_at(sym, t, i, &fr);
-		printf("%s{\"pc\":\"0x%" PRIx64 "\",\"function\":", i ? "," : "",
-		       fr.pc);
+		printf("%s{\"pc\":\"0x%" PRIx64 "\",\"function\":",
+		       i ? "," : "", fr.pc);
 		if (fr.func)
 			json_str(fr.func);
 		else
@@ -256,8 +248,7 @@ static void print_json_thread(const struct dthread *t, struct symbolizer *sym)
 	printf("]}");
 }
 
-static void print_json(const struct dump *d, struct symbolizer *sym,
-		       pid_t pid)
+static void print_json(const struct dump *d, struct symbolizer *sym, pid_t pid)
 {
 	printf("{\"pid\":%d,\"threads\":[", (int)pid);
 	for (size_t k = 0; k < d->n; k++) {
@@ -285,7 +276,8 @@ int cmd_dump(const struct options *o)
 	else
 		print_text(&d, sym, o->pid);
 	if (fflush(stdout) || ferror(stdout))
-		cli_die(EXIT_FAILURE, "cannot write the stacks: %s", strerror(errno));
+		cli_die(EXIT_FAILURE, "cannot write the stacks: %s",
+			strerror(errno));
 	symbolizer_free(sym);
 	maps_free(maps);
 	for (size_t k = 0; k < d.n; k++)

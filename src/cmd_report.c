@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "profile_read.h"
+#include "profile_load.h"
 #include "report.h"
 #include "symbolize.h"
 #include "thread_report.h"
@@ -21,7 +21,7 @@ static int read_profile(const char *path, struct profile *p)
 {
 	char err[512];
 
-	if (profile_read_file(path, p, err, sizeof(err)) == 0)
+	if (profile_load_file(path, p, err, sizeof(err)) == 0)
 		return 0;
 	cli_msg("%s: %s", path, err);
 	return -1;
@@ -34,19 +34,33 @@ static void need_threads(const char *path, struct profile *p)
 		return;
 	profile_free(p);
 	cli_die(EXIT_FAILURE,
-	    "%s has no thread information: record with --format=pprof (or -o NAME.pb.gz)",
-	    path);
+		"%s has no thread information: record with --format=pprof (or -o NAME.pb.gz)",
+		path);
 }
 
 /* --thread: only that thread's samples (dies when it has none). */
-static void keep_thread(const char *path, const char *sel,
-			struct profile *p)
+static void keep_thread(const char *path, const char *sel, struct profile *p)
 {
 	need_threads(path, p);
 	if (thread_report_keep(p, sel))
 		return;
 	profile_free(p);
 	cli_die(EXIT_FAILURE, "%s: no samples of thread '%s'", path, sel);
+}
+
+/*
+ * The PID of a root of the form "/proc/PID/root" (or ".../root/"), else 0:
+ * with such a --root the man page promises the files of that live process
+ * through its map_files too (deleted or replaced since they were mapped).
+ */
+static pid_t root_pid(const char *root)
+{
+	int pid = 0, n = 0;
+
+	if (!root || sscanf(root, "/proc/%d/root%n", &pid, &n) != 1 || !n ||
+	    (root[n] && strcmp(root + n, "/")))
+		return 0;
+	return pid > 0 ? pid : 0;
 }
 
 /* Read path and build its report; one line on stderr and NULL on error. */
@@ -61,20 +75,13 @@ static struct report *load(const char *path, const char *root, bool lines,
 		return NULL;
 	if (thread)
 		keep_thread(path, thread, &p);
-	sym = symbolizer_new(p.maps_text, p.maps_len, root);
+	sym = symbolizer_new(p.maps_text, p.maps_len, root, root_pid(root));
 	r = sym ? report_build(&p, sym, lines) : NULL;
 	if (!r)
 		cli_msg("%s: %s", path, strerror(errno));
 	symbolizer_free(sym);
 	profile_free(&p);
 	return r;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
 }
 
 /* ptprof report --threads: no symbols needed. */
@@ -89,7 +96,8 @@ static int threads_table(const char *path)
 	rc = thread_report_write(&p, stdout);
 	profile_free(&p);
 	if (rc)
-		cli_die(EXIT_FAILURE, "cannot write the report: %s", strerror(errno));
+		cli_die(EXIT_FAILURE, "cannot write the report: %s",
+			strerror(errno));
 	return 0;
 }
 
@@ -109,8 +117,9 @@ int cmd_report(const struct options *o)
 		rc = report_write_folded(r, stdout);
 		break;
 	case REPORT_SVG:
-		snprintf(title, sizeof(title), "ptprof: %s, %" PRIu64 " samples",
-			 base_name(o->input), report_total(r));
+		snprintf(title, sizeof(title),
+			 "ptprof: %s, %" PRIu64 " samples",
+			 report_base_name(o->input), report_total(r));
 		rc = report_write_svg(r, stdout, title);
 		break;
 	default:
@@ -119,18 +128,21 @@ int cmd_report(const struct options *o)
 	}
 	report_free(r);
 	if (rc)
-		cli_die(EXIT_FAILURE, "cannot write the report: %s", strerror(errno));
+		cli_die(EXIT_FAILURE, "cannot write the report: %s",
+			strerror(errno));
 	return 0;
 }
 
-int cmd_report_top(const char *path, unsigned top, const char *root)
+int cmd_report_top(const char *path, unsigned top, const char *root, FILE *out)
 {
 	struct report *r = load(path, root, false, NULL);
 	int rc;
 
 	if (!r)
 		return 1;
-	rc = report_write_text(r, stdout, top);
+	rc = report_write_text(r, out, top);
+	if (fflush(out))
+		rc = -1;
 	report_free(r);
 	if (rc)
 		cli_msg("cannot write the report: %s", strerror(errno));

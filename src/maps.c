@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,53 +48,168 @@ void maps_free(struct maps *m)
 	free(m);
 }
 
-/* "start-end perms ..." -> fields; false for a line that is not one.
- * The line need not be NUL-terminated: its head is parsed from a copy. */
-static bool parse_line(const char *text, size_t len, struct mapping *out)
-{
-	char line[128], *end;
-	unsigned long long ino;
-	const char *p = line;
+/* ---- parsing one line ------------------------------------------------ */
 
-	if (len < 8)
+/* Where maps_parse_line() is in its line. */
+struct maps_cursor {
+	const char *s;
+	size_t len, i;
+	char *err;
+	size_t errlen;
+};
+
+static int maps_bad(const struct maps_cursor *c, const char *what)
+{
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "bad maps line at column %zu: %s",
+			 c->i + 1, what);
+	errno = EINVAL;
+	return -1;
+}
+
+static int maps_hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* 1 to max hex digits into *v; false (the cursor unmoved) otherwise. */
+static bool maps_hex(struct maps_cursor *c, size_t max, uint64_t *v)
+{
+	size_t n = 0;
+	int d;
+
+	*v = 0;
+	while (c->i + n < c->len && (d = maps_hex_digit(c->s[c->i + n])) >= 0) {
+		if (++n > max)
+			return false;
+		*v = *v << 4 | (uint64_t)d;
+	}
+	c->i += n;
+	return n > 0;
+}
+
+/* A decimal number below 2^64 into *v. */
+static bool maps_dec(struct maps_cursor *c, uint64_t *v)
+{
+	size_t start = c->i;
+	unsigned d;
+
+	*v = 0;
+	while (c->i < c->len && c->s[c->i] >= '0' && c->s[c->i] <= '9') {
+		d = (unsigned)(c->s[c->i] - '0');
+		if (*v > (UINT64_MAX - d) / 10) {
+			c->i = start;
+			return false;
+		}
+		*v = *v * 10 + d;
+		c->i++;
+	}
+	return c->i > start;
+}
+
+static bool maps_char(struct maps_cursor *c, char ch)
+{
+	if (c->i >= c->len || c->s[c->i] != ch)
 		return false;
-	if (len > sizeof(line) - 1)
-		len = sizeof(line) - 1;
-	memcpy(line, text, len);
-	line[len] = '\0';
-	out->start = strtoull(p, &end, 16);
-	if (end == p || *end != '-')
-		return false;
-	p = end + 1;
-	out->end = strtoull(p, &end, 16);
-	if (end == p || *end != ' ' || out->end <= out->start)
-		return false;
-	p = end + 1;
-	if ((size_t)(p - line) + 4 > len)
-		return false;
-	out->read = p[0] == 'r';
-	out->write = p[1] == 'w';
-	out->exec = p[2] == 'x';
-	out->offset = strtoull(p + 4, &end, 16);
-	/* then "MAJ:MIN INODE" */
-	out->ino = sscanf(end, " %*x:%*x %llu", &ino) == 1 ? ino : 0;
+	c->i++;
 	return true;
 }
 
-/* The path: what follows the inode (the sixth field), spaces and all. */
-static const char *path_of(const char *line)
+/* PERMS: [r-][w-][x-][ps-]. */
+static bool maps_perms(struct maps_cursor *c, struct maps_line *out)
 {
-	const char *p = line;
+	static const char *const allowed[4] = { "r-", "w-", "x-", "ps-" };
+	const char *p = c->s + c->i;
 
-	for (int field = 0; field < 5; field++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return "";
-		while (*p == ' ')
-			p++;
-	}
-	return p;
+	if (c->len - c->i < 4)
+		return false;
+	for (int k = 0; k < 4; k++)
+		if (!p[k] || !strchr(allowed[k], p[k]))
+			return false;
+	out->read = p[0] == 'r';
+	out->write = p[1] == 'w';
+	out->exec = p[2] == 'x';
+	c->i += 4;
+	return true;
 }
+
+/* "START-END ", START below END. */
+static int maps_range(struct maps_cursor *c, struct maps_line *out)
+{
+	size_t at = c->i;
+
+	if (!maps_hex(c, 16, &out->start))
+		return maps_bad(c,
+				"expected the start address (1 to 16 hex digits)");
+	if (!maps_char(c, '-'))
+		return maps_bad(c, "expected '-' after the start address");
+	if (!maps_hex(c, 16, &out->end))
+		return maps_bad(c,
+				"expected the end address (1 to 16 hex digits)");
+	if (!maps_char(c, ' '))
+		return maps_bad(c, "expected a space after the end address");
+	if (out->end <= out->start) {
+		c->i = at;
+		return maps_bad(c,
+				"the end address is not above the start address");
+	}
+	return 0;
+}
+
+/* "PERMS OFFSET MAJ:MIN INODE". */
+static int maps_fields(struct maps_cursor *c, struct maps_line *out)
+{
+	uint64_t dev;
+	size_t at;
+
+	if (!maps_perms(c, out))
+		return maps_bad(c, "expected permissions such as r-xp");
+	if (!maps_char(c, ' '))
+		return maps_bad(c, "expected a space after the permissions");
+	if (!maps_hex(c, 16, &out->offset))
+		return maps_bad(c,
+				"expected the file offset (1 to 16 hex digits)");
+	if (!maps_char(c, ' '))
+		return maps_bad(c, "expected a space after the file offset");
+	at = c->i;
+	if (!maps_hex(c, 8, &dev) || !maps_char(c, ':') ||
+	    !maps_hex(c, 8, &dev)) {
+		c->i = at; /* name the field, not the byte inside it */
+		return maps_bad(c, "expected the device as MAJOR:MINOR in hex");
+	}
+	if (!maps_char(c, ' '))
+		return maps_bad(c, "expected a space after the device");
+	if (!maps_dec(c, &out->ino))
+		return maps_bad(c,
+				"expected the inode (a decimal number below 2^64)");
+	return 0;
+}
+
+int maps_parse_line(const char *line, size_t len, struct maps_line *out,
+		    char *err, size_t errlen)
+{
+	struct maps_cursor c = { line, len, 0, err, errlen };
+
+	memset(out, 0, sizeof(*out));
+	if (maps_range(&c, out) || maps_fields(&c, out))
+		return -1;
+	if (c.i < len && !maps_char(&c, ' '))
+		return maps_bad(
+			&c,
+			"expected a space or the end of the line after the inode");
+	while (c.i < len && line[c.i] == ' ')
+		c.i++;
+	out->path_off = c.i;
+	return 0;
+}
+
+/* ---- the union of snapshots ------------------------------------------ */
 
 static int push(struct mapping **v, size_t *n, size_t *cap,
 		const struct mapping *m)
@@ -107,6 +223,18 @@ static int push(struct mapping **v, size_t *n, size_t *cap,
 	return 0;
 }
 
+static void maps_entry_init(struct mapping *e, const struct maps_line *ml)
+{
+	memset(e, 0, sizeof(*e));
+	e->start = ml->start;
+	e->end = ml->end;
+	e->offset = ml->offset;
+	e->ino = ml->ino;
+	e->read = ml->read;
+	e->write = ml->write;
+	e->exec = ml->exec;
+}
+
 /* Parse text into a fresh array, in file order (the kernel sorts it). */
 static int parse_all(const char *text, size_t len, struct mapping **v,
 		     size_t *n)
@@ -118,15 +246,14 @@ static int parse_all(const char *text, size_t len, struct mapping **v,
 	for (size_t off = 0; off < len;) {
 		const char *nl = memchr(text + off, '\n', len - off);
 		size_t l = nl ? (size_t)(nl - (text + off)) : len - off;
+		struct maps_line ml;
 		struct mapping m;
 
-		if (parse_line(text + off, l, &m)) {
-			m.gone = false;
-			m.build_id = NULL;
-			m.build_id_tried = false;
+		if (maps_parse_line(text + off, l, &ml, NULL, 0) == 0) {
+			maps_entry_init(&m, &ml);
 			m.line = strndup(text + off, l);
 			if (m.line)
-				m.path = path_of(m.line);
+				m.path = m.line + ml.path_off;
 			if (!m.line || push(v, n, &cap, &m)) {
 				free(m.line);
 				goto fail;
@@ -329,7 +456,9 @@ static int write_brief(const struct mapping *e, FILE *f)
 		return 0;
 	return fprintf(f, "%" PRIx64 "-%" PRIx64 " %.4s %s (@%" PRIx64 ") %s\n",
 		       e->start, e->end, perms + 1, e->path, e->offset,
-		       e->build_id) < 0 ? -1 : 0;
+		       e->build_id) < 0 ?
+		       -1 :
+		       0;
 }
 
 int maps_write(const struct maps *m, FILE *f)

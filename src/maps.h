@@ -32,10 +32,18 @@
  * with white space in it (" (deleted)") gets no such line: the brief form
  * cannot carry it.  (Measured with both, see docs/FORMAT.md.)
  *
+ * Parsing: maps_parse_line() is ptprof's one parser of maps lines, for
+ * the snapshots read from /proc, the maps text of a profile and the
+ * symbolizer alike.  Its input can be hostile (a profile is any file):
+ * it reads only the bytes it is given and rejects, with one sentence,
+ * every line that is not of the kernel's form.  maps_update() keeps the
+ * lines it accepts and ignores the others (pprof's brief lines among
+ * them).
+ *
  * Contract: not thread-safe, never prints or exits; only
  * maps_read_build_ids() touches files.  Functions returning int give 0, or
- * -1 with errno (ENOMEM; EINVAL for text that has no parseable mapping
- * line at all).
+ * -1 with errno (ENOMEM; EINVAL for a line that does not parse, or for
+ * text that has no parseable mapping line at all).
  */
 #ifndef PTPROF_MAPS_H
 #define PTPROF_MAPS_H
@@ -48,7 +56,7 @@
 
 struct maps;
 
-/* One mapping, as parsed from its /proc/PID/maps line. */
+/* One mapping of a struct maps, with its /proc/PID/maps line. */
 struct map_entry {
 	uint64_t start, end; /* [start, end) */
 	uint64_t offset;     /* file offset of start */
@@ -60,6 +68,30 @@ struct map_entry {
 	char *build_id;	     /* GNU build ID in hex, or NULL */
 	bool build_id_tried; /* maps_read_build_ids() looked for it */
 };
+
+/* The fields of one maps line, as maps_parse_line() finds them. */
+struct maps_line {
+	uint64_t start, end; /* [start, end) */
+	uint64_t offset;     /* file offset of start */
+	uint64_t ino;	     /* inode of the file, 0 if none */
+	bool read, write, exec;
+	size_t path_off; /* the path is line[path_off, len): "" if none */
+};
+
+/*
+ * Parse one line of len bytes (no newline; it need not be NUL-terminated)
+ * of the form the kernel writes, "START-END PERMS OFFSET MAJ:MIN INODE"
+ * then the end of the line or spaces and a path, which runs to the end of
+ * the line, spaces and all ("/usr/lib/x.so (deleted)").  START, END and
+ * OFFSET are 1 to 16 hex digits with START below END; PERMS is
+ * [r-][w-][x-][ps-]; MAJ and MIN are 1 to 8 hex digits; INODE is decimal
+ * and below 2^64; single spaces separate the fields.  Returns 0, or -1
+ * with errno EINVAL and one sentence in err (when err is not NULL and
+ * errlen not 0) naming the column and what was expected there, e.g. "bad
+ * maps line at column 15: expected permissions such as r-xp".
+ */
+int maps_parse_line(const char *line, size_t len, struct maps_line *out,
+		    char *err, size_t errlen);
 
 struct maps *maps_new(void);
 void maps_free(struct maps *m);

@@ -29,7 +29,8 @@ const char options_usage[] =
 	"  -o, --output=FILE     profile to write (default ptprof.prof, or\n"
 	"                        ptprof.pb.gz with --format=pprof); a FILE ending\n"
 	"                        in .pb.gz is a pprof protobuf; give -o twice, one\n"
-	"                        of each format, to write both from one run\n"
+	"                        of each format, to write both from one run;\n"
+	"                        an existing FILE is kept as FILE.old\n"
 	"      --format=FORMAT   legacy (gperftools CPU profile, the default) or\n"
 	"                        pprof (gzipped profile.proto, with thread labels)\n"
 	"  -d, --duration=SECS   stop after SECS seconds (default: until the\n"
@@ -47,8 +48,10 @@ const char options_usage[] =
 	"      --stats           print more figures (pause percentiles, threads\n"
 	"                        stopped per tick, unwinder counters)\n"
 	"      --top=N           at the end, print the N functions with the most\n"
-	"                        samples (as 'ptprof report --top=N' would)\n"
-	"  -q, --quiet           do not print the summary line\n"
+	"                        samples (as 'ptprof report --top=N' would), on\n"
+	"                        stdout; with -- COMMAND on stderr\n"
+	"  -q, --quiet           do not print the summary line, nor the progress\n"
+	"                        line shown on a terminal\n"
 	"  -h, --help            show this help and exit\n"
 	"  -V, --version         show the version and exit\n"
 	"\n"
@@ -57,6 +60,8 @@ const char options_usage[] =
 	"(PTRACE_INTERRUPT), copies their registers and stack, detaches, and\n"
 	"unwinds the copies with libunwind: the target is not traced between\n"
 	"ticks.  With -- COMMAND, ptprof exits with COMMAND's exit status.\n"
+	"Child processes are not followed: a warning says when they used notable\n"
+	"CPU time (profile the busy one with -p PID).\n"
 	"\n"
 	"Reading a profile, and one-shot stacks:\n"
 	"  ptprof report [--top=N] [--lines] [--folded | --svg] FILE\n"
@@ -104,9 +109,21 @@ const char options_dump_usage[] =
 	"      --json        one JSON document, for scripts\n"
 	"  -h, --help        show this help and exit\n";
 
-enum { OPT_MAX_DEPTH = 256, OPT_WALL, OPT_STATS, OPT_TOP, OPT_LINES,
-       OPT_FOLDED, OPT_SVG, OPT_ROOT, OPT_JSON, OPT_THREAD_NAME, OPT_FORMAT,
-       OPT_THREADS, OPT_THREAD };
+enum {
+	OPT_MAX_DEPTH = 256,
+	OPT_WALL,
+	OPT_STATS,
+	OPT_TOP,
+	OPT_LINES,
+	OPT_FOLDED,
+	OPT_SVG,
+	OPT_ROOT,
+	OPT_JSON,
+	OPT_THREAD_NAME,
+	OPT_FORMAT,
+	OPT_THREADS,
+	OPT_THREAD
+};
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -179,6 +196,11 @@ static int parse_pid(const char *s, struct options *o, char *err, size_t len)
 {
 	unsigned long v;
 
+	/* The sampler follows one process: a second -p would be dropped. */
+	if (o->pid_given)
+		return fail(err, len,
+			    "-p given twice (%d, then '%s'): ptprof follows one process; run one ptprof per process",
+			    (int)o->pid, s);
 	if (parse_ulong(s, 1, INT_MAX, &v))
 		return fail(err, len,
 			    "invalid PID '%s': expected a positive number", s);
@@ -216,21 +238,20 @@ static int parse_duration(const char *s, struct options *o, char *err,
 	return 0;
 }
 
-static int parse_depth(const char *s, struct options *o, char *err,
-		       size_t len)
+static int parse_depth(const char *s, struct options *o, char *err, size_t len)
 {
 	unsigned long v;
 
 	if (parse_ulong(s, 1, STACKTAB_MAX_DEPTH, &v))
-		return fail(err, len, "invalid --max-depth '%s': expected 1..%d",
-			    s, STACKTAB_MAX_DEPTH);
+		return fail(err, len,
+			    "invalid --max-depth '%s': expected 1..%d", s,
+			    STACKTAB_MAX_DEPTH);
 	o->max_depth = (unsigned)v;
 	return 0;
 }
 
 /* -t TID[,TID...]: adds to the list. */
-static int parse_tids(const char *s, struct options *o, char *err,
-		      size_t len)
+static int parse_tids(const char *s, struct options *o, char *err, size_t len)
 {
 	const char *p = s;
 
@@ -248,7 +269,8 @@ static int parse_tids(const char *s, struct options *o, char *err,
 				    "invalid TID '%s' in -t '%s': expected positive numbers separated by commas",
 				    num, s);
 		if (o->ntids == OPTIONS_MAX_TIDS)
-			return fail(err, len, "too many TIDs: -t takes at most %d",
+			return fail(err, len,
+				    "too many TIDs: -t takes at most %d",
 				    OPTIONS_MAX_TIDS);
 		o->tids[o->ntids++] = (pid_t)v;
 		p += strcspn(p, ",");
@@ -265,16 +287,14 @@ static int parse_thread_name(const char *s, struct options *o, char *err,
 
 	if (rc) {
 		regerror(rc, &re, why, sizeof(why));
-		return fail(err, len, "invalid --thread-name '%s': %s", s,
-			    why);
+		return fail(err, len, "invalid --thread-name '%s': %s", s, why);
 	}
 	regfree(&re);
 	o->thread_name = s;
 	return 0;
 }
 
-static int parse_top(const char *s, struct options *o, char *err,
-		     size_t len)
+static int parse_top(const char *s, struct options *o, char *err, size_t len)
 {
 	unsigned long v;
 
@@ -286,20 +306,19 @@ static int parse_top(const char *s, struct options *o, char *err,
 }
 
 /* -o, at most twice (one legacy and one pprof file from one run). */
-static int add_output(const char *s, struct options *o, char *err,
-		      size_t len)
+static int add_output(const char *s, struct options *o, char *err, size_t len)
 {
 	if (!*s)
 		return fail(err, len, "empty output file name");
 	if (o->noutputs_ == 2)
-		return fail(err, len,
-			    "too many -o: at most two, one legacy and one pprof (NAME.pb.gz)");
+		return fail(
+			err, len,
+			"too many -o: at most two, one legacy and one pprof (NAME.pb.gz)");
 	o->outputs_[o->noutputs_++] = s;
 	return 0;
 }
 
-static int parse_format(const char *s, struct options *o, char *err,
-			size_t len)
+static int parse_format(const char *s, struct options *o, char *err, size_t len)
 {
 	if (!strcmp(s, "legacy"))
 		o->output_format = OUTPUT_LEGACY;
@@ -307,7 +326,8 @@ static int parse_format(const char *s, struct options *o, char *err,
 		o->output_format = OUTPUT_PPROF;
 	else
 		return fail(err, len,
-			    "invalid --format '%s': expected legacy or pprof", s);
+			    "invalid --format '%s': expected legacy or pprof",
+			    s);
 	return 0;
 }
 
@@ -326,18 +346,21 @@ static int resolve_outputs(struct options *o, char *err, size_t len)
 	bool pprof_fmt = o->output_format == OUTPUT_PPROF;
 
 	if (!o->noutputs_)
-		o->outputs_[o->noutputs_++] = pprof_fmt ?
-			PTPROF_DEFAULT_PPROF_OUTPUT : PTPROF_DEFAULT_OUTPUT;
+		o->outputs_[o->noutputs_++] =
+			pprof_fmt ? PTPROF_DEFAULT_PPROF_OUTPUT :
+				    PTPROF_DEFAULT_OUTPUT;
 	for (unsigned i = 0; i < o->noutputs_; i++) {
 		const char *s = o->outputs_[i];
 		const char **slot = is_pprof_name(s) || pprof_fmt ?
-			&o->pprof_output : &o->legacy_output;
+					    &o->pprof_output :
+					    &o->legacy_output;
 
 		if (*slot)
 			return fail(err, len,
 				    "-o '%s' and -o '%s' are both %s profiles: give one legacy and one pprof (NAME.pb.gz)",
 				    *slot, s,
-				    slot == &o->pprof_output ? "pprof" : "legacy");
+				    slot == &o->pprof_output ? "pprof" :
+							       "legacy");
 		*slot = s;
 	}
 	o->output = o->outputs_[0];
@@ -345,8 +368,8 @@ static int resolve_outputs(struct options *o, char *err, size_t len)
 }
 
 /* Options every subcommand shares: -h and --top. */
-static int parse_common(int c, const char *arg, struct options *o,
-			char *err, size_t len)
+static int parse_common(int c, const char *arg, struct options *o, char *err,
+			size_t len)
 {
 	switch (c) {
 	case 'h':
@@ -428,8 +451,8 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 	}
 }
 
-static int parse_dump_one(int c, const char *arg, struct options *o,
-			  char *err, size_t len)
+static int parse_dump_one(int c, const char *arg, struct options *o, char *err,
+			  size_t len)
 {
 	switch (c) {
 	case 'p':
@@ -463,8 +486,8 @@ static const struct option *long_option_named(const struct option *table,
 
 /* getopt's own complaint is silenced (opterr = 0); say it our way, naming
  * the option as the user wrote it. */
-static int bad_option(const struct option *table, int c, int argc,
-		      char **argv, char *err, size_t len)
+static int bad_option(const struct option *table, int c, int argc, char **argv,
+		      char *err, size_t len)
 {
 	const char *word = optind - 1 < argc ? argv[optind - 1] : "";
 	const char *eq = strchr(word, '=');
@@ -487,8 +510,8 @@ static int bad_option(const struct option *table, int c, int argc,
 	return fail(err, len, "unknown option '%s'", word);
 }
 
-static int check_action(int argc, char **argv, struct options *o,
-			bool have_pid, char *err, size_t len)
+static int check_action(int argc, char **argv, struct options *o, bool have_pid,
+			char *err, size_t len)
 {
 	if (o->action == ACTION_HELP || o->action == ACTION_VERSION)
 		return 0;
@@ -501,8 +524,9 @@ static int check_action(int argc, char **argv, struct options *o,
 			return fail(err, len,
 				    "-p PID and a COMMAND are mutually exclusive");
 		if (o->ntids)
-			return fail(err, len,
-				    "-t TID needs -p PID (a COMMAND's threads have no TIDs yet)");
+			return fail(
+				err, len,
+				"-t TID needs -p PID (a COMMAND's threads have no TIDs yet)");
 		if (!argv[optind][0])
 			return fail(err, len, "empty COMMAND name");
 		o->action = ACTION_RECORD_COMMAND;
@@ -510,8 +534,9 @@ static int check_action(int argc, char **argv, struct options *o,
 		return 0;
 	}
 	if (!have_pid)
-		return fail(err, len,
-			    "nothing to profile: give -p PID or -- COMMAND (see --help)");
+		return fail(
+			err, len,
+			"nothing to profile: give -p PID or -- COMMAND (see --help)");
 	return 0;
 }
 
@@ -556,10 +581,12 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 	if (!argv[optind][0])
 		return fail(err, len, "report: empty FILE name");
 	if (o->lines && o->format != REPORT_TEXT)
-		return fail(err, len, "report: --lines goes with the text table only");
-	if (o->threads && (o->lines || o->format != REPORT_TEXT || o->thread))
 		return fail(err, len,
-			    "report: --threads goes with no --lines, --folded, --svg or --thread");
+			    "report: --lines goes with the text table only");
+	if (o->threads && (o->lines || o->format != REPORT_TEXT || o->thread))
+		return fail(
+			err, len,
+			"report: --threads goes with no --lines, --folded, --svg or --thread");
 	o->input = argv[optind];
 	return 0;
 }
@@ -569,8 +596,8 @@ static int parse_dump(int argc, char **argv, struct options *o, char *err,
 {
 	o->action = ACTION_DUMP;
 	o->usage = options_dump_usage;
-	if (parse_with(argc, argv, ":p:h", dump_options, parse_dump_one, o,
-		       err, len))
+	if (parse_with(argc, argv, ":p:h", dump_options, parse_dump_one, o, err,
+		       len))
 		return -1;
 	if (o->action == ACTION_HELP)
 		return 0;
@@ -591,8 +618,8 @@ int options_parse(int argc, char **argv, struct options *o, char *err,
 	if (argc > 1 && !strcmp(argv[1], "dump"))
 		return parse_dump(argc - 1, argv + 1, o, err, errlen);
 	/* '+': stop at the first non-option, so COMMAND's own flags are its. */
-	if (parse_with(argc, argv, "+:p:f:o:d:t:qhV", long_options, parse_one, o,
-		       err, errlen))
+	if (parse_with(argc, argv, "+:p:f:o:d:t:qhV", long_options, parse_one,
+		       o, err, errlen))
 		return -1;
 	if (check_action(argc, argv, o, o->pid_given, err, errlen))
 		return -1;

@@ -133,6 +133,27 @@ void outfile_abort(struct outfile *o)
 	unlink(o->tmp);
 }
 
+/*
+ * The profile FILE replaces is kept as FILE.old (perf keeps perf.data.old),
+ * renamed just before the new one takes its name.  Only a regular file is
+ * kept.  rename() never follows a link at FILE.old: a symbolic link planted
+ * there (in /tmp, by another user) is itself replaced, and nothing it
+ * points to is touched.  0 when there was nothing to keep.
+ */
+static int keep_old(const char *path)
+{
+	char old[PATH_MAX];
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return rename(path, old);
+}
+
 int outfile_commit(struct outfile *o)
 {
 	int rc = 0, saved = 0;
@@ -146,7 +167,7 @@ int outfile_commit(struct outfile *o)
 		rc = -1;
 	}
 	o->f = NULL;
-	if (!rc && rename(o->tmp, o->path)) {
+	if (!rc && (keep_old(o->path) || rename(o->tmp, o->path))) {
 		saved = errno;
 		rc = -1;
 	}

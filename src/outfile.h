@@ -3,7 +3,9 @@
  *
  * outfile_open() creates a temporary file beside FILE (DIR/.NAME.XXXXXX,
  * mode 0644 minus the umask) and gives a stream on it; outfile_commit()
- * flushes, fsyncs and renames it over FILE; outfile_abort() removes it.
+ * flushes, fsyncs and renames it to FILE, after renaming a regular file
+ * already there to FILE.old (replacing whatever FILE.old was, a symbolic
+ * link itself rather than its target); outfile_abort() removes it.
  * Both profile writers (profile_out.h, pprof_out.h) write through it.
  *
  * Which FILE is acceptable: a FILE that is a symbolic link owned by the
@@ -16,7 +18,8 @@
  *
  * Contract: never prints or exits; -1 with errno on failure.  Commit and
  * abort end the outfile whatever happens (the temporary file is removed
- * on any failure, and FILE is then untouched).
+ * on any failure; FILE is then untouched, unless it could be kept as
+ * FILE.old and then not be replaced: FILE is missing, FILE.old holds it).
  */
 #ifndef PTPROF_OUTFILE_H
 #define PTPROF_OUTFILE_H

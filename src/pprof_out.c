@@ -414,29 +414,6 @@ static void symbolize_location(struct pb *pb, struct symbolizer *sym,
 	}
 }
 
-static struct symbolizer *new_symbolizer(const struct pb *pb)
-{
-	struct symbolizer *sym;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return NULL;
-	if (maps_write(pb->maps, f)) {
-		fclose(f);
-		free(text);
-		return NULL;
-	}
-	if (fclose(f)) {
-		free(text);
-		return NULL;
-	}
-	sym = symbolizer_new(text, len, pb->meta->root);
-	free(text);
-	return sym;
-}
-
 static int add_locations(struct pb *pb)
 {
 	PbLocation *loc, **lp;
@@ -447,7 +424,7 @@ static int add_locations(struct pb *pb)
 		return -1;
 	loc = pb_alloc(pb, pb->naddrs, sizeof(*loc));
 	lp = pb_alloc(pb, pb->naddrs, sizeof(*lp));
-	sym = new_symbolizer(pb);
+	sym = symbolizer_new_maps(pb->maps, pb->meta->root, pb->meta->pid);
 	if (!loc || !lp || !sym) {
 		symbolizer_free(sym);
 		return -1;

@@ -16,7 +16,8 @@
  * distinct address (the leaf PC as sampled, callers' return addresses
  * minus 1, since pprof does not adjust addresses read from a protobuf),
  * functions and source lines
- * found by the symbolizer (files opened under meta->root), and labels
+ * found by the symbolizer (files opened under meta->root, or through
+ * meta->pid's map_files), and labels
  * thread_id (a number) and thread_name (a string) on every sample.  It is
  * gzipped (zlib) and written atomically as outfile.h says.
  *
@@ -56,6 +57,7 @@ struct pprof_meta {
 	int64_t time_nanos;	/* start of the run, ns since the epoch */
 	int64_t duration_nanos; /* length of the run */
 	const char *root;	/* open the mapped files under root (NULL: /) */
+	pid_t pid;		/* or its map_files (0: none) */
 };
 
 /* Build, gzip and write the profile to f (no flush, no close). */

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,30 +25,7 @@ typedef Perftools__Profiles__Sample PbSample;
 typedef Perftools__Profiles__Mapping PbMapping;
 typedef Perftools__Profiles__Location PbLocation;
 
-static int fail_errno(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail_errno(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
-}
-
-#define BAD(rd, ...) fail_errno((rd)->err, (rd)->errlen, EINVAL, __VA_ARGS__)
-
-bool pprof_detect(const void *data, size_t len)
-{
-	const unsigned char *d = data;
-
-	return len >= 2 && ((d[0] == 0x1f && d[1] == 0x8b) || d[0] == 0x0a);
-}
+#define BAD(rd, ...) profile_fail((rd)->err, (rd)->errlen, EINVAL, __VA_ARGS__)
 
 /* ---- gunzip ---- */
 
@@ -65,12 +41,12 @@ static int grow_out(struct inflated *o, char *err, size_t errlen)
 	unsigned char *nb;
 
 	if (o->len == max)
-		return fail_errno(err, errlen, EFBIG,
-				  "gzip data decompresses to more than %lu bytes",
-				  (unsigned long)PPROF_READ_MAX_BYTES);
+		return profile_fail(err, errlen, EFBIG,
+				    "gzip data decompresses to more than %lu bytes",
+				    (unsigned long)PPROF_READ_MAX_BYTES);
 	nb = realloc(o->buf, cap);
 	if (!nb)
-		return fail_errno(err, errlen, ENOMEM, "out of memory");
+		return profile_fail(err, errlen, ENOMEM, "out of memory");
 	o->buf = nb;
 	o->cap = cap;
 	return 0;
@@ -89,18 +65,18 @@ static int inflate_step(z_stream *z, const unsigned char *in, size_t len,
 	    z->next_in[1] == 0x8b)
 		return inflateReset(z) == Z_OK ? 1 : -1; /* another member */
 	if (rc == Z_STREAM_END)
-		return fail_errno(
+		return profile_fail(
 			err, errlen, EINVAL,
 			"bad gzip data at byte %zu: not gzip data after the end of the stream",
 			at);
 	if (rc == Z_DATA_ERROR)
-		return fail_errno(err, errlen, EINVAL,
-				  "bad gzip data at byte %zu: %s", at,
-				  z->msg ? z->msg : "corrupt");
+		return profile_fail(err, errlen, EINVAL,
+				    "bad gzip data at byte %zu: %s", at,
+				    z->msg ? z->msg : "corrupt");
 	if (rc == Z_MEM_ERROR)
-		return fail_errno(err, errlen, ENOMEM, "out of memory");
+		return profile_fail(err, errlen, ENOMEM, "out of memory");
 	if (!z->avail_in && z->avail_out)
-		return fail_errno(
+		return profile_fail(
 			err, errlen, EINVAL,
 			"truncated gzip data: the file ends at byte %zu, inside the compressed stream",
 			len);
@@ -119,10 +95,10 @@ static int gunzip(const unsigned char *in, size_t len, struct inflated *o,
 	o->buf = malloc(o->cap);
 	if (!o->buf || inflateInit2(&z, 15 + 16) != Z_OK) {
 		free(o->buf);
-		return fail_errno(err, errlen, ENOMEM, "out of memory");
+		return profile_fail(err, errlen, ENOMEM, "out of memory");
 	}
 	z.next_in = (unsigned char *)(uintptr_t)in;
-	z.avail_in = (uInt)len; /* len <= PROFILE_READ_MAX_BYTES < 4 GiB */
+	z.avail_in = (uInt)len; /* len <= PROFILE_LOAD_MAX_BYTES < 4 GiB */
 	while (rc > 0) {
 		if (o->len == o->cap && grow_out(o, err, errlen)) {
 			rc = -1;
@@ -180,13 +156,13 @@ static PbProfile *decode(const unsigned char *buf, size_t len, struct budget *b,
 	if (pp)
 		return pp;
 	if (b->over)
-		fail_errno(err, errlen, EFBIG,
-			   "protobuf profile needs more than %lu bytes of memory to decode",
-			   (unsigned long)PPROF_READ_MAX_MEM);
+		profile_fail(err, errlen, EFBIG,
+			     "protobuf profile needs more than %lu bytes of memory to decode",
+			     (unsigned long)PPROF_READ_MAX_MEM);
 	else
-		fail_errno(err, errlen, EINVAL,
-			   "not a pprof protobuf profile: protobuf decoding failed (%zu bytes)",
-			   len);
+		profile_fail(err, errlen, EINVAL,
+			     "not a pprof protobuf profile: protobuf decoding failed (%zu bytes)",
+			     len);
 	return NULL;
 }
 
@@ -291,7 +267,8 @@ static int check_mappings(struct rd *rd)
 
 	rd->maps = calloc(pp->n_mapping ? pp->n_mapping : 1, sizeof(*rd->maps));
 	if (!rd->maps)
-		return fail_errno(rd->err, rd->errlen, ENOMEM, "out of memory");
+		return profile_fail(rd->err, rd->errlen, ENOMEM,
+				    "out of memory");
 	for (size_t i = 0; i < pp->n_mapping; i++) {
 		const PbMapping *m = pp->mapping[i];
 
@@ -321,7 +298,8 @@ static int check_locations(struct rd *rd)
 	rd->locs = calloc(pp->n_location ? pp->n_location : 1,
 			  sizeof(*rd->locs));
 	if (!rd->locs)
-		return fail_errno(rd->err, rd->errlen, ENOMEM, "out of memory");
+		return profile_fail(rd->err, rd->errlen, ENOMEM,
+				    "out of memory");
 	for (size_t i = 0; i < pp->n_location; i++) {
 		const PbLocation *l = pp->location[i];
 
@@ -378,9 +356,9 @@ static int check_sample(struct rd *rd, size_t i)
 		return 0;
 	if (!s->n_location_id)
 		return BAD(rd, "sample %zu has no location", i);
-	if (s->n_location_id > PROFILE_READ_MAX_PCS)
+	if (s->n_location_id > PROFILE_MAX_PCS)
 		return BAD(rd, "sample %zu has %zu locations, more than %d", i,
-			   s->n_location_id, PROFILE_READ_MAX_PCS);
+			   s->n_location_id, PROFILE_MAX_PCS);
 	for (size_t k = 0; k < s->n_location_id; k++)
 		if (!find_id(rd->locs, rd->pp->n_location, s->location_id[k]))
 			return BAD(rd,
@@ -406,7 +384,8 @@ static int check_samples(struct rd *rd)
 
 	rd->name_off = malloc(n * sizeof(*rd->name_off));
 	if (!rd->name_off)
-		return fail_errno(rd->err, rd->errlen, ENOMEM, "out of memory");
+		return profile_fail(rd->err, rd->errlen, ENOMEM,
+				    "out of memory");
 	memset(rd->name_off, 0xff, n * sizeof(*rd->name_off));
 	for (size_t i = 0; i < rd->pp->n_sample; i++)
 		if (check_sample(rd, i))
@@ -537,7 +516,7 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 		rc = build(&rd, out);
 		if (rc) {
 			profile_free(out);
-			fail_errno(err, errlen, ENOMEM, "out of memory");
+			profile_fail(err, errlen, ENOMEM, "out of memory");
 		}
 	}
 	out->period_us = rc ? 0 : period_us(pp);
@@ -547,8 +526,8 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 	return rc;
 }
 
-int pprof_parse(const void *data, size_t len, struct profile *out, char *err,
-		size_t errlen)
+int pprof_read_parse(const void *data, size_t len, struct profile *out,
+		     char *err, size_t errlen)
 {
 	const unsigned char *d = data;
 	struct inflated raw = { .buf = NULL };

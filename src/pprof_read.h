@@ -3,7 +3,7 @@
  * ptprof writes them (pprof_out.h) and as go tool pprof and other tools
  * do: gzipped (the format's rule), or not.
  *
- * The profile becomes the struct profile of profile_read.h, so that
+ * The profile becomes the struct profile of profile.h, so that
  * ptprof report treats both formats alike: one record per sample, its
  * PCs the addresses of its locations, leaf first, the callers' plus 1
  * (a protobuf stores them already minus 1; the report subtracts 1 from
@@ -25,7 +25,7 @@
  * string table (whose entry 0 must be ""), ids non-zero and unique, a
  * sample's locations and a location's mapping present, one value per
  * sample type, counts not negative and their sum within 64 bits, at most
- * PROFILE_READ_MAX_PCS locations per sample and at least one, mappings
+ * PROFILE_MAX_PCS locations per sample and at least one, mappings
  * with start <= limit and no newline in their file name.
  *
  * Contract: as profile_read.h: never prints or exits; -1 with errno
@@ -36,19 +36,14 @@
 #ifndef PTPROF_PPROF_READ_H
 #define PTPROF_PPROF_READ_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
-#include "profile_read.h"
+#include "profile.h"
 
 #define PPROF_READ_MAX_BYTES (256UL << 20) /* decompressed protobuf */
 #define PPROF_READ_MAX_MEM (1UL << 30)	   /* decoding it */
 
-/* Whether data looks like a pprof profile: gzip magic, or a protobuf
- * whose first field is Profile.sample_type (byte 0a), as pprof's are. */
-bool pprof_detect(const void *data, size_t len);
-
-int pprof_parse(const void *data, size_t len, struct profile *out, char *err,
-		size_t errlen);
+int pprof_read_parse(const void *data, size_t len, struct profile *out,
+		     char *err, size_t errlen);
 
 #endif /* PTPROF_PPROF_READ_H */

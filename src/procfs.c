@@ -14,6 +14,7 @@
 
 #include "grow.h"
 #include "procfs.h"
+#include "timeutil.h"
 
 static int tidlist_push(struct tidlist *list, pid_t tid)
 {
@@ -182,8 +183,8 @@ int procfs_task_name_state(pid_t pid, pid_t tid, char *name, size_t len)
 	 * to the last ')', and the state follows that. */
 	open = strchr(buf, '(');
 	p = strrchr(buf, ')');
-	state = open && p > open && p[1] == ' ' && p[2] ?
-			(unsigned char)p[2] : -1;
+	state = open && p > open && p[1] == ' ' && p[2] ? (unsigned char)p[2] :
+							  -1;
 	if (state > 0 && name && len)
 		snprintf(name, len, "%.*s", (int)(p - open - 1), open + 1);
 	free(buf);
@@ -387,12 +388,45 @@ int procfs_num_threads(pid_t pid, int *fd)
 		return -1;
 	/* after "pid (comm) ": state is field 3, num_threads field 20 */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-			 "%*u %*u %*d %*d %*d %*d %ld", &n) != 1 || n <= 0) {
+	if (!p ||
+	    sscanf(p + 1,
+		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		   "%*u %*u %*d %*d %*d %*d %ld",
+		   &n) != 1 ||
+	    n <= 0) {
 		errno = EINVAL;
 		return -1;
 	}
 	return (int)n;
+}
+
+int procfs_cpu_times(pid_t pid, struct procfs_cpu *c)
+{
+	char path[64], *buf, *p;
+	unsigned long long ut, st, cut, cst;
+	long ticks = sysconf(_SC_CLK_TCK), n;
+	size_t len;
+	int got = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (procfs_read_file(path, &buf, &len))
+		return -1;
+	/* after "pid (comm) ": utime..cstime are fields 14-17, num_threads 20 */
+	p = strrchr(buf, ')');
+	if (p)
+		got = sscanf(p + 1,
+			     " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+			     "%*u %llu %llu %llu %llu %*d %*d %ld",
+			     &ut, &st, &cut, &cst, &n);
+	free(buf);
+	if (got != 5 || ticks <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	c->self_ns = (ut + st) * (NSEC_PER_SEC / (uint64_t)ticks);
+	c->children_ns = (cut + cst) * (NSEC_PER_SEC / (uint64_t)ticks);
+	c->threads = (int)n;
+	return 0;
 }
 
 int procfs_comm(pid_t pid, pid_t tid, char *out, size_t len)

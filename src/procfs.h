@@ -97,6 +97,20 @@ int procfs_read_task_state(pid_t pid, pid_t tid, int *fd);
  */
 int procfs_num_threads(pid_t pid, int *fd);
 
+/*
+ * The CPU time of process pid, from /proc/PID/stat, in ns at clock-tick
+ * resolution (10 ms with USER_HZ 100): self_ns, of its own threads, the
+ * exited ones included (utime + stime, fields 14-15); children_ns, of the
+ * children it has waited for, with their own waited-for descendants
+ * (cutime + cstime, fields 16-17); and its thread count (field 20).
+ * Readable until the process is reaped.  0, or -1 with errno.
+ */
+struct procfs_cpu {
+	uint64_t self_ns, children_ns;
+	int threads;
+};
+int procfs_cpu_times(pid_t pid, struct procfs_cpu *c);
+
 /* Thread or process name (comm), NUL-terminated, newline stripped. */
 int procfs_comm(pid_t pid, pid_t tid, char *buf, size_t len);
 

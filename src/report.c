@@ -143,7 +143,7 @@ static uint32_t intern(struct report *r, const char *name, const char *module)
 	return id;
 }
 
-static const char *base_name(const char *path)
+const char *report_base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -171,11 +171,11 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 		snprintf(buf, sizeof(buf), "%s", si.func);
 	else if (si.module)
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
-			 base_name(si.module), si.module_off);
+			 report_base_name(si.module), si.module_off);
 	else
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
 	free(cxx);
-	return intern(r, buf, si.module ? base_name(si.module) : NULL);
+	return intern(r, buf, si.module ? report_base_name(si.module) : NULL);
 }
 
 /* The frame id of addr, symbolized at most once per address. */

@@ -62,4 +62,8 @@ int report_write_folded(const struct report *r, FILE *out);
 /* A flame graph (flame.h), titled with `title`. */
 int report_write_svg(const struct report *r, FILE *out, const char *title);
 
+/* The last component of path (path itself when it ends in '/'), as the
+ * report names modules and titles a flame graph. */
+const char *report_base_name(const char *path);
+
 #endif /* PTPROF_REPORT_H */

@@ -84,6 +84,7 @@ struct sampler {
 	pid_t live_tid; /* a thread sampled last tick, to read maps through */
 	bool target_gone;
 	bool late_vanished; /* a LATE thread exec'd away its TID */
+	uint64_t progress_at; /* when cfg->progress was last called */
 };
 
 static int detach(struct thread *th)
@@ -906,6 +907,18 @@ static void teardown(struct sampler *s)
 		close(s->stat_fd);
 }
 
+/* After a tick (every thread let go): the caller's progress hook. */
+static void report_progress(struct sampler *s, uint64_t start)
+{
+	uint64_t now = mono_now_ns();
+
+	if (!s->cfg->progress || now - s->progress_at < s->cfg->progress_ns)
+		return;
+	s->progress_at = now;
+	s->st->elapsed_ns = now - start;
+	s->cfg->progress(s->cfg->progress_arg, s->st);
+}
+
 /* Run ticks on absolute deadlines until something ends the run. */
 static int run_loop(struct sampler *s, uint64_t start)
 {
@@ -950,6 +963,7 @@ static int run_loop(struct sampler *s, uint64_t start)
 		    stacktab_distinct(s->tab) >= s->cfg->spill_at &&
 		    s->cfg->spill(s->cfg->spill_arg))
 			return -1;
+		report_progress(s, start);
 	}
 }
 

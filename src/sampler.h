@@ -61,6 +61,8 @@
 #include "stacktab.h"
 #include "unwind.h"
 
+struct sampler_stats;
+
 struct sampler_config {
 	pid_t pid;
 	unsigned hz;
@@ -88,6 +90,12 @@ struct sampler_config {
 	 * whatever want_names says).  NULL: every thread. */
 	bool (*select)(void *arg, pid_t tid, const char *name);
 	void *select_arg;
+	/* Called between ticks, never while a thread is held, at most once
+	 * every progress_ns, with the figures so far (stats->elapsed_ns up to
+	 * date): for a progress line.  NULL: none. */
+	void (*progress)(void *arg, const struct sampler_stats *stats);
+	void *progress_arg;
+	uint64_t progress_ns;
 };
 
 enum sampler_end {

@@ -8,9 +8,9 @@
  */
 #include "config.h"
 
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
@@ -22,30 +22,25 @@
 
 #include "debugfile.h"
 #include "grow.h"
+#include "loadseg.h"
 #include "mapfile.h"
+#include "maps.h"
 #include "symbolize.h"
-
-#define MAP_PAGE 4096u /* x86-64 mapping granularity */
 
 struct sym {
 	uint64_t start, end; /* link-time addresses, [start, end) */
 	size_t name;	     /* offset into sym_file.names */
 };
 
-struct load_seg {
-	uint64_t offset, vaddr, filesz;
-	bool exec;
-};
-
 struct sym_file {
-	char *path;	    /* as written in the maps text */
-	bool loadable;	    /* a real file we may open */
-	uint64_t start, end;/* its first executable mapping */
-	uint64_t ino;	    /* and the file's inode there */
-	bool loaded;	    /* load attempted */
-	struct load_seg *segs;
+	char *path;	     /* as written in the maps text */
+	bool loadable;	     /* a real file we may open */
+	uint64_t start, end; /* its first executable mapping */
+	uint64_t ino;	     /* and the file's inode there */
+	bool loaded;	     /* load attempted */
+	GElf_Phdr *segs;     /* its PT_LOAD headers */
 	size_t nsegs;
-	bool is_exec;	    /* ET_EXEC: absolute addresses */
+	bool is_exec; /* ET_EXEC: absolute addresses */
 	struct sym *syms;
 	size_t nsyms;
 	char *names;
@@ -60,12 +55,12 @@ struct sym_map {
 	uint64_t start, end, offset;
 	struct sym_file *file; /* NULL for anonymous mappings */
 	bool bias_known;
-	uint64_t bias;	       /* runtime address - link-time address */
+	uint64_t bias; /* runtime address - link-time address */
 };
 
 struct symbolizer {
 	char *root;
-	int live_pid;	/* N of a root "/proc/N/root": map_files usable */
+	pid_t live_pid; /* whose map_files may be opened, or 0 */
 	bool elf_ok;
 	struct sym_map *maps;
 	size_t nmaps, maps_cap;
@@ -80,74 +75,7 @@ struct raw_sym {
 	int rank;
 };
 
-/* ---- maps text ------------------------------------------------------- */
-
-static bool parse_hex(const char **sp, uint64_t *v)
-{
-	const char *s = *sp;
-	unsigned d;
-	int n = 0;
-
-	*v = 0;
-	for (;; s++, n++) {
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (*s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (*s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			break;
-		if (n == 16)
-			return false;
-		*v = *v << 4 | d;
-	}
-	*sp = s;
-	return n > 0;
-}
-
-/* Skip one space-delimited token and the spaces after it. */
-static const char *skip_field(const char *s)
-{
-	while (*s && *s != ' ')
-		s++;
-	while (*s == ' ')
-		s++;
-	return s;
-}
-
-struct maps_line {
-	uint64_t start, end, offset;
-	bool exec;
-	uint64_t ino;
-	const char *path; /* "" when anonymous */
-};
-
-/* The inode of "MAJ:MIN INODE ...", or 0 if it does not parse. */
-static uint64_t parse_ino(const char *s)
-{
-	unsigned long long ino;
-
-	return sscanf(s, "%*x:%*x %llu", &ino) == 1 ? ino : 0;
-}
-
-/* Parse a NUL-terminated line "start-end perms offset dev inode path". */
-static bool parse_line(const char *s, struct maps_line *ml)
-{
-	if (!parse_hex(&s, &ml->start) || *s++ != '-' ||
-	    !parse_hex(&s, &ml->end) || *s++ != ' ')
-		return false;
-	if (strlen(s) < 5 || s[4] != ' ')
-		return false;
-	ml->exec = s[2] == 'x';
-	s += 5;
-	if (!parse_hex(&s, &ml->offset) || *s != ' ')
-		return false;
-	ml->ino = parse_ino(s + 1);
-	s = skip_field(skip_field(s + 1)); /* dev, inode */
-	ml->path = s;
-	return ml->start < ml->end;
-}
+/* ---- maps ----------------------------------------------------------- */
 
 /*
  * True when path has a ".." component.  The kernel writes maps paths
@@ -159,7 +87,8 @@ static bool has_dotdot(const char *path)
 	const char *p = path;
 
 	while ((p = strstr(p, "..")) != NULL) {
-		if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+		if ((p == path || p[-1] == '/') &&
+		    (p[2] == '\0' || p[2] == '/'))
 			return true;
 		p += 2;
 	}
@@ -167,16 +96,17 @@ static bool has_dotdot(const char *path)
 }
 
 static struct sym_file *file_get(struct symbolizer *s,
-				 const struct maps_line *ml)
+				 const struct map_entry *e)
 {
-	const char *path = ml->path;
+	const char *path = e->path;
 	struct sym_file *f, **files;
 	size_t i;
 
 	for (i = 0; i < s->nfiles; i++)
 		if (strcmp(s->files[i]->path, path) == 0)
 			return s->files[i];
-	files = grow_array(s->files, &s->files_cap, s->nfiles + 1, sizeof(*files));
+	files = grow_array(s->files, &s->files_cap, s->nfiles + 1,
+			   sizeof(*files));
 	if (!files)
 		return NULL;
 	s->files = files;
@@ -189,31 +119,29 @@ static struct sym_file *file_get(struct symbolizer *s,
 		return NULL;
 	}
 	f->loadable = path[0] == '/' && !has_dotdot(path);
-	f->start = ml->start;
-	f->end = ml->end;
-	f->ino = ml->ino;
+	f->start = e->start;
+	f->end = e->end;
+	f->ino = e->ino;
 	s->files[s->nfiles++] = f;
 	return f;
 }
 
-static int add_line(struct symbolizer *s, const char *line)
+/* One executable mapping more (they come in address order). */
+static int add_map(struct symbolizer *s, const struct map_entry *e)
 {
-	struct maps_line ml;
 	struct sym_map *m;
 
-	if (!parse_line(line, &ml) || !ml.exec)
-		return 0;
 	m = grow_array(s->maps, &s->maps_cap, s->nmaps + 1, sizeof(*m));
 	if (!m)
 		return -1;
 	s->maps = m;
 	m += s->nmaps;
 	memset(m, 0, sizeof(*m));
-	m->start = ml.start;
-	m->end = ml.end;
-	m->offset = ml.offset;
-	if (ml.path[0]) {
-		m->file = file_get(s, &ml);
+	m->start = e->start;
+	m->end = e->end;
+	m->offset = e->offset;
+	if (e->path[0]) {
+		m->file = file_get(s, e);
 		if (!m->file)
 			return -1;
 	}
@@ -221,35 +149,17 @@ static int add_line(struct symbolizer *s, const char *line)
 	return 0;
 }
 
-static int cmp_map(const void *a, const void *b)
+/* The executable mappings of maps, gone ones included (a profile names
+ * them), in address order as maps.h keeps them. */
+static int add_maps(struct symbolizer *s, const struct maps *maps)
 {
-	const struct sym_map *x = a, *y = b;
+	for (size_t i = 0; i < maps_count(maps); i++) {
+		const struct map_entry *e = maps_entry(maps, i);
 
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Split a private copy of the text into lines and add each. */
-static int add_text(struct symbolizer *s, const char *text, size_t len)
-{
-	char *buf, *line, *nl;
-	int rc = 0;
-
-	buf = malloc(len + 1);
-	if (!buf)
-		return -1;
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	for (line = buf; rc == 0 && line < buf + len; line = nl + 1) {
-		nl = strchr(line, '\n');
-		if (!nl)
-			nl = line + strlen(line);
-		*nl = '\0';
-		rc = add_line(s, line);
+		if (e->exec && add_map(s, e))
+			return -1;
 	}
-	free(buf);
-	if (s->nmaps)
-		qsort(s->maps, s->nmaps, sizeof(*s->maps), cmp_map);
-	return rc;
+	return 0;
 }
 
 /* ---- ELF loading ----------------------------------------------------- */
@@ -267,11 +177,7 @@ static int load_segs(Elf *elf, struct sym_file *f)
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		f->segs[f->nsegs].offset = ph.p_offset;
-		f->segs[f->nsegs].vaddr = ph.p_vaddr;
-		f->segs[f->nsegs].filesz = ph.p_filesz;
-		f->segs[f->nsegs].exec = (ph.p_flags & PF_X) != 0;
-		f->nsegs++;
+		f->segs[f->nsegs++] = ph;
 	}
 	return 0;
 }
@@ -316,8 +222,8 @@ static bool want_sym(const GElf_Sym *sym, const char *name)
 	int type = GELF_ST_TYPE(sym->st_info);
 
 	return (type == STT_FUNC || type == STT_GNU_IFUNC) &&
-	       sym->st_shndx != SHN_UNDEF && sym->st_value != 0 &&
-	       name && name[0];
+	       sym->st_shndx != SHN_UNDEF && sym->st_value != 0 && name &&
+	       name[0];
 }
 
 /* Collect the function symbols of one symbol table section. */
@@ -464,8 +370,7 @@ static void close_elf(Elf *elf, int fd)
  * -dbgsym packages do (debugfile.h finds it).  Its symbols have the same
  * link-time addresses as the stripped file.
  */
-static int debug_syms(const struct symbolizer *s, Elf *elf,
-		      struct sym_file *f)
+static int debug_syms(const struct symbolizer *s, Elf *elf, struct sym_file *f)
 {
 	int fd, rc;
 	Elf *dbg = debugfile_open(elf, f->path, s->root, &fd);
@@ -477,19 +382,8 @@ static int debug_syms(const struct symbolizer *s, Elf *elf,
 	return rc;
 }
 
-/* N when root is "/proc/N/root" (or ".../root/"), else 0. */
-static int root_pid(const char *root)
-{
-	int pid = 0, n = 0;
-
-	if (!root || sscanf(root, "/proc/%d/root%n", &pid, &n) != 1 || !n ||
-	    (root[n] && strcmp(root + n, "/")))
-		return 0;
-	return pid > 0 ? pid : 0;
-}
-
-/* f's file, opened with libelf as mapfile.h finds it (a root
- * "/proc/N/root" also allows N's map_files); NULL if it cannot be read. */
+/* f's file, opened with libelf as mapfile.h finds it (under the root,
+ * or through the live pid's map_files); NULL if it cannot be read. */
 static Elf *open_file(const struct symbolizer *s, const struct sym_file *f,
 		      int *fd)
 {
@@ -560,29 +454,21 @@ static void file_load(const struct symbolizer *s, struct sym_file *f)
 /* ---- lookups ---------------------------------------------------------- */
 
 /*
- * The mapping maps file offset m->offset at m->start; the PT_LOAD segment
- * holding that offset maps p_offset at bias + p_vaddr, so
- *   bias = start - offset + p_offset - p_vaddr.
- * The kernel maps whole pages, so the mapping's offset is p_offset rounded
- * down to a page.  ET_EXEC files have bias 0 by construction, which the
+ * The bias of an executable mapping (the only ones kept), from the
+ * executable segment it maps: by its offset alone the segment may be the
+ * read-only one before it, which shares its page in files linked by lld
+ * (loadseg.c).  ET_EXEC files have bias 0 by construction, which the
  * formula also gives; without a matching segment assume vaddr == offset.
  */
 static uint64_t map_bias(const struct sym_map *m)
 {
 	const struct sym_file *f = m->file;
-	const struct load_seg *best = NULL, *g;
-	size_t i;
+	const GElf_Phdr *seg;
 
-	for (i = 0; i < f->nsegs; i++) {
-		g = &f->segs[i];
-		if ((g->offset & ~(uint64_t)(MAP_PAGE - 1)) > m->offset ||
-		    m->offset >= g->offset + g->filesz)
-			continue;
-		if (!best || (g->exec && !best->exec))
-			best = g;
-	}
-	if (best)
-		return m->start - m->offset + best->offset - best->vaddr;
+	/* GElf_Phdr is Elf64_Phdr */
+	seg = loadseg_exec(f->segs, f->nsegs, m->offset);
+	if (seg)
+		return loadseg_bias(seg, m->start, m->offset);
 	return f->is_exec ? 0 : m->start - m->offset;
 }
 
@@ -717,27 +603,37 @@ none:
 
 /* ---- life cycle ------------------------------------------------------ */
 
-struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
-				  const char *root)
+struct symbolizer *symbolizer_new_maps(const struct maps *maps,
+				       const char *root, pid_t pid)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
 	s->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
-	if (root) {
-		s->root = strdup(root);
-		if (!s->root)
-			goto fail;
-		s->live_pid = root_pid(root);
+	s->live_pid = pid > 0 ? pid : 0;
+	if ((root && !(s->root = strdup(root))) || add_maps(s, maps)) {
+		symbolizer_free(s);
+		errno = ENOMEM;
+		return NULL;
 	}
-	if (add_text(s, maps_text ? maps_text : "", maps_text ? len : 0))
-		goto fail;
 	return s;
-fail:
-	symbolizer_free(s);
-	errno = ENOMEM;
-	return NULL;
+}
+
+struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
+				  const char *root, pid_t pid)
+{
+	struct maps *maps = maps_new();
+	struct symbolizer *s = NULL;
+
+	/* EINVAL: not one line parses; the symbolizer then knows none. */
+	if (maps && (!maps_text || !maps_update(maps, maps_text, len) ||
+		     errno == EINVAL))
+		s = symbolizer_new_maps(maps, root, pid);
+	maps_free(maps);
+	if (!s)
+		errno = ENOMEM;
+	return s;
 }
 
 static void file_free(struct sym_file *f)

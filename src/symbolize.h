@@ -1,9 +1,10 @@
 /*
- * symbolize.h - addresses to function names, from a profile's maps text.
+ * symbolize.h - addresses to function names, from a process's mappings.
  *
- * The maps section of a profile is the source of truth: a symbolizer is
- * built from it alone, so it works after the target has exited.  For each
- * file-backed executable mapping it loads, once per path and lazily at the
+ * A symbolizer is built from the mappings alone, so it works after the
+ * target has exited: from a struct maps (maps.h) while recording or
+ * dumping, or from the maps text of a profile, parsed by
+ * maps_parse_line().  For each file-backed executable mapping it loads, once per path and lazily at the
  * first lookup that needs it, with libelf, the first of: the file's
  * .symtab; the .symtab of its detached debug file (debugfile.h: by build
  * ID under ROOT/usr/lib/debug/.build-id, as Debian's -dbgsym packages
@@ -15,13 +16,12 @@
  * "[vdso]" is symbolized from ptprof's own vDSO, which is right when the
  * report runs on the kernel that recorded the profile.
  * The load bias comes from the mapping's start, its file offset and the
- * PT_LOAD header holding that offset, so ET_EXEC, PIE executables and
- * shared libraries resolve alike.  The files must be the ones that were
+ * executable PT_LOAD segment it maps (loadseg.h), so ET_EXEC, PIE
+ * executables and shared libraries resolve alike, whatever the linker.  The files must be the ones that were
  * mapped: nothing checks that they did not change since.
  *
- * Maps lines are parsed as /proc/PID/maps lines ("start-end perms offset
- * dev inode path"); lines that do not parse, and mappings that are not
- * executable, are ignored.  Other pseudo paths ("[vsyscall]") and
+ * Maps text lines that maps_parse_line() rejects, and mappings that are
+ * not executable, are ignored.  Other pseudo paths ("[vsyscall]") and
  * paths ending in " (deleted)" are never opened, nor paths with a ".."
  * component (the kernel never writes one; with a root it would climb out
  * of it): their addresses get the module (the path as written) but no
@@ -39,24 +39,38 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "maps.h"
 
 struct symbolizer;
 
 struct symbol_info {
-	const char *func;   /* function name, or NULL if unknown */
-	uint64_t func_off;  /* addr - function start, when func != NULL */
-	const char *module; /* path of the mapped file, or NULL if unmapped */
-	uint64_t module_off;/* file offset of addr within module */
+	const char *func;    /* function name, or NULL if unknown */
+	uint64_t func_off;   /* addr - function start, when func != NULL */
+	const char *module;  /* path of the mapped file, or NULL if unmapped */
+	uint64_t module_off; /* file offset of addr within module */
 };
 
 /*
- * Build a symbolizer from maps text (len bytes, need not be NUL-terminated).
- * root, when not NULL, is prepended to every path before opening it (e.g.
- * "/proc/PID/root"); module names stay the paths as written in the maps.
- * Returns NULL with errno on allocation failure only.
+ * Build a symbolizer from the executable mappings of maps, gone ones
+ * included (maps.h: a profile still names them); maps is not used after
+ * the call.  root, when not NULL, is prepended to every path before
+ * opening it (e.g. "/proc/PID/root"); module names stay the paths as
+ * written in the maps.  pid, when not 0, is the live process whose
+ * /proc/PID/map_files may be opened too (mapfile.h).  Returns NULL with
+ * errno ENOMEM on allocation failure only.
+ */
+struct symbolizer *symbolizer_new_maps(const struct maps *maps,
+				       const char *root, pid_t pid);
+
+/*
+ * The same from maps text (len bytes, need not be NUL-terminated; NULL
+ * for none), as a profile holds it: hostile input, of which only the lines
+ * maps_parse_line() accepts are used.
  */
 struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
-				  const char *root);
+				  const char *root, pid_t pid);
 void symbolizer_free(struct symbolizer *s);
 
 /*

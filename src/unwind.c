@@ -16,6 +16,7 @@
 
 #include "ehframe.h"
 #include "grow.h"
+#include "loadseg.h"
 #include "modcache.h"
 #include "unwind.h"
 
@@ -209,16 +210,6 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 	return read_target_cached(ctx, addr, val);
 }
 
-/* The PT_LOAD segment of image that holds file offset off, or NULL. */
-static const Elf64_Phdr *load_at(const Elf64_Phdr *ph, int n, uint64_t off)
-{
-	for (int i = 0; i < n; i++)
-		if (ph[i].p_type == PT_LOAD && ph[i].p_offset <= off &&
-		    off < ph[i].p_offset + ph[i].p_filesz)
-			return &ph[i];
-	return NULL;
-}
-
 /* Describe the .eh_frame_hdr of the module mapped by e. */
 static int describe(const struct module *mod, const struct map_entry *e,
 		    unw_dyn_info_t *di)
@@ -237,11 +228,12 @@ static int describe(const struct module *mod, const struct map_entry *e,
 	for (int i = 0; i < eh->e_phnum; i++)
 		if (ph[i].p_type == PT_GNU_EH_FRAME)
 			hdr = &ph[i];
-	load = load_at(ph, eh->e_phnum, e->offset);
+	/* the segment e maps, not the first holding its offset: lld's
+	 * segments share pages (loadseg.c); e is executable (table_for) */
+	load = loadseg_exec(ph, eh->e_phnum, e->offset);
 	if (!hdr || !load || hdr->p_offset >= mod->size)
 		return -1;
-	/* runtime address = file vaddr + bias, for PIE, DSO and ET_EXEC */
-	bias = e->start - e->offset + load->p_offset - load->p_vaddr;
+	bias = loadseg_bias(load, e->start, e->offset);
 	return ehframe_describe(mod->image + hdr->p_offset,
 				mod->size - hdr->p_offset, bias + hdr->p_vaddr,
 				e->start, e->end, di);

@@ -456,3 +456,25 @@ show_()
 	info_ "$1:"
 	head -n "${2:-40}" "$1" | sed 's/^/  | /'
 }
+
+# check_chain_ WHAT FOLDED LEAF RE: a chain target (one call chain burning
+# CPU in LEAF) was profiled: at least 40 samples and 80% of all have LEAF
+# as their leaf (the share, not the ticks: on a busy machine the target
+# runs in fewer of them), and at least 95% of those read the whole chain,
+# i.e. match the extended regex RE (folded: root first, then the count).
+# The lines that do not are shown.
+check_chain_()
+{
+	local what=$1 folded=$2 leaf=$3 re=$4 total n good
+	grep -E "(^|;)$leaf [0-9]+\$" "$folded" > "$folded.leaf" || :
+	total=$(total_samples_ "$folded")
+	n=$(total_samples_ "$folded.leaf")
+	good=$(grep -E "$re" "$folded.leaf" | total_samples_)
+	info_ "$what: $n of $total samples with $leaf as leaf, $good of them with the whole chain"
+	[ "$n" -ge 40 ] && [ $((n * 100)) -ge $((total * 80)) ] ||
+		fail_ "$what: $n of $total samples in $leaf, expected >= 40 and >= 80%: $(sort -t ' ' -k 2 -nr "$folded" | head -3 | tr '\n' '|')"
+	if [ $((good * 100)) -lt $((n * 95)) ]; then
+		grep -Ev "$re" "$folded.leaf" | head -5 | sed 's/^/  bad: /'
+		fail_ "$what: $((n - good)) of $n $leaf samples do not unwind through the whole chain"
+	fi
+}

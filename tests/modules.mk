@@ -1,7 +1,8 @@
 ## Where a profile's code comes from: a library dlclose()d during the run
 ## (the maps section keeps it), targets in other mount namespaces, chroots
 ## and PID namespaces (files read through /proc/PID/root), deleted files
-## (/proc/PID/map_files), build IDs in the maps section.
+## (/proc/PID/map_files), build IDs in the maps section; binaries linked by
+## lld, whose segments share pages.
 ##
 ## The libraries a target dlopen()s are plain check_PROGRAMS linked with
 ## -shared (the project does not use libtool); -fPIC as shared code needs.
@@ -31,3 +32,11 @@ TESTS += \
 	tests/dlclose.test \
 	tests/container.test \
 	tests/buildid.test
+
+# Binaries linked with lld (segments sharing pages), built by the tests
+# themselves: C with clang (tests/lld.test), Rust with rustc
+# (tests/lld-rust.test); each is skipped without its compiler.
+TESTS += \
+	tests/lld.test \
+	tests/lld-rust.test
+EXTRA_DIST += tests/targets/chain.rs

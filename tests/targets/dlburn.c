@@ -1,7 +1,8 @@
 /*
  * dlburn - the shared library the dlcloser target dlopens by path.
  *
- * dlburn_run(secs) burns CPU for secs seconds in dlburn_spin, a function
+ * dlburn_run(secs) burns secs seconds of CPU time (30 s of wall time at
+ * most) in dlburn_spin, a function
  * of this library (noipa: a test looks for its name), and returns how
  * many rounds it did.  Compiled with -DDLBURN_SPIN=NAME, the spinning
  * function gets another name (a second library for the same target).
@@ -27,10 +28,10 @@ NOIPA void DLBURN_SPIN(void)
 
 unsigned long dlburn_run(double secs)
 {
-	double end = now() + secs;
+	double end = cpu_now() + secs, wall_end = now() + 30;
 	unsigned long rounds = 0;
 
-	while (now() < end) {
+	while (cpu_now() < end && now() < wall_end) {
 		DLBURN_SPIN();
 		rounds++;
 	}

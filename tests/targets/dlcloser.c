@@ -4,7 +4,7 @@
  *   dlcloser GOFILE LIB [LIB2]
  *
  * Prints "ready", waits (at most 20 s) until GOFILE exists, then:
- *   1. dlopen()s LIB (a path), prints "loaded" and burns CPU in it for
+ *   1. dlopen()s LIB (a path), prints "loaded" and burns CPU time in it for
  *      1.5 s, or $DLCLOSER_BURN seconds (dlburn_run, dlburn.c: leaf
  *      dlburn_spin), called from in_library;
  *   2. dlclose()s it, and checks that /proc/self/maps no longer lists
@@ -57,10 +57,10 @@ NOIPA unsigned long in_library(run_fn run, double secs)
 
 NOIPA void after_unload(double secs)
 {
-	double end = now() + secs;
+	double end = cpu_now() + secs, wall_end = now() + 30;
 	uint64_t x = sink;
 
-	while (now() < end)
+	while (cpu_now() < end && now() < wall_end)
 		SPIN(x, 50000u);
 	sink = x;
 	KEEP_FRAME();

@@ -2,7 +2,9 @@
  * target.h - what the test targets share.
  *
  * now(): CLOCK_MONOTONIC in seconds, for targets that run for a given
- * time.  NOIPA keeps GCC from merging, cloning or inlining a function
+ * time.  cpu_now(): the calling thread's CPU time in seconds, for targets
+ * that burn a given amount of CPU time whatever the machine's load (a
+ * test that counts CPU-mode samples wants CPU time, not wall time).  NOIPA keeps GCC from merging, cloning or inlining a function
  * whose name a test looks for; KEEP_FRAME() after a call keeps it from
  * becoming a tail call (which would drop the caller's frame); SPIN()
  * burns CPU.  Header-only,
@@ -34,6 +36,14 @@ static inline double now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "profile_read.h"
+#include "profile_load.h"
 #include "symbolize.h"
 
 static const char *base_name(const char *path)
@@ -77,7 +77,7 @@ static int print_profile(const struct profile *p, bool raw)
 	size_t i;
 
 	if (!raw) {
-		s = symbolizer_new(p->maps_text, p->maps_len, NULL);
+		s = symbolizer_new(p->maps_text, p->maps_len, NULL, 0);
 		if (!s)
 			return -1;
 	}
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	path = argv[argc - 1];
-	if (profile_read_file(path, &p, err, sizeof(err))) {
+	if (profile_load_file(path, &p, err, sizeof(err))) {
 		fprintf(stderr, "profcat: %s: %s\n", path, err);
 		return 1;
 	}

@@ -19,6 +19,7 @@
 #include "pprof_out.h"
 #include "pprof_read.h"
 #include "profile.pb-c.h"
+#include "profile_load.h"
 #include "profile_read.h"
 #include "unit.h"
 
@@ -119,7 +120,7 @@ static void check_read_back(const char *path)
 	const struct profile_record *r;
 	char err[256];
 
-	CHECKF(profile_read_file(path, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECKF(profile_load_file(path, &p, err, sizeof(err)) == 0, "%s", err);
 	CHECK(p.threads);
 	CHECKF(p.nrecords == 4, "nrecords %zu", p.nrecords);
 	CHECK(p.total_samples == 11);
@@ -275,8 +276,8 @@ static void expect_fail(const void *data, size_t len, int e, const char *want)
 	struct profile p;
 	char err[256] = "";
 
-	CHECKF(pprof_parse(data, len, &p, err, sizeof(err)) < 0 && errno == e &&
-	       strstr(err, want) && !strchr(err, '\n'),
+	CHECKF(pprof_read_parse(data, len, &p, err, sizeof(err)) < 0 &&
+		       errno == e && strstr(err, want) && !strchr(err, '\n'),
 	       "wanted '%s' (errno %d), got '%s' (errno %d)", want, e, err,
 	       errno);
 	CHECK(!p.records && !p.maps_text && !p.nrecords);
@@ -352,8 +353,9 @@ static void small_expect(const struct small *x, bool gz, const char *want)
 	if (want) {
 		expect_fail(gz ? z : buf, gz ? zlen : len, EINVAL, want);
 	} else {
-		CHECKF(pprof_parse(gz ? z : buf, gz ? zlen : len, &p, err,
-				   sizeof(err)) == 0, "%s", err);
+		CHECKF(pprof_read_parse(gz ? z : buf, gz ? zlen : len, &p, err,
+					sizeof(err)) == 0,
+		       "%s", err);
 		CHECK(p.nrecords == 1 && p.total_samples == 3 &&
 		      p.records[0].pcs[0] == 0x1100 && p.threads &&
 		      !p.records[0].tid && !p.records[0].thread);
@@ -425,8 +427,9 @@ static void test_bad_messages(void)
 		struct profile p;
 
 		perftools__profiles__profile__pack(&x.p, buf);
-		CHECK(pprof_parse(buf, len, &p, NULL, 0) == 0 && p.nrecords == 1 &&
-		      p.maps_len == 0 && p.maps_text && !p.maps_text[0]);
+		CHECK(pprof_read_parse(buf, len, &p, NULL, 0) == 0 &&
+		      p.nrecords == 1 && p.maps_len == 0 && p.maps_text &&
+		      !p.maps_text[0]);
 		profile_free(&p);
 		free(buf);
 	}

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "maps.h"
-#include "profile_read.h"
+#include "profile_load.h"
 #include "profile_out.h"
 #include "stacktab.h"
 #include "unit.h"
@@ -137,7 +137,7 @@ static void test_spill(void)
 	CHECK(profile_out_add(o, t) == 0);
 	CHECK(access(path, F_OK) < 0); /* not there before the close */
 	CHECK(profile_out_close(o, NULL) == 0);
-	CHECK(profile_read_file(path, &p, err, sizeof(err)) == 0);
+	CHECK(profile_load_file(path, &p, err, sizeof(err)) == 0);
 	CHECK(p.nrecords == 3 && p.total_samples == 6 && p.period_us == 1000);
 	profile_free(&p);
 	unlink(path);

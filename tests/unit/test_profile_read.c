@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile_load.h"
 #include "profile_read.h"
 #include "unit.h"
 
@@ -56,7 +57,7 @@ static void expect_bad(const char *name, const uint64_t *slots, size_t n,
 
 	memset(err, 0, sizeof(err));
 	errno = 0;
-	rc = profile_parse(buf, len, &p, err, sizeof(err));
+	rc = profile_read_parse(buf, len, &p, err, sizeof(err));
 	snprintf(want, sizeof(want), "at byte %zu:", off);
 	CHECKF(rc == -1, "%s: parsed", name);
 	CHECKF(errno == EINVAL, "%s: errno %d", name, errno);
@@ -83,7 +84,8 @@ static void test_good(void)
 	char err[256] = "";
 	size_t len = build(buf, sizeof(buf), s, N(s), MAPS, strlen(MAPS));
 
-	CHECKF(profile_parse(buf, len, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECKF(profile_read_parse(buf, len, &p, err, sizeof(err)) == 0, "%s",
+	       err);
 	CHECKF(p.period_us == 10000, "period %llu",
 	       (unsigned long long)p.period_us);
 	CHECKF(p.nrecords == 3,
@@ -120,7 +122,8 @@ static void test_good_variants(void)
 
 	/* Header longer than 3 slots: the extra slot is skipped. */
 	len = build(raw, sizeof(raw), longhdr, N(longhdr), "", 0);
-	CHECKF(profile_parse(raw, len, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECKF(profile_read_parse(raw, len, &p, err, sizeof(err)) == 0, "%s",
+	       err);
 	CHECKF(p.period_us == 100 && p.nrecords == 1 &&
 	       p.records[0].count == 1 && p.records[0].pcs[0] == 0x42,
 	       "long header");
@@ -130,8 +133,8 @@ static void test_good_variants(void)
 	/* No records at all; unaligned data; unparseable lines ignored. */
 	len = build(raw + 1, sizeof(raw) - 1, empty, N(empty), junk_then_line,
 		    strlen(junk_then_line));
-	CHECKF(profile_parse(raw + 1, len, &p, err, sizeof(err)) == 0, "%s",
-	       err);
+	CHECKF(profile_read_parse(raw + 1, len, &p, err, sizeof(err)) == 0,
+	       "%s", err);
 	CHECKF(p.nrecords == 0 && p.total_samples == 0, "empty profile");
 	CHECKF(p.maps_text && strcmp(p.maps_text, junk_then_line) == 0,
 	       "maps kept verbatim");
@@ -144,9 +147,10 @@ static void test_bad_header(void)
 	struct profile p;
 	char err[128] = "";
 
-	CHECKF(profile_parse(&b, 0, &p, err, sizeof(err)) == -1 &&
-	       errno == EINVAL && strstr(err, "empty") &&
-	       strstr(err, "at byte 0:"), "empty: %s", err);
+	CHECKF(profile_read_parse(&b, 0, &p, err, sizeof(err)) == -1 &&
+		       errno == EINVAL && strstr(err, "empty") &&
+		       strstr(err, "at byte 0:"),
+	       "empty: %s", err);
 	BAD("short header", "", 0, 0);
 	BAD("3-slot header", "", 0, 0, 3, 0);
 	BAD("header without padding", "", 0, 0, 3, 0, 100);
@@ -171,8 +175,7 @@ static void test_bad_records(void)
 	BAD("count 0", MAPS, 40, HDR, 0, 2, 0xa, 0xb, TRAILER);
 	BAD("count 0 npcs 1", MAPS, 40, HDR, 0, 1, 0xa, TRAILER);
 	BAD("npcs 0", MAPS, 40, HDR, 1, 0, TRAILER);
-	BAD("npcs too many", MAPS, 40, HDR, 1, PROFILE_READ_MAX_PCS + 1, 1,
-	    TRAILER);
+	BAD("npcs too many", MAPS, 40, HDR, 1, PROFILE_MAX_PCS + 1, 1, TRAILER);
 	BAD("npcs huge", MAPS, 40, HDR, 1, UINT64_MAX, 1, TRAILER);
 	BAD("first PC 0", MAPS, 40, HDR, 3, 2, 0, 0xb, TRAILER);
 	BAD("first PC 0, npcs 1", MAPS, 40, HDR, 3, 1, 0, TRAILER);
@@ -230,16 +233,19 @@ static void test_not_a_profile(void)
 	be[30] = 0x27;
 	be[31] = 0x10;
 	for (i = 0; i < N(texts); i++) {
-		CHECKF(profile_parse(texts[i], strlen(texts[i]) + 1, &p, err,
-				     sizeof(err)) == -1 && errno == EINVAL &&
-		       err_offset(err) >= 0 && err_offset(err) <= 8,
+		CHECKF(profile_read_parse(texts[i], strlen(texts[i]) + 1, &p,
+					  err, sizeof(err)) == -1 &&
+			       errno == EINVAL && err_offset(err) >= 0 &&
+			       err_offset(err) <= 8,
 		       "not a profile %zu: %s", i, err);
 	}
-	CHECKF(profile_parse(p32, sizeof(p32), &p, err, sizeof(err)) == -1 &&
-	       err_offset(err) == 0 && strstr(err, "64-bit little-endian"),
+	CHECKF(profile_read_parse(p32, sizeof(p32), &p, err, sizeof(err)) ==
+			       -1 &&
+		       err_offset(err) == 0 &&
+		       strstr(err, "64-bit little-endian"),
 	       "32-bit profile: %s", err);
-	CHECKF(profile_parse(be, sizeof(be), &p, err, sizeof(err)) == -1 &&
-	       err_offset(err) == 8 && strstr(err, "big-endian"),
+	CHECKF(profile_read_parse(be, sizeof(be), &p, err, sizeof(err)) == -1 &&
+		       err_offset(err) == 8 && strstr(err, "big-endian"),
 	       "big-endian profile: %s", err);
 }
 
@@ -247,7 +253,8 @@ static void test_not_a_profile(void)
  * A valid profile cut at every byte: a cut inside the binary part fails
  * as a truncation (or a missing trailer) at a byte before the cut; a cut
  * inside the maps text fails at the start of the maps until the first
- * line has its offset, then parses.
+ * line is a whole mapping line (maps_parse_line(): up to the first digit
+ * of its inode), then parses.
  */
 static void test_truncations(void)
 {
@@ -255,7 +262,8 @@ static void test_truncations(void)
 			       0xe0000, 2, 1, 0x1234, TRAILER };
 	unsigned char buf[1024];
 	size_t len = build(buf, sizeof(buf), s, N(s), MAPS, strlen(MAPS));
-	size_t bin = N(s) * 8, line = strlen("400000-401000 r-xp 0"), i;
+	size_t bin = N(s) * 8,
+	       line = strlen("400000-401000 r-xp 00000000 08:01 1"), i;
 	struct profile p;
 	char err[256];
 	bool ok;
@@ -263,7 +271,7 @@ static void test_truncations(void)
 
 	for (i = 0; i <= len; i++) {
 		err[0] = '\0';
-		rc = profile_parse(buf, i, &p, err, sizeof(err));
+		rc = profile_read_parse(buf, i, &p, err, sizeof(err));
 		if (i < bin)
 			ok = rc == -1 && errno == EINVAL && is_zeroed(&p) &&
 			     err_offset(err) >= 0 && (size_t)err_offset(err) <= i &&
@@ -294,7 +302,7 @@ static void test_mutations(void)
 	for (i = 0; i < len; i++) {
 		memcpy(copy, buf, len);
 		copy[i] ^= 0x5a;
-		rc = profile_parse(copy, len, &p, err, sizeof(err));
+		rc = profile_read_parse(copy, len, &p, err, sizeof(err));
 		CHECKF(rc == 0 || (errno == EINVAL && strlen(err) == 7),
 		       "byte %zu changed: \"%s\"", i, err);
 		profile_free(&p);
@@ -315,19 +323,21 @@ static void test_file(void)
 	if (fd < 0)
 		return;
 	CHECKF(write(fd, buf, len) == (ssize_t)len, "write");
-	CHECKF(profile_read_file(path, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECKF(profile_load_file(path, &p, err, sizeof(err)) == 0, "%s", err);
 	CHECKF(p.nrecords == 1 && p.records[0].pcs[0] == 0xa, "file record");
 	profile_free(&p);
 	CHECKF(ftruncate(fd, 0) == 0, "ftruncate");
-	CHECKF(profile_read_file(path, &p, err, sizeof(err)) == -1 &&
-	       errno == EINVAL && strstr(err, "at byte 0:"),
+	CHECKF(profile_load_file(path, &p, err, sizeof(err)) == -1 &&
+		       errno == EINVAL && strstr(err, "at byte 0:"),
 	       "empty file: %s", err);
 	close(fd);
 	unlink(path);
-	CHECKF(profile_read_file(path, &p, err, sizeof(err)) == -1 &&
-	       errno == ENOENT && is_zeroed(&p), "missing file: %s", err);
-	CHECKF(profile_read_file("/", &p, err, sizeof(err)) == -1 &&
-	       errno == EISDIR, "directory: %s", err);
+	CHECKF(profile_load_file(path, &p, err, sizeof(err)) == -1 &&
+		       errno == ENOENT && is_zeroed(&p),
+	       "missing file: %s", err);
+	CHECKF(profile_load_file("/", &p, err, sizeof(err)) == -1 &&
+		       errno == EISDIR,
+	       "directory: %s", err);
 }
 
 int main(void)

@@ -17,6 +17,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "maps.h"
 #include "symbolize.h"
 #include "unit.h"
 
@@ -84,15 +85,15 @@ static const char *str(const char *s)
 	return s ? s : "(null)";
 }
 
-static void expect_func(struct symbolizer *s, uint64_t addr,
-			const char *func, uint64_t off, const char *what)
+static void expect_func(struct symbolizer *s, uint64_t addr, const char *func,
+			uint64_t off, const char *what)
 {
 	struct symbol_info si;
 
 	CHECKF(symbolizer_lookup(s, addr, &si) == 0, "%s: lookup", what);
 	CHECKF(streq(si.func, func) && si.func_off == off,
-	       "%s: 0x%" PRIx64 " gave %s+%" PRIu64 ", want %s+%" PRIu64,
-	       what, addr, str(si.func), si.func_off, func, off);
+	       "%s: 0x%" PRIx64 " gave %s+%" PRIu64 ", want %s+%" PRIu64, what,
+	       addr, str(si.func), si.func_off, func, off);
 	CHECKF(si.module != NULL, "%s: no module", what);
 }
 
@@ -170,9 +171,9 @@ static char *shift_maps(const char *maps, uint64_t delta)
 			break;
 		rest = line + used;
 		len += (size_t)snprintf(out + len, cap - len, "%llx-%llx%.*s",
-				(unsigned long long)(a + delta),
-				(unsigned long long)(b + delta),
-				(int)(strcspn(rest, "\n") + 1), rest);
+					(unsigned long long)(a + delta),
+					(unsigned long long)(b + delta),
+					(int)(strcspn(rest, "\n") + 1), rest);
 		if (!strchr(line, '\n'))
 			break;
 	}
@@ -187,13 +188,13 @@ static void test_offline(const char *maps)
 	struct symbolizer *s;
 
 	CHECKF(moved != NULL, "shift_maps");
-	s = moved ? symbolizer_new(moved, strlen(moved), NULL) : NULL;
+	s = moved ? symbolizer_new(moved, strlen(moved), NULL, 0) : NULL;
 	if (s)
 		expect_func(s, fn + delta + 7, "symbolize_target", 7, "moved");
 	symbolizer_free(s);
 	free(moved);
 
-	s = symbolizer_new(maps, strlen(maps), "/");
+	s = symbolizer_new(maps, strlen(maps), "/", 0);
 	CHECKF(s != NULL, "symbolizer_new with root /");
 	if (s)
 		expect_func(s, fn, "symbolize_target", 0, "root /");
@@ -231,7 +232,7 @@ static void test_dotdot(const char *maps)
 			break;
 	}
 	text[len] = '\0';
-	s = symbolizer_new(text, len, "/proc");
+	s = symbolizer_new(text, len, "/proc", 0);
 	CHECKF(s != NULL && len > 0, "symbolizer_new on dotted maps");
 	if (s)
 		expect_unknown(s, fn, dotted, "path with ..");
@@ -252,7 +253,7 @@ static void test_odd_maps(void)
 		"zzzz-1 r-xp\n"
 		"7f0000005000-7f0000004000 r-xp 00000000 08:01 1 /bad/range\n"
 		"7f0000006000-7f0000007000 r-xp 00000000";
-	struct symbolizer *s = symbolizer_new(text, sizeof(text) - 1, NULL);
+	struct symbolizer *s = symbolizer_new(text, sizeof(text) - 1, NULL, 0);
 	struct symbol_info si;
 
 	CHECKF(s != NULL, "symbolizer_new on odd maps");
@@ -268,10 +269,37 @@ static void test_odd_maps(void)
 	expect_unknown(s, 0x7f0000003010, NULL, "not executable");
 	expect_unknown(s, 0x7f0000005010, NULL, "bad range");
 	symbolizer_free(s);
-	s = symbolizer_new(NULL, 0, NULL);
+	s = symbolizer_new(NULL, 0, NULL, 0);
 	CHECKF(s != NULL, "symbolizer_new on no maps");
 	if (s)
 		expect_unknown(s, 0x1000, NULL, "no maps");
+	symbolizer_free(s);
+}
+
+/*
+ * Built from a struct maps, with this process's pid for map_files: the
+ * same names as from the text, and a mapping that is gone from the newest
+ * snapshot (a library dlclose()d since) still names its addresses.
+ */
+static void test_from_maps(const char *text, size_t len)
+{
+	uint64_t fn = (uint64_t)(uintptr_t)target_ptr;
+	const char *lib = "7e0000000000-7e0000001000 r-xp 00001000 08:01 9 "
+			  "/nonexistent/libgone.so\n";
+	struct maps *m = maps_new();
+	struct symbolizer *s;
+
+	CHECK(m && maps_update(m, lib, strlen(lib)) == 0 &&
+	      maps_update(m, text, len) == 0);
+	CHECK(maps_count(m) > 1 && maps_find(m, 0x7e0000000010) == NULL);
+	s = m ? symbolizer_new_maps(m, NULL, getpid()) : NULL;
+	maps_free(m); /* not needed after the call */
+	CHECKF(s != NULL, "symbolizer_new_maps");
+	if (!s)
+		return;
+	expect_func(s, fn + 5, "symbolize_target", 5, "from maps");
+	expect_unknown(s, 0x7e0000000010, "/nonexistent/libgone.so",
+		       "gone mapping");
 	symbolizer_free(s);
 }
 
@@ -285,7 +313,7 @@ int main(void)
 		perror("test_symbolize: /proc/self/maps");
 		return 1;
 	}
-	s = symbolizer_new(maps, len, NULL);
+	s = symbolizer_new(maps, len, NULL, 0);
 	CHECKF(s != NULL, "symbolizer_new: %s", strerror(errno));
 	if (s) {
 		test_self(s);
@@ -295,6 +323,7 @@ int main(void)
 	symbolizer_free(s);
 	test_offline(maps);
 	test_dotdot(maps);
+	test_from_maps(maps, len);
 	free(maps);
 	test_odd_maps();
 	return unit_result("test_symbolize");

@@ -1,0 +1,107 @@
+# bench/lib.sh - the skeleton shared by bench/run.sh and bench/accuracy.sh
+# (sourced, not run): the environment every measurement runs in, the
+# paths, log/die, the --report argument, a results directory per run, and
+# the process helpers.  Every wait is bounded; a process is only ever
+# signalled by the PID its starter got from $!.
+#
+# The caller sets BENCH_TAG (the word its messages start with) and
+# BENCH_SCRIPT (its name, for the usage line) before sourcing this file.
+
+# C locale for every number printed and parsed; no debuginfod look-ups
+# from gdb, eu-stack or perf: nothing here touches the network.
+export LC_ALL=C
+unset DEBUGINFOD_URLS
+
+bench_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRCDIR=${BENCH_SRCDIR:-$(dirname "$bench_here")}
+BUILDDIR=${BENCH_BUILDDIR:-$SRCDIR}
+PTPROF=${PTPROF:-$BUILDDIR/src/ptprof}
+PERF=${BENCH_PERF:-/usr/bin/perf}
+RESULTS=${BENCH_RESULTS:-$BUILDDIR/bench/results}
+REPORT=${BENCH_REPORT:-$SRCDIR/docs/PERFORMANCE.md}
+
+die() {
+	echo "$BENCH_TAG: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "$BENCH_TAG: $*" >&2
+	[ -n "${RUN:-}" ] && echo "$(date +%T) $*" >>"$RUN/log"
+}
+
+# The command line: none, or `--report DIR`, which only runs the report
+# function $1 on DIR and exits.
+bench_args() {
+	local report=$1
+	shift
+	if [ "${1:-}" = --report ]; then
+		[ $# = 2 ] || die "usage: $BENCH_SCRIPT --report RESULTS_DIR"
+		RUN=""
+		"$report" "$2"
+		exit 0
+	fi
+	[ $# = 0 ] || die "usage: $BENCH_SCRIPT [--report RESULTS_DIR]"
+}
+
+# A new results directory RUN under RESULTS, named $1 plus the time, with
+# the symbolic link $2 to it, a subdirectory $3 if given, and NAP_FD open
+# on a FIFO in it for nap.
+bench_start_run() {
+	RUN="$RESULTS/$1$(date +%Y%m%d-%H%M%S)"
+	mkdir -p "$RUN/${3:-}" || die "cannot create $RUN"
+	ln -sfn "$(basename "$RUN")" "$RESULTS/$2"
+	mkfifo "$RUN/.nap" || die "mkfifo failed"
+	exec {NAP_FD}<>"$RUN/.nap"
+}
+
+# Sleep without forking a process (the fd is a FIFO nobody writes).
+nap() {
+	read -r -t "$1" -u "$NAP_FD" _ 2>/dev/null || :
+}
+
+# Alive and not a zombie.
+alive() {
+	local st
+	[ -r "/proc/$1/stat" ] || return 1
+	read -r st 2>/dev/null <"/proc/$1/stat" || return 1
+	st=${st##*) }
+	[ "${st%% *}" != Z ]
+}
+
+# Wait up to $2 seconds for process $1 to end.
+wait_gone() {
+	local i n=$(($2 * 20))
+	for ((i = 0; i < n; i++)); do
+		alive "$1" || return 0
+		nap 0.05
+	done
+	! alive "$1"
+}
+
+# End a process this script started: TERM, then KILL; then reap it.
+stop_pid() {
+	if alive "$1"; then
+		kill -TERM "$1" 2>/dev/null
+		wait_gone "$1" 5 || {
+			kill -KILL "$1" 2>/dev/null
+			wait_gone "$1" 5
+		}
+	fi
+	wait "$1" 2>/dev/null
+}
+
+# Wait up to $3 s for process $2 to write "ready" as the first line of
+# file $1; fails at once if it dies.
+wait_ready() {
+	local i line
+	for ((i = 0; i < $3 * 100; i++)); do
+		if [ -s "$1" ]; then
+			read -r line <"$1" || :
+			[ "$line" = ready ] && return 0
+		fi
+		alive "$2" || return 1
+		nap 0.01
+	done
+	return 1
+}

@@ -1,0 +1,656 @@
+/*
+ * cmd_record.c - ptprof -p PID and ptprof -- COMMAND: check, sample,
+ * write the profile, summarise (cmds.h).
+ *
+ * Everything that can be refused is refused before the target is touched;
+ * the profile is written in pieces (spill) while sampling, then committed;
+ * the summary and the warnings come after, on stderr.  With -- COMMAND the
+ * exit status is COMMAND's.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "launch.h"
+#include "maps.h"
+#include "options.h"
+#include "pprof_out.h"
+#include "procfs.h"
+#include "profile_out.h"
+#include "report.h"
+#include "sampler.h"
+#include "stacktab.h"
+#include "timeutil.h"
+#include "tselect.h"
+
+/* profile_out_write's EINVAL: the path exists and is not a regular file;
+ * EPERM on a link: somebody else's symbolic link, not followed. */
+static const char *output_error(const char *path, int err)
+{
+	struct stat st;
+
+	if (err == EINVAL)
+		return "not a regular file";
+	if (err == EPERM && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return "a symbolic link owned by another user (not followed)";
+	return strerror(err);
+}
+
+static void check_output(const char *path)
+{
+	if (path && profile_out_check_writable(path))
+		cli_die(EXIT_FAILURE, "cannot write output file '%s': %s", path,
+			output_error(path, errno));
+}
+
+/* -- COMMAND: what makes tracing impossible is said before it starts. */
+static void check_launch(void)
+{
+	if (procfs_yama_scope() == 3)
+		cli_die(EXIT_FAILURE,
+			"cannot trace COMMAND: ptrace is disabled (kernel.yama.ptrace_scope = 3)");
+}
+
+static pid_t start_command(char **argv)
+{
+	char path[PATH_MAX];
+	pid_t pid;
+
+	if (launch_resolve(argv[0], path, sizeof(path))) {
+		if (errno == ENOENT)
+			cli_die(127, "%s: command not found", argv[0]);
+		cli_die(126, "%s: cannot execute: %s", argv[0],
+			strerror(errno));
+	}
+	pid = launch_start(path, argv);
+	if (pid < 0)
+		cli_die(errno == ENOENT ? 127 : 126, "%s: cannot execute: %s",
+			argv[0], strerror(errno));
+	return pid;
+}
+
+static double per_tick(uint64_t n, uint64_t ticks)
+{
+	return ticks ? (double)n / (double)ticks : 0;
+}
+
+static unsigned long long us(uint64_t ns)
+{
+	return (unsigned long long)(ns / NSEC_PER_USEC);
+}
+
+/* Why the run ended, for the summary line. */
+static const char *end_reason(const struct sampler_stats *st, char *buf,
+			      size_t size)
+{
+	switch (st->end) {
+	case SAMPLER_END_DURATION:
+		return "the duration (-d) was reached";
+	case SAMPLER_END_TARGET_EXITED:
+		return "the target exited";
+	case SAMPLER_END_SIGNAL: {
+		const char *name = sigabbrev_np(st->end_signal);
+
+		if (name)
+			snprintf(buf, size, "ptprof got SIG%s", name);
+		else
+			snprintf(buf, size, "ptprof got signal %d",
+				 st->end_signal);
+		return buf;
+	}
+	case SAMPLER_END_ERROR:
+		break;
+	}
+	return "an error";
+}
+
+static void print_summary(const struct options *o,
+			  const struct sampler_stats *st, size_t records)
+{
+	uint64_t mean = st->ticks ? st->pause_total_ns / st->ticks : 0;
+	char why[64];
+
+	if (o->quiet)
+		return;
+	fprintf(stderr,
+		"ptprof: %llu ticks (%llu missed), %llu samples, %llu threads, "
+		"%zu distinct stacks, %.1f threads stopped/tick, pause mean "
+		"%llu us max %llu us p50 %llu us p99 %llu us, %.2f%% of %.1f s; "
+		"ended: %s; wrote %s%s%s\n",
+		(unsigned long long)st->ticks,
+		(unsigned long long)st->missed_ticks,
+		(unsigned long long)st->samples,
+		(unsigned long long)st->threads_seen, records,
+		per_tick(st->threads_stopped, st->ticks), us(mean),
+		us(st->pause_max_ns), us(sampler_pause_quantile(st, 0.5)),
+		us(sampler_pause_quantile(st, 0.99)),
+		st->elapsed_ns ? 100.0 * (double)st->pause_total_ns /
+					 (double)st->elapsed_ns :
+				 0.0,
+		(double)st->elapsed_ns / NSEC_PER_SEC,
+		end_reason(st, why, sizeof(why)), o->output,
+		o->noutputs_ > 1 ? " and " : "",
+		o->noutputs_ > 1 ? o->outputs_[1] : "");
+}
+
+/* Threads another tracer held were not sampled: say so, even with -q. */
+static void warn_foreign(const struct sampler_stats *st)
+{
+	const char *comm = st->foreign_comm;
+
+	if (!st->foreign_traced)
+		return;
+	if (st->foreign_traced == 1)
+		cli_msg("warning: thread %d was not sampled: it is traced by PID "
+			"%d (%s)",
+			(int)st->foreign_tid, (int)st->foreign_tracer, comm);
+	else
+		cli_msg("warning: %llu threads were not sampled: they are traced "
+			"by another process (thread %d by PID %d (%s), ...)",
+			(unsigned long long)st->foreign_traced,
+			(int)st->foreign_tid, (int)st->foreign_tracer, comm);
+}
+
+static uint64_t timeval_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * NSEC_PER_SEC +
+	       (uint64_t)tv->tv_usec * NSEC_PER_USEC;
+}
+
+/* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
+static void print_stats(const struct options *o, const struct sampler_stats *st)
+{
+	const struct unwinder_counters *u = &st->unwind;
+	struct rusage ru;
+	double cpu_us = 0;
+
+	if (!o->stats)
+		return;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		cpu_us = (double)((timeval_ns(&ru.ru_utime) +
+				   timeval_ns(&ru.ru_stime)) /
+				  NSEC_PER_USEC);
+	fprintf(stderr,
+		"ptprof: stats: threads stopped %llu, spared %llu (not due), "
+		"not selected %llu, late %llu (%llu sampled when they "
+		"stopped), stacks %llu, samples reusing a last stack %llu, "
+		"sweeps of quiet threads %llu\n",
+		(unsigned long long)st->threads_stopped,
+		(unsigned long long)st->threads_spared,
+		(unsigned long long)st->threads_unselected,
+		(unsigned long long)st->late_threads,
+		(unsigned long long)st->late_captured,
+		(unsigned long long)st->stacks,
+		(unsigned long long)st->reused_samples,
+		(unsigned long long)st->sweeps);
+	fprintf(stderr,
+		"ptprof: stats: ptprof cpu %.0f us, %.1f us per stack; one "
+		"unwind (from the copy) p50 %u us, p99 %u us\n",
+		cpu_us, st->stacks ? cpu_us / (double)st->stacks : 0,
+		sampler_unwind_quantile(st, 0.5),
+		sampler_unwind_quantile(st, 0.99));
+	fprintf(stderr,
+		"ptprof: stats: unwinder reads: stack copy %llu, module "
+		"images %llu, target %llu; tables built %llu, missing %llu; "
+		"libunwind cache size %s\n",
+		(unsigned long long)u->mem_from_stack,
+		(unsigned long long)u->mem_from_module,
+		(unsigned long long)u->mem_from_target,
+		(unsigned long long)u->tables_built,
+		(unsigned long long)u->tables_missing,
+		u->cache_size_set == 0 ? "set" : "refused (default kept)");
+}
+
+/*
+ * Sampling stopped on an error.  With -p and a refused first seize nothing
+ * was touched: say why and exit.  Otherwise say what failed; the caller
+ * still writes what was collected and, with -- COMMAND, waits for it.
+ */
+static void sampling_failed(const struct sampler_config *cfg)
+{
+	char why[256];
+	int err = errno;
+
+	if (err == EPERM)
+		cli_explain_refusal(cfg->pid, why, sizeof(why));
+	if (err == EPERM && !cfg->child)
+		cli_die(EXIT_FAILURE, "cannot trace process %d: %s",
+			(int)cfg->pid, why);
+	if (err == EPERM)
+		cli_msg("cannot trace process %d: %s", (int)cfg->pid, why);
+	else
+		cli_msg("sampling process %d failed: %s", (int)cfg->pid,
+			strerror(err));
+}
+
+/* Shell convention: the command's status, or 128+N if signal N killed it. */
+static int command_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_FAILURE;
+}
+
+/* -- COMMAND: after sampling, hand a signal meant for ptprof on to the
+ * command (a terminal already sent it to both), then wait for it. */
+static int finish_command(pid_t child, const struct sampler_stats *st,
+			  const sigset_t *stop)
+{
+	int status;
+
+	if (st->child_reaped)
+		return command_status(st->child_status);
+	if (st->end == SAMPLER_END_SIGNAL && st->end_signal_code != SI_KERNEL)
+		kill(child, st->end_signal);
+	if (launch_wait(child, stop, &status)) {
+		cli_msg("lost track of COMMAND (PID %d): %s", (int)child,
+			strerror(errno));
+		return EXIT_FAILURE;
+	}
+	return command_status(status);
+}
+
+/*
+ * The output file, written in pieces: a long run with many distinct
+ * stacks spills them to the (temporary) file as gperftools does, instead
+ * of holding them all in memory.
+ */
+struct output {
+	const struct options *o;
+	struct stacktab *tab;
+	struct profile_out *out;     /* NULL until the first spill */
+	size_t records;		     /* records written so far */
+	struct pprof_builder *pprof; /* with a pprof output */
+	struct timespec start;	     /* wall clock at the start, for pprof */
+};
+
+/* Distinct stacks kept in memory before they go to the file. */
+#define SPILL_AT 50000
+
+static int open_output(struct output *w)
+{
+	if (!w->out)
+		w->out = profile_out_open(w->o->legacy_output,
+					  NSEC_PER_SEC / NSEC_PER_USEC /
+						  w->o->hz);
+	return w->out ? 0 : -1;
+}
+
+/* Without a legacy output the table only counts distinct stacks. */
+static int spill(void *arg)
+{
+	struct output *w = arg;
+
+	if (w->o->legacy_output &&
+	    (open_output(w) || profile_out_add(w->out, w->tab)))
+		return -1;
+	w->records += stacktab_distinct(w->tab);
+	stacktab_clear(w->tab);
+	return 0;
+}
+
+/* The target's root directory while it is there ("/proc/PID/root"), to
+ * open its files as it saw them; NULL once it is gone. */
+static const char *target_root(pid_t pid, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/%d/root/", (int)pid);
+	if (access(buf, X_OK))
+		return NULL;
+	buf[strlen(buf) - 1] = '\0';
+	return buf;
+}
+
+static int write_legacy(struct output *w, const struct maps *maps)
+{
+	int rc = spill(w);
+
+	if (!w->o->legacy_output)
+		return rc;
+	if (rc == 0)
+		rc = profile_out_close(w->out, maps);
+	else if (w->out)
+		profile_out_abort(w->out);
+	w->out = NULL;
+	if (rc == 0)
+		return 0;
+	cli_msg("cannot write output file '%s': %s", w->o->legacy_output,
+		output_error(w->o->legacy_output, errno));
+	return -1;
+}
+
+/* The pprof protobuf, symbolized now through the target's root. */
+static int write_pprof(struct output *w, const struct maps *maps, pid_t pid,
+		       const struct sampler_stats *st)
+{
+	const char *path = w->o->pprof_output;
+	char root[64];
+	struct pprof_meta meta = {
+		.period_ns = NSEC_PER_SEC / w->o->hz,
+		.wall = w->o->wall,
+		.time_nanos = (int64_t)w->start.tv_sec * NSEC_PER_SEC +
+			      w->start.tv_nsec,
+		.duration_nanos = (int64_t)st->elapsed_ns,
+		.root = target_root(pid, root, sizeof(root)),
+		.pid = pid,
+	};
+
+	if (!path || pprof_write_file(path, w->pprof, maps, &meta) == 0)
+		return 0;
+	cli_msg("cannot write output file '%s': %s", path,
+		output_error(path, errno));
+	return -1;
+}
+
+static int write_profile(struct output *w, const struct maps *maps, pid_t pid,
+			 const struct sampler_stats *st)
+{
+	int rc = write_legacy(w, maps);
+
+	return write_pprof(w, maps, pid, st) || rc ? -1 : 0;
+}
+
+/* A pprof output collects samples by thread as the sampler hands them. */
+static void want_pprof(struct output *w, struct sampler_config *cfg)
+{
+	clock_gettime(CLOCK_REALTIME, &w->start);
+	if (!w->o->pprof_output)
+		return;
+	w->pprof = pprof_builder_new(w->o->max_depth);
+	if (!w->pprof)
+		cli_die(EXIT_FAILURE, "out of memory");
+	cfg->on_stack = pprof_builder_add;
+	cfg->on_stack_arg = w->pprof;
+	cfg->want_names = true;
+}
+
+/*
+ * --top N: the table of the profile just written, with the binaries
+ * opened through the target's root while it is still there.  It goes to
+ * stdout unless stdout is COMMAND's: with -- COMMAND, to stderr after the
+ * summary (as time(1) does), so that `ptprof --top=9 -- xz -c f > f.xz`
+ * neither loses the table nor writes it into f.xz.
+ */
+static void top_table(const struct options *o, pid_t pid, bool launched)
+{
+	char buf[64];
+	const char *root = target_root(pid, buf, sizeof(buf));
+
+	fflush(stderr);
+	cmd_report_top(o->output, o->top, root, launched ? stderr : stdout);
+}
+
+/* -t, --thread-name: the selection handed to the sampler.  Every -t TID
+ * must be a thread of PID now; a name matches whenever it is read. */
+static void select_threads(const struct options *o, struct tselect *sel,
+			   struct sampler_config *cfg)
+{
+	if (tselect_init(sel, o->tids, o->ntids, o->thread_name))
+		cli_die(EXIT_FAILURE, "cannot use --thread-name '%s': %s",
+			o->thread_name, strerror(errno));
+	for (size_t i = 0; i < o->ntids; i++)
+		if (procfs_tgid(o->tids[i]) != o->pid)
+			cli_die(EXIT_FAILURE,
+				"thread %d is not a thread of process %d",
+				(int)o->tids[i], (int)o->pid);
+	if (tselect_active(sel)) {
+		cfg->select = tselect_match;
+		cfg->select_arg = sel;
+	}
+}
+
+/* A selection that never picked a thread: say so, even with -q. */
+static void warn_unselected(const struct tselect *sel,
+			    const struct sampler_stats *st)
+{
+	if (tselect_active(sel) && !st->stacks)
+		cli_msg("warning: no thread selected by %s%s%s was sampled",
+			sel->ntids ? "-t" : "",
+			sel->ntids && sel->have_re ? " or " : "",
+			sel->have_re ? "--thread-name" : "");
+}
+
+/*
+ * What is watched while sampling, through the sampler's progress hook
+ * (called between ticks, every WATCH_EVERY_NS): the progress line on a
+ * terminal, and the target's CPU time for warn_children().
+ */
+#define WATCH_EVERY_NS (250 * NSEC_PER_MSEC) /* 4 redraws a second */
+
+struct watch {
+	pid_t pid;
+	bool show;  /* draw the progress line: stderr is a terminal, no -q */
+	bool drawn; /* a progress line is on the terminal */
+	/* The target's CPU time when sampling started (zero for COMMAND,
+	 * read at once for -p) and as last read, at last_at (monotonic). */
+	struct procfs_cpu first, last;
+	bool have_first;
+	uint64_t last_at;
+	uint64_t end_at; /* when sampling ended (a launched COMMAND reaped) */
+};
+
+/* Write to the terminal only if it takes the bytes now: a terminal held
+ * by ^S (or a slow link) must not hold the sampler, nor a thread whose
+ * stop comes late, behind a progress line. */
+static void watch_write(const char *buf, size_t len)
+{
+	struct pollfd p = { .fd = STDERR_FILENO, .events = POLLOUT };
+
+	if (poll(&p, 1, 0) == 1 && (p.revents & POLLOUT))
+		(void)!write(STDERR_FILENO, buf, len);
+}
+
+/* "\r" and "\033[K" (clear to the end of the line): redrawn in place. */
+static void watch_draw(struct watch *w, const struct sampler_stats *st)
+{
+	char line[160];
+	int n = snprintf(line, sizeof(line),
+			 "\rptprof: %.1f s, %llu samples, %llu threads, %llu "
+			 "missed ticks\033[K",
+			 (double)st->elapsed_ns / NSEC_PER_SEC,
+			 (unsigned long long)st->samples,
+			 (unsigned long long)st->threads_seen,
+			 (unsigned long long)st->missed_ticks);
+
+	if (n > 0 && (size_t)n < sizeof(line)) {
+		watch_write(line, (size_t)n);
+		w->drawn = true;
+	}
+}
+
+static void watch_read(struct watch *w)
+{
+	struct procfs_cpu c;
+
+	if (procfs_cpu_times(w->pid, &c))
+		return; /* gone: the last reading stands */
+	w->last = c;
+	w->last_at = mono_now_ns();
+}
+
+static void watch_progress(void *arg, const struct sampler_stats *st)
+{
+	struct watch *w = arg;
+
+	watch_read(w);
+	if (w->show)
+		watch_draw(w, st);
+}
+
+/* Before sampling: the first reading (-p), or zero (COMMAND, just
+ * started: the unknown thread count stands for every CPU). */
+static void watch_start(struct watch *w, const struct options *o,
+			struct sampler_config *cfg)
+{
+	memset(w, 0, sizeof(*w));
+	w->pid = cfg->pid;
+	w->show = !o->quiet && isatty(STDERR_FILENO);
+	w->last_at = mono_now_ns();
+	w->last.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (cfg->child)
+		w->have_first = true;
+	else if (procfs_cpu_times(w->pid, &w->first) == 0)
+		w->last = w->first, w->have_first = true;
+	cfg->progress = watch_progress;
+	cfg->progress_arg = w;
+	cfg->progress_ns = WATCH_EVERY_NS;
+}
+
+/* After sampling: erase the progress line, read the target once more. */
+static void watch_end(struct watch *w)
+{
+	if (w->drawn)
+		watch_write("\r\033[K", 4);
+	w->drawn = false;
+	w->end_at = mono_now_ns();
+	watch_read(w);
+}
+
+/* Notable: half a second, and a tenth of the target's CPU time. */
+#define CHILD_CPU_MIN_NS (500 * NSEC_PER_MSEC)
+
+/*
+ * CPU time the target's child processes used during the run: the
+ * children it waited for (reaped) add their CPU time, and their own
+ * reaped descendants', to its cutime and cstime.  So, from the readings
+ * of /proc/PID/stat, the growth of those.  But a COMMAND that ptprof
+ * reaped during the run is gone before its last children's time could be
+ * read (`sh -c 'xz ...'` reaps xz and exits at once): then ptprof's own
+ * RUSAGE_CHILDREN is COMMAND's CPU time with all of its reaped
+ * descendants', and COMMAND's own share is its last reading plus what its
+ * threads, at most one per CPU, can have used from then until it was
+ * reaped: an upper bound, so that a single busy process is never taken
+ * for its children.  A child still running at the end is not counted.
+ */
+static uint64_t children_cpu(const struct watch *w,
+			     const struct sampler_stats *st)
+{
+	uint64_t kids = w->last.children_ns - w->first.children_ns, gap, own;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int busy = w->last.threads;
+	struct rusage ru;
+
+	if (!st->child_reaped || getrusage(RUSAGE_CHILDREN, &ru))
+		return kids;
+	if (cpus > 0 && busy > cpus)
+		busy = (int)cpus;
+	gap = (w->end_at - w->last_at) * (uint64_t)(busy > 0 ? busy : 1);
+	own = w->last.self_ns + gap;
+	if (timeval_ns(&ru.ru_utime) + timeval_ns(&ru.ru_stime) > own + kids)
+		kids = timeval_ns(&ru.ru_utime) + timeval_ns(&ru.ru_stime) -
+		       own;
+	return kids;
+}
+
+/* Work done in child processes is not in the profile: say so, and how
+ * to profile it, even with -q. */
+static void warn_children(const struct options *o, const struct watch *w,
+			  const struct sampler_stats *st)
+{
+	uint64_t kids = w->have_first ? children_cpu(w, st) : 0;
+	uint64_t own = w->last.self_ns - w->first.self_ns;
+	char who[64];
+
+	if (kids < CHILD_CPU_MIN_NS || kids < (own + kids) / 10)
+		return;
+	if (o->action == ACTION_RECORD_COMMAND)
+		snprintf(who, sizeof(who), "%s's",
+			 report_base_name(o->command[0]));
+	else
+		snprintf(who, sizeof(who), "process %d's", (int)o->pid);
+	cli_msg("warning: %s child processes used %.1f s of CPU time that was "
+		"not profiled (ptprof follows only the process it starts or "
+		"attaches to); profile the busy child with -p PID",
+		who, (double)kids / NSEC_PER_SEC);
+}
+
+/* Everything that can be refused, before the target is touched. */
+static void check_record(const struct options *o, struct tselect *sel,
+			 struct sampler_config *cfg)
+{
+	if (o->action == ACTION_RECORD_PID)
+		cli_check_target(o->pid);
+	else
+		check_launch();
+	check_output(o->legacy_output);
+	check_output(o->pprof_output);
+	select_threads(o, sel, cfg);
+}
+
+/* After a run written out: the summary, the warnings, --stats, --top. */
+static void report_run(const struct options *o, const struct output *w,
+		       const struct watch *watch, const struct tselect *sel,
+		       const struct sampler_stats *st)
+{
+	print_summary(o, st, w->records);
+	warn_foreign(st);
+	warn_unselected(sel, st);
+	warn_children(o, watch, st);
+	print_stats(o, st);
+	if (o->top)
+		top_table(o, watch->pid, o->action == ACTION_RECORD_COMMAND);
+}
+
+int cmd_record(const struct options *o)
+{
+	struct sampler_config cfg = { .hz = o->hz,
+				      .pid = o->pid,
+				      .wall = o->wall,
+				      .spill = spill,
+				      .spill_at = SPILL_AT };
+	struct sampler_stats st;
+	struct stacktab *tab = stacktab_new(o->max_depth);
+	struct maps *maps = maps_new();
+	struct output w = { .o = o, .tab = tab };
+	struct watch watch;
+	struct tselect sel;
+	sigset_t stop;
+	int rc = 0, failed, unwritten = 0;
+
+	if (!tab || !maps)
+		cli_die(EXIT_FAILURE, "out of memory");
+	check_record(o, &sel, &cfg);
+	want_pprof(&w, &cfg);
+	cli_block_stop_signals(&stop);
+	cfg.stop_signals = &stop;
+	cfg.spill_arg = &w;
+	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
+	if (o->action == ACTION_RECORD_COMMAND)
+		cfg.pid = cfg.child = start_command(o->command);
+	watch_start(&watch, o, &cfg);
+	failed = sampler_run(&cfg, tab, maps, &st);
+	watch_end(&watch);
+	if (failed)
+		sampling_failed(&cfg);
+	if (!failed || st.ticks)
+		unwritten = write_profile(&w, maps, cfg.pid, &st);
+	else if (w.out)
+		profile_out_abort(w.out);
+	if (!failed && !unwritten)
+		report_run(o, &w, &watch, &sel, &st);
+	if (cfg.child)
+		rc = finish_command(cfg.child, &st, &stop);
+	if ((failed || unwritten) && cfg.child)
+		cli_msg("%s exited with status %d", o->command[0], rc);
+	tselect_free(&sel);
+	stacktab_free(tab);
+	pprof_builder_free(w.pprof);
+	maps_free(maps);
+	return failed || unwritten ? EXIT_FAILURE : rc;
+}

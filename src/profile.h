@@ -1,0 +1,71 @@
+/*
+ * profile.h - the profile model both readers fill, whatever the file's
+ * format: gperftools' legacy CPU profile (profile_read.h) or pprof's
+ * protobuf (pprof_read.h).  profile_load.h reads a file and picks the
+ * reader; ptprof report, --threads and the folded and SVG outputs work on
+ * a struct profile only.
+ *
+ * A profile is a list of records (a count of samples of one stack, leaf
+ * first), the maps text that names the stacks' addresses (lines of
+ * /proc/PID/maps, parsed by maps.h), and, from a protobuf, the thread of
+ * each record.  Records with identical chains are not merged; they are
+ * kept in file order.
+ *
+ * Contract: never prints or exits; no state.  A reader that fails leaves
+ * *out zeroed, owning nothing; a profile it filled is freed with
+ * profile_free(), which also accepts a zeroed profile and zeroes what it
+ * freed.  profile_fail() is the readers' one way to fail: one sentence
+ * (no trailing newline) into err, errno set, -1 returned.
+ */
+#ifndef PTPROF_PROFILE_H
+#define PTPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROFILE_MAX_PCS 4096 /* frames of one record, in either format */
+
+struct profile_record {
+	uint64_t count;
+	size_t npcs;
+	const uint64_t *pcs; /* leaf first; points into profile storage */
+	int64_t tid;	     /* pprof input: thread_id label, else 0 */
+	const char *thread;  /* pprof input: thread_name label, else NULL */
+};
+
+struct profile {
+	uint64_t period_us;
+	struct profile_record *records;
+	size_t nrecords;
+	uint64_t total_samples; /* sum of counts */
+	char *maps_text;	/* NUL-terminated copy of the maps section */
+	size_t maps_len;
+	bool threads;	/* pprof input: records can carry threads */
+	void *storage_; /* private */
+};
+
+void profile_free(struct profile *p);
+
+enum profile_format {
+	PROFILE_LEGACY, /* anything else: the legacy reader judges it */
+	PROFILE_PPROF,	/* gzip magic 1f 8b, or byte 0a first */
+};
+
+/*
+ * The reader data (len bytes) is for, from its first bytes: a gzip file,
+ * or a protobuf whose first field is Profile.sample_type (byte 0a), as
+ * pprof's are, is PROFILE_PPROF; everything else is handed to the legacy
+ * reader, whose first slot is 0.
+ */
+enum profile_format profile_format_of(const void *data, size_t len);
+
+/*
+ * Write the printf-style sentence into err (when err is not NULL and
+ * errlen not 0; cut to fit, always NUL-terminated), set errno to e and
+ * return -1.
+ */
+int profile_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#endif /* PTPROF_PROFILE_H */
