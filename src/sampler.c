@@ -83,7 +83,7 @@ struct sampler {
 	int stat_fd;	/* /proc/PID/stat, kept open: the thread count */
 	pid_t live_tid; /* a thread sampled last tick, to read maps through */
 	bool target_gone;
-	bool late_vanished; /* a LATE thread exec'd away its TID */
+	bool late_vanished;   /* a LATE thread exec'd away its TID */
 	uint64_t progress_at; /* when cfg->progress was last called */
 };
 
