@@ -259,7 +259,7 @@ static int finish_command(pid_t child, const struct sampler_stats *st,
 		return command_status(st->child_status);
 	if (st->end == SAMPLER_END_SIGNAL && st->end_signal_code != SI_KERNEL)
 		kill(child, st->end_signal);
-	if (sampler_wait_child(child, stop, &status)) {
+	if (launch_wait(child, stop, &status)) {
 		cli_msg("lost track of COMMAND (PID %d): %s", (int)child,
 			strerror(errno));
 		return EXIT_FAILURE;

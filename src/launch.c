@@ -11,11 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "launch.h"
+#include "ptctl.h"
+#include "reaper.h"
 
 static bool is_executable_file(const char *path)
 {
@@ -58,8 +61,8 @@ int launch_resolve(const char *cmd, char *path, size_t len)
 		const char *colon = strchrnul(p, ':');
 		int dl = (int)(colon - p);
 
-		bool fits = snprintf(path, len, "%.*s%s%s", dl, p, dl ? "/" : "",
-				     cmd) < (int)len;
+		bool fits = snprintf(path, len, "%.*s%s%s", dl, p,
+				     dl ? "/" : "", cmd) < (int)len;
 
 		if (fits && is_executable_file(path))
 			return 0;
@@ -108,7 +111,8 @@ exec_child(int wfd, const char *path, char *const argv[])
 	execv(path, argv);
 	err = errno;
 	if (err == ENOEXEC)
-		exec_script(path, argv); /* as execvp() does; returns on error */
+		exec_script(path,
+			    argv); /* as execvp() does; returns on error */
 	(void)!write(wfd, &err, sizeof(err));
 	_exit(127);
 }
@@ -145,4 +149,50 @@ pid_t launch_start(const char *path, char *const argv[])
 		return -1;
 	}
 	return pid;
+}
+
+/* A signal while waiting for the child: suspend, or pass it on. */
+static void launch_wait_signal(pid_t child, int sigfd)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return;
+	if (si.ssi_signo == SIGTSTP)
+		raise(SIGSTOP);
+	else if (si.ssi_code != SI_KERNEL)
+		kill(child, (int)si.ssi_signo); /* sent to ptprof alone */
+}
+
+int launch_wait(pid_t child, const sigset_t *stop_signals, int *status)
+{
+	struct reap_event ev;
+	sigset_t set, old;
+	int sigfd, rc = -1;
+
+	set = *stop_signals;
+	sigaddset(&set, SIGTSTP);
+	if (reaper_start() || sigprocmask(SIG_BLOCK, &set, &old))
+		return -1;
+	sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0)
+		goto out;
+	for (;;) {
+		while (reaper_next(&ev)) {
+			if (ev.pid == child &&
+			    (WIFEXITED(ev.status) || WIFSIGNALED(ev.status))) {
+				*status = ev.status;
+				rc = 0;
+				goto out;
+			}
+			ptctl_release(ev.pid, ev.status);
+		}
+		if (reaper_poll(sigfd, -1, 0) & REAPER_SIGNAL)
+			launch_wait_signal(child, sigfd);
+	}
+out:
+	if (sigfd >= 0)
+		close(sigfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }

@@ -54,7 +54,8 @@ int ptctl_getregs(pid_t tid, struct user_regs_struct *regs)
 int ptctl_detach(pid_t tid, int sig)
 {
 	return ptrace(PTRACE_DETACH, tid, NULL, (void *)(intptr_t)sig) == -1 ?
-		       -1 : 0;
+		       -1 :
+		       0;
 }
 
 /*
@@ -89,7 +90,8 @@ enum ptctl_stop_kind ptctl_classify(int status, int *sig)
 	if (event == PTRACE_EVENT_STOP) {
 		int s = WSTOPSIG(status);
 
-		if (s == SIGSTOP || s == SIGTSTP || s == SIGTTIN || s == SIGTTOU)
+		if (s == SIGSTOP || s == SIGTSTP || s == SIGTTIN ||
+		    s == SIGTTOU)
 			return PTSTOP_GROUP;
 		return PTSTOP_INTERRUPT;
 	}
@@ -97,4 +99,15 @@ enum ptctl_stop_kind ptctl_classify(int status, int *sig)
 		return PTSTOP_OTHER_EVENT;
 	*sig = WSTOPSIG(status);
 	return PTSTOP_SIGNAL;
+}
+
+/* Exits need nothing: the kernel has already untraced the thread.  A
+ * failed detach leaves nothing to do either: the thread is gone. */
+void ptctl_release(pid_t tid, int status)
+{
+	int sig;
+	enum ptctl_stop_kind kind = ptctl_classify(status, &sig);
+
+	if (kind != PTSTOP_EXITED && kind != PTSTOP_UNKNOWN)
+		ptctl_detach(tid, kind == PTSTOP_SIGNAL ? sig : 0);
 }

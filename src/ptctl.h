@@ -28,13 +28,17 @@ bool ptctl_is_gone(int err);
  * Decode a waitpid() status of a traced thread.
  */
 enum ptctl_stop_kind {
-	PTSTOP_INTERRUPT,  /* PTRACE_EVENT_STOP after PTRACE_INTERRUPT */
-	PTSTOP_GROUP,	   /* PTRACE_EVENT_STOP for a stop signal (group-stop) */
-	PTSTOP_SIGNAL,	   /* signal-delivery-stop: the signal must be re-injected */
-	PTSTOP_OTHER_EVENT,/* any other PTRACE_EVENT_* stop */
-	PTSTOP_EXITED,	   /* WIFEXITED or WIFSIGNALED: the thread is gone */
+	PTSTOP_INTERRUPT, /* PTRACE_EVENT_STOP after PTRACE_INTERRUPT */
+	PTSTOP_GROUP,	  /* PTRACE_EVENT_STOP for a stop signal (group-stop) */
+	PTSTOP_SIGNAL,	  /* signal-delivery-stop: re-inject the signal */
+	PTSTOP_OTHER_EVENT, /* any other PTRACE_EVENT_* stop */
+	PTSTOP_EXITED,	    /* WIFEXITED or WIFSIGNALED: the thread is gone */
 	PTSTOP_UNKNOWN,
 };
 enum ptctl_stop_kind ptctl_classify(int status, int *sig);
+
+/* Let a stop nobody waits for go (a stray one, or a LATE one after the
+ * run), with the signal it was stopped for; an exit needs nothing. */
+void ptctl_release(pid_t tid, int status);
 
 #endif /* PTPROF_PTCTL_H */

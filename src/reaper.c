@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -31,7 +32,7 @@ static bool maybe = true; /* a report may be waiting: waitpid() is worth it */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct reap_event *queue;
 static size_t queue_head, queue_len, queue_cap;
-static atomic_size_t queued;	       /* queue_len - queue_head, unlocked */
+static atomic_size_t queued;	     /* queue_len - queue_head, unlocked */
 static _Atomic uint64_t seize_since; /* CLOCK_MONOTONIC ns; 0: none */
 
 /* Room for one more report, or false (then nothing more is reaped: a
@@ -149,6 +150,26 @@ void reaper_wait(uint64_t timeout_ns)
 	sigaddset(&chld, SIGCHLD);
 	if (sigtimedwait(&chld, NULL, &ts) == SIGCHLD)
 		maybe = true;
+}
+
+int reaper_poll(int sigfd, int pidfd, uint64_t deadline)
+{
+	struct pollfd p[3] = { { .fd = sig_fd, .events = POLLIN },
+			       { .fd = sigfd, .events = POLLIN },
+			       { .fd = pidfd, .events = POLLIN } };
+	struct timespec ts;
+	uint64_t now = mono_now_ns();
+
+	if (deadline && now >= deadline)
+		return 0;
+	ts = ns_to_timespec(deadline ? deadline - now : 0);
+	if (ppoll(p, 3, deadline ? &ts : NULL, NULL) <= 0)
+		return 0;
+	if (p[0].revents)
+		reaper_polled();
+	return (p[1].revents ? REAPER_SIGNAL : 0) |
+	       (p[2].revents ? REAPER_PIDFD : 0) |
+	       (p[0].revents ? REAPER_REPORTS : 0);
 }
 
 int reaper_next(struct reap_event *ev)

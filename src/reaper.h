@@ -59,6 +59,23 @@ void reaper_polled(void);
  * a poll and a read): for when nothing but reports is awaited. */
 void reaper_wait(uint64_t timeout_ns);
 
+/* What reaper_poll() found ready. */
+enum reaper_ready {
+	REAPER_SIGNAL = 1 << 0,	 /* sigfd is readable: a signal is pending */
+	REAPER_PIDFD = 1 << 1,	 /* pidfd is readable: the process exited */
+	REAPER_REPORTS = 1 << 2, /* waitpid() reports may be waiting */
+};
+
+/*
+ * Sleep until a report may be waiting, a signal of the signalfd sigfd is
+ * pending, the pidfd pidfd polls readable (fds < 0 are left out), or
+ * CLOCK_MONOTONIC passes deadline (ns; 0: no deadline).  Returns the
+ * enum reaper_ready bits of what is ready: 0 when the deadline passed or
+ * a signal not in sigfd interrupted the sleep.  Take the reports already
+ * queued (reaper_next()) before calling: this does not look for them.
+ */
+int reaper_poll(int sigfd, int pidfd, uint64_t deadline);
+
 /* Bracket every PTRACE_SEIZE (see above). */
 void reaper_seize_begin(void);
 void reaper_seize_end(void);

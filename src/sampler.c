@@ -1,9 +1,10 @@
 /*
- * sampler.c - the stop-the-world sampling loop (see sampler.h).
+ * sampler.c - the sampling loop (see sampler.h).
  *
- * One tick:  list /proc/PID/task -> SEIZE each thread -> INTERRUPT all ->
+ * One tick:  read CPU times (cpuacct.h) and, when due, list /proc/PID/task
+ * -> SEIZE each thread that is due and selected -> INTERRUPT them all ->
  * as each stop is reported: capture (registers and a stack copy), DETACH
- * that thread, then unwind the copy while it runs on.  A thread is held
+ * that thread -> after the window, unwind the copies while they run on.  A thread is held
  * only for its own capture, never behind a slower one, never for an
  * unwind.  Between ticks nothing of the target is traced, except a thread
  * whose stop missed its tick (LATE): its stop is still on the way, and it
@@ -14,15 +15,17 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/signalfd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "capture.h"
+#include "cpuacct.h"
 #include "grow.h"
+#include "mapsync.h"
 #include "procfs.h"
 #include "ptctl.h"
 #include "reaper.h"
@@ -31,22 +34,22 @@
 #include "timeutil.h"
 #include "unwind.h"
 
-/* How long a tick waits for its stops (at most a quarter period) unless
- * configured; see collect_stops(). */
-#define DEFAULT_WINDOW_NS (500 * NSEC_PER_USEC)
+/* How long a tick waits for its stops (at most a quarter period); see
+ * collect_stops(). */
+#define STOP_WINDOW_NS (500 * NSEC_PER_USEC)
 /* How long the end of a run waits for the stops of LATE threads. */
 #define FINAL_LATE_WAIT_NS (500 * NSEC_PER_MSEC)
-/*
- * An unmapped PC makes ptprof re-read /proc/PID/maps at once the first
- * time its page is seen since the last read (a library just loaded), but
- * stray PCs (a broken unwind) on ever new pages cost at most this many
- * reads per second.
- */
-#define MAPS_READS_PER_SEC 50
-#define UNMAPPED_PAGES 64
 /* Ticks in a row on which the kernel refused every thread before the run
  * ends with EPERM (the target exec'd a set-uid program, or was attached). */
 #define MAX_REFUSED_TICKS 10
+
+/* A capture waiting for its unwind: its stack is in the tick's arena. */
+struct queued {
+	struct thread *th;
+	struct user_regs_struct regs;
+	uint64_t stack_start;
+	size_t off, len; /* in arena */
+};
 
 struct sampler {
 	const struct sampler_config *cfg;
@@ -58,45 +61,29 @@ struct sampler {
 	struct tidlist tids;
 	struct thread **active; /* threads seized this tick */
 	size_t nactive, cap_active;
-	size_t pending; /* of those, SEIZED and not yet stopped */
-	struct capture cap; /* the capture being taken (stack: in arena) */
-	struct queued {
-		struct thread *th;
-		struct user_regs_struct regs;
-		uint64_t stack_start;
-		size_t off, len; /* in arena */
-	} *queue;	      /* this tick's captures, unwound after it */
+	size_t pending;	      /* of those, SEIZED and not yet stopped */
+	struct capture cap;   /* the capture being taken (stack: in arena) */
+	struct queued *queue; /* this tick's captures, unwound after it */
 	size_t nqueued, cap_queued;
 	uint8_t *arena;
 	size_t arena_len, arena_cap;
-	struct capture view;  /* a queued capture, as the unwinder sees it */
+	struct capture view; /* a queued capture, as the unwinder sees it */
 	uint64_t *pcs;
 	uint64_t tick;
-	uint64_t tick_ns;     /* CLOCK_MONOTONIC at its start */
+	uint64_t tick_ns; /* CLOCK_MONOTONIC at its start */
 	uint64_t period_ns;
-	uint64_t last_detach_ns; /* of this tick's sampled threads */
-	clockid_t proc_clock;	 /* the target's CPU-time clock */
-	bool proc_clock_ok;
-	bool have_proc_cpu;	 /* proc_cpu is a reading */
-	uint64_t proc_cpu;	 /* its last reading */
-	int64_t unexplained;	 /* CPU time used by no thread that was read */
-	bool sweep;		 /* read the quiet threads too this tick */
+	uint64_t last_detach_ns;  /* of this tick's sampled threads */
+	struct cpuacct_proc acct; /* the process's CPU time, sweeps */
 	unsigned refused_ticks;
 	sigset_t waitset; /* stop signals and SIGTSTP, read from sigfd */
 	int sigfd;
-	uint64_t unmapped[UNMAPPED_PAGES]; /* pages tried since the last read */
-	unsigned nunmapped;
-	uint64_t reads_window_ns;	  /* start of the current second */
-	unsigned reads_in_window;
-	char *maps_text; /* last snapshot read, to flush caches on change */
-	size_t maps_generation; /* bumped whenever the maps changed */
-	size_t maps_len;
-	int pidfd;	 /* the target, to tell exit (and PID reuse) apart */
-	void *task_dir;	 /* /proc/PID/task, kept open */
-	int stat_fd;	 /* /proc/PID/stat, kept open: the thread count */
-	pid_t live_tid;	 /* a thread sampled last tick, to read maps through */
+	struct mapsync mapsync; /* maps re-read when code was loaded */
+	int pidfd;	/* the target, to tell exit (and PID reuse) apart */
+	void *task_dir; /* /proc/PID/task, kept open */
+	int stat_fd;	/* /proc/PID/stat, kept open: the thread count */
+	pid_t live_tid; /* a thread sampled last tick, to read maps through */
 	bool target_gone;
-	bool late_vanished; /* a LATE thread exec'd away its TID */
+	bool late_vanished;   /* a LATE thread exec'd away its TID */
 	uint64_t progress_at; /* when cfg->progress was last called */
 };
 
@@ -124,7 +111,6 @@ static void child_exited(struct sampler *s, pid_t pid, int status)
 }
 
 static void record_stack(struct sampler *s, struct thread *th);
-static void release_stray(pid_t tid, int status);
 
 /*
  * Keep a capture for unwinding once the tick's stops are all in: unwinding
@@ -136,8 +122,8 @@ static void release_stray(pid_t tid, int status);
  */
 static int reserve_capture(struct sampler *s)
 {
-	struct queued *nq = grow_array(s->queue, &s->cap_queued,
-				       s->nqueued + 1, sizeof(*nq));
+	struct queued *nq = grow_array(s->queue, &s->cap_queued, s->nqueued + 1,
+				       sizeof(*nq));
 
 	if (!nq)
 		return -1;
@@ -212,7 +198,7 @@ static void handle_status(struct sampler *s, pid_t tid, int status)
 	}
 	if (!th) {
 		/* Not ours to keep stopped: never leave a thread stopped. */
-		release_stray(tid, status);
+		ptctl_release(tid, status);
 		return;
 	}
 	note_stop(s, th, kind == PTSTOP_SIGNAL ? sig : 0);
@@ -225,33 +211,6 @@ static void reap_queued(struct sampler *s)
 
 	while (reaper_next(&ev))
 		handle_status(s, ev.pid, ev.status);
-}
-
-/*
- * Sleep until a waitpid() report is queued, a signal of sigfd is pending,
- * pidfd reports the exit of the process (fds < 0 are left out), or the
- * deadline (0: none) passes.  Reports are taken with reaper_next()
- * (reaper.h); call reap_queued() before, as this does not look for them.
- * Returns a mask: 1 the signal fd is readable, 2 the pidfd is, 4 reports
- * may be waiting.
- */
-static int wait_event(int sigfd, int pidfd, uint64_t deadline)
-{
-	struct pollfd p[3] = { { .fd = reaper_fd(), .events = POLLIN },
-			       { .fd = sigfd, .events = POLLIN },
-			       { .fd = pidfd, .events = POLLIN } };
-	struct timespec ts;
-	uint64_t now = mono_now_ns();
-
-	if (deadline && now >= deadline)
-		return 0;
-	ts = ns_to_timespec(deadline ? deadline - now : 0);
-	if (ppoll(p, 3, deadline ? &ts : NULL, NULL) <= 0)
-		return 0;
-	if (p[0].revents)
-		reaper_polled();
-	return (p[1].revents ? 1 : 0) | (p[2].revents ? 2 : 0) |
-	       (p[0].revents ? 4 : 0);
 }
 
 /*
@@ -294,205 +253,59 @@ static int push_active(struct sampler *s, struct thread *th)
 }
 
 /*
- * Read a thread's schedstat (once per tick): cpu_now and runs_now.  The
- * file is opened on first use and kept (procfs_read_schedstat()).  -1 if
- * it cannot be read.
+ * Read a thread's schedstat, once per tick (cpuacct_read()).  Another task
+ * under its TID (the counters went backwards) gets its name read afresh
+ * too.  -1 if it cannot be read.
  */
 static int read_cpu(struct sampler *s, struct thread *th)
 {
-	if (th->cpu_fresh)
-		return 0;
-	if (procfs_read_schedstat(s->cfg->pid, th->tid, &th->sched_fd,
-				  &th->cpu_now, &th->runs_now))
-		return -1;
-	/*
-	 * Counters that went backwards belong to another task under the
-	 * same TID: after a non-leader's execve() the leader's TID is the
-	 * exec'ing thread's (de_thread()), or a TID was reused.  Start it
-	 * afresh, as a thread never seen.  (One that went forwards cannot be
-	 * told apart: its CPU time since the old one's last reading is
-	 * counted.)
-	 */
-	if (th->have_cpu && (th->cpu_now < th->cpu_base ||
-			     th->cpu_now < th->cpu_read ||
-			     th->runs_now < th->runs_base)) {
-		th->have_cpu = false;
-		th->carry = 0;
-		th->quiet = false;
-		th->idle_checks = 0;
+	int rc = cpuacct_read(&th->cpu, s->cfg->pid, th->tid);
+
+	if (rc > 0) {
 		th->name_tick = 0;
 		th->name_reads = 0;
 	}
-	th->cpu_fresh = true;
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /*
- * One schedstat pread per thread per tick is most of a tick's cost when
- * hundreds of threads sleep.  So a thread found idle QUIET_AFTER reads in
- * a row becomes quiet and is no longer read, and the process's CPU time
- * (one clock_gettime of its CPU-time clock, the sum over all its threads,
- * the dead ones included) tells when a quiet thread may have run: each
- * tick, what the process used beyond what the threads that were read used
- * adds up in s->unexplained.  Once that passes half a period, every quiet
- * thread is read (a sweep), those that ran are stopped, and the sum
- * starts again.  (Sums over ticks telescope: readings taken microseconds
- * apart cancel out, and only what really ran unread accumulates.)
- *
- * So a quiet thread that wakes is stopped once it has used half a period
- * of CPU time, at most; a thread that never runs is never read again.
- * Without the process clock (it could not be read), every thread is read
- * every tick.
+ * At the start of a tick: the process's CPU time, less what the threads
+ * read one by one explain, tells whether the quiet threads are read too
+ * this tick (a sweep: see cpuacct.c).
  */
-#define QUIET_AFTER 8
-
 static void read_process_cpu(struct sampler *s)
 {
-	struct timespec ts;
-	uint64_t now, explained = 0;
+	bool clock = cpuacct_proc_begin(&s->acct);
+	uint64_t explained = 0;
 
-	bool clock = s->proc_clock_ok && clock_gettime(s->proc_clock, &ts) == 0;
-
-	s->sweep = true;
 	for (size_t i = 0; i < s->tids.n; i++) {
-		struct thread *th =
-			threadtab_get(s->threads, s->tids.tids[i], true);
+		struct thread *th = threadtab_get(s->threads, s->tids.tids[i],
+						  true);
 
 		if (!th)
 			continue;
-		th->cpu_fresh = false;
+		cpuacct_new_tick(&th->cpu);
 		/* A thread read for the first time has no earlier reading:
 		 * what it used so far counts as unexplained. */
-		if (clock && !th->quiet && th->have_cpu &&
-		    read_cpu(s, th) == 0 && th->have_cpu) {
-			explained += th->cpu_now - th->cpu_read;
-			/* Here, not only in ran_since_capture(): a thread it
-			 * skips (held by another tracer, still LATE) must
-			 * not explain the same time again next tick. */
-			th->cpu_read = th->cpu_now;
-		}
+		if (clock && cpuacct_tracked(&th->cpu) && read_cpu(s, th) == 0)
+			explained += cpuacct_explain(&th->cpu);
 	}
-	if (!clock) {
-		s->have_proc_cpu = false;
-		return;
-	}
-	now = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-	if (s->have_proc_cpu)
-		s->unexplained += (int64_t)(now - s->proc_cpu - explained);
-	s->have_proc_cpu = true;
-	s->proc_cpu = now;
-	s->sweep = s->unexplained > (int64_t)(s->period_ns / 2);
-	if (s->sweep) {
-		s->unexplained = 0;
+	if (cpuacct_proc_end(&s->acct, explained))
 		s->st->sweeps++;
-	}
 }
 
 /*
- * CPU mode, a thread due for a sample: is it running (or runnable) now?
- * Its CPU time is counted in the stack it is stopped in, so a thread that
- * ran a while and then went to sleep must not be stopped asleep: its time
- * would land on nanosleep or epoll_wait, and a blocked thread stopped may
- * see EINTR.  A due thread that is not running keeps its carry and is
- * asked again next tick; one that ran most of the time since its last read
- * is taken as running without asking.  Only when its carry reaches
- * CARRY_MAX periods (it runs in bursts that always end before a tick) is
- * it stopped wherever it is: its time then lands on the stack it sleeps
- * in, which beats losing it.  (That happens to a thread whose cycle is
- * locked to the ticks: cpuwait's parter, 30 ms of CPU every 100 ms, under
- * 20 Hz, always burns between two ticks.  Its total stays right; where in
- * it the time went does not.)
- */
-#define CARRY_MAX 8
-
-static bool on_cpu_now(struct sampler *s, struct thread *th, uint64_t used,
-		       uint64_t interval)
-{
-	int state;
-
-	if (used >= interval / 10 * 9 ||
-	    th->carry >= (int64_t)(CARRY_MAX * s->period_ns))
-		return true;
-	state = procfs_read_task_state(s->cfg->pid, th->tid, &th->stat_fd);
-	return state == 'R' || state < 0;
-}
-
-/*
- * Is the thread due for a sample?  Its on-CPU time (schedstat) tells how
- * much it ran since it was last read; that goes into th->carry, the time
- * not yet counted in a sample.  In CPU mode a thread is due once carry
- * reaches half a period: its stack then counts for carry in periods,
- * rounded (record_stack()).  A thread that has not run cannot have moved
- * its user stack either, and stopping it would only cost the target (a
- * blocked thread woken by PTRACE_INTERRUPT sees EINTR).  In --wall mode a
- * thread is due whenever it ran at all (otherwise its last stack counts
- * again).
- *
- * Our own last stop moves the clock a little: the woken thread takes the
- * trap and restarts its system call (about 20 us, scheduled in twice).  A
- * move that small, with no more than those two schedulings, leaves the
- * thread idle for the quiet-thread count (and --wall); in CPU mode it
- * still adds to carry, where it cannot reach half a period by itself.
- *
- * A thread seen for the first time has no baseline: it is due when /proc
- * says it is runnable (R), or in --wall mode.  Without schedstat every
- * thread is due.
+ * Is the thread due for a sample (cpuacct_due())?  Asked of every listed
+ * thread, selected or not, so that the accounting stays current.  Without
+ * schedstat every thread is due.
  */
 static bool ran_since_capture(struct sampler *s, struct thread *th)
 {
-	uint64_t self_cost = s->period_ns / 4 < 200 * NSEC_PER_USEC ?
-				     s->period_ns / 4 : 200 * NSEC_PER_USEC;
-	uint64_t used, interval, now = s->tick_ns;
-	bool idle;
-
-	if (th->quiet && !s->sweep)
+	if (cpuacct_resting(&th->cpu, &s->acct))
 		return false;
 	if (read_cpu(s, th))
 		return true;
-	th->cpu_read = th->cpu_now;
-	if (!th->have_cpu) {
-		th->read_ns = now;
-		th->have_cpu = true;
-		th->cpu_base = th->cpu_now;
-		th->runs_base = th->runs_now;
-		return s->cfg->wall ||
-		       procfs_task_state(s->cfg->pid, th->tid) == 'R';
-	}
-	used = th->cpu_now - th->cpu_base;
-	interval = now - th->read_ns;
-	th->read_ns = now;
-	idle = used <= self_cost && th->runs_now - th->runs_base <= 2;
-	th->carry += (int64_t)used;
-	th->cpu_base = th->cpu_now;
-	th->runs_base = th->runs_now;
-	th->idle_checks = idle ? th->idle_checks + 1 : 0;
-	th->quiet = th->idle_checks >= QUIET_AFTER;
-	if (s->cfg->wall)
-		return !idle;
-	if (th->carry < (int64_t)(s->period_ns / 2))
-		return false;
-	return on_cpu_now(s, th, used, interval);
-}
-
-/*
- * The samples a CPU-mode stack of th counts for: its carry in periods,
- * rounded, at least 1 (a thread first seen running has no carry yet); the
- * rest is carried on.  --wall: always 1.
- */
-static uint64_t take_weight(struct sampler *s, struct thread *th)
-{
-	int64_t period = (int64_t)s->period_ns;
-	int64_t w;
-
-	if (s->cfg->wall)
-		return 1;
-	w = (th->carry + period / 2) / period;
-	if (w < 1)
-		w = 1;
-	th->carry -= w * period;
-	if (th->carry < -period / 2)
-		th->carry = -period / 2;
-	return (uint64_t)w;
+	return cpuacct_due(&th->cpu, &s->acct, th->tid, s->tick_ns);
 }
 
 /* Record one stack of th, counting for count samples. */
@@ -587,7 +400,7 @@ static int seize_refused(struct sampler *s, struct thread *th)
 		}
 		th->tracer = tracer;
 		th->rebased = false;
-		th->carry = 0;
+		cpuacct_drop_carry(&th->cpu);
 		th->retry_tick = s->tick + NSEC_PER_SEC / s->period_ns;
 	}
 	errno = EPERM;
@@ -604,8 +417,8 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	if (!th)
 		return -1;
 	th->seen_tick = s->tick;
-	if (th->state == TS_LATE && procfs_tracer_pid_of(s->cfg->pid, tid) !=
-					    getpid())
+	if (th->state == TS_LATE &&
+	    procfs_tracer_pid_of(s->cfg->pid, tid) != getpid())
 		th->state = TS_IDLE; /* exec moved another thread into its TID */
 	if (th->state == TS_LATE && s->cfg->wall)
 		repeat_last_stack(s, th); /* has not run since: same stack */
@@ -617,16 +430,14 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		/* Its window is over: what it ran while held was not ours
 		 * to sample (its carry was dropped); count from now. */
 		th->rebased = true;
-		if (read_cpu(s, th) == 0) {
-			th->cpu_base = th->cpu_read = th->cpu_now;
-			th->runs_base = th->runs_now;
-		}
+		if (read_cpu(s, th) == 0)
+			cpuacct_rebase(&th->cpu);
 	}
 	due = ran_since_capture(s, th); /* for every thread: see there */
 	if (!selected(s, th, due)) {
 		/* Its CPU time is not for this profile, even if its name
 		 * is selected later. */
-		th->carry = 0;
+		cpuacct_drop_carry(&th->cpu);
 		s->st->threads_unselected++;
 		return 0;
 	}
@@ -709,10 +520,11 @@ static bool need_listing(struct sampler *s)
 {
 	int n;
 
-	if (s->tids.n == 0 || (s->tick - 1) % (NSEC_PER_SEC / s->period_ns) == 0)
+	if (s->tids.n == 0 ||
+	    (s->tick - 1) % (NSEC_PER_SEC / s->period_ns) == 0)
 		return true;
-	if (!s->cfg->wall && s->have_proc_cpu)
-		return s->sweep;
+	if (!s->cfg->wall && s->acct.have_last)
+		return s->acct.sweep;
 	n = procfs_num_threads(s->cfg->pid, &s->stat_fd);
 	return n < 0 || (size_t)n != s->tids.n || s->tick % 8 == 1;
 }
@@ -764,19 +576,6 @@ static void keep_last_stack(struct thread *th, const uint64_t *pcs, size_t n)
 	th->last_n = n;
 }
 
-static void refresh_maps(struct sampler *s);
-static bool worth_reading(struct sampler *s, uint64_t pc, uint64_t now);
-
-/* The first PC of the chain outside every known executable mapping, or 0. */
-static uint64_t first_unmapped(const struct sampler *s, const uint64_t *pcs,
-			       int n)
-{
-	for (int i = 0; i < n; i++)
-		if (!maps_covers_exec(s->maps, pcs[i]))
-			return pcs[i];
-	return 0;
-}
-
 /* Unwind the capture in s->view, and time it (wall time: an unwind makes
  * no system call in steady state, so that is its CPU time unless ptprof
  * was preempted, which the median of --stats sees through). */
@@ -811,22 +610,16 @@ static void unwind_queued(struct sampler *s)
 static void record_stack(struct sampler *s, struct thread *th)
 {
 	int n = unwind_captured(s);
-	uint64_t pc = n > 0 ? first_unmapped(s, s->pcs, n) : 0;
 
 	/* A PC in no known mapping: a library was loaded since the maps were
 	 * last read (right after exec, libc is not there yet), and the chain
 	 * may have stopped for want of its unwind table.  Read the maps (the
 	 * thread is already released) and, if they changed, unwind again. */
-	if (pc && worth_reading(s, pc, mono_now_ns())) {
-		size_t before = s->maps_generation;
-
-		refresh_maps(s);
-		if (s->maps_generation != before)
-			n = unwind_captured(s);
-	}
+	if (mapsync_catch_up(&s->mapsync, s->pcs, n, s->live_tid))
+		n = unwind_captured(s);
 	if (n <= 0)
 		return;
-	if (!emit(s, th, s->pcs, (size_t)n, take_weight(s, th)))
+	if (!emit(s, th, s->pcs, (size_t)n, cpuacct_weight(&th->cpu, &s->acct)))
 		return;
 	s->live_tid = th->tid;
 	if (s->cfg->wall)
@@ -890,70 +683,12 @@ static void reclaim_leader(struct sampler *s)
 	}
 }
 
-/* May an unmapped PC trigger a read?  Not for a page already tried since
- * the last read, nor past the budget of reads per second. */
-static bool worth_reading(struct sampler *s, uint64_t pc, uint64_t now)
-{
-	uint64_t page = pc >> 12;
-
-	for (unsigned i = 0; i < s->nunmapped; i++)
-		if (s->unmapped[i] == page)
-			return false;
-	if (s->nunmapped < UNMAPPED_PAGES)
-		s->unmapped[s->nunmapped++] = page;
-	if (now - s->reads_window_ns >= NSEC_PER_SEC) {
-		s->reads_window_ns = now;
-		s->reads_in_window = 0;
-	}
-	return s->reads_in_window < MAPS_READS_PER_SEC;
-}
-
-/* Build IDs of newly mapped files, while they can be read as mapped:
- * through the root of the thread the maps were read through. */
-static void read_build_ids(struct sampler *s)
-{
-	pid_t pid = s->cfg->pid;
-	char root[64];
-
-	snprintf(root, sizeof(root), "/proc/%d/task/%d/root", (int)pid,
-		 (int)(s->live_tid ? s->live_tid : pid));
-	maps_read_build_ids(s->maps, root, pid);
-}
-
-/*
- * Read /proc/PID/maps: at the start, when a sampled PC lay outside every
- * known executable mapping (worth_reading), and at the end.  Never inside
- * the stop window.  Unwind caches go only when the text really changed:
- * a stray PC must not cost an ELF reload.
- */
-static void refresh_maps(struct sampler *s)
-{
-	char *text;
-	size_t len;
-
-	if (procfs_read_maps(s->cfg->pid, s->live_tid, &text, &len) == 0 ||
-	    procfs_read_maps(s->cfg->pid, 0, &text, &len) == 0) {
-		bool changed = len != s->maps_len ||
-			       (s->maps_text && memcmp(text, s->maps_text, len));
-
-		if (changed && maps_update(s->maps, text, len) == 0) {
-			s->maps_generation++;
-			unwinder_flush(s->unw);
-			read_build_ids(s);
-		}
-		free(s->maps_text);
-		s->maps_text = text;
-		s->maps_len = len;
-	}
-	s->nunmapped = 0;
-	s->reads_in_window++;
-}
-
 static void count_pause(struct sampler_stats *st, uint64_t ns)
 {
 	uint64_t us = ns / NSEC_PER_USEC;
-	size_t b = us < PAUSE_FINE_US ? us :
-		   PAUSE_FINE_US + (us - PAUSE_FINE_US) / 100;
+	size_t b = us < PAUSE_FINE_US ?
+			   us :
+			   PAUSE_FINE_US + (us - PAUSE_FINE_US) / 100;
 
 	st->ticks++;
 	st->pause_total_ns += ns;
@@ -992,7 +727,8 @@ uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q)
 	for (size_t b = 0; b < PAUSE_BUCKETS; b++) {
 		uint64_t hi_us = b < PAUSE_FINE_US ?
 					 b + 1 :
-					 PAUSE_FINE_US + (b - PAUSE_FINE_US + 1) * 100;
+					 PAUSE_FINE_US +
+						 (b - PAUSE_FINE_US + 1) * 100;
 
 		seen += st->pause_hist[b];
 		if (seen >= want)
@@ -1011,8 +747,7 @@ uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q)
 static uint64_t stop_the_world(struct sampler *s)
 {
 	uint64_t t0 = mono_now_ns();
-	uint64_t window = s->cfg->window_ns ? s->cfg->window_ns :
-						 DEFAULT_WINDOW_NS;
+	uint64_t window = STOP_WINDOW_NS;
 
 	if (window > s->period_ns / 4)
 		window = s->period_ns / 4;
@@ -1069,7 +804,7 @@ static void release_late(struct sampler *s)
 		now = mono_now_ns();
 		if (!late || now >= deadline)
 			return;
-		wait_event(-1, -1, deadline);
+		reaper_poll(-1, -1, deadline);
 	}
 }
 
@@ -1118,10 +853,10 @@ static bool wait_until(struct sampler *s, uint64_t deadline)
 		unwind_queued(s); /* LATE captures: nothing is held */
 		if (mono_now_ns() >= deadline || s->target_gone)
 			return false;
-		ready = wait_event(s->sigfd, s->pidfd, deadline);
-		if ((ready & 2) && target_exited(s))
+		ready = reaper_poll(s->sigfd, s->pidfd, deadline);
+		if ((ready & REAPER_PIDFD) && target_exited(s))
 			s->target_gone = true;
-		if ((ready & 1) && take_signal(s))
+		if ((ready & REAPER_SIGNAL) && take_signal(s))
 			return true;
 	}
 }
@@ -1143,12 +878,12 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->sigfd = signalfd(-1, &s->waitset, SFD_CLOEXEC | SFD_NONBLOCK);
 	/* No pidfd (old kernel): fall back to reading /proc each tick. */
 	s->pidfd = (int)syscall(SYS_pidfd_open, cfg->pid, 0);
-	s->proc_clock_ok = clock_getcpuclockid(cfg->pid, &s->proc_clock) == 0;
+	cpuacct_proc_init(&s->acct, cfg->pid, s->period_ns, cfg->wall);
 	s->threads = threadtab_new();
 	s->unw = unwinder_new(cfg->pid, maps);
+	mapsync_init(&s->mapsync, cfg->pid, maps, s->unw);
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
-	if (!s->threads || !s->unw || !s->pcs || s->sigfd < 0 ||
-	    reaper_start())
+	if (!s->threads || !s->unw || !s->pcs || s->sigfd < 0 || reaper_start())
 		return -1;
 	return 0;
 }
@@ -1162,7 +897,7 @@ static void teardown(struct sampler *s)
 	procfs_tidlist_free(&s->tids);
 	free(s->active);
 	free(s->pcs);
-	free(s->maps_text);
+	mapsync_free(&s->mapsync);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	if (s->sigfd >= 0)
@@ -1224,7 +959,8 @@ static int run_loop(struct sampler *s, uint64_t start)
 		if (tick(s))
 			return -1;
 		ticked = true;
-		if (s->cfg->spill && stacktab_distinct(s->tab) >= s->cfg->spill_at &&
+		if (s->cfg->spill &&
+		    stacktab_distinct(s->tab) >= s->cfg->spill_at &&
 		    s->cfg->spill(s->cfg->spill_arg))
 			return -1;
 		report_progress(s, start);
@@ -1244,13 +980,13 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 	if (setup(&s, cfg, tab, maps, st) == 0 &&
 	    sigprocmask(SIG_BLOCK, &own, &old) == 0) {
 		start = mono_now_ns();
-		refresh_maps(&s); /* the unwinder needs them */
+		mapsync_refresh(&s.mapsync, s.live_tid); /* for the unwinder */
 		rc = run_loop(&s, start);
 		err = errno;
 		release_late(&s);
 		unwind_queued(&s);
 		if (!s.target_gone)
-			refresh_maps(&s);
+			mapsync_refresh(&s.mapsync, s.live_tid);
 		st->elapsed_ns = mono_now_ns() - start;
 		unwinder_counters(s.unw, &st->unwind);
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -1261,62 +997,5 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 	err = errno;
 	teardown(&s);
 	errno = err;
-	return rc;
-}
-
-/* A stop nobody asked for (or a LATE one) after the run: let it go with
- * its signal.  Exits need nothing: the kernel has already untraced. */
-static void release_stray(pid_t tid, int status)
-{
-	int sig;
-	enum ptctl_stop_kind kind = ptctl_classify(status, &sig);
-
-	if (kind != PTSTOP_EXITED && kind != PTSTOP_UNKNOWN)
-		ptctl_detach(tid, kind == PTSTOP_SIGNAL ? sig : 0);
-}
-
-/* A signal while waiting for the child: suspend, or pass it on. */
-static void wait_child_signal(pid_t child, int sigfd)
-{
-	struct signalfd_siginfo si;
-
-	if (read(sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
-		return;
-	if (si.ssi_signo == SIGTSTP)
-		raise(SIGSTOP);
-	else if (si.ssi_code != SI_KERNEL)
-		kill(child, (int)si.ssi_signo); /* sent to ptprof alone */
-}
-
-int sampler_wait_child(pid_t child, const sigset_t *stop_signals, int *status)
-{
-	struct reap_event ev;
-	sigset_t set, old;
-	int sigfd, rc = -1;
-
-	set = *stop_signals;
-	sigaddset(&set, SIGTSTP);
-	if (reaper_start() || sigprocmask(SIG_BLOCK, &set, &old))
-		return -1;
-	sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0)
-		goto out;
-	for (;;) {
-		while (reaper_next(&ev)) {
-			if (ev.pid == child &&
-			    (WIFEXITED(ev.status) || WIFSIGNALED(ev.status))) {
-				*status = ev.status;
-				rc = 0;
-				goto out;
-			}
-			release_stray(ev.pid, ev.status);
-		}
-		if (wait_event(sigfd, -1, 0) & 1)
-			wait_child_signal(child, sigfd);
-	}
-out:
-	if (sigfd >= 0)
-		close(sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

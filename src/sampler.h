@@ -1,18 +1,34 @@
 /*
- * sampler.h - the stop-the-world sampling loop.
+ * sampler.h - the sampling loop: stop the threads that ran, take their
+ * stacks, let them go.
  *
- * Every tick, on an absolute CLOCK_MONOTONIC deadline, the sampler lists
- * /proc/PID/task, PTRACE_SEIZEs every thread, PTRACE_INTERRUPTs them all,
- * collects their stops (bounded wait), captures registers, unwinds, and
- * PTRACE_DETACHes every thread, so the target is untraced between ticks.
- * A tick that starts late is counted as missed; ticks are never bunched.
- * CPU mode: each thread's on-CPU time (schedstat) is carried over from
- * tick to tick, and a thread is stopped only once it has used half a
- * period or more since its last sample; its stack then counts for the
- * periods it used, rounded (the remainder is carried on), so a thread
- * using 30% of a core gets 30% of a core's samples wherever the ticks
- * fall.  --wall (config->wall): every thread counts once per tick; one
- * that did not run is counted again with the stack it had.
+ * Every tick, on an absolute CLOCK_MONOTONIC deadline, the sampler:
+ *  1. reads each thread's CPU time (cpuacct.h) and decides which threads
+ *     are due: in CPU mode those that used half a period or more since
+ *     their last sample and are running now; with --wall (config->wall)
+ *     those that ran at all.  A thread that is not due is not touched:
+ *     in CPU mode its time is carried on, so that its stack, when it is
+ *     taken, counts for the periods it used (a thread using 30% of a core
+ *     gets 30% of a core's samples wherever the ticks fall); with --wall
+ *     its last stack counts again.  Threads idle for a while become quiet
+ *     and are read only when the process's CPU time says one of them ran
+ *     (a sweep).  Threads the selection (config->select) refuses and
+ *     threads another tracer holds are left alone too;
+ *  2. PTRACE_SEIZEs the due threads and PTRACE_INTERRUPTs them all;
+ *  3. as each stop comes, captures the thread's registers and a copy of
+ *     its stack and PTRACE_DETACHes it at once (the stop window: nothing
+ *     else happens between a thread's interrupt and its detach);
+ *  4. waits for the stops at most 500 us (a quarter period at most):
+ *     a thread that has not stopped by then is LATE, and is captured and
+ *     detached whenever its stop comes (it did not run meanwhile: its
+ *     stack is still the tick's), without holding the others or the next
+ *     tick;
+ *  5. unwinds the copies, re-reading /proc/PID/maps when a PC lies in no
+ *     known mapping (a library was loaded), and records the stacks.
+ * Between ticks nothing of the target is traced, except LATE threads.
+ * /proc/PID/task is listed again when threads may have come or gone (at a
+ * sweep, on a changed thread count, once a second).  A tick that starts
+ * late is counted as missed; ticks are never bunched.
  *
  * Contract:
  *  - sampler_run() blocks the caller until the duration ends, a signal of
@@ -23,7 +39,7 @@
  *  - However it returns, every target thread it seized has been detached
  *    with any signal it was stopped for, except a thread whose stop had not
  *    come 500 ms after the end (inside vfork(), in D state): that one is
- *    released when its stop is reaped (sampler_wait_child) or, at the
+ *    released when its stop is reaped (launch_wait(), launch.h) or, at the
  *    latest, by the kernel when ptprof exits.  Group-stopped targets stay
  *    stopped.
  *  - Returns 0, or -1 with errno.  EPERM when the kernel refused every
@@ -50,11 +66,10 @@ struct sampler_stats;
 struct sampler_config {
 	pid_t pid;
 	unsigned hz;
-	uint64_t duration_ns;	   /* 0: no limit */
+	uint64_t duration_ns;	      /* 0: no limit */
 	const sigset_t *stop_signals; /* blocked signals that end sampling */
-	pid_t child;		   /* launched process to reap, or 0 */
-	uint64_t window_ns; /* how long a tick waits for its stops */
-	bool wall;		   /* sample threads that did not run too */
+	pid_t child;		      /* launched process to reap, or 0 */
+	bool wall;		      /* sample threads that did not run too */
 	/* Called between ticks once tab holds spill_at distinct stacks: it
 	 * is expected to write them out and empty tab.  Non-zero (errno set)
 	 * ends the run with an error.  NULL: tab grows without bound. */
@@ -68,7 +83,7 @@ struct sampler_config {
 	void (*on_stack)(void *arg, pid_t tid, const char *name,
 			 const uint64_t *pcs, size_t n, uint64_t count);
 	void *on_stack_arg;
-	bool want_names;	/* read thread names (once a second each) */
+	bool want_names; /* read thread names (once a second each) */
 	/* Thread selection (-t, --thread-name): when select is set, only
 	 * the threads it accepts are stopped; it is asked when a thread is
 	 * first listed and then once a second, with its name (read for it
@@ -97,22 +112,22 @@ enum sampler_end {
 #define UNWIND_BUCKETS 1024
 
 struct sampler_stats {
-	uint64_t ticks;		/* ticks taken */
-	uint64_t missed_ticks;	/* deadlines passed without a tick */
-	uint64_t samples;	/* samples recorded (CPU mode: a stack counts
+	uint64_t ticks;		  /* ticks taken */
+	uint64_t missed_ticks;	  /* deadlines passed without a tick */
+	uint64_t samples;	  /* samples recorded (CPU mode: a stack counts
 				   for the periods of CPU time it stands for) */
-	uint64_t stacks;	/* thread stacks recorded */
-	uint64_t threads_seen;	/* distinct TIDs ever sampled */
-	uint64_t late_threads;	/* thread stops that missed their tick */
+	uint64_t stacks;	  /* thread stacks recorded */
+	uint64_t threads_seen;	  /* distinct TIDs ever sampled */
+	uint64_t late_threads;	  /* thread stops that missed their tick */
 	uint64_t threads_stopped; /* thread stops taken, over all ticks */
 	uint64_t threads_spared;  /* threads not stopped: not due (CPU mode:
 				     under half a period used since their
 				     last sample; --wall: did not run) */
 	uint64_t threads_unselected; /* threads not stopped: not selected */
-	uint64_t reused_samples;  /* --wall samples that reused a last stack */
-	uint64_t sweeps;	/* ticks that read every quiet thread */
-	uint64_t late_captured; /* LATE stops captured after their tick */
-	uint64_t pause_total_ns;/* sum over ticks of first interrupt..last detach */
+	uint64_t reused_samples; /* --wall samples that reused a last stack */
+	uint64_t sweeps;	 /* ticks that read every quiet thread */
+	uint64_t late_captured;	 /* LATE stops captured after their tick */
+	uint64_t pause_total_ns; /* sum over ticks of first interrupt..last detach */
 	uint64_t pause_max_ns;
 	uint32_t pause_hist[PAUSE_BUCKETS]; /* ticks per pause bucket */
 	/* Wall time of each unwind (from the copy, after the release), by
@@ -123,14 +138,14 @@ struct sampler_stats {
 	 * its tracer. */
 	uint64_t foreign_traced;
 	pid_t foreign_tid, foreign_tracer;
-	char foreign_comm[64];	/* the tracer's name, read when first seen */
+	char foreign_comm[64]; /* the tracer's name, read when first seen */
 	uint64_t elapsed_ns;
 	enum sampler_end end;
-	int end_signal;		/* for SAMPLER_END_SIGNAL */
-	int end_signal_code;	/* its si_code: SI_KERNEL from a terminal */
+	int end_signal;	     /* for SAMPLER_END_SIGNAL */
+	int end_signal_code; /* its si_code: SI_KERNEL from a terminal */
 	struct unwinder_counters unwind; /* filled at the end of the run */
 	bool child_reaped;
-	int child_status;	/* wait status, when child_reaped */
+	int child_status; /* wait status, when child_reaped */
 };
 
 int sampler_run(const struct sampler_config *config, struct stacktab *tab,
@@ -143,15 +158,5 @@ uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q);
 /* The q-quantile (0..1) of the time one unwind took, in us (bucket upper
  * bound; UNWIND_BUCKETS means longer); 0 without unwinds. */
 unsigned sampler_unwind_quantile(const struct sampler_stats *st, double q);
-
-/*
- * After sampler_run(), for a launched child that has not been reaped: wait
- * for it to exit, releasing every ptrace-stop still reported (a thread
- * whose stop missed the last tick stops later, and must not stay stopped
- * while we wait).  A stop signal sent to ptprof by another process is
- * forwarded to the child; a terminal's (SI_KERNEL) reached it already.
- * SIGTSTP suspends ptprof.  0 with the wait status, or -1 with errno.
- */
-int sampler_wait_child(pid_t child, const sigset_t *stop_signals, int *status);
 
 #endif /* PTPROF_SAMPLER_H */

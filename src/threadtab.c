@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "threadtab.h"
 
@@ -16,10 +15,7 @@ struct threadtab {
 
 static void thread_free(struct thread *th)
 {
-	if (th->sched_fd >= 0)
-		close(th->sched_fd);
-	if (th->stat_fd >= 0)
-		close(th->stat_fd);
+	cpuacct_close(&th->cpu);
 	free(th->last_pcs);
 	free(th);
 }
@@ -65,8 +61,7 @@ struct thread *threadtab_get(struct threadtab *t, pid_t tid, bool create)
 		return NULL;
 	th->tid = tid;
 	th->state = TS_IDLE;
-	th->sched_fd = -1;
-	th->stat_fd = -1;
+	cpuacct_init(&th->cpu);
 	th->next_ = *h;
 	*h = th;
 	return th;

@@ -10,9 +10,16 @@
  *   listed in /proc, are dropped at the sweep.  A stop reported for an
  *   IDLE or unknown thread (never asked for) is detached at once.
  *
+ * Besides its state an entry holds what the sampler keeps about the
+ * thread between ticks: its CPU accounting (struct cpuacct, cpuacct.h),
+ * its name and whether it is selected, the other tracer that holds it,
+ * and its last stack (for --wall).
+ *
  * Contract: plain data; not thread-safe; never prints.  Entries are owned by
- * the table; a pointer stays valid until threadtab_sweep() drops it.  The
- * table closes sched_fd and frees last_pcs of the entries it drops.
+ * the table; a pointer stays valid until threadtab_sweep() drops it.  A new
+ * entry is zeroed but for its TID, state and cpuacct_init().  The table
+ * closes the files of cpu (cpuacct_close()) and frees last_pcs of the
+ * entries it drops.
  */
 #ifndef PTPROF_THREADTAB_H
 #define PTPROF_THREADTAB_H
@@ -21,39 +28,28 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cpuacct.h"
 
 enum thread_state {
-	TS_IDLE,    /* not traced by us */
-	TS_SEIZED,  /* seized and interrupted, stop not yet reported */
-	TS_LATE,    /* its stop missed the tick: detach it when it comes */
-	TS_GONE,    /* exited */
+	TS_IDLE,   /* not traced by us */
+	TS_SEIZED, /* seized and interrupted, stop not yet reported */
+	TS_LATE,   /* its stop missed the tick: detach it when it comes */
+	TS_GONE,   /* exited */
 };
 
 struct thread {
 	pid_t tid;
 	enum thread_state state;
-	int pending_sig;    /* signal to hand back on detach, or 0 */
-	bool sampled;	    /* at least one stack recorded */
-	uint64_t seen_tick; /* last tick it was listed in /proc */
-	int sched_fd;	    /* its schedstat, or -1 */
-	int stat_fd;	    /* its stat (the state), or -1 */
-	uint64_t read_ns;   /* CLOCK_MONOTONIC of its last schedstat read */
-	bool have_cpu;	    /* cpu_base/runs_base are real readings */
-	uint64_t cpu_now, runs_now;   /* schedstat read this tick */
-	uint64_t cpu_base, runs_base; /* ... at its last capture */
-	bool cpu_fresh;	    /* cpu_now/runs_now were read this tick */
-	uint64_t cpu_read;  /* on-CPU time at its previous read */
-	unsigned idle_checks; /* reads in a row that found it idle */
-	bool quiet;	    /* idle long: read only when the process's CPU
-			       time says some quiet thread ran */
-	int64_t carry;	    /* CPU mode: on-CPU ns not yet counted in a
-			       sample (negative: counted ahead) */
-	char name[16];	    /* comm, when names are wanted ("" unread) */
-	uint64_t name_tick; /* tick the name was read at */
+	int pending_sig;     /* signal to hand back on detach, or 0 */
+	bool sampled;	     /* at least one stack recorded */
+	uint64_t seen_tick;  /* last tick it was listed in /proc */
+	struct cpuacct cpu;  /* its CPU time: due or not, sample weight */
+	char name[16];	     /* comm, when names are wanted ("" unread) */
+	uint64_t name_tick;  /* tick the name was read at */
 	unsigned name_reads; /* times it was read */
-	bool selected;	    /* passes the thread selection (as of name_tick) */
-	pid_t tracer;	    /* another process that traces it, or 0 */
-	bool rebased;	    /* ... its CPU count restarted after the window */
+	bool selected;	     /* passes the thread selection (as of name_tick) */
+	pid_t tracer;	     /* another process that traces it, or 0 */
+	bool rebased;	     /* ... its CPU count restarted after the window */
 	uint64_t retry_tick; /* ... seize it again from this tick on */
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
 	size_t last_n;

@@ -15,16 +15,27 @@
  * and exits 1 if a round was bad or no thread finished one.  The main
  * thread waits in sigtimedwait meanwhile; SIGTSTP keeps its default
  * action (the process stops).
+ *
+ * With STEADYWORK_PROGRESS=FILE in the environment the threads' round
+ * counters live in FILE (MAX_THREADS 64-bit counters, mapped shared), so
+ * a test can read from outside whether any thread ran its own code: CPU
+ * time cannot tell, as it grows also while the kernel works for a stopped
+ * thread (a ptrace stop and release of a group-stopped thread runs
+ * kernel code, and its CPU time moves across a clock-tick boundary now
+ * and then).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../targets/target.h"
 
@@ -33,7 +44,8 @@
 
 static volatile int stop;
 static uint64_t reference;
-static uint64_t rounds[MAX_THREADS], bad[MAX_THREADS];
+static uint64_t own_rounds[MAX_THREADS], *rounds = own_rounds;
+static uint64_t bad[MAX_THREADS];
 
 /* One round: an LCG and a floating-point recurrence, mixed. */
 NOIPA static uint64_t steady_round(uint64_t seed)
@@ -48,6 +60,31 @@ NOIPA static uint64_t steady_round(uint64_t seed)
 	}
 	KEEP_FRAME();
 	return x ^ (uint64_t)(d * 1e6) ^ ((uint64_t)(e * 1e9) << 1);
+}
+
+/* STEADYWORK_PROGRESS=FILE: keep rounds[] in FILE (see above). */
+static int map_progress(void)
+{
+	const char *path = getenv("STEADYWORK_PROGRESS");
+	size_t len = MAX_THREADS * sizeof(uint64_t);
+	void *p;
+	int fd;
+
+	if (!path)
+		return 0;
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)len)) {
+		perror(path);
+		return -1;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		perror(path);
+		return -1;
+	}
+	rounds = p;
+	return 0;
 }
 
 static void *worker(void *arg)
@@ -74,9 +111,12 @@ int main(int argc, char **argv)
 	const char *ended = "time";
 
 	if (n < 1 || n > MAX_THREADS || maxsecs < 1 || maxsecs > 600) {
-		fprintf(stderr, "usage: steadywork NTHREADS(1..8) MAXSECS(1..600)\n");
+		fprintf(stderr,
+			"usage: steadywork NTHREADS(1..8) MAXSECS(1..600)\n");
 		return 2;
 	}
+	if (map_progress())
+		return 2;
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);

@@ -1,0 +1,256 @@
+/*
+ * cpuacct.c - CPU accounting of the target's threads (see cpuacct.h).
+ */
+#include "config.h"
+
+#include <unistd.h>
+
+#include "cpuacct.h"
+#include "procfs.h"
+#include "timeutil.h"
+
+/*
+ * One schedstat pread per thread per tick is most of a tick's cost when
+ * hundreds of threads sleep.  So a thread found idle QUIET_AFTER reads in
+ * a row becomes quiet and is no longer read, and the process's CPU time
+ * (one clock_gettime of its CPU-time clock, the sum over all its threads,
+ * the dead ones included) tells when a quiet thread may have run: each
+ * tick, what the process used beyond what the threads that were read used
+ * adds up in unexplained.  Once that passes half a period, every quiet
+ * thread is read (a sweep), those that ran are stopped, and the sum
+ * starts again.  (Sums over ticks telescope: readings taken microseconds
+ * apart cancel out, and only what really ran unread accumulates.)
+ *
+ * So a quiet thread that wakes is stopped once it has used half a period
+ * of CPU time, at most; a thread that never runs is never read again.
+ * Without the process clock (it could not be read), every thread is read
+ * every tick.
+ */
+#define QUIET_AFTER 8
+
+/*
+ * A due thread that is not running is asked again next tick, unless its
+ * carry has reached CARRY_MAX periods (see cpuacct_on_cpu_now()).
+ */
+#define CARRY_MAX 8
+
+void cpuacct_init(struct cpuacct *c)
+{
+	c->sched_fd = -1;
+	c->stat_fd = -1;
+}
+
+void cpuacct_close(struct cpuacct *c)
+{
+	if (c->sched_fd >= 0)
+		close(c->sched_fd);
+	if (c->stat_fd >= 0)
+		close(c->stat_fd);
+	c->sched_fd = c->stat_fd = -1;
+}
+
+void cpuacct_new_tick(struct cpuacct *c)
+{
+	c->fresh = false;
+}
+
+int cpuacct_read(struct cpuacct *c, pid_t pid, pid_t tid)
+{
+	if (c->fresh)
+		return 0;
+	if (procfs_read_schedstat(pid, tid, &c->sched_fd, &c->cpu_now,
+				  &c->runs_now))
+		return -1;
+	c->fresh = true;
+	/*
+	 * Counters that went backwards belong to another task under the
+	 * same TID: after a non-leader's execve() the leader's TID is the
+	 * exec'ing thread's (de_thread()), or a TID was reused.  Start it
+	 * afresh, as a thread never seen.  (One that went forwards cannot be
+	 * told apart: its CPU time since the old one's last reading is
+	 * counted.)
+	 */
+	if (c->have_cpu &&
+	    (c->cpu_now < c->cpu_base || c->cpu_now < c->cpu_read ||
+	     c->runs_now < c->runs_base)) {
+		c->have_cpu = false;
+		c->carry = 0;
+		c->quiet = false;
+		c->idle_checks = 0;
+		return 1;
+	}
+	return 0;
+}
+
+bool cpuacct_tracked(const struct cpuacct *c)
+{
+	return !c->quiet && c->have_cpu;
+}
+
+uint64_t cpuacct_explain(struct cpuacct *c)
+{
+	uint64_t used;
+
+	if (!c->have_cpu)
+		return 0;
+	used = c->cpu_now - c->cpu_read;
+	/* Taken as read here, not only in cpuacct_due(): a thread that is
+	 * not asked (held by another tracer, still LATE) must not explain
+	 * the same time again next tick. */
+	c->cpu_read = c->cpu_now;
+	return used;
+}
+
+void cpuacct_rebase(struct cpuacct *c)
+{
+	c->cpu_base = c->cpu_read = c->cpu_now;
+	c->runs_base = c->runs_now;
+}
+
+void cpuacct_drop_carry(struct cpuacct *c)
+{
+	c->carry = 0;
+}
+
+bool cpuacct_resting(const struct cpuacct *c, const struct cpuacct_proc *p)
+{
+	return c->quiet && !p->sweep;
+}
+
+/*
+ * CPU mode, a thread due for a sample: is it running (or runnable) now?
+ * Its CPU time is counted in the stack it is stopped in, so a thread that
+ * ran a while and then went to sleep must not be stopped asleep: its time
+ * would land on nanosleep or epoll_wait, and a blocked thread stopped may
+ * see EINTR.  A due thread that is not running keeps its carry and is
+ * asked again next tick; one that ran most of the time since its last read
+ * is taken as running without asking.  Only when its carry reaches
+ * CARRY_MAX periods (it runs in bursts that always end before a tick) is
+ * it stopped wherever it is: its time then lands on the stack it sleeps
+ * in, which beats losing it.  (That happens to a thread whose cycle is
+ * locked to the ticks: cpuwait's parter, 30 ms of CPU every 100 ms, under
+ * 20 Hz, always burns between two ticks.  Its total stays right; where in
+ * it the time went does not.)
+ */
+static bool cpuacct_on_cpu_now(struct cpuacct *c, const struct cpuacct_proc *p,
+			       pid_t tid, uint64_t used, uint64_t interval)
+{
+	int state;
+
+	if (used >= interval / 10 * 9 ||
+	    c->carry >= (int64_t)(CARRY_MAX * p->period_ns))
+		return true;
+	state = procfs_read_task_state(p->pid, tid, &c->stat_fd);
+	return state == 'R' || state < 0;
+}
+
+/*
+ * Is the thread due for a sample?  Its on-CPU time (schedstat) tells how
+ * much it ran since it was last read; that goes into carry, the time not
+ * yet counted in a sample.  In CPU mode a thread is due once carry
+ * reaches half a period: its stack then counts for carry in periods,
+ * rounded (cpuacct_weight()).  A thread that has not run cannot have
+ * moved its user stack either, and stopping it would only cost the target
+ * (a blocked thread woken by PTRACE_INTERRUPT sees EINTR).  In --wall mode
+ * a thread is due whenever it ran at all (otherwise its last stack counts
+ * again).
+ *
+ * Our own last stop moves the clock a little: the woken thread takes the
+ * trap and restarts its system call (about 20 us, scheduled in twice).  A
+ * move that small, with no more than those two schedulings, leaves the
+ * thread idle for the quiet-thread count (and --wall); in CPU mode it
+ * still adds to carry, where it cannot reach half a period by itself.
+ *
+ * A thread seen for the first time has no baseline: it is due when /proc
+ * says it is runnable (R), or in --wall mode.
+ */
+bool cpuacct_due(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid,
+		 uint64_t now_ns)
+{
+	uint64_t self_cost = p->period_ns / 4 < 200 * NSEC_PER_USEC ?
+				     p->period_ns / 4 :
+				     200 * NSEC_PER_USEC;
+	uint64_t used, interval;
+	bool idle;
+
+	c->cpu_read = c->cpu_now;
+	if (!c->have_cpu) {
+		c->read_ns = now_ns;
+		c->have_cpu = true;
+		c->cpu_base = c->cpu_now;
+		c->runs_base = c->runs_now;
+		return p->wall || procfs_task_state(p->pid, tid) == 'R';
+	}
+	used = c->cpu_now - c->cpu_base;
+	interval = now_ns - c->read_ns;
+	c->read_ns = now_ns;
+	idle = used <= self_cost && c->runs_now - c->runs_base <= 2;
+	c->carry += (int64_t)used;
+	c->cpu_base = c->cpu_now;
+	c->runs_base = c->runs_now;
+	c->idle_checks = idle ? c->idle_checks + 1 : 0;
+	c->quiet = c->idle_checks >= QUIET_AFTER;
+	if (p->wall)
+		return !idle;
+	if (c->carry < (int64_t)(p->period_ns / 2))
+		return false;
+	return cpuacct_on_cpu_now(c, p, tid, used, interval);
+}
+
+/*
+ * The samples a CPU-mode stack counts for: its carry in periods, rounded,
+ * at least 1 (a thread first seen running has no carry yet); the rest is
+ * carried on.  --wall: always 1.
+ */
+uint64_t cpuacct_weight(struct cpuacct *c, const struct cpuacct_proc *p)
+{
+	int64_t period = (int64_t)p->period_ns;
+	int64_t w;
+
+	if (p->wall)
+		return 1;
+	w = (c->carry + period / 2) / period;
+	if (w < 1)
+		w = 1;
+	c->carry -= w * period;
+	if (c->carry < -period / 2)
+		c->carry = -period / 2;
+	return (uint64_t)w;
+}
+
+void cpuacct_proc_init(struct cpuacct_proc *p, pid_t pid, uint64_t period_ns,
+		       bool wall)
+{
+	*p = (struct cpuacct_proc){ .pid = pid,
+				    .period_ns = period_ns,
+				    .wall = wall };
+	p->clock_ok = clock_getcpuclockid(pid, &p->clock) == 0;
+}
+
+bool cpuacct_proc_begin(struct cpuacct_proc *p)
+{
+	struct timespec ts;
+
+	p->sweep = true;
+	p->clock_read = p->clock_ok && clock_gettime(p->clock, &ts) == 0;
+	if (p->clock_read)
+		p->now = (uint64_t)ts.tv_sec * NSEC_PER_SEC +
+			 (uint64_t)ts.tv_nsec;
+	return p->clock_read;
+}
+
+bool cpuacct_proc_end(struct cpuacct_proc *p, uint64_t explained)
+{
+	if (!p->clock_read) {
+		p->have_last = false;
+		return false;
+	}
+	if (p->have_last)
+		p->unexplained += (int64_t)(p->now - p->last - explained);
+	p->have_last = true;
+	p->last = p->now;
+	p->sweep = p->unexplained > (int64_t)(p->period_ns / 2);
+	if (p->sweep)
+		p->unexplained = 0;
+	return p->sweep;
+}
