@@ -46,6 +46,10 @@ static const char *output_error(const char *path, int err)
 
 	if (err == EINVAL)
 		return "not a regular file";
+	if (err == EEXIST)
+		return "the existing file cannot be kept: its .old name is taken "
+		       "by a directory or another user's file (remove it or "
+		       "choose another name)";
 	if (err == EPERM && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 		return "a symbolic link owned by another user (not followed)";
 	return strerror(err);

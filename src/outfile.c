@@ -133,25 +133,66 @@ void outfile_abort(struct outfile *o)
 	unlink(o->tmp);
 }
 
-/*
- * The profile FILE replaces is kept as FILE.old (perf keeps perf.data.old),
- * renamed just before the new one takes its name.  Only a regular file is
- * kept.  rename() never follows a link at FILE.old: a symbolic link planted
- * there (in /tmp, by another user) is itself replaced, and nothing it
- * points to is touched.  0 when there was nothing to keep.
- */
-static int keep_old(const char *path)
+/* "FILE.old". */
+static int old_name(const char *path, char *old, size_t len)
 {
-	char old[PATH_MAX];
-	struct stat st;
-
-	if (lstat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	if (snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old)) {
+	if (snprintf(old, len, "%s.old", path) >= (int)len) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	return rename(path, old);
+	return 0;
+}
+
+/*
+ * May FILE.old be replaced?  When it does not exist, or is a regular file
+ * or a symbolic link of the effective user: rename() replaces a link
+ * itself and never follows it.  Anything else, a directory or another
+ * user's file in a shared directory (/tmp), is left alone: EEXIST.
+ */
+static int old_replaceable(const char *old)
+{
+	struct stat st;
+
+	if (lstat(old, &st))
+		return errno == ENOENT ? 0 : -1;
+	if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+	    st.st_uid == geteuid())
+		return 0;
+	errno = EEXIST;
+	return -1;
+}
+
+/*
+ * The profile FILE replaces is kept as FILE.old (perf keeps perf.data.old)
+ * just before the new one takes its name: a hard link to it under a
+ * temporary name is renamed onto FILE.old, so FILE itself is never
+ * missing, and its replacement stays one rename().  Only a regular file
+ * is kept.  Best effort: when FILE.old may not be replaced (it changed
+ * since outfile_check_writable() said it could be) or the link fails (a
+ * file system without hard links), nothing is kept and the new profile is
+ * written all the same; a run's result is never lost to its predecessor.
+ */
+static void keep_old(const char *path)
+{
+	char old[PATH_MAX], tmp[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) ||
+	    old_name(path, old, sizeof(old)) || old_replaceable(old) ||
+	    temp_name(old, tmp, sizeof(tmp)))
+		return;
+	/* A fresh unique name for the link; link() never replaces anything,
+	 * so a file created there meanwhile only makes it fail (EEXIST). */
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return;
+	close(fd);
+	unlink(tmp);
+	if (link(path, tmp))
+		return;
+	if (rename(tmp, old))
+		unlink(tmp);
 }
 
 int outfile_commit(struct outfile *o)
@@ -167,7 +208,9 @@ int outfile_commit(struct outfile *o)
 		rc = -1;
 	}
 	o->f = NULL;
-	if (!rc && (keep_old(o->path) || rename(o->tmp, o->path))) {
+	if (!rc)
+		keep_old(o->path);
+	if (!rc && rename(o->tmp, o->path)) {
 		saved = errno;
 		rc = -1;
 	}
@@ -179,11 +222,15 @@ int outfile_commit(struct outfile *o)
 
 int outfile_check_writable(const char *path)
 {
-	char tmp[PATH_MAX], real[PATH_MAX];
+	char tmp[PATH_MAX], real[PATH_MAX], old[PATH_MAX];
+	struct stat st;
 	int fd;
 
 	if (resolve_output(path, real, sizeof(real), 0) ||
 	    temp_name(real, tmp, sizeof(tmp)))
+		return -1;
+	if (lstat(real, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (old_name(real, old, sizeof(old)) || old_replaceable(old)))
 		return -1;
 	fd = mkstemp(tmp);
 	if (fd < 0)

@@ -3,9 +3,13 @@
  *
  * outfile_open() creates a temporary file beside FILE (DIR/.NAME.XXXXXX,
  * mode 0644 minus the umask) and gives a stream on it; outfile_commit()
- * flushes, fsyncs and renames it to FILE, after renaming a regular file
- * already there to FILE.old (replacing whatever FILE.old was, a symbolic
- * link itself rather than its target); outfile_abort() removes it.
+ * flushes, fsyncs and renames it to FILE, after keeping a regular file
+ * already there as FILE.old (a hard link renamed onto FILE.old, so FILE is
+ * never missing; a symbolic link at FILE.old is replaced itself, never
+ * followed); outfile_abort() removes it.  FILE.old is replaced only when
+ * it is a regular file or a symbolic link of the effective user's: a
+ * directory, or another user's file in /tmp, is left alone, and then
+ * nothing is kept (outfile_check_writable() says so beforehand).
  * Both profile writers (profile_out.h, pprof_out.h) write through it.
  *
  * Which FILE is acceptable: a FILE that is a symbolic link owned by the
@@ -18,8 +22,8 @@
  *
  * Contract: never prints or exits; -1 with errno on failure.  Commit and
  * abort end the outfile whatever happens (the temporary file is removed
- * on any failure; FILE is then untouched, unless it could be kept as
- * FILE.old and then not be replaced: FILE is missing, FILE.old holds it).
+ * on any failure, and FILE is then untouched).  Failing to keep FILE.old
+ * never fails the commit: the new profile is written all the same.
  */
 #ifndef PTPROF_OUTFILE_H
 #define PTPROF_OUTFILE_H
@@ -39,8 +43,9 @@ void outfile_abort(struct outfile *o);
 
 /*
  * Check, without touching path itself, that outfile_open() could create
- * it: path is acceptable, and a file can be created (and is at once
- * removed again) in its directory.
+ * it: path is acceptable, a file can be created (and is at once removed
+ * again) in its directory, and a FILE already there can be kept as
+ * FILE.old (EEXIST: FILE.old is a directory or not the effective user's).
  */
 int outfile_check_writable(const char *path);
 
