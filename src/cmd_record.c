@@ -10,8 +10,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +22,7 @@
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -439,8 +440,10 @@ static void warn_unselected(const struct tselect *sel,
 
 struct watch {
 	pid_t pid;
-	bool show;  /* draw the progress line: stderr is a terminal, no -q */
+	int tty;    /* the progress line's terminal (O_NONBLOCK), or -1 */
 	bool drawn; /* a progress line is on the terminal */
+	bool ttou_blocked; /* SIGTTOU blocked while sampling; old_mask before */
+	sigset_t old_mask;
 	/* The target's CPU time when sampling started (zero for COMMAND,
 	 * read at once for -p) and as last read, at last_at (monotonic). */
 	struct procfs_cpu first, last;
@@ -449,15 +452,32 @@ struct watch {
 	uint64_t end_at; /* when sampling ended (a launched COMMAND reaped) */
 };
 
-/* Write to the terminal only if it takes the bytes now: a terminal held
- * by ^S (or a slow link) must not hold the sampler, nor a thread whose
- * stop comes late, behind a progress line. */
-static void watch_write(const char *buf, size_t len)
+/*
+ * The progress line must never hold the sampler, nor with it a thread
+ * whose stop came late:
+ *  - the terminal is opened again, non-blocking, for the line alone (fd 2
+ *    itself stays as it is: COMMAND shares its open file), so a terminal
+ *    held by ^S or a slow link drops the line instead of blocking;
+ *  - a background job's write to a terminal with `stty tostop` gets
+ *    SIGTTOU, whose default action would stop ptprof between ticks
+ *    without the release of late threads that SIGTSTP gets.  SIGTTOU is
+ *    blocked while sampling (the kernel then lets the write through
+ *    rather than stop the writer; COMMAND was started with an empty
+ *    mask), and the line is not drawn from the background of a terminal
+ *    with tostop set, whose user asked background jobs to keep quiet.
+ *    (Without tostop a background ptprof draws, as under `timeout`,
+ *    which puts its command in a process group of its own.)
+ */
+static void watch_write(const struct watch *w, const char *buf, size_t len)
 {
-	struct pollfd p = { .fd = STDERR_FILENO, .events = POLLOUT };
+	struct termios t;
 
-	if (poll(&p, 1, 0) == 1 && (p.revents & POLLOUT))
-		(void)!write(STDERR_FILENO, buf, len);
+	if (w->tty < 0)
+		return;
+	if (tcgetpgrp(w->tty) != getpgrp() &&
+	    (tcgetattr(w->tty, &t) || (t.c_lflag & TOSTOP)))
+		return;
+	(void)!write(w->tty, buf, len);
 }
 
 /* "\r" and "\033[K" (clear to the end of the line): redrawn in place. */
@@ -473,7 +493,7 @@ static void watch_draw(struct watch *w, const struct sampler_stats *st)
 			 (unsigned long long)st->missed_ticks);
 
 	if (n > 0 && (size_t)n < sizeof(line)) {
-		watch_write(line, (size_t)n);
+		watch_write(w, line, (size_t)n);
 		w->drawn = true;
 	}
 }
@@ -493,7 +513,7 @@ static void watch_progress(void *arg, const struct sampler_stats *st)
 	struct watch *w = arg;
 
 	watch_read(w);
-	if (w->show)
+	if (w->tty >= 0)
 		watch_draw(w, st);
 }
 
@@ -502,9 +522,18 @@ static void watch_progress(void *arg, const struct sampler_stats *st)
 static void watch_start(struct watch *w, const struct options *o,
 			struct sampler_config *cfg)
 {
+	sigset_t ttou;
+
 	memset(w, 0, sizeof(*w));
 	w->pid = cfg->pid;
-	w->show = !o->quiet && isatty(STDERR_FILENO);
+	w->tty = -1;
+	if (!o->quiet && isatty(STDERR_FILENO)) {
+		w->tty = open("/proc/self/fd/2",
+			      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		w->ttou_blocked = sigprocmask(SIG_BLOCK, &ttou, &w->old_mask) == 0;
+	}
 	w->last_at = mono_now_ns();
 	w->last.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (cfg->child)
@@ -520,8 +549,14 @@ static void watch_start(struct watch *w, const struct options *o,
 static void watch_end(struct watch *w)
 {
 	if (w->drawn)
-		watch_write("\r\033[K", 4);
+		watch_write(w, "\r\033[K", 4);
 	w->drawn = false;
+	if (w->ttou_blocked)
+		sigprocmask(SIG_SETMASK, &w->old_mask, NULL);
+	w->ttou_blocked = false;
+	if (w->tty >= 0)
+		close(w->tty);
+	w->tty = -1;
 	w->end_at = mono_now_ns();
 	watch_read(w);
 }

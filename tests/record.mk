@@ -11,3 +11,4 @@ TESTS += \
 	tests/top-output.test \
 	tests/children.test \
 	tests/progress.test
+EXTRA_DIST += tests/tools/bgterm.py
