@@ -1,8 +1,8 @@
 /*
  * dlburn - the shared library the dlcloser target dlopens by path.
  *
- * dlburn_run(secs) burns secs seconds of CPU time (30 s of wall time at
- * most) in dlburn_spin, a function
+ * dlburn_run(secs) burns about secs seconds of CPU time (secs *
+ * SPINS_PER_SEC rounds, 30 s of wall time at most) in dlburn_spin, a function
  * of this library (noipa: a test looks for its name), and returns how
  * many rounds it did.  Compiled with -DDLBURN_SPIN=NAME, the spinning
  * function gets another name (a second library for the same target).
@@ -28,13 +28,12 @@ NOIPA void DLBURN_SPIN(void)
 
 unsigned long dlburn_run(double secs)
 {
-	double end = cpu_now() + secs, wall_end = now() + 30;
+	double calls = secs * SPINS_PER_SEC / 50000, wall_end = now() + 30;
 	unsigned long rounds = 0;
 
-	while (cpu_now() < end && now() < wall_end) {
-		for (int i = 0; i < 20; i++)
-			DLBURN_SPIN();
-		rounds += 20;
+	for (; calls > 0 && now() < wall_end; calls--) {
+		DLBURN_SPIN();
+		rounds++;
 	}
 	return rounds;
 }

@@ -4,7 +4,7 @@
  *   dlcloser GOFILE LIB [LIB2]
  *
  * Prints "ready", waits (at most 20 s) until GOFILE exists, then:
- *   1. dlopen()s LIB (a path), prints "loaded" and burns CPU time in it for
+ *   1. dlopen()s LIB (a path), prints "loaded" and burns CPU in it for about
  *      1.5 s, or $DLCLOSER_BURN seconds (dlburn_run, dlburn.c: leaf
  *      dlburn_spin), called from in_library;
  *   2. dlclose()s it, and checks that /proc/self/maps no longer lists
@@ -57,11 +57,11 @@ NOIPA unsigned long in_library(run_fn run, double secs)
 
 NOIPA void after_unload(double secs)
 {
-	double end = cpu_now() + secs, wall_end = now() + 30;
+	double rounds = secs * SPINS_PER_SEC / 50000, wall_end = now() + 30;
 	uint64_t x = sink;
 
-	while (cpu_now() < end && now() < wall_end)
-		SPIN(x, 1000000u);
+	for (; rounds > 0 && now() < wall_end; rounds--)
+		SPIN(x, 50000u);
 	sink = x;
 	KEEP_FRAME();
 }

@@ -2,13 +2,14 @@
  * target.h - what the test targets share.
  *
  * now(): CLOCK_MONOTONIC in seconds, for targets that run for a given
- * time.  cpu_now(): the calling thread's CPU time in seconds, for targets
- * that burn a given amount of CPU time whatever the machine's load (a
- * test that counts CPU-mode samples wants CPU time, not wall time).  The
- * thread CPU-time clock is a system call, not the vDSO: call it about
- * once a millisecond, not in the spin itself, or the target becomes a
- * system-call loop (ptprof puts a third of the samples of a 20 us spin
- * checked with it on clock_gettime).  NOIPA keeps GCC from merging, cloning or inlining a function
+ * time.  A test that counts CPU-mode samples wants an amount of CPU time
+ * that does not shrink on a busy machine: SPINS_PER_SEC rounds of SPIN
+ * are about a second of CPU time (on the development VM), so a target
+ * burns a number of rounds, with now() only as a bound.  cpu_now(), the
+ * thread's CPU-time clock, is exact but a system call, not the vDSO, and
+ * CPU mode puts far more samples on a system call than the time it takes
+ * (30% of them for one check per millisecond of spinning, under load):
+ * only targets whose stacks are not counted use it.  NOIPA keeps GCC from merging, cloning or inlining a function
  * whose name a test looks for; KEEP_FRAME() after a call keeps it from
  * becoming a tail call (which would drop the caller's frame); SPIN()
  * burns CPU.  Header-only,
@@ -34,6 +35,8 @@
 			(x) = (x) * 6364136223846793005ULL +               \
 			      1442695040888963407ULL;                      \
 	} while (0)
+
+#define SPINS_PER_SEC 1e9
 
 static inline double now(void)
 {

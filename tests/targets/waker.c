@@ -6,9 +6,9 @@
  *   waker N IDLE_SECS BURN_SECS
  *
  * All N threads block on a condition variable.  After IDLE_SECS the main
- * thread wakes thread 0, which spins in woken_burn until it has used
- * BURN_SECS of CPU time (its own CPU-time clock, so a busy machine makes
- * the burn longer, not smaller; 30 s of wall time at most) and goes
+ * thread wakes thread 0, which spins in woken_burn for about BURN_SECS of
+ * CPU time (BURN_SECS * SPINS_PER_SEC rounds, so a busy machine makes the
+ * burn longer, not smaller; 30 s of wall time at most) and goes
  * back to sleep; then thread 1, and so on, up to thread 2 (three burns in
  * all, whatever N).  Then all exit, and the process prints "done" and
  * exits 0.  The main thread sleeps in nanosleep meanwhile.
@@ -31,11 +31,11 @@ volatile uint64_t sink;
 
 NOIPA void woken_burn(void)
 {
-	double end = cpu_now() + burn_secs, wall_end = now() + 30;
+	double rounds = burn_secs * SPINS_PER_SEC / 20000, wall_end = now() + 30;
 	uint64_t x = sink;
 
-	while (cpu_now() < end && now() < wall_end) {
-		for (unsigned i = 0; i < 2000000u; i++)
+	for (; rounds > 0 && now() < wall_end; rounds--) {
+		for (unsigned i = 0; i < 20000u; i++)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		sink = x;
 	}
