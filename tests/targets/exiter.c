@@ -2,7 +2,8 @@
  * exiter - test target: burns CPU in burn() for a while, then ends the way
  * it is told, to check that `ptprof -- COMMAND` returns COMMAND's status.
  *
- *   exiter SECONDS CODE   print "ready", burn CPU, exit(CODE)
+ *   exiter SECONDS CODE   print "ready", burn about SECONDS of CPU time,
+ *                         exit(CODE)
  *   exiter SECONDS term   ... then kill itself with SIGTERM (status 143)
  *   exiter SECONDS segv   ... then store through a null pointer: a real
  *                         SIGSEGV (status 139)
@@ -26,12 +27,13 @@
 volatile uint64_t sink;
 volatile uintptr_t null_address; /* 0, unknown to the compiler */
 
+/* About seconds of CPU time, seconds + 30 of wall time at most. */
 NOIPA void burn(double seconds)
 {
-	double end = now() + seconds;
+	double rounds = seconds * SPINS_PER_SEC / 20000, end = now() + seconds + 30;
 	uint64_t x = sink;
 
-	while (now() < end)
+	for (; rounds > 0 && now() < end; rounds--)
 		for (unsigned i = 0; i < 20000u; i++)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 	sink = x;

@@ -3,11 +3,13 @@
  *
  *   zleader SECONDS
  *
- * main starts a worker that burns CPU in worker_spin for SECONDS and then
+ * main starts a worker that burns about SECONDS of CPU time in worker_spin
+ * (SECONDS * SPINS_PER_SEC rounds, SECONDS + 30 of wall time at most) and then
  * exits the process, and calls pthread_exit(): /proc/PID/stat then shows
  * the leader as a zombie (Z) although the process runs on.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -17,20 +19,23 @@
 
 static double seconds;
 
-__attribute__((noinline)) void worker_spin(double end)
-{
-	volatile unsigned long x = 0;
+volatile uint64_t sink;
 
-	while (now() < end)
-		for (int i = 0; i < 1000; i++)
-			x++;
+__attribute__((noinline)) void worker_spin(double secs)
+{
+	double rounds = secs * SPINS_PER_SEC / 20000, end = now() + secs + 30;
+	uint64_t x = sink;
+
+	for (; rounds > 0 && now() < end; rounds--)
+		SPIN(x, 20000u);
+	sink = x;
 	__asm__ volatile("" ::: "memory");
 }
 
 static void *worker(void *arg)
 {
 	(void)arg;
-	worker_spin(now() + seconds);
+	worker_spin(seconds);
 	exit(0);
 }
 
