@@ -12,6 +12,8 @@
  * PC-1 is looked up.  On failure: errno EINVAL, EFBIG or ENOMEM, *out
  * zeroed, one non-empty line of message.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

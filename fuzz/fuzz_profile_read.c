@@ -12,6 +12,8 @@
  * (and NUL-terminated) when the buffer is short, the same answer without a
  * buffer.
  */
+#include "config.h"
+
 #include <endian.h>
 #include <errno.h>
 #include <stdint.h>

@@ -11,6 +11,8 @@
  * and around every hex number of the text, which hits the edges of every
  * mapping it could have parsed.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

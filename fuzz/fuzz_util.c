@@ -1,6 +1,8 @@
 /*
  * fuzz_util.c - checks shared by the libFuzzer targets.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <string.h>
 

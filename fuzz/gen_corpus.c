@@ -9,6 +9,8 @@
  * the legacy ones).  The seeds
  * are committed in fuzz/corpus/; `make fuzz-corpus` writes them again.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -282,7 +282,7 @@ struct output {
 	struct stacktab *tab;
 	struct profile_out *out;     /* NULL until the first spill */
 	size_t records;		     /* records written so far */
-	struct pprof_builder *pprof; /* with a pprof output */
+	struct pprof_out *pprof; /* with a pprof output */
 	struct timespec start;	     /* wall clock at the start, for pprof */
 };
 
@@ -356,7 +356,7 @@ static int write_pprof(struct output *w, const struct maps *maps, pid_t pid,
 		.pid = pid,
 	};
 
-	if (!path || pprof_write_file(path, w->pprof, maps, &meta) == 0)
+	if (!path || pprof_out_write_file(path, w->pprof, maps, &meta) == 0)
 		return 0;
 	cli_msg("cannot write output file '%s': %s", path,
 		output_error(path, errno));
@@ -377,10 +377,10 @@ static void want_pprof(struct output *w, struct sampler_config *cfg)
 	clock_gettime(CLOCK_REALTIME, &w->start);
 	if (!w->o->pprof_output)
 		return;
-	w->pprof = pprof_builder_new(w->o->max_depth);
+	w->pprof = pprof_out_new(w->o->max_depth);
 	if (!w->pprof)
 		cli_die(EXIT_FAILURE, "out of memory");
-	cfg->on_stack = pprof_builder_add;
+	cfg->on_stack = pprof_out_add;
 	cfg->on_stack_arg = w->pprof;
 	cfg->want_names = true;
 }
@@ -580,11 +580,15 @@ static void watch_end(struct watch *w)
 static uint64_t children_cpu(const struct watch *w,
 			     const struct sampler_stats *st)
 {
-	uint64_t kids = w->last.children_ns - w->first.children_ns, gap, own;
+	uint64_t kids, gap, own;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int busy = w->last.threads;
 	struct rusage ru;
 
+	/* Counters that went backwards: the PID is another process's now. */
+	kids = w->last.children_ns >= w->first.children_ns ?
+		       w->last.children_ns - w->first.children_ns :
+		       0;
 	if (!st->child_reaped || getrusage(RUSAGE_CHILDREN, &ru))
 		return kids;
 	if (cpus > 0 && busy > cpus)
@@ -603,7 +607,9 @@ static void warn_children(const struct options *o, const struct watch *w,
 			  const struct sampler_stats *st)
 {
 	uint64_t kids = w->have_first ? children_cpu(w, st) : 0;
-	uint64_t own = w->last.self_ns - w->first.self_ns;
+	uint64_t own = w->last.self_ns >= w->first.self_ns ?
+			       w->last.self_ns - w->first.self_ns :
+			       0;
 	char who[64];
 
 	if (kids < CHILD_CPU_MIN_NS || kids < (own + kids) / 10)
@@ -689,7 +695,7 @@ int cmd_record(const struct options *o)
 		cli_msg("%s exited with status %d", o->command[0], rc);
 	tselect_free(&sel);
 	stacktab_free(tab);
-	pprof_builder_free(w.pprof);
+	pprof_out_free(w.pprof);
 	maps_free(maps);
 	return failed || unwritten ? EXIT_FAILURE : rc;
 }

@@ -14,7 +14,9 @@
  *		return -1;
  *	v = nv;
  *
- * Not async-signal-safe (realloc); never called in the stop window.
+ * Not async-signal-safe (realloc).  The sampler calls it in its stop window
+ * only to make room for one more capture (reserve_capture()): amortised
+ * doubling, so after the first ticks it returns at once.
  */
 #ifndef PTPROF_GROW_H
 #define PTPROF_GROW_H

@@ -27,7 +27,7 @@
 #include "strpool.h"
 #include "symbolize.h"
 
-struct pprof_builder {
+struct pprof_out {
 	struct stacktab *tab;  /* [key, pc0, pc1, ...] -> samples */
 	struct strpool *names; /* thread names */
 	unsigned max_depth;
@@ -35,9 +35,9 @@ struct pprof_builder {
 	uint64_t chain[STACKTAB_MAX_DEPTH + 1];
 };
 
-struct pprof_builder *pprof_builder_new(unsigned max_depth)
+struct pprof_out *pprof_out_new(unsigned max_depth)
 {
-	struct pprof_builder *b = calloc(1, sizeof(*b));
+	struct pprof_out *b = calloc(1, sizeof(*b));
 
 	if (!b)
 		return NULL;
@@ -48,12 +48,12 @@ struct pprof_builder *pprof_builder_new(unsigned max_depth)
 	b->names = strpool_new();
 	if (b->tab && b->names)
 		return b;
-	pprof_builder_free(b);
+	pprof_out_free(b);
 	errno = ENOMEM;
 	return NULL;
 }
 
-void pprof_builder_free(struct pprof_builder *b)
+void pprof_out_free(struct pprof_out *b)
 {
 	if (!b)
 		return;
@@ -78,10 +78,10 @@ static size_t key_name(uint64_t key)
 	return (size_t)(key >> 32) - 1;
 }
 
-void pprof_builder_add(void *arg, pid_t tid, const char *name,
+void pprof_out_add(void *arg, pid_t tid, const char *name,
 		       const uint64_t *pcs, size_t n, uint64_t count)
 {
-	struct pprof_builder *b = arg;
+	struct pprof_out *b = arg;
 	int64_t ni = strpool_intern(b->names, name ? name : "");
 	size_t k;
 
@@ -98,7 +98,7 @@ void pprof_builder_add(void *arg, pid_t tid, const char *name,
 		b->failed = true;
 }
 
-size_t pprof_builder_samples(const struct pprof_builder *b)
+size_t pprof_out_samples(const struct pprof_out *b)
 {
 	return stacktab_distinct(b->tab);
 }
@@ -115,7 +115,7 @@ typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
 struct pb {
-	const struct pprof_builder *b;
+	const struct pprof_out *b;
 	const struct maps *maps;
 	const struct pprof_meta *meta;
 	PbProfile prof;
@@ -424,7 +424,10 @@ static int add_locations(struct pb *pb)
 		return -1;
 	loc = pb_alloc(pb, pb->naddrs, sizeof(*loc));
 	lp = pb_alloc(pb, pb->naddrs, sizeof(*lp));
-	sym = symbolizer_new_maps(pb->maps, pb->meta->root, pb->meta->pid);
+	/* No root: the target is gone, and its PID may be another process's
+	 * by now, whose map_files must not be read. */
+	sym = symbolizer_new_maps(pb->maps, pb->meta->root,
+				  pb->meta->root ? pb->meta->pid : 0);
 	if (!loc || !lp || !sym) {
 		symbolizer_free(sym);
 		return -1;
@@ -592,7 +595,7 @@ static int write_gzipped(FILE *f, const PbProfile *prof)
 	return 0;
 }
 
-int pprof_write(FILE *f, const struct pprof_builder *b, const struct maps *maps,
+int pprof_out_write(FILE *f, const struct pprof_out *b, const struct maps *maps,
 		const struct pprof_meta *meta)
 {
 	struct pb pb = { .b = b, .maps = maps, .meta = meta };
@@ -621,7 +624,7 @@ int pprof_write(FILE *f, const struct pprof_builder *b, const struct maps *maps,
 	return rc;
 }
 
-int pprof_write_file(const char *path, const struct pprof_builder *b,
+int pprof_out_write_file(const char *path, const struct pprof_out *b,
 		     const struct maps *maps, const struct pprof_meta *meta)
 {
 	struct outfile o;
@@ -629,7 +632,7 @@ int pprof_write_file(const char *path, const struct pprof_builder *b,
 
 	if (outfile_open(&o, path))
 		return -1;
-	if (pprof_write(o.f, b, maps, meta)) {
+	if (pprof_out_write(o.f, b, maps, meta)) {
 		saved = errno;
 		outfile_abort(&o);
 		errno = saved;

@@ -124,12 +124,11 @@ int procfs_read_file(const char *path, char **buf, size_t *len)
 		ssize_t r;
 
 		if (cap - n < 2) {
-			char *nb = realloc(b, cap * 2);
+			char *nb = grow_array(b, &cap, n + 2, 1);
 
 			if (!nb)
 				goto fail;
 			b = nb;
-			cap *= 2;
 		}
 		r = read(fd, b + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)

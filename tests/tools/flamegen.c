@@ -11,6 +11,8 @@
  * stderr and exit status 1; usage errors exit 2.
  */
 #define _GNU_SOURCE /* getline */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>

@@ -15,6 +15,8 @@
  * match --raw.  Records are not merged.  On error: "profcat: FILE: why" on
  * stderr and exit status 1; usage errors exit 2.
  */
+#include "config.h"
+
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>

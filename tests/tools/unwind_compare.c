@@ -49,6 +49,8 @@
  */
 #include "config.h"
 
+#include "config.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>

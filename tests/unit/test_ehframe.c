@@ -2,6 +2,8 @@
  * test_ehframe - .eh_frame_hdr descriptors: the usual encoding is
  * described exactly; encodings libunwind 1.6 cannot search are refused.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <string.h>
 

@@ -6,6 +6,8 @@
  * contract says.
  */
 #define _GNU_SOURCE /* open_memstream */
+#include "config.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>

@@ -3,6 +3,8 @@
  * refuses sizes that overflow without touching the array; the hashes give
  * the published FNV-1a values (flame graph colours depend on them).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

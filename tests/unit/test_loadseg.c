@@ -6,6 +6,8 @@
  * not, a Rust program, and code mappings split by mprotect().  A shared
  * library has the layout of a PIE.
  */
+#include "config.h"
+
 #include <elf.h>
 
 #include "loadseg.h"

@@ -4,6 +4,8 @@
  * anyway; a deleted path only through /proc/PID/map_files, checked on a
  * deleted file this test maps itself (when map_files is allowed: root).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

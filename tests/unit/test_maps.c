@@ -10,6 +10,8 @@
  * every malformed variant rejected with EINVAL and one sentence naming
  * the column of the fault and what was expected there.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>

@@ -5,6 +5,8 @@
  * mappings with this program's build ID, locations, functions), and the
  * reader's refusals of hostile input, each with its one sentence.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -75,20 +77,20 @@ static uint64_t leaf_pc, caller_pc;
 /* Samples: thread 100 "alpha" twice the same stack (merged), thread 200
  * "beta" the same stack, thread 300 unnamed a stack cut at a zero PC, and
  * a stack deeper than max_depth (3). */
-static struct pprof_builder *make_builder(void)
+static struct pprof_out *make_builder(void)
 {
-	struct pprof_builder *b = pprof_builder_new(3);
+	struct pprof_out *b = pprof_out_new(3);
 	uint64_t s1[] = { leaf_pc, caller_pc };
 	uint64_t s2[] = { leaf_pc + 1, 0, caller_pc };
 	uint64_t s3[] = { leaf_pc, caller_pc, caller_pc + 8, caller_pc + 16,
 			  caller_pc + 24 };
 
-	pprof_builder_add(b, 100, "alpha", s1, 2, 2);
-	pprof_builder_add(b, 100, "alpha", s1, 2, 3);
-	pprof_builder_add(b, 200, "beta", s1, 2, 1);
-	pprof_builder_add(b, 300, "", s2, 3, 4);
-	pprof_builder_add(b, 300, NULL, s3, 5, 1);
-	pprof_builder_add(b, 400, "none", s1, 0, 9); /* empty: ignored */
+	pprof_out_add(b, 100, "alpha", s1, 2, 2);
+	pprof_out_add(b, 100, "alpha", s1, 2, 3);
+	pprof_out_add(b, 200, "beta", s1, 2, 1);
+	pprof_out_add(b, 300, "", s2, 3, 4);
+	pprof_out_add(b, 300, NULL, s3, 5, 1);
+	pprof_out_add(b, 400, "none", s1, 0, 9); /* empty: ignored */
 	return b;
 }
 
@@ -236,7 +238,7 @@ static void check_labels(const PbProfile *pp)
 
 static void test_round_trip(void)
 {
-	struct pprof_builder *b;
+	struct pprof_out *b;
 	struct maps *m;
 	struct pprof_meta meta = { .period_ns = 10000000, .wall = true,
 				   .time_nanos = 1234,
@@ -250,9 +252,9 @@ static void test_round_trip(void)
 	caller_pc = (uint64_t)(uintptr_t)&test_round_trip + 16;
 	b = make_builder();
 	m = self_maps();
-	CHECK(b && pprof_builder_samples(b) == 4);
+	CHECK(b && pprof_out_samples(b) == 4);
 	snprintf(path, sizeof(path), "%s/p.pb.gz", tmpdir);
-	CHECKF(pprof_write_file(path, b, m, &meta) == 0, "%s", strerror(errno));
+	CHECKF(pprof_out_write_file(path, b, m, &meta) == 0, "%s", strerror(errno));
 	check_read_back(path);
 	raw = gunzip_file(path, &len);
 	pp = perftools__profiles__profile__unpack(NULL, len, raw);
@@ -265,7 +267,7 @@ static void test_round_trip(void)
 		perftools__profiles__profile__free_unpacked(pp, NULL);
 	}
 	free(raw);
-	pprof_builder_free(b);
+	pprof_out_free(b);
 	maps_free(m);
 }
 

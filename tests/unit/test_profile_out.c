@@ -2,6 +2,8 @@
  * test_profile_out - the gperftools CPU profile writer, byte for byte:
  * header slots, records, trailer, maps text; and the atomic file write.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

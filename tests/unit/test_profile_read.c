@@ -4,6 +4,8 @@
  * malformed one must fail with EINVAL and a message naming the byte.
  * Exit 0 when every check passes, 1 otherwise (each failure is printed).
  */
+#include "config.h"
+
 #include <endian.h>
 #include <errno.h>
 #include <stdbool.h>

@@ -3,6 +3,8 @@
  * stay apart, the depth cap keeps the leaf-most frames, and nothing with
  * count 0, npcs 0 or a zero PC is ever stored.
  */
+#include "config.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

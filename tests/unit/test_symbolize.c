@@ -5,6 +5,8 @@
  * Exit 0 when every check passes, 1 otherwise (each failure is printed).
  */
 #define _GNU_SOURCE 1
+#include "config.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
