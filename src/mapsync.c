@@ -59,7 +59,6 @@ void mapsync_refresh(struct mapsync *m, pid_t live_tid)
 		m->len = len;
 	}
 	m->ntried = 0;
-	m->reads++;
 }
 
 /* The first PC of the chain outside every known executable mapping, or 0. */
@@ -73,8 +72,10 @@ static uint64_t mapsync_first_unmapped(const struct mapsync *m,
 }
 
 /* May an unmapped PC trigger a read?  Not for a page already tried since
- * the last read, nor past the budget of reads per second. */
-static bool mapsync_worth_reading(struct mapsync *m, uint64_t pc, uint64_t now)
+ * the last read, nor past the budget of reads per second of its kind
+ * (leaf: the stack's first PC, else a caller's); if so, it is counted. */
+static bool mapsync_worth_reading(struct mapsync *m, uint64_t pc, bool leaf,
+				  uint64_t now)
 {
 	uint64_t page = pc >> 12;
 
@@ -85,9 +86,12 @@ static bool mapsync_worth_reading(struct mapsync *m, uint64_t pc, uint64_t now)
 		m->tried[m->ntried++] = page;
 	if (now - m->second_ns >= NSEC_PER_SEC) {
 		m->second_ns = now;
-		m->reads = 0;
+		m->reads[0] = m->reads[1] = 0;
 	}
-	return m->reads < MAPSYNC_READS_PER_SEC;
+	if (m->reads[leaf] >= MAPSYNC_READS_PER_SEC)
+		return false;
+	m->reads[leaf]++;
+	return true;
 }
 
 bool mapsync_catch_up(struct mapsync *m, const uint64_t *pcs, int n,
@@ -96,7 +100,7 @@ bool mapsync_catch_up(struct mapsync *m, const uint64_t *pcs, int n,
 	uint64_t pc = n > 0 ? mapsync_first_unmapped(m, pcs, n) : 0;
 	size_t before = m->generation;
 
-	if (!pc || !mapsync_worth_reading(m, pc, mono_now_ns()))
+	if (!pc || !mapsync_worth_reading(m, pc, pc == pcs[0], mono_now_ns()))
 		return false;
 	mapsync_refresh(m, live_tid);
 	return m->generation != before;

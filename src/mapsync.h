@@ -8,8 +8,15 @@
  * after exec, libc is not there yet), and the unwind may have stopped for
  * want of its table.  A stray PC (a broken unwind) must not cost a read
  * per stack, so each page is tried once between reads, and the reads are
- * limited per second.  The unwinder's caches are flushed, and the build
- * IDs of new files read, only when the text really changed.
+ * limited per second: separately for a stack whose leaf, the PC the
+ * thread was at, is unmapped, and for one whose caller frames are.  A
+ * leaf is a real PC, outside the known mappings only after they changed
+ * (exec, dlopen); callers come from unwinding and may be garbage (a
+ * thread made by a raw clone(), hand-written assembly), and where many
+ * threads unwind to garbage, as many as 50 new pages a second, they must
+ * not use up the reads that the first stacks of a new image need.  The
+ * unwinder's caches are flushed, and the build IDs of new files read,
+ * only when the text really changed.
  *
  * Contract: one struct mapsync per run, set up by mapsync_init() with the
  * maps and unwinder it updates (which it does not own), released by
@@ -37,7 +44,7 @@ struct mapsync {
 	uint64_t tried[MAPSYNC_PAGES]; /* unmapped pages since the last read */
 	unsigned ntried;
 	uint64_t second_ns; /* start of the current second */
-	unsigned reads;	    /* reads in it */
+	unsigned reads[2];  /* reads in it: [0] for callers, [1] for leaves */
 	char *text;	    /* the last text read */
 	size_t len;
 	size_t generation; /* bumped whenever the maps changed */
