@@ -91,15 +91,6 @@ static int resolve_output(const char *path, char *out, size_t len, int depth)
 	return resolve_output(next, out, len, depth + 1);
 }
 
-/* The process umask (reading it means setting it; ptprof has one thread). */
-static mode_t umask_get(void)
-{
-	mode_t m = umask(022);
-
-	umask(m);
-	return m;
-}
-
 int outfile_open(struct outfile *o, const char *path)
 {
 	int fd, saved;
@@ -111,8 +102,10 @@ int outfile_open(struct outfile *o, const char *path)
 	fd = mkstemp(o->tmp);
 	if (fd < 0)
 		return -1;
-	/* mkstemp makes 0600; a profile is an ordinary file of its user. */
-	fchmod(fd, 0644 & ~umask_get());
+	/* mkstemp makes it 0600, and so it stays: a profile holds the
+	 * target's memory map and the names of what it runs (a root
+	 * daemon's, written into /tmp, is not for every user to read), as
+	 * perf keeps perf.data 0600. */
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		saved = errno;

@@ -2,7 +2,7 @@
  * outfile.h - an output file that is never seen half-written.
  *
  * outfile_open() creates a temporary file beside FILE (DIR/.NAME.XXXXXX,
- * mode 0644 minus the umask) and gives a stream on it; outfile_commit()
+ * mode 0600, whatever the umask) and gives a stream on it; outfile_commit()
  * flushes, fsyncs and renames it to FILE, after keeping a regular file
  * already there as FILE.old (a hard link renamed onto FILE.old, so FILE is
  * never missing; a symbolic link at FILE.old is replaced itself, never
