@@ -278,13 +278,146 @@ static int parse_tids(const char *s, struct options *o, char *err, size_t len)
 	return 0;
 }
 
+/* Bounds on a --thread-name pattern: glibc's regcomp() expands every
+ * counted repetition, so '(a{1,1000}){1,1000}' grows to about 1 GB and
+ * does not answer for minutes.  A thread name is at most 15 bytes: no
+ * useful pattern comes near these. */
+#define RE_MAX_LEN 256	  /* bytes of pattern */
+#define RE_MAX_COUNT 255  /* the largest count of a {m,n} */
+#define RE_MAX_SIZE 10000 /* atoms once every {m,n} is expanded */
+
+#define RE_MAX_DEPTH 32
+
+/* The count a "{m}", "{m,}" or "{m,n}" at *p stands for (its largest
+ * copy count; "{m,}" as m + 1), p moved past it; -1 when it is not a
+ * count (then regcomp() judges it), RE_MAX_COUNT + 1 when too large. */
+static long re_count(const char **p)
+{
+	const char *q = *p + 1;
+	long m = 0, n;
+
+	if (*q < '0' || *q > '9')
+		return -1;
+	while (*q >= '0' && *q <= '9' && m <= RE_MAX_COUNT)
+		m = m * 10 + (*q++ - '0');
+	n = m;
+	if (*q == ',') {
+		q++;
+		n = m + 1;
+		if (*q >= '0' && *q <= '9') {
+			n = 0;
+			while (*q >= '0' && *q <= '9' && n <= RE_MAX_COUNT)
+				n = n * 10 + (*q++ - '0');
+		}
+	}
+	if (*q != '}') {
+		if (m > RE_MAX_COUNT || n > RE_MAX_COUNT)
+			return RE_MAX_COUNT + 1;
+		return -1;
+	}
+	*p = q;
+	return n > m ? n : m;
+}
+
+/* One sentence into why; -1. */
+static int re_refuse(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int re_refuse(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A size bound for what regcomp() makes of ERE s: atoms, with groups and
+ * counted repetitions multiplied out.  A sentence in why when it is too
+ * large; 0 when it is not (malformed patterns are left to regcomp()). */
+static int re_too_large(const char *s, char *why, size_t len)
+{
+	double total[RE_MAX_DEPTH + 1] = { 0 }, last[RE_MAX_DEPTH + 1] = { 0 };
+	int d = 0;
+	long c;
+
+	if (strlen(s) > RE_MAX_LEN)
+		return re_refuse(why, len, "longer than %d bytes", RE_MAX_LEN);
+	for (const char *p = s; *p; p++) {
+		switch (*p) {
+		case '(':
+			if (d == RE_MAX_DEPTH)
+				return re_refuse(why, len,
+						 "groups nested deeper than %d",
+						 RE_MAX_DEPTH);
+			total[++d] = 0;
+			last[d] = 0;
+			continue;
+		case ')':
+			if (d == 0)
+				break; /* regcomp() will say */
+			last[d - 1] = total[d];
+			total[d - 1] += total[d];
+			d--;
+			continue;
+		case '{':
+			c = re_count(&p);
+			if (c > RE_MAX_COUNT)
+				return re_refuse(why, len,
+						 "a repetition count above %d",
+						 RE_MAX_COUNT);
+			if (c > 1) {
+				total[d] += last[d] * (double)(c - 1);
+				last[d] *= (double)c;
+			}
+			if (c >= 0)
+				continue;
+			break;
+		case '\\':
+			if (p[1])
+				p++;
+			break;
+		case '[':
+			/* A bracket expression is one atom: skip to its ']' (a
+			 * ']' first, after an optional '^', is a member). */
+			p += p[1] == '^' ? 2 : 1;
+			if (*p == ']')
+				p++;
+			while (*p && *p != ']')
+				p++;
+			if (!*p)
+				return 0;
+			break;
+		case '*':
+		case '+':
+		case '?':
+		case '|':
+			continue;
+		}
+		last[d] = 1;
+		total[d] += 1;
+		if (total[d] > RE_MAX_SIZE)
+			break;
+	}
+	for (int i = 0; i <= d; i++)
+		if (total[i] > RE_MAX_SIZE)
+			return re_refuse(why, len,
+					 "more than %d characters' worth once "
+					 "its repetitions are expanded",
+					 RE_MAX_SIZE);
+	return 0;
+}
+
 static int parse_thread_name(const char *s, struct options *o, char *err,
 			     size_t len)
 {
 	regex_t re;
-	int rc = regcomp(&re, s, REG_EXTENDED | REG_NOSUB);
 	char why[128];
+	int rc;
 
+	if (re_too_large(s, why, sizeof(why)))
+		return fail(err, len, "invalid --thread-name '%s': %s", s, why);
+	rc = regcomp(&re, s, REG_EXTENDED | REG_NOSUB);
 	if (rc) {
 		regerror(rc, &re, why, sizeof(why));
 		return fail(err, len, "invalid --thread-name '%s': %s", s, why);
