@@ -223,9 +223,20 @@ static int parse_hz(const char *s, struct options *o, char *err, size_t len)
 static int parse_duration(const char *s, struct options *o, char *err,
 			  size_t len)
 {
+	size_t digits = strspn(s, "0123456789"), frac = 0;
 	char *end;
 	double v;
 
+	/* One number grammar for every option: decimal digits, here with a
+	 * fraction (no sign, blank, hex float, exponent, inf or nan, which
+	 * strtod() would take). */
+	if (s[digits] == '.')
+		frac = strspn(s + digits + 1, "0123456789");
+	if (digits + frac == 0 ||
+	    s[digits + (s[digits] == '.' ? 1 + frac : 0)] != '\0')
+		return fail(err, len,
+			    "invalid duration '%s': expected seconds, 0.001 or more",
+			    s);
 	errno = 0;
 	v = strtod(s, &end);
 	/* at least 1 ms: a shorter one would round to "no limit" */
