@@ -330,19 +330,6 @@ static long re_count(const char **p)
 	return n > m ? n : m;
 }
 
-/* One sentence into why; -1. */
-static int re_refuse(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int re_refuse(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* A size bound for what regcomp() makes of ERE s: atoms, with groups and
  * counted repetitions multiplied out.  A sentence in why when it is too
  * large; 0 when it is not (malformed patterns are left to regcomp()). */
@@ -353,14 +340,14 @@ static int re_too_large(const char *s, char *why, size_t len)
 	long c;
 
 	if (strlen(s) > RE_MAX_LEN)
-		return re_refuse(why, len, "longer than %d bytes", RE_MAX_LEN);
+		return fail(why, len, "longer than %d bytes", RE_MAX_LEN);
 	for (const char *p = s; *p; p++) {
 		switch (*p) {
 		case '(':
 			if (d == RE_MAX_DEPTH)
-				return re_refuse(why, len,
-						 "groups nested deeper than %d",
-						 RE_MAX_DEPTH);
+				return fail(why, len,
+					    "groups nested deeper than %d",
+					    RE_MAX_DEPTH);
 			total[++d] = 0;
 			last[d] = 0;
 			continue;
@@ -374,9 +361,9 @@ static int re_too_large(const char *s, char *why, size_t len)
 		case '{':
 			c = re_count(&p);
 			if (c > RE_MAX_COUNT)
-				return re_refuse(why, len,
-						 "a repetition count above %d",
-						 RE_MAX_COUNT);
+				return fail(why, len,
+					    "a repetition count above %d",
+					    RE_MAX_COUNT);
 			if (c > 1) {
 				total[d] += last[d] * (double)(c - 1);
 				last[d] *= (double)c;
@@ -412,10 +399,10 @@ static int re_too_large(const char *s, char *why, size_t len)
 	}
 	for (int i = 0; i <= d; i++)
 		if (total[i] > RE_MAX_SIZE)
-			return re_refuse(why, len,
-					 "more than %d characters' worth once "
-					 "its repetitions are expanded",
-					 RE_MAX_SIZE);
+			return fail(why, len,
+				    "more than %d characters' worth once "
+				    "its repetitions are expanded",
+				    RE_MAX_SIZE);
 	return 0;
 }
 
