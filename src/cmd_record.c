@@ -132,11 +132,11 @@ static void print_summary(const struct options *o,
 
 	if (o->quiet)
 		return;
-	fprintf(stderr,
-		"ptprof: %llu ticks (%llu missed), %llu samples, %llu threads, "
+	/* cli_msg(): the output names are escaped there (textsafe.h). */
+	cli_msg("%llu ticks (%llu missed), %llu samples, %llu threads, "
 		"%zu distinct stacks, %.1f threads stopped/tick, pause mean "
 		"%llu us max %llu us p50 %llu us p99 %llu us, %.2f%% of %.1f s; "
-		"ended: %s; wrote %s%s%s\n",
+		"ended: %s; wrote %s%s%s",
 		(unsigned long long)st->ticks,
 		(unsigned long long)st->missed_ticks,
 		(unsigned long long)st->samples,
