@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,6 +40,117 @@ static int temp_name(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/* dir + "/" + name into out (no "//" after the root). */
+static int join(char *out, size_t len, const char *dir, const char *name,
+		size_t namelen)
+{
+	int n = snprintf(out, len, "%s%s%.*s", dir, strcmp(dir, "/") ? "/" : "",
+			 (int)namelen, name);
+
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Would the kernel's fs.protected_symlinks rule refuse to follow the link
+ * at link (lstat'ed as *lst) in the directory dir?  In a sticky directory
+ * that others may write (/tmp), a link is followed only by its owner or
+ * when it belongs to the directory's owner (fs/namei.c,
+ * may_follow_link()).
+ */
+static bool planted(const char *dir, const struct stat *lst)
+{
+	struct stat dst;
+
+	if (stat(dir, &dst))
+		return false;
+	return (dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH) &&
+	       lst->st_uid != geteuid() && lst->st_uid != dst.st_uid;
+}
+
+/*
+ * Walk the directories of path as the kernel would, link by link, from
+ * the current directory or "/": 1 with the first planted link in *link,
+ * 0 if there is none (or the walk ends at a missing or unreadable
+ * component: creating the file then fails on its own), -1 on ELOOP or
+ * ENAMETOOLONG.
+ */
+static int find_planted(const char *path, char *link, size_t len)
+{
+	char done[PATH_MAX], todo[PATH_MAX], next[PATH_MAX], target[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int links = 0;
+	struct stat st;
+
+	if (!slash)
+		return 0; /* in the current directory: no directory named */
+	if (snprintf(todo, sizeof(todo), "%.*s", (int)(slash - path), path) >=
+	    (int)sizeof(todo)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (path[0] == '/')
+		strcpy(done, "/");
+	else if (!getcwd(done, sizeof(done)))
+		return 0;
+	for (char *p = todo; *p;) {
+		size_t n = strcspn(p, "/");
+		char *rest = p + n + (p[n] == '/');
+
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			p = rest;
+			continue;
+		}
+		if (n == 2 && !strncmp(p, "..", 2)) {
+			char *up = strrchr(done, '/');
+
+			/* done has no link in it: ".." is lexical there. */
+			if (up)
+				up[up == done] = '\0';
+			p = rest;
+			continue;
+		}
+		if (join(next, sizeof(next), done, p, n))
+			return -1;
+		if (lstat(next, &st))
+			return 0;
+		if (!S_ISLNK(st.st_mode)) {
+			strcpy(done, next);
+			p = rest;
+			continue;
+		}
+		if (planted(done, &st))
+			return copy_name(next, link, len) ? -1 : 1;
+		if (++links > 40) {
+			errno = ELOOP;
+			return -1;
+		}
+		ssize_t tn = readlink(next, target, sizeof(target) - 1);
+		if (tn < 0)
+			return 0;
+		target[tn] = '\0';
+		/* The link's target, then what was left after it. */
+		if (snprintf(next, sizeof(next), "%s/%s", target, rest) >=
+		    (int)sizeof(next)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		strcpy(todo, next);
+		if (target[0] == '/')
+			strcpy(done, "/");
+		p = todo;
+	}
+	return 0;
+}
+
+int outfile_planted_link(const char *path, char *link, size_t len)
+{
+	return find_planted(path, link, len);
+}
+
 /*
  * The file the profile really goes to.  rename() replaces the last path
  * component itself, so a symbolic link is followed here first (the link
@@ -52,6 +165,19 @@ static int resolve_output(const char *path, char *out, size_t len, int depth)
 	struct stat st;
 	ssize_t n;
 
+	/* The directories first: a link planted in /tmp as a directory
+	 * (/tmp/evil -> /root/x, -o /tmp/evil/p.prof) would aim root's
+	 * write elsewhere as well as one at the file itself.  With
+	 * fs.protected_symlinks = 1 the kernel refuses to follow it too, but
+	 * that is a sysctl (0 here and in many containers); this check
+	 * applies the same rule whatever it says. */
+	switch (find_planted(path, link, sizeof(link))) {
+	case 1:
+		errno = EPERM;
+		return -1;
+	case -1:
+		return -1;
+	}
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? copy_name(path, out, len) : -1;
 	if (S_ISDIR(st.st_mode)) {
