@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "outfile.h"
@@ -217,6 +220,82 @@ static int resolve_output(const char *path, char *out, size_t len, int depth)
 	return resolve_output(next, out, len, depth + 1);
 }
 
+/*
+ * Stale temporaries.  A ptprof killed (SIGKILL, the OOM killer, a power
+ * cut) between mkstemp() and the rename leaves DIR/.NAME.XXXXXX behind,
+ * and one killed inside keep_old() DIR/.NAME.old.XXXXXX (a hard link to
+ * FILE).  The next run that writes FILE removes those of its own name:
+ * only that exact pattern (six of mkstemp's letters and digits), only a
+ * regular file of the effective user's, only one not changed for
+ * STALE_SECS (its ctime: a write or a link() moves it), and only one no
+ * live writer holds: a writer keeps an flock() on its temporary from just
+ * after mkstemp() until it closes it, and the kernel drops the lock when
+ * the writer dies, however it dies.  Both conditions are needed: the lock
+ * comes a moment after the file, and the ctime alone cannot tell a long
+ * run's file (written only at the end) from a dead one.
+ */
+enum { STALE_SECS = 2, TEMP_SUFFIX = 6 };
+
+/* Is name prefix followed by exactly TEMP_SUFFIX of mkstemp's letters? */
+static bool temp_of(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (strncmp(name, prefix, n) || strlen(name + n) != TEMP_SUFFIX)
+		return false;
+	for (name += n; *name; name++)
+		if (!((*name >= 'a' && *name <= 'z') ||
+		      (*name >= 'A' && *name <= 'Z') ||
+		      (*name >= '0' && *name <= '9')))
+			return false;
+	return true;
+}
+
+/* Remove the entry name of dir (fd dfd) if it is a stale temporary. */
+static void remove_if_stale(int dfd, const char *name)
+{
+	struct stat st, fst;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    time(NULL) - st.st_ctime < STALE_SECS)
+		return;
+	fd = openat(dfd, name,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* The same file still, and no live writer's (its lock is free). */
+	if (fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev &&
+	    fst.st_ino == st.st_ino && flock(fd, LOCK_EX | LOCK_NB) == 0)
+		unlinkat(dfd, name, 0);
+	close(fd);
+}
+
+/* Remove the stale temporaries of path (as above); best effort. */
+static void remove_stale(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char dir[PATH_MAX], tmp[PATH_MAX], old[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (snprintf(dir, sizeof(dir), "%.*s",
+		     slash ? (int)(slash - path + 1) : 1,
+		     slash ? path : ".") >= (int)sizeof(dir) ||
+	    snprintf(tmp, sizeof(tmp), ".%s.", base) >= (int)sizeof(tmp) ||
+	    snprintf(old, sizeof(old), ".%s.old.", base) >= (int)sizeof(old))
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (temp_of(de->d_name, tmp) || temp_of(de->d_name, old))
+			remove_if_stale(dirfd(d), de->d_name);
+	closedir(d);
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
 	int fd, saved;
@@ -225,9 +304,12 @@ int outfile_open(struct outfile *o, const char *path)
 	if (resolve_output(path, o->path, sizeof(o->path), 0) ||
 	    temp_name(o->path, o->tmp, sizeof(o->tmp)))
 		return -1;
+	remove_stale(o->path);
 	fd = mkstemp(o->tmp);
 	if (fd < 0)
 		return -1;
+	/* Ours while we live: remove_stale() of another run leaves it. */
+	flock(fd, LOCK_EX | LOCK_NB);
 	/* mkstemp makes it 0600, and so it stays: a profile holds the
 	 * target's memory map and the names of what it runs (a root
 	 * daemon's, written into /tmp, is not for every user to read), as

@@ -27,6 +27,13 @@
  * socket) with EINVAL, so that /dev/null is never replaced by a regular
  * file.
  *
+ * What a kill leaves: a run killed while it writes leaves its temporary
+ * (DIR/.NAME.XXXXXX, perhaps empty) and FILE as it was; one killed in
+ * keep_old() may leave DIR/.NAME.old.XXXXXX, a hard link to FILE.
+ * outfile_open() removes such stale temporaries of FILE's name first:
+ * regular files of the effective user's, unchanged for 2 s, that no live
+ * writer holds (a writer keeps an flock() on its temporary).
+ *
  * Contract: never prints or exits; -1 with errno on failure.  Commit and
  * abort end the outfile whatever happens (the temporary file is removed
  * on any failure, and FILE is then untouched).  Failing to keep FILE.old
