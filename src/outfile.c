@@ -74,6 +74,40 @@ static bool planted(const char *dir, const struct stat *lst)
 	       lst->st_uid != geteuid() && lst->st_uid != dst.st_uid;
 }
 
+/* done, a path without links, one directory up ("/" stays "/"). */
+static void go_up(char *done)
+{
+	char *up = strrchr(done, '/');
+
+	if (up)
+		up[up == done] = '\0';
+}
+
+/*
+ * Follow the link at link: todo becomes its target then rest, and done
+ * "/" when the target is absolute (else it stays the link's directory).
+ * 0 done, 1 when the link cannot be read (the walk ends there), -1 with
+ * errno (ENAMETOOLONG).
+ */
+static int follow(const char *link, const char *rest, char *todo, char *done)
+{
+	char target[PATH_MAX], next[PATH_MAX];
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+
+	if (n < 0)
+		return 1;
+	target[n] = '\0';
+	if (snprintf(next, sizeof(next), "%s/%s", target, rest) >=
+	    (int)sizeof(next)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(todo, next);
+	if (target[0] == '/')
+		strcpy(done, "/");
+	return 0;
+}
+
 /*
  * Walk the directories of path as the kernel would, link by link, from
  * the current directory or "/": 1 with the first planted link in *link,
@@ -83,9 +117,9 @@ static bool planted(const char *dir, const struct stat *lst)
  */
 static int find_planted(const char *path, char *link, size_t len)
 {
-	char done[PATH_MAX], todo[PATH_MAX], next[PATH_MAX], target[PATH_MAX];
+	char done[PATH_MAX], todo[PATH_MAX], next[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	int links = 0;
+	int links = 0, rc;
 	struct stat st;
 
 	if (!slash)
@@ -103,16 +137,9 @@ static int find_planted(const char *path, char *link, size_t len)
 		size_t n = strcspn(p, "/");
 		char *rest = p + n + (p[n] == '/');
 
-		if (n == 0 || (n == 1 && p[0] == '.')) {
-			p = rest;
-			continue;
-		}
-		if (n == 2 && !strncmp(p, "..", 2)) {
-			char *up = strrchr(done, '/');
-
-			/* done has no link in it: ".." is lexical there. */
-			if (up)
-				up[up == done] = '\0';
+		if (n == 2 && !strncmp(p, "..", 2))
+			go_up(done); /* done has no link in it: lexical */
+		if (n == 0 || (n <= 2 && !strncmp(p, "..", n))) {
 			p = rest;
 			continue;
 		}
@@ -131,19 +158,9 @@ static int find_planted(const char *path, char *link, size_t len)
 			errno = ELOOP;
 			return -1;
 		}
-		ssize_t tn = readlink(next, target, sizeof(target) - 1);
-		if (tn < 0)
-			return 0;
-		target[tn] = '\0';
-		/* The link's target, then what was left after it. */
-		if (snprintf(next, sizeof(next), "%s/%s", target, rest) >=
-		    (int)sizeof(next)) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		strcpy(todo, next);
-		if (target[0] == '/')
-			strcpy(done, "/");
+		rc = follow(next, rest, todo, done);
+		if (rc)
+			return rc < 0 ? -1 : 0;
 		p = todo;
 	}
 	return 0;
