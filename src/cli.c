@@ -16,11 +16,24 @@
 
 #include "cli.h"
 #include "procfs.h"
+#include "textsafe.h"
 
+/*
+ * Messages name paths, threads, tracers' comm: things another user may
+ * have chosen.  The whole line is escaped (textsafe.h), so a newline in a
+ * name cannot split it and an escape sequence cannot reach the terminal;
+ * one place, whatever the caller formats.
+ */
 static void vmsg(const char *fmt, va_list ap)
 {
+	char *line = NULL;
+
 	fputs("ptprof: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&line, fmt, ap) >= 0)
+		textsafe_fputs(stderr, line, NULL);
+	else
+		fputs("(out of memory)", stderr);
+	free(line);
 	fputc('\n', stderr);
 }
 

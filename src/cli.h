@@ -2,8 +2,9 @@
  * cli.h - the command-line layer's shared parts.  Only the files of this
  * layer (ptprof.c, cli.c, cmd_*.c) print diagnostics or exit.
  *
- * cli_msg() prints "ptprof: " and one line on stderr; cli_die() does that and
- * exits with status.  cli_check_target() checks everything about -p PID that
+ * cli_msg() prints "ptprof: " and one line on stderr, escaped as
+ * textsafe.h says (a newline or an escape sequence in a name it quotes is
+ * shown as \xHH); cli_die() does that and exits with status.  cli_check_target() checks everything about -p PID that
  * can be checked without touching the process, and dies with one clear
  * line (no such process, a thread ID, a zombie, a kernel thread, ptprof
  * itself, a ptrace refusal and its reason) when it cannot be profiled.

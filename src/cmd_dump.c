@@ -28,6 +28,7 @@
 #include "sampler.h"
 #include "stacktab.h"
 #include "symbolize.h"
+#include "textsafe.h"
 #include "timeutil.h"
 
 struct dthread {
@@ -171,53 +172,54 @@ static void frame_at(struct symbolizer *sym, const struct dthread *t, size_t i,
 	fr->module = si.module;
 }
 
+/* A name (the target's thread names, symbols and paths), escaped. */
+static void put(const char *s)
+{
+	textsafe_fputs(stdout, s, NULL);
+}
+
+static void print_frame(const struct frame *fr, size_t i)
+{
+	printf("#%-3zu 0x%016" PRIx64 " in ", i, fr->pc);
+	if (fr->func) {
+		put(fr->func);
+		printf("+0x%" PRIx64 " (", fr->off);
+		put(fr->module ? fr->module : "?");
+		puts(")");
+	} else if (fr->module) {
+		fputs("?? (", stdout);
+		put(fr->module);
+		printf("+0x%" PRIx64 ")\n", fr->off);
+	} else {
+		puts("??");
+	}
+}
+
 static void print_text(const struct dump *d, struct symbolizer *sym, pid_t pid)
 {
 	printf("Process %d, %zu threads\n", (int)pid, d->n);
 	for (size_t k = 0; k < d->n; k++) {
 		const struct dthread *t = &d->t[k];
 
-		printf("\nThread %d (%s) state %c%s%s\n", (int)t->tid, t->name,
-		       t->state, t->pcs ? "" : ": ", t->why);
+		printf("\nThread %d (", (int)t->tid);
+		put(t->name);
+		printf(") state %c%s", t->state, t->pcs ? "" : ": ");
+		put(t->why); /* may hold a tracer's comm */
+		putchar('\n');
 		for (size_t i = 0; t->pcs && i < t->n; i++) {
 			struct frame fr;
 
 			frame_at(sym, t, i, &fr);
-			printf("#%-3zu 0x%016" PRIx64 " in ", i, fr.pc);
-			if (fr.func)
-				printf("%s+0x%" PRIx64 " (%s)\n", fr.func,
-				       fr.off, fr.module ? fr.module : "?");
-			else if (fr.module)
-				printf("?? (%s+0x%" PRIx64 ")\n", fr.module,
-				       fr.off);
-			else
-				printf("??\n");
+			print_frame(&fr, i);
 			free(fr.owned);
 		}
 	}
 }
 
-/* s as a JSON string (quotes included). */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void print_json_thread(const struct dthread *t, struct symbolizer *sym)
 {
 	printf("{\"tid\":%d,\"name\":", (int)t->tid);
-	json_str(t->name);
+	textsafe_fputs_json(stdout, t->name);
 	printf(",\"state\":\"%c\",", t->state);
 	if (t->tracer)
 		printf("\"traced_by\":%d,", (int)t->tracer);
@@ -233,15 +235,9 @@ static void print_json_thread(const struct dthread *t, struct symbolizer *sym)
 		frame_at(sym, t, i, &fr);
 		printf("%s{\"pc\":\"0x%" PRIx64 "\",\"function\":",
 		       i ? "," : "", fr.pc);
-		if (fr.func)
-			json_str(fr.func);
-		else
-			printf("null");
+		textsafe_fputs_json(stdout, fr.func);
 		printf(",\"offset\":%" PRIu64 ",\"module\":", fr.off);
-		if (fr.module)
-			json_str(fr.module);
-		else
-			printf("null");
+		textsafe_fputs_json(stdout, fr.module);
 		putchar('}');
 		free(fr.owned);
 	}

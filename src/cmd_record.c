@@ -30,6 +30,7 @@
 #include "launch.h"
 #include "maps.h"
 #include "options.h"
+#include "outfile.h"
 #include "pprof_out.h"
 #include "procfs.h"
 #include "profile_out.h"
@@ -40,9 +41,12 @@
 #include "tselect.h"
 
 /* profile_out_write's EINVAL: the path exists and is not a regular file;
- * EPERM on a link: somebody else's symbolic link, not followed. */
+ * EPERM on a link: somebody else's symbolic link, not followed, at FILE or
+ * as one of its directories (outfile.h). */
 static const char *output_error(const char *path, int err)
 {
+	static char why[PATH_MAX + 128];
+	char link[PATH_MAX];
 	struct stat st;
 
 	if (err == EINVAL)
@@ -51,6 +55,14 @@ static const char *output_error(const char *path, int err)
 		return "the existing file cannot be kept: its .old name is taken "
 		       "by a directory or another user's file (remove it or "
 		       "choose another name)";
+	if (err == EPERM &&
+	    outfile_planted_link(path, link, sizeof(link)) == 1) {
+		snprintf(why, sizeof(why),
+			 "its directory '%s' is a symbolic link owned by another "
+			 "user in a shared sticky directory (not followed)",
+			 link);
+		return why;
+	}
 	if (err == EPERM && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 		return "a symbolic link owned by another user (not followed)";
 	return strerror(err);
@@ -132,11 +144,11 @@ static void print_summary(const struct options *o,
 
 	if (o->quiet)
 		return;
-	fprintf(stderr,
-		"ptprof: %llu ticks (%llu missed), %llu samples, %llu threads, "
+	/* cli_msg(): the output names are escaped there (textsafe.h). */
+	cli_msg("%llu ticks (%llu missed), %llu samples, %llu threads, "
 		"%zu distinct stacks, %.1f threads stopped/tick, pause mean "
 		"%llu us max %llu us p50 %llu us p99 %llu us, %.2f%% of %.1f s; "
-		"ended: %s; wrote %s%s%s\n",
+		"ended: %s; wrote %s%s%s",
 		(unsigned long long)st->ticks,
 		(unsigned long long)st->missed_ticks,
 		(unsigned long long)st->samples,

@@ -21,6 +21,7 @@
 #include "flame.h"
 #include "grow.h"
 #include "hash.h"
+#include "textsafe.h"
 
 #define DEFAULT_WIDTH 1200
 #define MIN_WIDTH 200
@@ -283,43 +284,13 @@ static int tree_build(struct tree *t, const struct flame_stack *stacks,
  * and attribute values alike.
  */
 
-/* Length of the valid UTF-8 character at s (1 to 4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t len, i;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, past U+10FFFF, and U+FFFE/U+FFFF
-	 * (which XML does not allow) are invalid. */
-	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff || c == 0xfffe ||
-	    c == 0xffff)
-		return 0;
-	return len;
-}
-
 /* Characters in s, an invalid byte counting as one. */
 static size_t text_chars(const char *s)
 {
 	size_t n = 0, len;
 
 	for (; *s; s += len ? len : 1, n++)
-		len = utf8_len((const unsigned char *)s);
+		len = textsafe_utf8_len(s);
 	return n;
 }
 
@@ -327,8 +298,8 @@ static void put_char(FILE *out, const char *s, size_t len)
 {
 	unsigned char c = (unsigned char)s[0];
 
-	if (!len || c < 0x20 || c == 0x7f)
-		fputs("\xef\xbf\xbd", out); /* U+FFFD */
+	if (textsafe_unsafe(s, len))
+		fputs("\xef\xbf\xbd", out); /* U+FFFD (textsafe.h) */
 	else if (c == '&')
 		fputs("&amp;", out);
 	else if (c == '<')
@@ -349,7 +320,7 @@ static void put_text(FILE *out, const char *s, size_t max)
 	size_t len;
 
 	for (; *s && max; s += len ? len : 1, max--) {
-		len = utf8_len((const unsigned char *)s);
+		len = textsafe_utf8_len(s);
 		put_char(out, s, len);
 	}
 }

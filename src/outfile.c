@@ -4,12 +4,17 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "outfile.h"
@@ -38,6 +43,134 @@ static int temp_name(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/* dir + "/" + name into out (no "//" after the root). */
+static int join(char *out, size_t len, const char *dir, const char *name,
+		size_t namelen)
+{
+	int n = snprintf(out, len, "%s%s%.*s", dir, strcmp(dir, "/") ? "/" : "",
+			 (int)namelen, name);
+
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Would the kernel's fs.protected_symlinks rule refuse to follow the link
+ * at link (lstat'ed as *lst) in the directory dir?  In a sticky directory
+ * that others may write (/tmp), a link is followed only by its owner or
+ * when it belongs to the directory's owner (fs/namei.c,
+ * may_follow_link()).
+ */
+static bool planted(const char *dir, const struct stat *lst)
+{
+	struct stat dst;
+
+	if (stat(dir, &dst))
+		return false;
+	return (dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH) &&
+	       lst->st_uid != geteuid() && lst->st_uid != dst.st_uid;
+}
+
+/* done, a path without links, one directory up ("/" stays "/"). */
+static void go_up(char *done)
+{
+	char *up = strrchr(done, '/');
+
+	if (up)
+		up[up == done] = '\0';
+}
+
+/*
+ * Follow the link at link: todo becomes its target then rest, and done
+ * "/" when the target is absolute (else it stays the link's directory).
+ * 0 done, 1 when the link cannot be read (the walk ends there), -1 with
+ * errno (ENAMETOOLONG).
+ */
+static int follow(const char *link, const char *rest, char *todo, char *done)
+{
+	char target[PATH_MAX], next[PATH_MAX];
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+
+	if (n < 0)
+		return 1;
+	target[n] = '\0';
+	if (snprintf(next, sizeof(next), "%s/%s", target, rest) >=
+	    (int)sizeof(next)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(todo, next);
+	if (target[0] == '/')
+		strcpy(done, "/");
+	return 0;
+}
+
+/*
+ * Walk the directories of path as the kernel would, link by link, from
+ * the current directory or "/": 1 with the first planted link in *link,
+ * 0 if there is none (or the walk ends at a missing or unreadable
+ * component: creating the file then fails on its own), -1 on ELOOP or
+ * ENAMETOOLONG.
+ */
+static int find_planted(const char *path, char *link, size_t len)
+{
+	char done[PATH_MAX], todo[PATH_MAX], next[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int links = 0, rc;
+	struct stat st;
+
+	if (!slash)
+		return 0; /* in the current directory: no directory named */
+	if (snprintf(todo, sizeof(todo), "%.*s", (int)(slash - path), path) >=
+	    (int)sizeof(todo)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (path[0] == '/')
+		strcpy(done, "/");
+	else if (!getcwd(done, sizeof(done)))
+		return 0;
+	for (char *p = todo; *p;) {
+		size_t n = strcspn(p, "/");
+		char *rest = p + n + (p[n] == '/');
+
+		if (n == 2 && !strncmp(p, "..", 2))
+			go_up(done); /* done has no link in it: lexical */
+		if (n == 0 || (n <= 2 && !strncmp(p, "..", n))) {
+			p = rest;
+			continue;
+		}
+		if (join(next, sizeof(next), done, p, n))
+			return -1;
+		if (lstat(next, &st))
+			return 0;
+		if (!S_ISLNK(st.st_mode)) {
+			strcpy(done, next);
+			p = rest;
+			continue;
+		}
+		if (planted(done, &st))
+			return copy_name(next, link, len) ? -1 : 1;
+		if (++links > 40) {
+			errno = ELOOP;
+			return -1;
+		}
+		rc = follow(next, rest, todo, done);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+		p = todo;
+	}
+	return 0;
+}
+
+int outfile_planted_link(const char *path, char *link, size_t len)
+{
+	return find_planted(path, link, len);
+}
+
 /*
  * The file the profile really goes to.  rename() replaces the last path
  * component itself, so a symbolic link is followed here first (the link
@@ -52,6 +185,19 @@ static int resolve_output(const char *path, char *out, size_t len, int depth)
 	struct stat st;
 	ssize_t n;
 
+	/* The directories first: a link planted in /tmp as a directory
+	 * (/tmp/evil -> /root/x, -o /tmp/evil/p.prof) would aim root's
+	 * write elsewhere as well as one at the file itself.  With
+	 * fs.protected_symlinks = 1 the kernel refuses to follow it too, but
+	 * that is a sysctl (0 here and in many containers); this check
+	 * applies the same rule whatever it says. */
+	switch (find_planted(path, link, sizeof(link))) {
+	case 1:
+		errno = EPERM;
+		return -1;
+	case -1:
+		return -1;
+	}
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? copy_name(path, out, len) : -1;
 	if (S_ISDIR(st.st_mode)) {
@@ -91,6 +237,82 @@ static int resolve_output(const char *path, char *out, size_t len, int depth)
 	return resolve_output(next, out, len, depth + 1);
 }
 
+/*
+ * Stale temporaries.  A ptprof killed (SIGKILL, the OOM killer, a power
+ * cut) between mkstemp() and the rename leaves DIR/.NAME.XXXXXX behind,
+ * and one killed inside keep_old() DIR/.NAME.old.XXXXXX (a hard link to
+ * FILE).  The next run that writes FILE removes those of its own name:
+ * only that exact pattern (six of mkstemp's letters and digits), only a
+ * regular file of the effective user's, only one not changed for
+ * STALE_SECS (its ctime: a write or a link() moves it), and only one no
+ * live writer holds: a writer keeps an flock() on its temporary from just
+ * after mkstemp() until it closes it, and the kernel drops the lock when
+ * the writer dies, however it dies.  Both conditions are needed: the lock
+ * comes a moment after the file, and the ctime alone cannot tell a long
+ * run's file (written only at the end) from a dead one.
+ */
+enum { STALE_SECS = 2, TEMP_SUFFIX = 6 };
+
+/* Is name prefix followed by exactly TEMP_SUFFIX of mkstemp's letters? */
+static bool temp_of(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (strncmp(name, prefix, n) || strlen(name + n) != TEMP_SUFFIX)
+		return false;
+	for (name += n; *name; name++)
+		if (!((*name >= 'a' && *name <= 'z') ||
+		      (*name >= 'A' && *name <= 'Z') ||
+		      (*name >= '0' && *name <= '9')))
+			return false;
+	return true;
+}
+
+/* Remove the entry name of dir (fd dfd) if it is a stale temporary. */
+static void remove_if_stale(int dfd, const char *name)
+{
+	struct stat st, fst;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    time(NULL) - st.st_ctime < STALE_SECS)
+		return;
+	fd = openat(dfd, name,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* The same file still, and no live writer's (its lock is free). */
+	if (fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev &&
+	    fst.st_ino == st.st_ino && flock(fd, LOCK_EX | LOCK_NB) == 0)
+		unlinkat(dfd, name, 0);
+	close(fd);
+}
+
+/* Remove the stale temporaries of path (as above); best effort. */
+static void remove_stale(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char dir[PATH_MAX], tmp[PATH_MAX], old[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (snprintf(dir, sizeof(dir), "%.*s",
+		     slash ? (int)(slash - path + 1) : 1,
+		     slash ? path : ".") >= (int)sizeof(dir) ||
+	    snprintf(tmp, sizeof(tmp), ".%s.", base) >= (int)sizeof(tmp) ||
+	    snprintf(old, sizeof(old), ".%s.old.", base) >= (int)sizeof(old))
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (temp_of(de->d_name, tmp) || temp_of(de->d_name, old))
+			remove_if_stale(dirfd(d), de->d_name);
+	closedir(d);
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
 	int fd, saved;
@@ -99,9 +321,12 @@ int outfile_open(struct outfile *o, const char *path)
 	if (resolve_output(path, o->path, sizeof(o->path), 0) ||
 	    temp_name(o->path, o->tmp, sizeof(o->tmp)))
 		return -1;
+	remove_stale(o->path);
 	fd = mkstemp(o->tmp);
 	if (fd < 0)
 		return -1;
+	/* Ours while we live: remove_stale() of another run leaves it. */
+	flock(fd, LOCK_EX | LOCK_NB);
 	/* mkstemp makes it 0600, and so it stays: a profile holds the
 	 * target's memory map and the names of what it runs (a root
 	 * daemon's, written into /tmp, is not for every user to read), as

@@ -15,10 +15,24 @@
  * Which FILE is acceptable: a FILE that is a symbolic link owned by the
  * effective user is followed (its target is replaced, the link stays);
  * anybody else's link fails with EPERM, so a link planted in /tmp cannot
- * aim root's write elsewhere.  FILE must be a regular file or not exist: a
+ * aim root's write elsewhere.  The directories on the way are walked link
+ * by link first (and again for the target of a link at FILE): a link
+ * among them that sits in a sticky directory others may write (/tmp) and
+ * belongs neither to the effective user nor to that directory's owner
+ * fails with EPERM too, whatever fs.protected_symlinks says (the kernel's
+ * rule when it is 1, applied here when it is 0).  The check is made when
+ * the file is opened (and by outfile_check_writable()): a link swapped in
+ * between then and the rename is left to the kernel's rule.  FILE must be a regular file or not exist: a
  * directory fails with EISDIR, any other existing file (device, FIFO,
  * socket) with EINVAL, so that /dev/null is never replaced by a regular
  * file.
+ *
+ * What a kill leaves: a run killed while it writes leaves its temporary
+ * (DIR/.NAME.XXXXXX, perhaps empty) and FILE as it was; one killed in
+ * keep_old() may leave DIR/.NAME.old.XXXXXX, a hard link to FILE.
+ * outfile_open() removes such stale temporaries of FILE's name first:
+ * regular files of the effective user's, unchanged for 2 s, that no live
+ * writer holds (a writer keeps an flock() on its temporary).
  *
  * Contract: never prints or exits; -1 with errno on failure.  Commit and
  * abort end the outfile whatever happens (the temporary file is removed
@@ -48,5 +62,12 @@ void outfile_abort(struct outfile *o);
  * FILE.old (EEXIST: FILE.old is a directory or not the effective user's).
  */
 int outfile_check_writable(const char *path);
+
+/*
+ * The first planted link (as above) among the directories of path, into
+ * link (len bytes): 1 if there is one, 0 if not, -1 with errno (ELOOP,
+ * ENAMETOOLONG).  For the message after an EPERM.
+ */
+int outfile_planted_link(const char *path, char *link, size_t len);
 
 #endif /* PTPROF_OUTFILE_H */

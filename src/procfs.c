@@ -437,8 +437,11 @@ int procfs_comm(pid_t pid, pid_t tid, char *out, size_t len)
 		 (int)(tid ? tid : pid));
 	if (procfs_read_file(path, &buf, &n))
 		return -1;
-	nl = strchr(buf, '\n');
-	if (nl)
+	/* Only the newline the kernel adds is stripped: a thread may put
+	 * one in its own name (PR_SET_NAME stores any bytes), and then the
+	 * name is all of it; printing it safely is textsafe.h's part. */
+	nl = n ? buf + n - 1 : NULL;
+	if (nl && *nl == '\n')
 		*nl = '\0';
 	snprintf(out, len, "%s", buf);
 	free(buf);

@@ -111,7 +111,8 @@ struct procfs_cpu {
 };
 int procfs_cpu_times(pid_t pid, struct procfs_cpu *c);
 
-/* Thread or process name (comm), NUL-terminated, newline stripped. */
+/* Thread or process name (comm), NUL-terminated, the newline the kernel
+ * ends the file with stripped (one in the name itself is kept). */
 int procfs_comm(pid_t pid, pid_t tid, char *buf, size_t len);
 
 /*

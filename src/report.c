@@ -13,6 +13,7 @@
 #include "grow.h"
 #include "hash.h"
 #include "report.h"
+#include "textsafe.h"
 
 /*
  * Open-addressing tables from a 64-bit key (a name's or a stack's hash, or
@@ -396,15 +397,21 @@ int report_write_text(const struct report *r, FILE *out, size_t top)
 		const struct report_row *row = &r->rows[i];
 
 		sum += row->flat;
-		fprintf(out, "%8" PRIu64 " %5.1f%% %5.1f%% %8" PRIu64
-			     " %5.1f%%  %s",
-			row->flat, pct(row->flat, r->total),
-			pct(sum, r->total), row->cum,
-			pct(row->cum, r->total), row->name);
-		if (row->module && row->module[0] == '[')
-			fprintf(out, " %s", row->module); /* "[vdso]" */
-		else if (row->module)
-			fprintf(out, " [%s]", row->module);
+		fprintf(out,
+			"%8" PRIu64 " %5.1f%% %5.1f%% %8" PRIu64 " %5.1f%%  ",
+			row->flat, pct(row->flat, r->total), pct(sum, r->total),
+			row->cum, pct(row->cum, r->total));
+		/* Names come from the target and the profile: a newline or
+		 * an escape sequence in one is shown, not acted on. */
+		textsafe_fputs(out, row->name, NULL);
+		if (row->module && row->module[0] == '[') {
+			fputc(' ', out); /* "[vdso]" */
+			textsafe_fputs(out, row->module, NULL);
+		} else if (row->module) {
+			fputs(" [", out);
+			textsafe_fputs(out, row->module, NULL);
+			fputc(']', out);
+		}
 		fputc('\n', out);
 	}
 	if (n < r->nrows)
@@ -421,7 +428,10 @@ int report_write_folded(const struct report *r, FILE *out)
 		for (size_t k = 0; k < s->n; k++) {
 			if (k)
 				fputc(';', out);
-			fputs(r->names[r->frames[s->off + k]], out);
+			/* A newline in a name would forge a stack, a ';' a
+			 * frame: both escaped (textsafe.h). */
+			textsafe_fputs(out, r->names[r->frames[s->off + k]],
+				       ";");
 		}
 		fprintf(out, " %" PRIu64 "\n", s->count);
 	}
@@ -441,10 +451,9 @@ int report_write_svg(const struct report *r, FILE *out, const char *title)
 		for (size_t i = 0; i < r->nframes; i++)
 			names[i] = r->names[r->frames[i]];
 		for (size_t i = 0; i < r->nstacks; i++)
-			fs[i] = (struct flame_stack){
-				names + r->stacks[i].off, r->stacks[i].n,
-				r->stacks[i].count
-			};
+			fs[i] = (struct flame_stack){ names + r->stacks[i].off,
+						      r->stacks[i].n,
+						      r->stacks[i].count };
 		rc = flame_write_svg(out, fs, r->nstacks, &opt);
 	} else {
 		errno = ENOMEM;

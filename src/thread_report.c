@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textsafe.h"
 #include "thread_report.h"
 
 struct trow {
@@ -75,10 +76,13 @@ static int write_rows(const struct trow *r, size_t n, uint64_t total, FILE *out)
 
 		if (r[i].tid)
 			snprintf(tid, sizeof(tid), "%" PRId64, r[i].tid);
-		fprintf(out, "%10" PRIu64 " %6.2f%% %10s%s%s\n", r[i].count,
+		fprintf(out, "%10" PRIu64 " %6.2f%% %10s%s", r[i].count,
 			total ? 100.0 * (double)r[i].count / (double)total :
 				0.0,
-			tid, r[i].name[0] ? "  " : "", r[i].name);
+			tid, r[i].name[0] ? "  " : "");
+		/* A thread names itself: shown, never acted on. */
+		textsafe_fputs(out, r[i].name, NULL);
+		fputc('\n', out);
 	}
 	return ferror(out) ? -1 : 0;
 }

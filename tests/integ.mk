@@ -14,7 +14,8 @@ check_PROGRAMS += \
 	tests/targets/execer \
 	tests/targets/waker \
 	tests/targets/mangled \
-	tests/targets/cpuwait
+	tests/targets/cpuwait \
+	tests/targets/hostile
 
 tests_targets_cpuwait_SOURCES = tests/targets/cpuwait.c
 tests_targets_cpuwait_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -56,6 +57,10 @@ tests_targets_mangled_SOURCES = tests/targets/mangled.c
 tests_targets_mangled_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_mangled_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+tests_targets_hostile_SOURCES = tests/targets/hostile.c
+tests_targets_hostile_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_hostile_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
 tests_targets_exiter_SOURCES = tests/targets/exiter.c
 tests_targets_exiter_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
@@ -69,6 +74,7 @@ TESTS += \
 	tests/report-symbols.test \
 	tests/report-errors.test \
 	tests/dump.test \
+	tests/hostile-names.test \
 	tests/exec.test \
 	tests/zombie-leader.test \
 	tests/suspend.test \

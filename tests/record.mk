@@ -8,6 +8,7 @@ tests_targets_cpuburn_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 TESTS += \
 	tests/keep-old.test \
+	tests/stale-temp.test \
 	tests/top-output.test \
 	tests/children.test \
 	tests/progress.test
