@@ -171,6 +171,27 @@ static void warn_foreign(const struct sampler_stats *st)
 			(int)st->foreign_tid, (int)st->foreign_tracer, comm);
 }
 
+/* Descriptors ran short (RLIMIT_NOFILE): what it cost, once each. */
+static void warn_fd_limit(const struct sampler_stats *st)
+{
+	struct rlimit rl;
+	char lim[32] = "?";
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), "%llu",
+			 (unsigned long long)rl.rlim_cur);
+	if (st->threads_unread)
+		cli_msg("warning: %llu threads were not sampled at some ticks: "
+			"their CPU time could not be read (%s; ulimit -n %s)",
+			(unsigned long long)st->threads_unread,
+			strerror(st->unread_errno), lim);
+	if (st->threads_unkept)
+		cli_msg("warning: the /proc files of %llu threads were reopened "
+			"at every tick: too few file descriptors to keep them "
+			"open (ulimit -n %s)",
+			(unsigned long long)st->threads_unkept, lim);
+}
+
 static uint64_t timeval_ns(const struct timeval *tv)
 {
 	return (uint64_t)tv->tv_sec * NSEC_PER_SEC +
@@ -280,10 +301,10 @@ static int finish_command(pid_t child, const struct sampler_stats *st,
 struct output {
 	const struct options *o;
 	struct stacktab *tab;
-	struct profile_out *out;     /* NULL until the first spill */
-	size_t records;		     /* records written so far */
+	struct profile_out *out; /* NULL until the first spill */
+	size_t records;		 /* records written so far */
 	struct pprof_out *pprof; /* with a pprof output */
-	struct timespec start;	     /* wall clock at the start, for pprof */
+	struct timespec start;	 /* wall clock at the start, for pprof */
 };
 
 /* Distinct stacks kept in memory before they go to the file. */
@@ -532,7 +553,8 @@ static void watch_start(struct watch *w, const struct options *o,
 			      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		sigemptyset(&ttou);
 		sigaddset(&ttou, SIGTTOU);
-		w->ttou_blocked = sigprocmask(SIG_BLOCK, &ttou, &w->old_mask) == 0;
+		w->ttou_blocked = sigprocmask(SIG_BLOCK, &ttou, &w->old_mask) ==
+				  0;
 	}
 	w->last_at = mono_now_ns();
 	w->last.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -645,6 +667,7 @@ static void report_run(const struct options *o, const struct output *w,
 {
 	print_summary(o, st, w->records);
 	warn_foreign(st);
+	warn_fd_limit(st);
 	warn_unselected(sel, st);
 	warn_children(o, watch, st);
 	print_stats(o, st);
@@ -678,6 +701,9 @@ int cmd_record(const struct options *o)
 	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
 	if (o->action == ACTION_RECORD_COMMAND)
 		cfg.pid = cfg.child = start_command(o->command);
+	/* After COMMAND has started: it keeps the limit it was given (a
+	 * program that select()s breaks on descriptors past 1023). */
+	cli_raise_fd_limit();
 	watch_start(&watch, o, &cfg);
 	failed = sampler_run(&cfg, tab, maps, &st);
 	watch_end(&watch);
