@@ -417,8 +417,11 @@ static int seize_refused(struct sampler *s, struct thread *th)
 	if (tracer == (int)getpid())
 		return 0;
 	if (tracer > 0) {
-		if (!th->tracer)
+		/* Threads, not holds: one let go and taken again by the
+		 * other tracer is counted once. */
+		if (!th->held_counted)
 			st->foreign_traced++;
+		th->held_counted = true;
 		if (!st->foreign_tid) {
 			st->foreign_tid = th->tid;
 			st->foreign_tracer = tracer;

@@ -134,8 +134,9 @@ struct sampler_stats {
 	 * microsecond up to UNWIND_BUCKETS - 1 (the last bucket: longer). */
 	uint64_t unwind_hist[UNWIND_BUCKETS];
 	/* Threads found traced by another process (a debugger, strace),
-	 * which were not sampled while it held them; the first of them and
-	 * its tracer. */
+	 * which were not sampled while it held them (each thread once,
+	 * however often it was taken and let go); the first of them and its
+	 * tracer. */
 	uint64_t foreign_traced;
 	pid_t foreign_tid, foreign_tracer;
 	char foreign_comm[64]; /* the tracer's name, read when first seen */

@@ -50,6 +50,7 @@ struct thread {
 	bool selected;	     /* passes the thread selection (as of name_tick) */
 	pid_t tracer;	     /* another process that traces it, or 0 */
 	bool rebased;	     /* ... its CPU count restarted after the window */
+	bool held_counted;   /* counted in foreign_traced (once a thread) */
 	bool unkept_counted; /* counted in threads_unkept */
 	bool unread_counted; /* counted in threads_unread */
 	uint64_t retry_tick; /* ... seize it again from this tick on */
