@@ -301,10 +301,10 @@ static int finish_command(pid_t child, const struct sampler_stats *st,
 struct output {
 	const struct options *o;
 	struct stacktab *tab;
-	struct profile_out *out; /* NULL until the first spill */
-	size_t records;		 /* records written so far */
+	struct profile_out *out;     /* NULL until the first spill */
+	size_t records;		     /* records written so far */
 	struct pprof_out *pprof; /* with a pprof output */
-	struct timespec start;	 /* wall clock at the start, for pprof */
+	struct timespec start;	     /* wall clock at the start, for pprof */
 };
 
 /* Distinct stacks kept in memory before they go to the file. */
@@ -553,8 +553,7 @@ static void watch_start(struct watch *w, const struct options *o,
 			      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		sigemptyset(&ttou);
 		sigaddset(&ttou, SIGTTOU);
-		w->ttou_blocked = sigprocmask(SIG_BLOCK, &ttou, &w->old_mask) ==
-				  0;
+		w->ttou_blocked = sigprocmask(SIG_BLOCK, &ttou, &w->old_mask) == 0;
 	}
 	w->last_at = mono_now_ns();
 	w->last.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
