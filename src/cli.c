@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -65,6 +66,29 @@ void cli_block_stop_signals(sigset_t *set)
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGHUP);
 	sigprocmask(SIG_BLOCK, set, NULL);
+}
+
+/*
+ * ptprof keeps two /proc files open per thread (schedstat and stat, see
+ * procfs_read_schedstat()), so a target with thousands of threads needs
+ * more descriptors than Debian's default soft limit of 1024: raise it to
+ * the hard limit (at most 1 << 20, the kernel's default nr_open, which an
+ * unlimited hard limit cannot be raised past).  Quietly: a limit that
+ * cannot be raised only makes ticks dearer (the sampler counts the
+ * threads whose files were read anew, and cmd_record says so).
+ */
+void cli_raise_fd_limit(void)
+{
+	struct rlimit rl;
+	rlim_t want;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	want = rl.rlim_max > (rlim_t)1 << 20 ? (rlim_t)1 << 20 : rl.rlim_max;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = want;
+	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 /* Why the kernel will not (or did not) let us trace pid, as one clause. */

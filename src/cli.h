@@ -10,7 +10,9 @@
  * itself, a ptrace refusal and its reason) when it cannot be profiled.
  * cli_block_stop_signals() blocks the signals that end a recording or a
  * dump (SIGINT, SIGTERM, SIGHUP) and gives their set, for the sampler's
- * config->stop_signals.
+ * config->stop_signals.  cli_raise_fd_limit() raises the soft
+ * RLIMIT_NOFILE to the hard one (ptprof keeps files open per thread); a
+ * COMMAND started after it would inherit it, so start that first.
  */
 #ifndef PTPROF_CLI_H
 #define PTPROF_CLI_H
@@ -26,6 +28,7 @@ void cli_die(int status, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 void cli_check_target(pid_t pid);
 void cli_block_stop_signals(sigset_t *set);
+void cli_raise_fd_limit(void);
 
 /* Why the kernel will not (or did not) let us trace pid, as one clause. */
 void cli_explain_refusal(pid_t pid, char *buf, size_t len);

@@ -264,6 +264,7 @@ int cmd_dump(const struct options *o)
 	if (!maps)
 		cli_die(EXIT_FAILURE, "out of memory");
 	cli_check_target(o->pid);
+	cli_raise_fd_limit();
 	list_threads(o->pid, &d);
 	capture(o->pid, &d, maps);
 	sym = symbolizer_for(o->pid, maps);

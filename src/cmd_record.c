@@ -183,6 +183,27 @@ static void warn_foreign(const struct sampler_stats *st)
 			(int)st->foreign_tid, (int)st->foreign_tracer, comm);
 }
 
+/* Descriptors ran short (RLIMIT_NOFILE): what it cost, once each. */
+static void warn_fd_limit(const struct sampler_stats *st)
+{
+	struct rlimit rl;
+	char lim[32] = "?";
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), "%llu",
+			 (unsigned long long)rl.rlim_cur);
+	if (st->threads_unread)
+		cli_msg("warning: %llu threads were not sampled at some ticks: "
+			"their CPU time could not be read (%s; ulimit -n %s)",
+			(unsigned long long)st->threads_unread,
+			strerror(st->unread_errno), lim);
+	if (st->threads_unkept)
+		cli_msg("warning: the /proc files of %llu threads were reopened "
+			"at every tick: too few file descriptors to keep them "
+			"open (ulimit -n %s)",
+			(unsigned long long)st->threads_unkept, lim);
+}
+
 static uint64_t timeval_ns(const struct timeval *tv)
 {
 	return (uint64_t)tv->tv_sec * NSEC_PER_SEC +
@@ -657,6 +678,7 @@ static void report_run(const struct options *o, const struct output *w,
 {
 	print_summary(o, st, w->records);
 	warn_foreign(st);
+	warn_fd_limit(st);
 	warn_unselected(sel, st);
 	warn_children(o, watch, st);
 	print_stats(o, st);
@@ -690,6 +712,9 @@ int cmd_record(const struct options *o)
 	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
 	if (o->action == ACTION_RECORD_COMMAND)
 		cfg.pid = cfg.child = start_command(o->command);
+	/* After COMMAND has started: it keeps the limit it was given (a
+	 * program that select()s breaks on descriptors past 1023). */
+	cli_raise_fd_limit();
 	watch_start(&watch, o, &cfg);
 	failed = sampler_run(&cfg, tab, maps, &st);
 	watch_end(&watch);

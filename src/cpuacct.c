@@ -61,6 +61,7 @@ int cpuacct_read(struct cpuacct *c, pid_t pid, pid_t tid)
 	if (procfs_read_schedstat(pid, tid, &c->sched_fd, &c->cpu_now,
 				  &c->runs_now))
 		return -1;
+	c->unkept |= c->sched_fd < 0;
 	c->fresh = true;
 	/*
 	 * Counters that went backwards belong to another task under the
@@ -132,16 +133,21 @@ bool cpuacct_resting(const struct cpuacct *c, const struct cpuacct_proc *p)
  * 20 Hz, always burns between two ticks.  Its total stays right; where in
  * it the time went does not.)
  */
-static bool cpuacct_on_cpu_now(struct cpuacct *c, const struct cpuacct_proc *p,
-			       pid_t tid, uint64_t used, uint64_t interval)
+static int cpuacct_on_cpu_now(struct cpuacct *c, const struct cpuacct_proc *p,
+			      pid_t tid, uint64_t used, uint64_t interval)
 {
 	int state;
 
 	if (used >= interval / 10 * 9 ||
 	    c->carry >= (int64_t)(CARRY_MAX * p->period_ns))
-		return true;
+		return 1;
+	/* A state that cannot be read (EMFILE) is not taken for running:
+	 * a guess would stop a blocked thread, which may see EINTR. */
 	state = procfs_read_task_state(p->pid, tid, &c->stat_fd);
-	return state == 'R' || state < 0;
+	if (state < 0)
+		return -1;
+	c->unkept |= c->stat_fd < 0;
+	return state == 'R';
 }
 
 /*
@@ -164,14 +170,15 @@ static bool cpuacct_on_cpu_now(struct cpuacct *c, const struct cpuacct_proc *p,
  * A thread seen for the first time has no baseline: it is due when /proc
  * says it is runnable (R), or in --wall mode.
  */
-bool cpuacct_due(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid,
-		 uint64_t now_ns)
+int cpuacct_due(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid,
+		uint64_t now_ns)
 {
 	uint64_t self_cost = p->period_ns / 4 < 200 * NSEC_PER_USEC ?
 				     p->period_ns / 4 :
 				     200 * NSEC_PER_USEC;
 	uint64_t used, interval;
 	bool idle;
+	int state;
 
 	c->cpu_read = c->cpu_now;
 	if (!c->have_cpu) {
@@ -179,7 +186,10 @@ bool cpuacct_due(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid,
 		c->have_cpu = true;
 		c->cpu_base = c->cpu_now;
 		c->runs_base = c->runs_now;
-		return p->wall || procfs_task_state(p->pid, tid) == 'R';
+		if (p->wall)
+			return 1;
+		state = procfs_task_state(p->pid, tid);
+		return state < 0 ? -1 : state == 'R';
 	}
 	used = c->cpu_now - c->cpu_base;
 	interval = now_ns - c->read_ns;
@@ -193,7 +203,7 @@ bool cpuacct_due(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid,
 	if (p->wall)
 		return !idle;
 	if (c->carry < (int64_t)(p->period_ns / 2))
-		return false;
+		return 0;
 	return cpuacct_on_cpu_now(c, p, tid, used, interval);
 }
 

@@ -19,9 +19,12 @@
  * one struct cpuacct_proc per target; plain data, not thread-safe, never
  * prints.  Every call is made between stop windows: each reads /proc,
  * which no thread of the target should wait for.  cpuacct_init() before
- * first use, cpuacct_close() to release the files kept open.  Readings
- * fail with -1 and errno (the thread is gone, /proc is not there); the
- * sampler then stops the thread as if it were due.
+ * first use, cpuacct_close() to release the files kept open (when
+ * descriptors run short a file is read without being kept: unkept tells;
+ * see procfs_read_schedstat()).  Readings fail with -1 and errno (the
+ * thread is gone, /proc is not there, EMFILE); in CPU mode the sampler
+ * then leaves the thread alone this tick (it never stops a thread on a
+ * guess), in --wall mode it stops it as if it were due.
  */
 #ifndef PTPROF_CPUACCT_H
 #define PTPROF_CPUACCT_H
@@ -32,11 +35,12 @@
 #include <time.h>
 
 struct cpuacct {
-	int sched_fd;		    /* its schedstat, or -1 */
-	int stat_fd;		    /* its stat (the state), or -1 */
-	uint64_t read_ns;	    /* CLOCK_MONOTONIC of its last due check */
-	bool have_cpu;		    /* cpu_base/runs_base are real readings */
-	uint64_t cpu_now, runs_now; /* schedstat read this tick */
+	int sched_fd;	  /* its schedstat, or -1 */
+	int stat_fd;	  /* its stat (the state), or -1 */
+	bool unkept;	  /* a file of it was read without being kept open */
+	uint64_t read_ns; /* CLOCK_MONOTONIC of its last due check */
+	bool have_cpu;	  /* cpu_base/runs_base are real readings */
+	uint64_t cpu_now, runs_now;   /* schedstat read this tick */
 	uint64_t cpu_base, runs_base; /* ... at its last due check */
 	bool fresh;		      /* cpu_now/runs_now were read this tick */
 	uint64_t cpu_read;	      /* on-CPU time at its previous read */
@@ -95,9 +99,11 @@ void cpuacct_drop_carry(struct cpuacct *c);
 bool cpuacct_resting(const struct cpuacct *c, const struct cpuacct_proc *p);
 
 /* After cpuacct_read() at the tick that started at now_ns: is the thread
- * due for a sample?  Updates the carry and the quiet count. */
-bool cpuacct_due(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid,
-		 uint64_t now_ns);
+ * due for a sample?  Updates the carry and the quiet count.  1: due; 0:
+ * not; -1 with errno: CPU mode, its state (running or not) could not be
+ * read, and it is not due. */
+int cpuacct_due(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid,
+		uint64_t now_ns);
 
 /* The samples a stack of the thread counts for; takes them off its carry. */
 uint64_t cpuacct_weight(struct cpuacct *c, const struct cpuacct_proc *p);

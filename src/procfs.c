@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "grow.h"
@@ -321,26 +322,56 @@ int procfs_uid(pid_t pid, uid_t *uid)
 }
 
 /*
- * A small /proc file kept open in *fd (opened from path when *fd < 0) and
- * read whole with one pread() into buf, NUL-terminated.  A failed read
- * (ESRCH: the task is gone) closes it, so that a TID that comes back, a
- * new task, is opened anew.  The length read, or -1.
+ * Whether a descriptor just opened may be kept open across ticks.  Every
+ * thread keeps one or two (its schedstat, its stat), so 5000 threads under
+ * Debian's default soft limit of 1024 would take every descriptor: then
+ * any other open (the next thread's file, a module image, the profile)
+ * fails with EMFILE.  So a file is kept only if its descriptor is below
+ * the limit less a reserve (a quarter of it, at least 16).  open() returns
+ * the lowest free descriptor: the kept ones all lie below that line, and
+ * the ones above it stay free for everything else.  A file not kept is
+ * read anew each time (open, pread, close): three system calls, not one.
+ */
+static bool may_keep(int fd)
+{
+	struct rlimit rl;
+	rlim_t reserve;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	reserve = rl.rlim_cur / 4 < 16 ? 16 : rl.rlim_cur / 4;
+	return (rlim_t)fd + reserve < rl.rlim_cur;
+}
+
+/*
+ * A small /proc file kept open in *fd (opened from path when *fd < 0, and
+ * kept if may_keep() says so) and read whole with one pread() into buf,
+ * NUL-terminated.  A failed read (ESRCH: the task is gone) closes it, so
+ * that a TID that comes back, a new task, is opened anew.  The length
+ * read, or -1.
  */
 static ssize_t pread_kept(const char *path, int *fd, char *buf, size_t size)
 {
+	int f = *fd, saved;
 	ssize_t len;
 
-	if (*fd < 0) {
-		*fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (*fd < 0)
+	if (f < 0) {
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f < 0)
 			return -1;
 	}
-	len = pread(*fd, buf, size - 1, 0);
+	len = pread(f, buf, size - 1, 0);
 	if (len <= 0) {
-		close(*fd);
+		saved = len < 0 ? errno : ESRCH;
+		close(f);
 		*fd = -1;
+		errno = saved;
 		return -1;
 	}
+	if (*fd < 0 && may_keep(f))
+		*fd = f;
+	else if (*fd < 0)
+		close(f);
 	buf[len] = '\0';
 	return len;
 }

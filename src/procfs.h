@@ -77,16 +77,19 @@ int procfs_uid(pid_t pid, uid_t *uid);
  * A thread's on-CPU time and how many times it was scheduled in: the
  * first and third fields of /proc/PID/task/TID/schedstat, opened once
  * (*fd < 0: open it now and keep it in *fd) and read with pread() each
- * tick.  A failed read (the thread is gone) closes *fd and sets it to -1,
- * so a TID that comes back, another thread, is opened anew.  0, or -1
- * with errno.
+ * tick.  The file is kept only while descriptors are plentiful: one
+ * that would take the last quarter of RLIMIT_NOFILE (at least 16) is
+ * closed after the read and *fd stays -1 (so that a caller can tell).  A
+ * failed read (the thread is gone) closes *fd and sets it to -1, so a TID
+ * that comes back, another thread, is opened anew.  0, or -1 with errno
+ * (EMFILE: no descriptor was left even for one read).
  */
 int procfs_read_schedstat(pid_t pid, pid_t tid, int *fd, uint64_t *cpu_ns,
 			  uint64_t *runs);
 
 /*
  * A thread's state letter (R, S, D, T, t, Z...) from its
- * /proc/PID/task/TID/stat, kept open in *fd as above.  The letter, or -1
+ * /proc/PID/task/TID/stat, kept open in *fd (or not) as above.  The letter, or -1
  * with errno.
  */
 int procfs_read_task_state(pid_t pid, pid_t tid, int *fd);

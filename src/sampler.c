@@ -255,7 +255,8 @@ static int push_active(struct sampler *s, struct thread *th)
 /*
  * Read a thread's schedstat, once per tick (cpuacct_read()).  Another task
  * under its TID (the counters went backwards) gets its name read afresh
- * too.  -1 if it cannot be read.
+ * too.  A thread whose files could not be kept open (descriptors ran
+ * short) is counted once.  -1 if it cannot be read.
  */
 static int read_cpu(struct sampler *s, struct thread *th)
 {
@@ -264,6 +265,10 @@ static int read_cpu(struct sampler *s, struct thread *th)
 	if (rc > 0) {
 		th->name_tick = 0;
 		th->name_reads = 0;
+	}
+	if (th->cpu.unkept && !th->unkept_counted) {
+		th->unkept_counted = true;
+		s->st->threads_unkept++;
 	}
 	return rc < 0 ? -1 : 0;
 }
@@ -295,17 +300,41 @@ static void read_process_cpu(struct sampler *s)
 }
 
 /*
+ * CPU mode: the thread's CPU time or state could not be read (errno), so
+ * it is not stopped: a guess would stop blocked threads, which may see
+ * EINTR (5000 idle threads under `ulimit -n 1024` lost their files to
+ * EMFILE, and ~4000 were stopped every tick).  A thread that is gone
+ * needs no word; any other is counted once, with the first reason.
+ */
+static void unreadable(struct sampler *s, struct thread *th)
+{
+	if (errno == ENOENT || errno == ESRCH || th->unread_counted)
+		return;
+	th->unread_counted = true;
+	if (!s->st->threads_unread++)
+		s->st->unread_errno = errno;
+}
+
+/*
  * Is the thread due for a sample (cpuacct_due())?  Asked of every listed
- * thread, selected or not, so that the accounting stays current.  Without
- * schedstat every thread is due.
+ * thread, selected or not, so that the accounting stays current.  A
+ * thread whose schedstat cannot be read is due in --wall mode (which
+ * stops the threads that may have run anyway), never in CPU mode.
  */
 static bool ran_since_capture(struct sampler *s, struct thread *th)
 {
+	int due = -1;
+
 	if (cpuacct_resting(&th->cpu, &s->acct))
 		return false;
-	if (read_cpu(s, th))
+	if (read_cpu(s, th) == 0)
+		due = cpuacct_due(&th->cpu, &s->acct, th->tid, s->tick_ns);
+	if (due >= 0)
+		return due;
+	if (s->cfg->wall)
 		return true;
-	return cpuacct_due(&th->cpu, &s->acct, th->tid, s->tick_ns);
+	unreadable(s, th);
+	return false;
 }
 
 /* Record one stack of th, counting for count samples. */
@@ -388,8 +417,11 @@ static int seize_refused(struct sampler *s, struct thread *th)
 	if (tracer == (int)getpid())
 		return 0;
 	if (tracer > 0) {
-		if (!th->tracer)
+		/* Threads, not holds: one let go and taken again by the
+		 * other tracer is counted once. */
+		if (!th->held_counted)
 			st->foreign_traced++;
+		th->held_counted = true;
 		if (!st->foreign_tid) {
 			st->foreign_tid = th->tid;
 			st->foreign_tracer = tracer;

@@ -134,11 +134,20 @@ struct sampler_stats {
 	 * microsecond up to UNWIND_BUCKETS - 1 (the last bucket: longer). */
 	uint64_t unwind_hist[UNWIND_BUCKETS];
 	/* Threads found traced by another process (a debugger, strace),
-	 * which were not sampled while it held them; the first of them and
-	 * its tracer. */
+	 * which were not sampled while it held them (each thread once,
+	 * however often it was taken and let go); the first of them and its
+	 * tracer. */
 	uint64_t foreign_traced;
 	pid_t foreign_tid, foreign_tracer;
 	char foreign_comm[64]; /* the tracer's name, read when first seen */
+	/* Threads whose /proc files could not all be kept open (too few
+	 * descriptors: RLIMIT_NOFILE), read anew at each tick instead. */
+	uint64_t threads_unkept;
+	/* CPU mode: threads whose CPU time or state could not be read at
+	 * some tick (not because they were gone), and so were not stopped
+	 * then; the errno of the first failure. */
+	uint64_t threads_unread;
+	int unread_errno;
 	uint64_t elapsed_ns;
 	enum sampler_end end;
 	int end_signal;	     /* for SAMPLER_END_SIGNAL */

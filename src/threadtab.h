@@ -50,6 +50,9 @@ struct thread {
 	bool selected;	     /* passes the thread selection (as of name_tick) */
 	pid_t tracer;	     /* another process that traces it, or 0 */
 	bool rebased;	     /* ... its CPU count restarted after the window */
+	bool held_counted;   /* counted in foreign_traced (once a thread) */
+	bool unkept_counted; /* counted in threads_unkept */
+	bool unread_counted; /* counted in threads_unread */
 	uint64_t retry_tick; /* ... seize it again from this tick on */
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
 	size_t last_n;

@@ -26,4 +26,5 @@ TESTS += \
 	tests/chaos/sigstorm.test \
 	tests/chaos/groupstop.test \
 	tests/chaos/interrupted.test \
-	tests/chaos/eintr.test
+	tests/chaos/eintr.test \
+	tests/chaos/fd-limit.test

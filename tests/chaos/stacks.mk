@@ -24,4 +24,5 @@ EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
 
 TESTS += \
 	tests/chaos/refuse-strace.test \
-	tests/chaos/refuse-user.test
+	tests/chaos/refuse-user.test \
+	tests/chaos/tracer-held.test

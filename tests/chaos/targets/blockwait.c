@@ -3,7 +3,7 @@
  * timeouts, which count every early return (EINTR, a spurious wake-up)
  * while one thread burns CPU, to show what a profiler's stops do to them.
  *
- *   blockwait SECS
+ *   blockwait SECS [EXTRA]
  *
  * Threads (named for /proc/PID/task/TID/comm), blocked until the end:
  *   bw-epoll   epoll_wait on an eventfd, timeout SECS + 10 s
@@ -12,6 +12,9 @@
  *   bw-nsleep  nanosleep for SECS + 10 s
  *   bw-cnsleep clock_nanosleep to SECS + 10 s from the start (absolute)
  *   bw-burn    burns CPU in blockwait_burn until the end
+ *   bw-idle    EXTRA (0..2000, default 0) more threads as bw-epoll, each
+ *              on an epoll instance of its own, counted with it (many
+ *              idle threads: tests/chaos/fd-limit.test)
  * The main thread waits in sigtimedwait for SIGUSR1 (blocked in every
  * thread), which ends the run, or for SECS (1..60) seconds; then it wakes
  * the first three (eventfd, pipe, condition variable) and cancels the
@@ -49,17 +52,50 @@ static unsigned long early_epoll, early_read, early_cond, early_nsleep,
 	early_cnsleep;
 volatile uint64_t sink;
 
-static void *epoll_thread(void *arg)
+/* Wait on the eventfd, through an epoll instance of our own. */
+static void epoll_loop(void)
 {
 	int ep = epoll_create1(0);
 	struct epoll_event ev = { .events = EPOLLIN };
 
-	(void)arg;
-	pthread_setname_np(pthread_self(), "bw-epoll");
 	epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev);
 	while (epoll_wait(ep, &ev, 1, (int)(secs * 1000) + 10000) != 1)
-		early_epoll++;
+		__atomic_fetch_add(&early_epoll, 1, __ATOMIC_RELAXED);
+}
+
+static void *epoll_thread(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "bw-epoll");
+	epoll_loop();
 	return NULL;
+}
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "bw-idle");
+	epoll_loop();
+	return NULL;
+}
+
+/* EXTRA idle threads, small stacks: they only wait. */
+static pthread_t *start_idle(long extra)
+{
+	pthread_t *t = calloc((size_t)extra + 1, sizeof(*t));
+	pthread_attr_t attr;
+
+	if (!t)
+		return NULL;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (long i = 0; i < extra; i++)
+		if (pthread_create(&t[i], &attr, idle_thread, NULL)) {
+			perror("blockwait: idle thread");
+			exit(2);
+		}
+	pthread_attr_destroy(&attr);
+	return t;
 }
 
 static void *read_thread(void *arg)
@@ -126,16 +162,20 @@ static void *burn_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-	void *(*fn[])(void *) = { epoll_thread, read_thread, cond_thread,
+	void *(*fn[])(void *) = { epoll_thread,	 read_thread,	 cond_thread,
 				  nsleep_thread, cnsleep_thread, burn_thread };
 	pthread_t th[sizeof(fn) / sizeof(fn[0])];
 	uint64_t one = 1;
 	size_t n = sizeof(fn) / sizeof(fn[0]);
 	struct timespec wait = { 0, 0 };
+	pthread_t *idle;
+	long extra = argc == 3 ? atol(argv[2]) : 0;
 	sigset_t set;
 
-	if (argc != 2 || (secs = atof(argv[1])) < 1 || secs > 60) {
-		fprintf(stderr, "usage: blockwait SECS(1..60)\n");
+	if (argc < 2 || argc > 3 || (secs = atof(argv[1])) < 1 || secs > 60 ||
+	    extra < 0 || extra > 2000) {
+		fprintf(stderr,
+			"usage: blockwait SECS(1..60) [EXTRA(0..2000)]\n");
 		return 2;
 	}
 	efd = eventfd(0, 0);
@@ -150,6 +190,11 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	for (size_t i = 0; i < n; i++)
 		pthread_create(&th[i], NULL, fn[i], NULL);
+	idle = start_idle(extra);
+	if (!idle) {
+		perror("blockwait");
+		return 2;
+	}
 	printf("ready\n");
 	fflush(stdout);
 	wait.tv_sec = (time_t)secs;
@@ -169,6 +214,9 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&lock);
 	for (size_t i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
+	for (long i = 0; i < extra; i++)
+		pthread_join(idle[i], NULL);
+	free(idle);
 	printf("blockwait: epoll=%lu read=%lu cond=%lu nsleep=%lu cnsleep=%lu\n",
 	       early_epoll, early_read, early_cond, early_nsleep,
 	       early_cnsleep);

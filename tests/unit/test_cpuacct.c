@@ -1,0 +1,122 @@
+/*
+ * test_cpuacct - CPU accounting when file descriptors run short (issue
+ * 12, item 3), on this test's own thread under RLIMIT_NOFILE 64:
+ *  - with descriptors to spare, schedstat is kept open;
+ *  - once the lowest free descriptor is in the last quarter of the limit
+ *    (at least 16), it is read but not kept (unkept, sched_fd -1);
+ *  - with no descriptor left, the read fails with EMFILE;
+ *  - cpuacct_due() never guesses: a thread whose state cannot be read is
+ *    not due in CPU mode (-1, EMFILE), first seen or with a carry due;
+ *    in --wall mode a first-seen thread is due without a read.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpuacct.h"
+#include "timeutil.h"
+#include "unit.h"
+
+#define LIMIT 64
+#define PERIOD_NS (1000 * 1000) /* 1 ms: a short burn makes a carry due */
+
+static int fds[LIMIT];
+static int nfds;
+
+/* Open /dev/null until the lowest free descriptor is at least below, or
+ * (below < 0) until none is left. */
+static void take_fds(int below)
+{
+	for (;;) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		fds[nfds++] = fd;
+		if (below >= 0 && fd + 1 >= below)
+			return;
+	}
+}
+
+static void give_fds(void)
+{
+	while (nfds)
+		close(fds[--nfds]);
+}
+
+/* Burn ms of this thread's CPU time. */
+static void burn_ms(unsigned ms)
+{
+	uint64_t end = mono_now_ns() + (uint64_t)ms * NSEC_PER_MSEC;
+	volatile uint64_t x = 0;
+
+	while (mono_now_ns() < end)
+		x++;
+}
+
+int main(void)
+{
+	struct rlimit rl = { LIMIT, LIMIT };
+	/* Zeroed, as struct thread entries are (threadtab.h). */
+	struct cpuacct kept = { 0 }, unkept = { 0 }, none = { 0 }, busy = { 0 };
+	struct cpuacct_proc cpu, wall;
+	pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	int rc;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max > LIMIT)
+		rl.rlim_max = LIMIT;
+	rl.rlim_cur = LIMIT;
+	CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	cpuacct_proc_init(&cpu, pid, PERIOD_NS, false);
+	cpuacct_proc_init(&wall, pid, PERIOD_NS, true);
+
+	/* Plenty: kept. */
+	cpuacct_init(&kept);
+	CHECK(cpuacct_read(&kept, pid, tid) == 0);
+	CHECKF(kept.sched_fd >= 0 && !kept.unkept, "fd %d", kept.sched_fd);
+
+	/* In the reserve (64 - 16 = 48 and up): read, not kept. */
+	take_fds(LIMIT - 16);
+	cpuacct_init(&unkept);
+	CHECK(cpuacct_read(&unkept, pid, tid) == 0);
+	CHECKF(unkept.sched_fd < 0 && unkept.unkept, "fd %d", unkept.sched_fd);
+
+	/* A thread with a reading and a kept file, whose carry comes due
+	 * while it sleeps most of the interval: its state must be read. */
+	give_fds();
+	cpuacct_init(&busy);
+	CHECK(cpuacct_read(&busy, pid, tid) == 0);
+	CHECK(cpuacct_due(&busy, &cpu, tid, mono_now_ns()) == 1); /* R, first */
+	burn_ms(5);
+	nanosleep(&pause, NULL);
+
+	/* None left: the read fails, and nothing is due on a guess. */
+	take_fds(-1);
+	cpuacct_init(&none);
+	errno = 0;
+	CHECK(cpuacct_read(&none, pid, tid) == -1 && errno == EMFILE);
+	errno = 0;
+	rc = cpuacct_due(&unkept, &cpu, tid, mono_now_ns()); /* first seen */
+	CHECKF(rc == -1 && errno == EMFILE, "rc %d errno %d", rc, errno);
+	cpuacct_new_tick(&busy);
+	CHECK(cpuacct_read(&busy, pid, tid) == 0); /* its fd is kept */
+	errno = 0;
+	rc = cpuacct_due(&busy, &cpu, tid, mono_now_ns());
+	CHECKF(rc == -1 && errno == EMFILE, "rc %d errno %d", rc, errno);
+	unkept = (struct cpuacct){ 0 };
+	cpuacct_init(&unkept);
+	CHECK(cpuacct_due(&unkept, &wall, tid, mono_now_ns()) == 1);
+	give_fds();
+
+	cpuacct_close(&kept);
+	cpuacct_close(&busy);
+	return unit_result("test_cpuacct");
+}
