@@ -82,10 +82,15 @@ int ptctl_set_rax(pid_t tid, unsigned long long rax)
  * ourselves; ENOENT past the oldest filter.  buf must hold the program:
  * callers pass BPF_MAXINSNS instructions, the most a filter may have.
  */
+long ptctl_seccomp_filter_len(pid_t tid, unsigned long index)
+{
+	return ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)index, NULL);
+}
+
 long ptctl_seccomp_filter(pid_t tid, unsigned long index,
 			  struct sock_filter *buf, size_t cap)
 {
-	long n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)index, NULL);
+	long n = ptctl_seccomp_filter_len(tid, index);
 
 	if (n < 0)
 		return -1;

@@ -26,7 +26,9 @@ int ptctl_seize(pid_t tid);
 int ptctl_interrupt(pid_t tid);
 int ptctl_getregs(pid_t tid, struct user_regs_struct *regs);
 int ptctl_detach(pid_t tid, int sig);
-/* One seccomp filter's program into buf (cap instructions): its length. */
+/* One seccomp filter's length in instructions (NULL buffer), or its
+ * program into buf (cap instructions): its length. */
+long ptctl_seccomp_filter_len(pid_t tid, unsigned long index);
 long ptctl_seccomp_filter(pid_t tid, unsigned long index,
 			  struct sock_filter *buf, size_t cap);
 int ptctl_set_rax(pid_t tid, unsigned long long rax);

@@ -280,6 +280,16 @@ bool seccomp_can_read(void)
 }
 
 /*
+ * get_nth_filter() answers EINVAL for a thread whose mode is not
+ * SECCOMP_MODE_FILTER; index 0 of a filtered thread gives its newest
+ * filter's length.
+ */
+bool seccomp_has_filter(pid_t tid)
+{
+	return !(ptctl_seccomp_filter_len(tid, 0) < 0 && errno == EINVAL);
+}
+
+/*
  * Filters stack: the kernel runs every one and takes the most severe
  * action, so restart_syscall is allowed only if each filter allows it.
  * Index 0 is the newest; the index past the oldest gives ENOENT.

@@ -66,6 +66,11 @@ int seccomp_thread_mode(pid_t pid, pid_t tid, int *mode, int *filters);
 /* Whether PTRACE_SECCOMP_GET_FILTER can work for this process. */
 bool seccomp_can_read(void);
 
+/* Whether stopped thread tid is under a seccomp filter, asked with one
+ * PTRACE_SECCOMP_GET_FILTER: needs seccomp_can_read(); true when the
+ * answer is not a clear no. */
+bool seccomp_has_filter(pid_t tid);
+
 /* Read and judge every filter of stopped thread tid.  -1 with errno
  * (EACCES: not allowed to read them) when they cannot be read. */
 int seccomp_judge_thread(pid_t tid, enum seccomp_verdict *v);
