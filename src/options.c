@@ -104,7 +104,7 @@ const char options_report_usage[] =
 	"module+0xOFFSET.\n";
 
 const char options_dump_usage[] =
-	"Usage: ptprof dump -p PID [--json]\n"
+	"Usage: ptprof dump -p PID [--json] [--unsafe-seccomp]\n"
 	"Stop every thread of PID once, copy its registers and stack, let it go,\n"
 	"then print each thread's stack: TID, name and state, then one line per\n"
 	"frame (address, function+offset, module).  Like pstack or eu-stack,\n"

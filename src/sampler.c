@@ -196,21 +196,23 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 	if (!pending && !th->sc_probe)
 		return;
 	th->sc_probe = false;
-	/* Reading the status costs some 15 us in the stop; where filters
-	 * can be read, one PTRACE_SECCOMP_GET_FILTER (about 1 us) tells
-	 * a thread without any first. */
-	if (s->sc_can_read && !seccomp_has_filter(th->tid))
-		return;
-	if (seccomp_thread_mode(s->cfg->pid, th->tid, &mode, &nf)) {
-		if (pending)
-			seccomp_defuse(th->tid);
-		return;
-	}
-	if (mode != 2 ||
-	    (th->sc_judged && th->sc_filters == nf && !th->sc_unsafe))
-		return;
-	if (seccomp_judge_thread(th->tid, &v))
+	if (s->sc_can_read) {
+		/* A few PTRACE_SECCOMP_GET_FILTER, about 1 us each, where
+		 * reading the status would cost some 15 us in the stop. */
+		if (!seccomp_has_filter(th->tid) ||
+		    (th->sc_judged && !th->sc_unsafe &&
+		     seccomp_filter_count_is(th->tid, th->sc_filters)))
+			return;
+		if (seccomp_judge_thread(th->tid, &v, &nf))
+			v = SECCOMP_UNREADABLE;
+	} else {
+		/* Filters cannot be read: any filter is unsafe. */
+		if (seccomp_thread_mode(s->cfg->pid, th->tid, &mode, &nf) ==
+			    0 &&
+		    mode != 2)
+			return;
 		v = SECCOMP_UNREADABLE;
+	}
 	th->sc_judged = true;
 	th->sc_filters = nf;
 	if (v == SECCOMP_SAFE)

@@ -294,7 +294,7 @@ bool seccomp_has_filter(pid_t tid)
  * action, so restart_syscall is allowed only if each filter allows it.
  * Index 0 is the newest; the index past the oldest gives ENOENT.
  */
-int seccomp_judge_thread(pid_t tid, enum seccomp_verdict *v)
+int seccomp_judge_thread(pid_t tid, enum seccomp_verdict *v, int *count)
 {
 	static struct sock_filter prog[BPF_MAXINSNS];
 
@@ -303,16 +303,23 @@ int seccomp_judge_thread(pid_t tid, enum seccomp_verdict *v)
 		long n = ptctl_seccomp_filter(tid, i, prog, BPF_MAXINSNS);
 		enum seccomp_verdict one;
 
+		*count = (int)i;
 		if (n < 0 && errno == ENOENT && i > 0)
 			return 0;
 		if (n < 0)
 			return -1;
 		one = seccomp_judge_prog(prog, (size_t)n);
-		if (one != SECCOMP_SAFE) {
-			*v = one;
-			return 0;
-		}
+		if (one != SECCOMP_SAFE && *v == SECCOMP_SAFE)
+			*v = one; /* the newest filter that forbids it */
 	}
+}
+
+bool seccomp_filter_count_is(pid_t tid, int n)
+{
+	return n > 0 &&
+	       ptctl_seccomp_filter_len(tid, (unsigned long)n - 1) >= 0 &&
+	       ptctl_seccomp_filter_len(tid, (unsigned long)n) < 0 &&
+	       errno == ENOENT;
 }
 
 /*

@@ -71,9 +71,14 @@ bool seccomp_can_read(void);
  * answer is not a clear no. */
 bool seccomp_has_filter(pid_t tid);
 
-/* Read and judge every filter of stopped thread tid.  -1 with errno
- * (EACCES: not allowed to read them) when they cannot be read. */
-int seccomp_judge_thread(pid_t tid, enum seccomp_verdict *v);
+/* Whether stopped thread tid has exactly n filters (needs
+ * seccomp_can_read(); filters are only ever added). */
+bool seccomp_filter_count_is(pid_t tid, int n);
+
+/* Read and judge every filter of stopped thread tid, and count them into
+ * *count.  -1 with errno (EACCES: not allowed to read them) when they
+ * cannot be read. */
+int seccomp_judge_thread(pid_t tid, enum seccomp_verdict *v, int *count);
 
 /* Whether the kernel will resume this stopped thread through
  * restart_syscall. */

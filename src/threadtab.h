@@ -52,7 +52,7 @@ struct thread {
 	bool rebased;	     /* ... its CPU count restarted after the window */
 	uint64_t retry_tick; /* ... seize it again from this tick on */
 	/* Its seccomp filters (seccomp.h), judged when a stop first needs
-	 * them: sc_filters is the Seccomp_filters: count the verdict is for
+	 * them: sc_filters is the number of filters the verdict is for
 	 * (filters are only ever added, so an equal count is the same
 	 * stack).  sc_unsafe: they forbid restart_syscall, never stop it. */
 	bool sc_judged;
