@@ -175,9 +175,9 @@ static void mark_unsafe(struct sampler *s, struct thread *th,
  * probe) and again when their count grew; if they forbid it, the call is
  * made to restart without restart_syscall (seccomp_defuse()) and the
  * thread is left alone from then on.  Seccomp: 1 (strict) allows only
- * read, write, exit and sigreturn, which never restart that way.  A
- * status that cannot be read (the thread is exiting) is not trusted: the
- * call is defused all the same.
+ * read, write, exit and sigreturn, which never restart that way.  Filters
+ * that cannot be read are unsafe; a thread that died in the stop has
+ * nothing to judge, but its call is defused all the same.
  */
 static void guard_seccomp(struct sampler *s, struct thread *th,
 			  const struct user_regs_struct *regs)
@@ -203,13 +203,16 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 		    (th->sc_judged && !th->sc_unsafe &&
 		     seccomp_filter_count_is(th->tid, th->sc_filters)))
 			return;
-		if (seccomp_judge_thread(th->tid, &v, &nf))
+		if (seccomp_judge_thread(th->tid, &v, &nf)) {
+			if (errno == ESRCH)
+				goto gone;
 			v = SECCOMP_UNREADABLE;
+		}
 	} else {
 		/* Filters cannot be read: any filter is unsafe. */
-		if (seccomp_thread_mode(s->cfg->pid, th->tid, &mode, &nf) ==
-			    0 &&
-		    mode != 2)
+		if (seccomp_thread_mode(s->cfg->pid, th->tid, &mode, &nf))
+			goto gone;
+		if (mode != 2)
 			return;
 		v = SECCOMP_UNREADABLE;
 	}
@@ -221,6 +224,12 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 		seccomp_defuse(th->tid);
 	if (!th->sc_unsafe)
 		mark_unsafe(s, th, v);
+	return;
+gone:
+	/* SIGKILLed while stopped, or dying: nothing to judge; the rewrite
+	 * costs nothing if it is gone and is safe if it is not. */
+	if (pending)
+		seccomp_defuse(th->tid);
 }
 
 /*
