@@ -16,8 +16,10 @@
  * (SECCOMP_FILTER_FLAG_TSYNC), as a program that sandboxes itself after
  * its start does.
  *
- * Threads: sb-sleep1..3 sleep 2 ms at a time, relative; sb-burn burns CPU
- * in sandboxed_burn; the main thread sleeps 10 ms at a time.  Prints
+ * Threads: sb-sleep1..3 burn about 0.5 ms of CPU, then sleep 1 ms
+ * (relative), in a loop: in CPU mode too they are due a sample, and a
+ * stop often lands in their sleep; sb-burn burns CPU in sandboxed_burn;
+ * the main thread sleeps 10 ms at a time.  Prints
  * "ready" once the threads run, and after SECS seconds (1..60), or once a
  * file "stop" appears in its current directory (tests/chaos/stacks.sh),
  * "sandboxed: sleeps=N failed=F" and exits 0 if no sleep failed (F = 0),
@@ -95,11 +97,16 @@ static void nap(long ns)
 static void *sleeper(void *arg)
 {
 	char name[16];
+	uint64_t x = (uint64_t)(intptr_t)arg;
 
 	snprintf(name, sizeof(name), "sb-sleep%d", (int)(intptr_t)arg);
 	pthread_setname_np(pthread_self(), name);
-	while (!done)
-		nap(2000000);
+	while (!done) {
+		for (int i = 0; i < 25; i++)
+			x = burn_slice(x);
+		sink += x;
+		nap(1000000);
+	}
 	return NULL;
 }
 
