@@ -63,7 +63,17 @@ void cli_block_stop_signals(sigset_t *set)
  */
 void cli_explain_seccomp(const struct sampler_stats *st, char *buf, size_t len)
 {
-	if (st->seccomp_verdict == SECCOMP_UNREADABLE)
+	int mode = 0, nf;
+
+	/* PTRACE_SECCOMP_GET_FILTER refuses a tracer under seccomp even
+	 * with CAP_SYS_ADMIN (Docker's default profile, for one). */
+	if (st->seccomp_verdict == SECCOMP_UNREADABLE &&
+	    seccomp_thread_mode(getpid(), getpid(), &mode, &nf) == 0 &&
+	    mode != 0)
+		snprintf(buf, len,
+			 "thread %d has a seccomp filter, and ptprof, under seccomp itself, cannot read it to see whether it allows restart_syscall, which the kernel calls to resume a sleep a stop interrupts (--unsafe-seccomp to trace it anyway)",
+			 (int)st->seccomp_tid);
+	else if (st->seccomp_verdict == SECCOMP_UNREADABLE)
 		snprintf(buf, len,
 			 "thread %d has a seccomp filter, and ptprof cannot read it without CAP_SYS_ADMIN to see whether it allows restart_syscall, which the kernel calls to resume a sleep a stop interrupts (--unsafe-seccomp to trace it anyway)",
 			 (int)st->seccomp_tid);

@@ -887,6 +887,23 @@ static uint64_t stop_the_world(struct sampler *s)
 	return s->last_detach_ns > t0 ? s->last_detach_ns - t0 : 0;
 }
 
+static void release_late(struct sampler *s);
+
+static void count_late_probe(struct thread *th, void *arg)
+{
+	*(size_t *)arg += th->sc_probe && th->state == TS_LATE;
+}
+
+/* Threads stopped at the first tick to judge their filters whose stop
+ * has not come yet. */
+static size_t probes_late(struct sampler *s)
+{
+	size_t n = 0;
+
+	threadtab_foreach(s->threads, count_late_probe, &n);
+	return n;
+}
+
 static int tick(struct sampler *s)
 {
 	uint64_t pause;
@@ -904,6 +921,10 @@ static int tick(struct sampler *s)
 		return 0; /* no tick: nothing was there to sample */
 	pause = stop_the_world(s);
 	count_pause(s->st, pause);
+	/* The first tick decides on the whole target: a probe that missed
+	 * the window (a busy machine) is waited for, as at the end. */
+	if (s->tick == 1 && probes_late(s))
+		release_late(s);
 	if (s->tick == 1 && s->st->seccomp_unsafe) {
 		/* Refused at the start: nothing is sampled (sampler.h). */
 		s->st->seccomp_refused = true;

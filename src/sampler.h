@@ -51,8 +51,9 @@
  *    filter (mode 2) and no way to read it (no CAP_SYS_ADMIN) the run
  *    fails at once, nothing touched (seccomp_refused, EACCES); else each
  *    filtered thread is stopped then, and its filters are read and judged
- *    in that stop; if any forbids restart_syscall the run fails the same
- *    way after the tick.  Later, whenever a stop lands with a restart
+ *    in that stop (a stop that misses the tick is waited for, 500 ms at
+ *    most); if any forbids restart_syscall the run fails the same way
+ *    after the tick.  Later, whenever a stop lands with a restart
  *    pending, the thread's filters are judged again if their count
  *    changed.  A thread whose filters forbid it is let go so that the
  *    kernel re-runs its call instead (seccomp_defuse()), and is never

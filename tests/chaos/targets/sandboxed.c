@@ -4,6 +4,7 @@
  * CPU, and that checks that none of its sleeps ever failed.
  *
  *   sandboxed FILTER SECS [late]
+ *   sandboxed run COMMAND [ARG...]
  *
  * FILTER says what the filter does with restart_syscall (the call the
  * kernel resumes an interrupted sleep with after a ptrace stop):
@@ -11,15 +12,19 @@
  *   errno  SECCOMP_RET_ERRNO(EPERM) (the sleep fails with EPERM)
  *   allow  allowed; the filter only refuses mount() (with EPERM)
  * The filter is installed with PR_SET_NO_NEW_PRIVS (no privilege needed)
- * before the threads start, so every thread has it; with "late", one
- * second after "ready" instead, for every thread at once
- * (SECCOMP_FILTER_FLAG_TSYNC), as a program that sandboxes itself after
- * its start does.
+ * before the threads start, so every thread has it; with "late", each
+ * thread installs it on itself about one second after "ready", between
+ * two sleeps (no SECCOMP_FILTER_FLAG_TSYNC: see docs/RELIABILITY.md), as
+ * a program that sandboxes itself after its start does.
+ *
+ * "run" installs the "allow" filter and execs COMMAND under it (a ptprof
+ * that runs under seccomp itself, as in a container).
  *
  * Threads: sb-sleep1..3 burn about 0.5 ms of CPU, then sleep 1 ms
  * (relative), in a loop: in CPU mode too they are due a sample, and a
- * stop often lands in their sleep; sb-burn burns CPU in sandboxed_burn;
- * the main thread sleeps 10 ms at a time.  Prints
+ * stop often lands in their sleep; sb-burn burns CPU in sandboxed_burn
+ * (and, never sleeping, has no use for the filter with "late"); the main
+ * thread sleeps 10 ms at a time.  Prints
  * "ready" once the threads run, and after SECS seconds (1..60), or once a
  * file "stop" appears in its current directory (tests/chaos/stacks.sh),
  * "sandboxed: sleeps=N failed=F" and exits 0 if no sleep failed (F = 0),
@@ -45,6 +50,8 @@
 #include "chaos.h"
 
 static volatile int done;
+static const char *filter;   /* argv[1] */
+static volatile int late_go; /* "late": install it now, each thread */
 static volatile uint64_t sink;
 static uint64_t sleeps, failed; /* under lock */
 static int first_errno;
@@ -73,8 +80,7 @@ static int install(const char *what)
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			    SECCOMP_FILTER_FLAG_TSYNC, &fp);
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp);
 }
 
 /* One relative sleep; a failure (EINTR included: no signal handler is
@@ -101,7 +107,14 @@ static void *sleeper(void *arg)
 
 	snprintf(name, sizeof(name), "sb-sleep%d", (int)(intptr_t)arg);
 	pthread_setname_np(pthread_self(), name);
+	int installed = 0;
+
 	while (!done) {
+		if (late_go && !installed) {
+			if (install(filter))
+				abort();
+			installed = 1;
+		}
 		for (int i = 0; i < 25; i++)
 			x = burn_slice(x);
 		sink += x;
@@ -134,13 +147,21 @@ int main(int argc, char **argv)
 	int late = argc >= 4 && strcmp(argv[3], "late") == 0;
 	struct timespec end;
 
+	if (argc >= 3 && strcmp(argv[1], "run") == 0) {
+		if (install("allow") == 0)
+			execvp(argv[2], argv + 2);
+		perror("sandboxed: run");
+		return 127;
+	}
 	if (argc < 3 || secs < 1 || secs > 60 ||
 	    (strcmp(argv[1], "kill") && strcmp(argv[1], "errno") &&
 	     strcmp(argv[1], "allow"))) {
 		fprintf(stderr,
-			"usage: sandboxed kill|errno|allow SECS [late]\n");
+			"usage: sandboxed kill|errno|allow SECS [late]\n"
+			"       sandboxed run COMMAND [ARG...]\n");
 		return 2;
 	}
+	filter = argv[1];
 	if (!late && install(argv[1])) {
 		perror("sandboxed: seccomp");
 		return 2;
@@ -154,6 +175,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	for (int i = 0; late && i < 100; i++)
 		nap(10000000);
+	late_go = late;
 	if (late && install(argv[1])) {
 		perror("sandboxed: seccomp");
 		return 2;
