@@ -18,6 +18,8 @@
 #include "cli.h"
 #include "procfs.h"
 #include "textsafe.h"
+#include "sampler.h"
+#include "seccomp.h"
 
 /*
  * Messages name paths, threads, tracers' comm: things another user may
@@ -89,6 +91,46 @@ void cli_raise_fd_limit(void)
 		return;
 	rl.rlim_cur = want;
 	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+/*
+ * The sampler's seccomp refusal (sampler.h, "Seccomp"), as one clause:
+ * which thread, what its filter does, why that matters, and the way out.
+ */
+void cli_explain_seccomp(const struct sampler_stats *st, char *buf, size_t len)
+{
+	int mode = 0, nf;
+
+	/* PTRACE_SECCOMP_GET_FILTER refuses a tracer under seccomp even
+	 * with CAP_SYS_ADMIN (Docker's default profile, for one). */
+	if (st->seccomp_verdict == SECCOMP_UNREADABLE &&
+	    seccomp_thread_mode(getpid(), getpid(), &mode, &nf) == 0 &&
+	    mode != 0)
+		snprintf(buf, len,
+			 "thread %d has a seccomp filter, and ptprof, under seccomp itself, cannot read it to see whether it allows restart_syscall, which the kernel calls to resume a sleep a stop interrupts (--unsafe-seccomp to trace it anyway)",
+			 (int)st->seccomp_tid);
+	else if (st->seccomp_verdict == SECCOMP_UNREADABLE)
+		snprintf(buf, len,
+			 "thread %d has a seccomp filter, and ptprof cannot read it without CAP_SYS_ADMIN to see whether it allows restart_syscall, which the kernel calls to resume a sleep a stop interrupts (--unsafe-seccomp to trace it anyway)",
+			 (int)st->seccomp_tid);
+	else
+		snprintf(buf, len,
+			 "the seccomp filter of thread %d %s, which the kernel calls to resume a sleep a stop interrupts (--unsafe-seccomp to trace it anyway)",
+			 (int)st->seccomp_tid,
+			 seccomp_verdict_text(
+				 (enum seccomp_verdict)st->seccomp_verdict));
+}
+
+void cli_warn_seccomp(const struct sampler_stats *st)
+{
+	if (!st->seccomp_unsafe || st->seccomp_refused)
+		return;
+	cli_msg("warning: %llu thread%s no longer sampled once a seccomp filter was seen on %s: that of thread %d %s",
+		(unsigned long long)st->seccomp_unsafe,
+		st->seccomp_unsafe == 1 ? " was" : "s were",
+		st->seccomp_unsafe == 1 ? "it" : "them", (int)st->seccomp_tid,
+		seccomp_verdict_text(
+			(enum seccomp_verdict)st->seccomp_verdict));
 }
 
 /* Why the kernel will not (or did not) let us trace pid, as one clause. */

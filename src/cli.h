@@ -33,4 +33,11 @@ void cli_raise_fd_limit(void);
 /* Why the kernel will not (or did not) let us trace pid, as one clause. */
 void cli_explain_refusal(pid_t pid, char *buf, size_t len);
 
+/* The run was refused for a thread's seccomp filters
+ * (stats->seccomp_refused): why, as one clause. */
+struct sampler_stats;
+void cli_explain_seccomp(const struct sampler_stats *st, char *buf, size_t len);
+/* Threads left unsampled mid-run for their seccomp filters: one warning. */
+void cli_warn_seccomp(const struct sampler_stats *st);
+
 #endif /* PTPROF_CLI_H */

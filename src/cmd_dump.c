@@ -113,11 +113,13 @@ static void explain_no_stack(pid_t pid, struct dthread *t)
 }
 
 /* Stop every thread once; their stacks land in d (on_stack). */
-static void capture(pid_t pid, struct dump *d, struct maps *maps)
+static void capture(pid_t pid, bool unsafe_seccomp, struct dump *d,
+		    struct maps *maps)
 {
 	struct sampler_config cfg = { .pid = pid,
 				      .hz = 1,
 				      .wall = true,
+				      .unsafe_seccomp = unsafe_seccomp,
 				      .duration_ns = NSEC_PER_MSEC,
 				      .on_stack = on_stack,
 				      .on_stack_arg = d };
@@ -129,7 +131,14 @@ static void capture(pid_t pid, struct dump *d, struct maps *maps)
 		cli_die(EXIT_FAILURE, "out of memory");
 	cli_block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
-	if (sampler_run(&cfg, tab, maps, &st))
+	if (sampler_run(&cfg, tab, maps, &st) && st.seccomp_refused) {
+		char why[512];
+
+		cli_explain_seccomp(&st, why, sizeof(why));
+		cli_die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid,
+			why);
+	}
+	if (st.end == SAMPLER_END_ERROR)
 		cli_die(EXIT_FAILURE, "cannot capture process %d: %s", (int)pid,
 			strerror(errno));
 	stacktab_free(tab);
@@ -266,7 +275,7 @@ int cmd_dump(const struct options *o)
 	cli_check_target(o->pid);
 	cli_raise_fd_limit();
 	list_threads(o->pid, &d);
-	capture(o->pid, &d, maps);
+	capture(o->pid, o->unsafe_seccomp, &d, maps);
 	sym = symbolizer_for(o->pid, maps);
 	if (o->json)
 		print_json(&d, sym, o->pid);

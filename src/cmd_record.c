@@ -259,11 +259,20 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
  * was touched: say why and exit.  Otherwise say what failed; the caller
  * still writes what was collected and, with -- COMMAND, waits for it.
  */
-static void sampling_failed(const struct sampler_config *cfg)
+static void sampling_failed(const struct sampler_config *cfg,
+			    const struct sampler_stats *st)
 {
-	char why[256];
+	char why[512];
 	int err = errno;
 
+	if (st->seccomp_refused) {
+		cli_explain_seccomp(st, why, sizeof(why));
+		if (!cfg->child)
+			cli_die(EXIT_FAILURE, "cannot trace process %d: %s",
+				(int)cfg->pid, why);
+		cli_msg("cannot trace process %d: %s", (int)cfg->pid, why);
+		return;
+	}
 	if (err == EPERM)
 		cli_explain_refusal(cfg->pid, why, sizeof(why));
 	if (err == EPERM && !cfg->child)
@@ -679,6 +688,7 @@ static void report_run(const struct options *o, const struct output *w,
 	print_summary(o, st, w->records);
 	warn_foreign(st);
 	warn_fd_limit(st);
+	cli_warn_seccomp(st);
 	warn_unselected(sel, st);
 	warn_children(o, watch, st);
 	print_stats(o, st);
@@ -691,6 +701,7 @@ int cmd_record(const struct options *o)
 	struct sampler_config cfg = { .hz = o->hz,
 				      .pid = o->pid,
 				      .wall = o->wall,
+				      .unsafe_seccomp = o->unsafe_seccomp,
 				      .spill = spill,
 				      .spill_at = SPILL_AT };
 	struct sampler_stats st;
@@ -719,8 +730,8 @@ int cmd_record(const struct options *o)
 	failed = sampler_run(&cfg, tab, maps, &st);
 	watch_end(&watch);
 	if (failed)
-		sampling_failed(&cfg);
-	if (!failed || st.ticks)
+		sampling_failed(&cfg, &st);
+	if ((!failed || st.ticks) && !st.seccomp_refused)
 		unwritten = write_profile(&w, maps, cfg.pid, &st);
 	else if (w.out)
 		profile_out_abort(w.out);

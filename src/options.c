@@ -45,6 +45,11 @@ const char options_usage[] =
 	"      --thread-name=REGEX  sample only the threads whose name (comm)\n"
 	"                        matches the POSIX extended REGEX; with -t, the\n"
 	"                        threads that either one selects\n"
+	"      --unsafe-seccomp  stop threads whatever their seccomp filters say of\n"
+	"                        restart_syscall (default: refuse a target whose\n"
+	"                        filters forbid it, or that ptprof cannot read\n"
+	"                        without CAP_SYS_ADMIN: a stopped sleep may then\n"
+	"                        kill it; see ptprof(1))\n"
 	"      --stats           print more figures (threads stopped and spared,\n"
 	"                        ptprof's CPU per stack, unwinder counters)\n"
 	"      --top=N           at the end, print the N functions with the most\n"
@@ -99,7 +104,7 @@ const char options_report_usage[] =
 	"module+0xOFFSET.\n";
 
 const char options_dump_usage[] =
-	"Usage: ptprof dump -p PID [--json]\n"
+	"Usage: ptprof dump -p PID [--json] [--unsafe-seccomp]\n"
 	"Stop every thread of PID once, copy its registers and stack, let it go,\n"
 	"then print each thread's stack: TID, name and state, then one line per\n"
 	"frame (address, function+offset, module).  Like pstack or eu-stack,\n"
@@ -107,6 +112,8 @@ const char options_dump_usage[] =
 	"\n"
 	"  -p, --pid=PID     the process\n"
 	"      --json        one JSON document, for scripts\n"
+	"      --unsafe-seccomp  stop the threads whatever their seccomp\n"
+	"                    filters say of restart_syscall (see ptprof(1))\n"
 	"  -h, --help        show this help and exit\n";
 
 enum {
@@ -122,7 +129,8 @@ enum {
 	OPT_THREAD_NAME,
 	OPT_FORMAT,
 	OPT_THREADS,
-	OPT_THREAD
+	OPT_THREAD,
+	OPT_UNSAFE_SECCOMP
 };
 
 static const struct option long_options[] = {
@@ -137,6 +145,7 @@ static const struct option long_options[] = {
 	{ "thread-name", required_argument, NULL, OPT_THREAD_NAME },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -158,6 +167,7 @@ static const struct option report_options[] = {
 static const struct option dump_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -532,6 +542,9 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 	case 'q':
 		o->quiet = 1;
 		return 0;
+	case OPT_UNSAFE_SECCOMP:
+		o->unsafe_seccomp = 1;
+		return 0;
 	case OPT_WALL:
 		o->wall = 1;
 		return 0;
@@ -590,6 +603,9 @@ static int parse_dump_one(int c, const char *arg, struct options *o, char *err,
 		return parse_pid(arg, o, err, len);
 	case OPT_JSON:
 		o->json = 1;
+		return 0;
+	case OPT_UNSAFE_SECCOMP:
+		o->unsafe_seccomp = 1;
 		return 0;
 	default:
 		return parse_common(c, arg, o, err, len);

@@ -67,6 +67,7 @@ struct options {
 	int quiet;	   /* -q: no summary line */
 	int wall;	   /* --wall: count threads that did not run too */
 	int stats;	   /* --stats: more figures after the summary */
+	int unsafe_seccomp; /* --unsafe-seccomp (record and dump) */
 	pid_t tids[OPTIONS_MAX_TIDS]; /* -t: the threads to sample */
 	size_t ntids;
 	const char *thread_name; /* --thread-name: POSIX extended regex */

@@ -5,8 +5,10 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 
 #include "ptctl.h"
@@ -56,6 +58,47 @@ int ptctl_detach(pid_t tid, int sig)
 	return ptrace(PTRACE_DETACH, tid, NULL, (void *)(intptr_t)sig) == -1 ?
 		       -1 :
 		       0;
+}
+
+/*
+ * Only for a thread whose seccomp filters forbid restart_syscall, and only
+ * in the stop itself (seccomp_defuse(), seccomp.c): the kernel reads rax
+ * again after the stop to decide how the interrupted call goes on.
+ */
+int ptctl_set_rax(pid_t tid, unsigned long long rax)
+{
+	return ptrace(PTRACE_POKEUSER, tid,
+		      (void *)offsetof(struct user, regs.rax),
+		      (void *)(uintptr_t)rax) == -1 ?
+		       -1 :
+		       0;
+}
+
+/*
+ * PTRACE_SECCOMP_GET_FILTER copies the whole classic-BPF program of the
+ * filter at index (0: the newest) into buf and returns its length; it is
+ * one of the requests that need the thread in a ptrace-stop of ours
+ * (ptrace_check_attach()).  EACCES without CAP_SYS_ADMIN or under seccomp
+ * ourselves; ENOENT past the oldest filter.  buf must hold the program:
+ * callers pass BPF_MAXINSNS instructions, the most a filter may have.
+ */
+long ptctl_seccomp_filter_len(pid_t tid, unsigned long index)
+{
+	return ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)index, NULL);
+}
+
+long ptctl_seccomp_filter(pid_t tid, unsigned long index,
+			  struct sock_filter *buf, size_t cap)
+{
+	long n = ptctl_seccomp_filter_len(tid, index);
+
+	if (n < 0)
+		return -1;
+	if ((size_t)n > cap) {
+		errno = E2BIG;
+		return -1;
+	}
+	return ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)index, buf);
 }
 
 /*

@@ -3,7 +3,9 @@
  *
  * ptprof's only requests are PTRACE_SEIZE (never PTRACE_ATTACH: no SIGSTOP
  * is sent, and group-stop stays visible), PTRACE_INTERRUPT, PTRACE_GETREGS
- * and PTRACE_DETACH: memory is read with process_vm_readv(), never with
+ * and PTRACE_DETACH, and, for threads under seccomp only (seccomp.h),
+ * PTRACE_SECCOMP_GET_FILTER and a PTRACE_POKEUSER of rax: memory is read
+ * with process_vm_readv(), never with
  * PTRACE_PEEKDATA (capture.c, unwind.c).  It never sets PTRACE_O_EXITKILL: if ptprof dies, the
  * kernel detaches every tracee and the target runs on.
  *
@@ -14,7 +16,9 @@
 #ifndef PTPROF_PTCTL_H
 #define PTPROF_PTCTL_H
 
+#include <linux/filter.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 #include <sys/user.h>
 
@@ -22,6 +26,12 @@ int ptctl_seize(pid_t tid);
 int ptctl_interrupt(pid_t tid);
 int ptctl_getregs(pid_t tid, struct user_regs_struct *regs);
 int ptctl_detach(pid_t tid, int sig);
+/* One seccomp filter's length in instructions (NULL buffer), or its
+ * program into buf (cap instructions): its length. */
+long ptctl_seccomp_filter_len(pid_t tid, unsigned long index);
+long ptctl_seccomp_filter(pid_t tid, unsigned long index,
+			  struct sock_filter *buf, size_t cap);
+int ptctl_set_rax(pid_t tid, unsigned long long rax);
 bool ptctl_is_gone(int err);
 
 /*

@@ -30,6 +30,7 @@
 #include "ptctl.h"
 #include "reaper.h"
 #include "sampler.h"
+#include "seccomp.h"
 #include "threadtab.h"
 #include "timeutil.h"
 #include "unwind.h"
@@ -84,6 +85,7 @@ struct sampler {
 	pid_t live_tid; /* a thread sampled last tick, to read maps through */
 	bool target_gone;
 	bool late_vanished;   /* a LATE thread exec'd away its TID */
+	bool sc_can_read;     /* seccomp_can_read(), at the start */
 	uint64_t progress_at; /* when cfg->progress was last called */
 };
 
@@ -153,6 +155,83 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	s->arena_len += s->cap.stack_len;
 }
 
+/* A thread whose filters forbid restart_syscall: never stopped again. */
+static void mark_unsafe(struct sampler *s, struct thread *th,
+			enum seccomp_verdict v)
+{
+	th->sc_unsafe = true;
+	s->st->seccomp_unsafe++;
+	if (!s->st->seccomp_tid) {
+		s->st->seccomp_tid = th->tid;
+		s->st->seccomp_verdict = (int)v;
+	}
+}
+
+/*
+ * In a stop, before the thread is let go: will the kernel resume it
+ * through restart_syscall (it was sleeping in nanosleep, poll or futex
+ * with a timeout), and do its seccomp filters allow that?  Its filters are
+ * judged when a stop needs them (a restart pending, or the first tick's
+ * probe) and again when their count grew; if they forbid it, the call is
+ * made to restart without restart_syscall (seccomp_defuse()) and the
+ * thread is left alone from then on.  Seccomp: 1 (strict) allows only
+ * read, write, exit and sigreturn, which never restart that way.  Filters
+ * that cannot be read are unsafe; a thread that died in the stop has
+ * nothing to judge, but its call is defused all the same.
+ */
+static void guard_seccomp(struct sampler *s, struct thread *th,
+			  const struct user_regs_struct *regs)
+{
+	struct user_regs_struct own;
+	enum seccomp_verdict v;
+	bool pending;
+	int mode, nf;
+
+	if (!regs) {
+		if (ptctl_getregs(th->tid, &own))
+			return;
+		regs = &own;
+	}
+	pending = seccomp_restart_pending(regs);
+	if (!pending && !th->sc_probe)
+		return;
+	th->sc_probe = false;
+	if (s->sc_can_read) {
+		/* A few PTRACE_SECCOMP_GET_FILTER, about 1 us each, where
+		 * reading the status would cost some 15 us in the stop. */
+		if (!seccomp_has_filter(th->tid) ||
+		    (th->sc_judged && !th->sc_unsafe &&
+		     seccomp_filter_count_is(th->tid, th->sc_filters)))
+			return;
+		if (seccomp_judge_thread(th->tid, &v, &nf)) {
+			if (errno == ESRCH)
+				goto gone;
+			v = SECCOMP_UNREADABLE;
+		}
+	} else {
+		/* Filters cannot be read: any filter is unsafe. */
+		if (seccomp_thread_mode(s->cfg->pid, th->tid, &mode, &nf))
+			goto gone;
+		if (mode != 2)
+			return;
+		v = SECCOMP_UNREADABLE;
+	}
+	th->sc_judged = true;
+	th->sc_filters = nf;
+	if (v == SECCOMP_SAFE)
+		return;
+	if (pending)
+		seccomp_defuse(th->tid);
+	if (!th->sc_unsafe)
+		mark_unsafe(s, th, v);
+	return;
+gone:
+	/* SIGKILLed while stopped, or dying: nothing to judge; the rewrite
+	 * costs nothing if it is gone and is safe if it is not. */
+	if (pending)
+		seccomp_defuse(th->tid);
+}
+
 /*
  * A stop we asked for: capture the thread, let it go at once, and queue
  * the copy for unwinding after the stop window.  A LATE stop is captured
@@ -172,6 +251,11 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 		s->pending--;
 	if (asked && reserve_capture(s) == 0)
 		captured = capture_thread(th->tid, s->maps, &s->cap) == 0;
+	if (asked && !s->cfg->unsafe_seccomp)
+		guard_seccomp(s, th, captured ? &s->cap.regs : NULL);
+	if (th->probe_only)
+		captured = false; /* stopped only to judge its filters */
+	th->probe_only = false;
 	if (captured && th->state == TS_LATE)
 		s->st->late_captured++;
 	if (detach(th) == 0 && asked)
@@ -466,16 +550,25 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 			cpuacct_rebase(&th->cpu);
 	}
 	due = ran_since_capture(s, th); /* for every thread: see there */
+	if (th->sc_unsafe) {
+		/* Its seccomp filters forbid restart_syscall: its CPU time
+		 * is not sampled (see guard_seccomp()). */
+		cpuacct_drop_carry(&th->cpu);
+		return 0;
+	}
 	if (!selected(s, th, due)) {
 		/* Its CPU time is not for this profile, even if its name
 		 * is selected later. */
 		cpuacct_drop_carry(&th->cpu);
 		s->st->threads_unselected++;
-		return 0;
-	}
-	if (!due && (!s->cfg->wall || repeat_last_stack(s, th))) {
+		if (!th->sc_probe)
+			return 0;
+		th->probe_only = true;
+	} else if (!due && (!s->cfg->wall || repeat_last_stack(s, th))) {
 		s->st->threads_spared++;
-		return 0;
+		if (!th->sc_probe)
+			return 0;
+		th->probe_only = true;
 	}
 	reaper_seize_begin();
 	rc = ptctl_seize(tid);
@@ -561,6 +654,39 @@ static bool need_listing(struct sampler *s)
 	return n < 0 || (size_t)n != s->tids.n || s->tick % 8 == 1;
 }
 
+/*
+ * The first tick: every thread under a seccomp filter (Seccomp: 2) is
+ * stopped this tick to have its filters judged (guard_seccomp()), whether
+ * it is due or not.  Without the right to read filters nothing is
+ * stopped at all: the run fails (see sampler.h).
+ */
+static int seccomp_preflight(struct sampler *s)
+{
+	bool can_read = s->sc_can_read;
+	int mode, nf;
+
+	for (size_t i = 0; i < s->tids.n; i++) {
+		pid_t tid = s->tids.tids[i];
+		struct thread *th;
+
+		if (seccomp_thread_mode(s->cfg->pid, tid, &mode, &nf) ||
+		    mode != 2)
+			continue;
+		if (!can_read) {
+			s->st->seccomp_tid = tid;
+			s->st->seccomp_verdict = SECCOMP_UNREADABLE;
+			s->st->seccomp_refused = true;
+			errno = EACCES;
+			return -1;
+		}
+		th = threadtab_get(s->threads, tid, true);
+		if (!th)
+			return -1;
+		th->sc_probe = true;
+	}
+	return 0;
+}
+
 static int seize_all(struct sampler *s)
 {
 	int eperm = 0;
@@ -574,6 +700,8 @@ static int seize_all(struct sampler *s)
 		s->target_gone = true;
 		return 0;
 	}
+	if (s->tick == 1 && !s->cfg->unsafe_seccomp && seccomp_preflight(s))
+		return -1;
 	for (size_t i = 0; i < s->tids.n; i++)
 		if (seize_one(s, s->tids.tids[i], &eperm) < 0)
 			return -1;
@@ -791,6 +919,23 @@ static uint64_t stop_the_world(struct sampler *s)
 	return s->last_detach_ns > t0 ? s->last_detach_ns - t0 : 0;
 }
 
+static void release_late(struct sampler *s);
+
+static void count_late_probe(struct thread *th, void *arg)
+{
+	*(size_t *)arg += th->sc_probe && th->state == TS_LATE;
+}
+
+/* Threads stopped at the first tick to judge their filters whose stop
+ * has not come yet. */
+static size_t probes_late(struct sampler *s)
+{
+	size_t n = 0;
+
+	threadtab_foreach(s->threads, count_late_probe, &n);
+	return n;
+}
+
 static int tick(struct sampler *s)
 {
 	uint64_t pause;
@@ -808,6 +953,16 @@ static int tick(struct sampler *s)
 		return 0; /* no tick: nothing was there to sample */
 	pause = stop_the_world(s);
 	count_pause(s->st, pause);
+	/* The first tick decides on the whole target: a probe that missed
+	 * the window (a busy machine) is waited for, as at the end. */
+	if (s->tick == 1 && probes_late(s))
+		release_late(s);
+	if (s->tick == 1 && s->st->seccomp_unsafe) {
+		/* Refused at the start: nothing is sampled (sampler.h). */
+		s->st->seccomp_refused = true;
+		errno = EACCES;
+		return -1;
+	}
 	s->late_vanished = false;
 	threadtab_sweep(s->threads, drop_vanished, s);
 	if (s->late_vanished)
@@ -905,6 +1060,7 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->st = st;
 	s->period_ns = NSEC_PER_SEC / (cfg->hz ? cfg->hz : 100);
 	s->stat_fd = -1;
+	s->sc_can_read = !cfg->unsafe_seccomp && seccomp_can_read();
 	s->waitset = *cfg->stop_signals;
 	sigaddset(&s->waitset, SIGTSTP);
 	s->sigfd = signalfd(-1, &s->waitset, SFD_CLOEXEC | SFD_NONBLOCK);

@@ -45,6 +45,22 @@
  *  - Returns 0, or -1 with errno.  EPERM when the kernel refused every
  *    thread: at the first tick (nothing was touched), or for 10 ticks in a
  *    row later.  It never prints or exits.
+ *  - Seccomp (seccomp.h): a thread stopped in a sleep is resumed by the
+ *    kernel through restart_syscall, which a seccomp filter may forbid.
+ *    At the first tick every thread's Seccomp: mode is read; with a
+ *    filter (mode 2) and no way to read it (no CAP_SYS_ADMIN) the run
+ *    fails at once, nothing touched (seccomp_refused, EACCES); else each
+ *    filtered thread is stopped then, and its filters are read and judged
+ *    in that stop (a stop that misses the tick is waited for, 500 ms at
+ *    most); if any forbids restart_syscall the run fails the same way
+ *    after the tick.  Later, whenever a stop lands with a restart
+ *    pending, the thread's filters are judged again if their count
+ *    changed.  A thread whose filters forbid it is let go so that the
+ *    kernel re-runs its call instead (seccomp_defuse()), and is never
+ *    stopped again (counted in seccomp_unsafe).  (Strict mode, 1, allows
+ *    only read, write, exit and sigreturn, none of which restarts through
+ *    restart_syscall: such threads are stopped as any.)
+ *    config->unsafe_seccomp skips all of this.
  *  - When config->child is set (a process ptprof launched) and it exits
  *    during the run, the sampler reaps it and reports its wait status in
  *    stats->child_status.
@@ -96,6 +112,9 @@ struct sampler_config {
 	void (*progress)(void *arg, const struct sampler_stats *stats);
 	void *progress_arg;
 	uint64_t progress_ns;
+	/* --unsafe-seccomp: stop threads whatever their seccomp filters say
+	 * of restart_syscall (see "Seccomp" above). */
+	bool unsafe_seccomp;
 };
 
 enum sampler_end {
@@ -148,6 +167,14 @@ struct sampler_stats {
 	 * then; the errno of the first failure. */
 	uint64_t threads_unread;
 	int unread_errno;
+	/* Threads left alone for their seccomp filters (see "Seccomp"):
+	 * how many, the first, and what its filters do (enum
+	 * seccomp_verdict).  seccomp_refused: at the start, so nothing
+	 * was sampled and the run failed (errno EACCES). */
+	uint64_t seccomp_unsafe;
+	pid_t seccomp_tid;
+	int seccomp_verdict;
+	bool seccomp_refused;
 	uint64_t elapsed_ns;
 	enum sampler_end end;
 	int end_signal;	     /* for SAMPLER_END_SIGNAL */

@@ -54,6 +54,15 @@ struct thread {
 	bool unkept_counted; /* counted in threads_unkept */
 	bool unread_counted; /* counted in threads_unread */
 	uint64_t retry_tick; /* ... seize it again from this tick on */
+	/* Its seccomp filters (seccomp.h), judged when a stop first needs
+	 * them: sc_filters is the number of filters the verdict is for
+	 * (filters are only ever added, so an equal count is the same
+	 * stack).  sc_unsafe: they forbid restart_syscall, never stop it. */
+	bool sc_judged;
+	bool sc_unsafe;
+	bool sc_probe;	 /* judge them in its next stop (first tick) */
+	bool probe_only; /* ... a stop not for a sample */
+	int sc_filters;
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
 	size_t last_n;
 	struct thread *next_;

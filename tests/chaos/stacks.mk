@@ -1,11 +1,14 @@
 ## Chaos suite (the target never pays for a ptprof fault): stacks cases, see tests/chaos/README.
 ## Hostile stacks (one target, tests/chaos/targets/hostile.c, one mode per
 ## case), real runtimes (Java, Go, Python) and refusals.
-check_PROGRAMS += tests/chaos/targets/hostile
+check_PROGRAMS += tests/chaos/targets/hostile tests/chaos/targets/sandboxed
 
 tests_chaos_targets_hostile_SOURCES = tests/chaos/targets/hostile.c
 tests_chaos_targets_hostile_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_chaos_targets_hostile_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+tests_chaos_targets_sandboxed_SOURCES = tests/chaos/targets/sandboxed.c
+tests_chaos_targets_sandboxed_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_chaos_targets_sandboxed_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 TESTS += \
 	tests/chaos/stack-badsp.test \
@@ -25,4 +28,5 @@ EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
 TESTS += \
 	tests/chaos/refuse-strace.test \
 	tests/chaos/refuse-user.test \
-	tests/chaos/tracer-held.test
+	tests/chaos/tracer-held.test \
+	tests/chaos/refuse-seccomp.test
