@@ -29,6 +29,11 @@
  *   sigprof  main_work burns CPU while ITIMER_PROF delivers SIGPROF, whose
  *            handler (prof_handler) burns more: samples land in a handler
  *            over a signal frame;
+ *   cfiloop  cfiloop_spin runs the loop under the unwind rule
+ *            DW_CFA_def_cfa_expression { DW_OP_skip -3 }: an expression
+ *            that jumps to itself (libunwind 1.6 evaluates it forever),
+ *            while a second thread (busy_thread) runs ref_spin with
+ *            honest unwind info; prints "ready" once both run;
  *   busy     three threads (busy_thread) check ref_spin's result round
  *            after round: a plain target for the refusal tests;
  *   nodump   the same after prctl(PR_SET_DUMPABLE, 0): only a tracer with
@@ -422,6 +427,52 @@ NOIPA static void *busy_thread(void *arg)
 	return (void *)rounds;
 }
 
+/*
+ * ref_spin's loop under a CFA rule that never ends: 0x0f
+ * DW_CFA_def_cfa_expression, 0x03 bytes: 0x2f DW_OP_skip, 0xfffd (-3),
+ * back to the skip itself.  remember/restore_state put the compiler's
+ * rules back after the loop.
+ */
+NOIPA static uint64_t cfiloop_spin(uint64_t n)
+{
+	uint64_t acc = 1;
+
+	__asm__ volatile(".cfi_remember_state\n\t"
+			 ".cfi_escape 0x0f, 0x03, 0x2f, 0xfd, 0xff\n\t"
+			 ASM_SPIN
+			 ".cfi_restore_state\n\t"
+			 : [acc] "+r"(acc), [n] "+r"(n)
+			 :
+			 : "cc");
+	return acc;
+}
+
+static int run_cfiloop(double secs)
+{
+	const uint64_t want = ref_spin(SPIN);
+	unsigned long rounds = 0;
+	pthread_t th;
+	void *r;
+
+	busy_end = now() + secs;
+	if (pthread_create(&th, NULL, busy_thread, NULL))
+		return fail("cfiloop", "pthread_create failed");
+	printf("ready\n");
+	while (running(busy_end)) {
+		if (cfiloop_spin(SPIN) != want) {
+			pthread_join(th, NULL);
+			return fail("cfiloop", "the loop's result differs");
+		}
+		rounds++;
+	}
+	pthread_join(th, &r);
+	if (r == (void *)-1)
+		return fail("cfiloop", "the thread's result differs");
+	printf("cfiloop ok %lu rounds, %lu in the thread\n", rounds,
+	       (unsigned long)r);
+	return 0;
+}
+
 static int run_busy(double secs, int nodump)
 {
 	const char *mode = nodump ? "nodump" : "busy";
@@ -467,9 +518,11 @@ int main(int argc, char **argv)
 		return run_jit(secs);
 	if (!strcmp(mode, "sigprof"))
 		return run_sigprof(secs);
+	if (!strcmp(mode, "cfiloop"))
+		return run_cfiloop(secs);
 	if (!strcmp(mode, "busy") || !strcmp(mode, "nodump"))
 		return run_busy(secs, !strcmp(mode, "nodump"));
 	fprintf(stderr, "usage: hostile MODE SECS, MODE one of badsp badchain "
-			"altstack coro deep jit sigprof busy nodump\n");
+			"altstack coro deep jit sigprof cfiloop busy nodump\n");
 	return 2;
 }
