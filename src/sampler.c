@@ -181,7 +181,9 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 		captured = capture_thread(th->tid, s->maps, &s->cap) == 0;
 	if (captured && th->state == TS_LATE)
 		s->st->late_captured++;
-	if (detach(th) == 0 && asked)
+	/* A LATE stop let go during the unwinds is no part of the tick's
+	 * pause (stop_the_world() measures it before them). */
+	if (detach(th) == 0 && asked && !s->unwinding)
 		s->last_detach_ns = mono_now_ns();
 	if (captured)
 		queue_capture(s, th);

@@ -34,6 +34,10 @@
  *            that jumps to itself (libunwind 1.6 evaluates it forever),
  *            while a second thread (busy_thread) runs ref_spin with
  *            honest unwind info; prints "ready" once both run;
+ *   cfislow  cfislow_rec recurses 5000 frames and runs the loop, under a
+ *            valid but costly CFA rule (an expression that reads target
+ *            memory 800 times before it says rsp + 8): an unwind of 4096
+ *            frames takes seconds;
  *   busy     three threads (busy_thread) check ref_spin's result round
  *            after round: a plain target for the refusal tests;
  *   nodump   the same after prctl(PR_SET_DUMPABLE, 0): only a tracer with
@@ -473,6 +477,77 @@ static int run_cfiloop(double secs)
 	return 0;
 }
 
+/*
+ * cfislow_run(depth, n, buf): with r12 = buf, cfislow_rec calls itself
+ * depth times, then runs ref_spin's loop n times and returns its result.
+ * cfislow_rec never pushes: its CFA is always rsp + 8, but written as an
+ * expression of 3602 bytes (ULEB128 0x92 0x1c) that first reads two words
+ * 4096 bytes apart in buf 400 times (DW_OP_breg12 0, DW_OP_deref,
+ * DW_OP_drop; DW_OP_breg12 4096, DW_OP_deref, DW_OP_drop), then says
+ * DW_OP_breg7 8.  buf is writable memory, which an unwinder reads from
+ * the target, a page at a time: 800 reads per frame.
+ */
+uint64_t cfislow_run(uint64_t depth, uint64_t n, void *buf)
+	__attribute__((visibility("hidden")));
+__asm__(".text\n"
+	".type cfislow_rec, @function\n"
+	".p2align 4\n"
+	"cfislow_rec:\n"
+	".cfi_startproc\n"
+	".cfi_escape 0x0f, 0x92, 0x1c\n"
+	".rept 400\n"
+	".cfi_escape 0x7c, 0x00, 0x06, 0x13, 0x7c, 0x80, 0x20, 0x06, 0x13\n"
+	".endr\n"
+	".cfi_escape 0x77, 0x08\n"
+	"test %rdi, %rdi\n"
+	"jz 2f\n"
+	"dec %rdi\n"
+	"call cfislow_rec\n"
+	"ret\n"
+	"2:\n"
+	"mov $1, %rax\n"
+	"1:\n"
+	"lea (%rax,%rax,4), %rax\n"
+	"add %rsi, %rax\n"
+	"dec %rsi\n"
+	"jnz 1b\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size cfislow_rec, .-cfislow_rec\n"
+	".globl cfislow_run\n"
+	".hidden cfislow_run\n"
+	".type cfislow_run, @function\n"
+	".p2align 4\n"
+	"cfislow_run:\n"
+	".cfi_startproc\n"
+	"push %r12\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %r12, -16\n"
+	"mov %rdx, %r12\n"
+	"call cfislow_rec\n"
+	"pop %r12\n"
+	".cfi_def_cfa_offset 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size cfislow_run, .-cfislow_run\n");
+
+static int run_cfislow(double secs)
+{
+	static uint8_t buf[8192] __attribute__((aligned(4096)));
+	const uint64_t want = ref_spin(SPIN);
+	double end = now() + secs;
+	unsigned long rounds = 0;
+
+	printf("ready\n");
+	while (running(end)) {
+		if (cfislow_run(5000, SPIN, buf) != want)
+			return fail("cfislow", "the loop's result differs");
+		rounds++;
+	}
+	printf("cfislow ok %lu rounds\n", rounds);
+	return 0;
+}
+
 static int run_busy(double secs, int nodump)
 {
 	const char *mode = nodump ? "nodump" : "busy";
@@ -520,9 +595,12 @@ int main(int argc, char **argv)
 		return run_sigprof(secs);
 	if (!strcmp(mode, "cfiloop"))
 		return run_cfiloop(secs);
+	if (!strcmp(mode, "cfislow"))
+		return run_cfislow(secs);
 	if (!strcmp(mode, "busy") || !strcmp(mode, "nodump"))
 		return run_busy(secs, !strcmp(mode, "nodump"));
 	fprintf(stderr, "usage: hostile MODE SECS, MODE one of badsp badchain "
-			"altstack coro deep jit sigprof cfiloop busy nodump\n");
+			"altstack coro deep jit sigprof cfiloop cfislow busy "
+			"nodump\n");
 	return 2;
 }
