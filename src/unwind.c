@@ -70,14 +70,11 @@ struct unwtab {
 	unw_dyn_info_t di;
 };
 
-/* An FDE's range whose rules ehframe_check_cfi() refused. */
+/* FDE ranges whose rules ehframe_check_cfi() refused (merged where they
+ * overlap: disjoint, sorted by start). */
 struct refused {
 	uint64_t start, end;
 };
-
-/* At most this many refused ranges are remembered (then forgotten all
- * at once): a bound on memory and on the linear search. */
-#define REFUSED_MAX 256
 
 /* The most CFI bytes (CIE and FDE instructions together) vetted and run:
  * a real FDE's are a few hundred bytes at most. */
@@ -91,8 +88,8 @@ struct unwinder {
 	struct unwtab *tabs;
 	size_t ntabs, cap;
 	uint8_t *cfi; /* CFI_MAX bytes for check_rules(), made on first use */
-	struct refused refused[REFUSED_MAX];
-	size_t nrefused;
+	struct refused *refused;
+	size_t nrefused, cap_refused;
 	unwinder_hook hook;
 	void *hook_arg;
 	struct unwinder_counters count;
@@ -361,12 +358,62 @@ static int check_rules(struct unwind_ctx *ctx, const unw_proc_info_t *pi)
 	return -1;
 }
 
+/* The first refused range that ends after ip (nrefused if none). */
+static size_t refused_after(const struct unwinder *u, uint64_t ip)
+{
+	size_t lo = 0, hi = u->nrefused;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->refused[mid].end <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static bool is_refused(const struct unwinder *u, uint64_t ip)
 {
-	for (size_t i = 0; i < u->nrefused; i++)
-		if (ip >= u->refused[i].start && ip < u->refused[i].end)
-			return true;
-	return false;
+	size_t i = refused_after(u, ip);
+
+	return i < u->nrefused && u->refused[i].start <= ip;
+}
+
+/*
+ * Remember [start, end) as refused, merged with the ranges it overlaps:
+ * the list stays disjoint, so is_refused() finds every refused IP even
+ * with FDEs that overlap (hostile ones), and it grows only with ranges
+ * not yet covered, at most one per FDE of the target's modules.
+ */
+static void remember_refused(struct unwinder *u, uint64_t start, uint64_t end)
+{
+	size_t i = refused_after(u, start), j = i;
+	struct refused *r;
+
+	while (j < u->nrefused && u->refused[j].start <= end) {
+		if (u->refused[j].start < start)
+			start = u->refused[j].start;
+		if (u->refused[j].end > end)
+			end = u->refused[j].end;
+		j++;
+	}
+	if (j == i) { /* nothing to merge with: insert at i */
+		r = grow_array(u->refused, &u->cap_refused, u->nrefused + 1,
+			       sizeof(*r));
+		if (!r)
+			return; /* refused again next time: no harm */
+		u->refused = r;
+		memmove(r + i + 1, r + i, (u->nrefused - i) * sizeof(*r));
+		u->nrefused++;
+		j = i + 1;
+	}
+	u->refused[i].start = start;
+	u->refused[i].end = end;
+	memmove(u->refused + i + 1, u->refused + j,
+		(u->nrefused - j) * sizeof(*u->refused));
+	u->nrefused -= j - i - 1;
 }
 
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip,
@@ -388,15 +435,11 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip,
 	if (rc < 0 || !need_unwind_info || check_rules(ctx, pi) == 0)
 		return rc;
 	/* Refused.  pi->unwind_info came from a pool of libunwind's that
-	 * has no public way back: it is lost, once per refused FDE, since
-	 * its range is remembered (until the list fills up). */
+	 * has no public way back: it is lost (80 bytes), once per refused
+	 * FDE, since its range is remembered. */
 	u->count.cfi_refused++;
-	if (u->nrefused == REFUSED_MAX)
-		u->nrefused = 0;
-	u->refused[u->nrefused].start = pi->start_ip;
-	u->refused[u->nrefused].end = pi->end_ip > pi->start_ip ? pi->end_ip :
-								  ip + 1;
-	u->nrefused++;
+	remember_refused(u, pi->start_ip <= ip ? pi->start_ip : ip,
+			 pi->end_ip > ip ? pi->end_ip : ip + 1);
 	return -UNW_EINVAL;
 }
 
@@ -472,6 +515,7 @@ void unwinder_free(struct unwinder *u)
 		unw_destroy_addr_space(u->as);
 	modcache_free(u->mods);
 	free(u->cfi);
+	free(u->refused);
 	free(u->tabs);
 	free(u);
 }
