@@ -70,10 +70,24 @@ struct unwtab {
 	unw_dyn_info_t di;
 };
 
-/* FDE ranges whose rules ehframe_check_cfi() refused (merged where they
- * overlap: disjoint, sorted by start). */
-struct refused {
+/* A range of target addresses; lists of them are kept sorted by start
+ * and disjoint. */
+struct range {
 	uint64_t start, end;
+};
+
+/*
+ * Call frame instructions as ehframe_check_cfi() vetted them.  libunwind
+ * reads them again after find_proc_info (to run them) and keeps the
+ * address of each DWARF expression in its cache, re-reading the
+ * expression at every step that uses the cached rule.  The module image
+ * is a mapping of the target's file: a target that can write that file
+ * could swap a vetted rule for a looping one in between.  So access_mem
+ * serves these bytes from here, as vetted.
+ */
+struct pin {
+	struct range r;
+	uint8_t *bytes;
 };
 
 /* The most CFI bytes (CIE and FDE instructions together) vetted and run:
@@ -88,8 +102,10 @@ struct unwinder {
 	struct unwtab *tabs;
 	size_t ntabs, cap;
 	uint8_t *cfi; /* CFI_MAX bytes for check_rules(), made on first use */
-	struct refused *refused;
+	struct range *refused; /* FDEs refused (merged where they overlap) */
 	size_t nrefused, cap_refused;
+	struct pin *pins;
+	size_t npins, cap_pins;
 	unwinder_hook hook;
 	void *hook_arg;
 	struct unwinder_counters count;
@@ -206,6 +222,97 @@ static int read_target_cached(struct unwind_ctx *ctx, uint64_t addr,
 	return 0;
 }
 
+/* In a sorted list of n elements of `size` bytes, each starting with a
+ * struct range: the first whose range ends after ip (n if none). */
+static size_t range_after(const void *list, size_t n, size_t size, uint64_t ip)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct range *r = (const void *)((const char *)list +
+						       mid * size);
+
+		if (r->end <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t refused_after(const struct unwinder *u, uint64_t ip)
+{
+	return range_after(u->refused, u->nrefused, sizeof(*u->refused), ip);
+}
+
+static size_t pin_after(const struct unwinder *u, uint64_t addr)
+{
+	return range_after(u->pins, u->npins, sizeof(*u->pins), addr);
+}
+
+/*
+ * Pin len vetted bytes at addr.  0 when pinned (or pinned already, the
+ * same bytes: a CIE shared by many FDEs); -1 when they overlap a pin
+ * otherwise (bytes changed since, or hostile overlapping CIEs and FDEs:
+ * the caller refuses the FDE), or there is no memory.
+ */
+static int pin(struct unwinder *u, uint64_t addr, const uint8_t *bytes,
+	       size_t len)
+{
+	size_t i = pin_after(u, addr);
+	struct pin *p;
+	uint8_t *copy;
+
+	if (len == 0)
+		return 0;
+	if (i < u->npins && u->pins[i].r.start < addr + len) {
+		const struct pin *q = &u->pins[i];
+		bool same = q->r.start == addr && q->r.end == addr + len &&
+			    memcmp(q->bytes, bytes, len) == 0;
+
+		return same ? 0 : -1;
+	}
+	p = grow_array(u->pins, &u->cap_pins, u->npins + 1, sizeof(*p));
+	if (!p)
+		return -1;
+	u->pins = p;
+	if (!(copy = malloc(len)))
+		return -1;
+	memcpy(copy, bytes, len);
+	memmove(p + i + 1, p + i, (u->npins - i) * sizeof(*p));
+	p[i].r.start = addr;
+	p[i].r.end = addr + len;
+	p[i].bytes = copy;
+	u->npins++;
+	return 0;
+}
+
+/* Lay the pinned bytes over the word just read at addr. */
+static void overlay_pins(const struct unwinder *u, uint64_t addr,
+			 unw_word_t *val)
+{
+	uint8_t *w = (uint8_t *)val;
+
+	for (size_t i = pin_after(u, addr);
+	     i < u->npins && u->pins[i].r.start < addr + sizeof(*val); i++) {
+		const struct pin *p = &u->pins[i];
+		uint64_t lo = p->r.start > addr ? p->r.start : addr;
+		uint64_t hi = p->r.end < addr + sizeof(*val) ?
+				      p->r.end :
+				      addr + sizeof(*val);
+
+		memcpy(w + (lo - addr), p->bytes + (lo - p->r.start), hi - lo);
+	}
+}
+
+static void free_pins(struct unwinder *u)
+{
+	for (size_t i = 0; i < u->npins; i++)
+		free(u->pins[i].bytes);
+	u->npins = 0;
+}
+
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		      int write, void *arg)
 {
@@ -224,6 +331,8 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 	}
 	if (read_module(ctx, addr, val) == 0) {
 		ctx->u->count.mem_from_module++;
+		if (ctx->u->npins)
+			overlay_pins(ctx->u, addr, val);
 		return 0;
 	}
 	/* Beyond the copy, writable: the target as it is now. */
@@ -352,26 +461,13 @@ static int check_rules(struct unwind_ctx *ctx, const unw_proc_info_t *pi)
 			       &n) == 0 &&
 		    ehframe_check_cfi(buf, cie_len, ci->fde_encoding) == 0 &&
 		    ehframe_check_cfi(buf + cie_len, n - cie_len,
-				      ci->fde_encoding) == 0)
+				      ci->fde_encoding) == 0 &&
+		    pin(ctx->u, ci->cie_instr_start, buf, cie_len) == 0 &&
+		    pin(ctx->u, ci->fde_instr_start, buf + cie_len,
+			n - cie_len) == 0)
 			return 0;
 	}
 	return -1;
-}
-
-/* The first refused range that ends after ip (nrefused if none). */
-static size_t refused_after(const struct unwinder *u, uint64_t ip)
-{
-	size_t lo = 0, hi = u->nrefused;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->refused[mid].end <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 static bool is_refused(const struct unwinder *u, uint64_t ip)
@@ -390,7 +486,7 @@ static bool is_refused(const struct unwinder *u, uint64_t ip)
 static void remember_refused(struct unwinder *u, uint64_t start, uint64_t end)
 {
 	size_t i = refused_after(u, start), j = i;
-	struct refused *r;
+	struct range *r;
 
 	while (j < u->nrefused && u->refused[j].start <= end) {
 		if (u->refused[j].start < start)
@@ -516,6 +612,8 @@ void unwinder_free(struct unwinder *u)
 	modcache_free(u->mods);
 	free(u->cfi);
 	free(u->refused);
+	free_pins(u);
+	free(u->pins);
 	free(u->tabs);
 	free(u);
 }
@@ -525,6 +623,7 @@ void unwinder_flush(struct unwinder *u)
 	unw_flush_cache(u->as, 0, 0);
 	u->ntabs = 0;
 	u->nrefused = 0;
+	free_pins(u);
 	/* A new image at a known path (exec of a rebuilt binary) must not be
 	 * read from the old mmap. */
 	modcache_flush(u->mods);

@@ -1,11 +1,17 @@
 ## Chaos suite (the target never pays for a ptprof fault): stacks cases, see tests/chaos/README.
 ## Hostile stacks (one target, tests/chaos/targets/hostile.c, one mode per
 ## case), real runtimes (Java, Go, Python) and refusals.
-check_PROGRAMS += tests/chaos/targets/hostile
+check_PROGRAMS += tests/chaos/targets/hostile \
+	tests/chaos/targets/libcfiswap.so
 
 tests_chaos_targets_hostile_SOURCES = tests/chaos/targets/hostile.c
 tests_chaos_targets_hostile_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_chaos_targets_hostile_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+tests_chaos_targets_hostile_LDADD = -ldl
+# hostile cfiswap loads a copy of it (-shared: see tests/modules.mk)
+tests_chaos_targets_libcfiswap_so_SOURCES = tests/chaos/targets/cfiswap.c
+tests_chaos_targets_libcfiswap_so_CFLAGS = $(PT_TARGET_SO_CFLAGS)
+tests_chaos_targets_libcfiswap_so_LDFLAGS = -shared
 
 TESTS += \
 	tests/chaos/stack-badsp.test \

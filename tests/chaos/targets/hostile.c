@@ -38,6 +38,13 @@
  *            valid but costly CFA rule (an expression that reads target
  *            memory 800 times before it says rsp + 8): an unwind of 4096
  *            frames takes seconds;
+ *   cfiswap  (hostile cfiswap SECS LIB) copies LIB (libcfiswap.so) to
+ *            ./libcfiswap-copy.so, loads the copy and runs its
+ *            cfiswap_spin; once a file "flip" appears in its current
+ *            directory, a thread rewrites the copy's file, turning
+ *            cfiswap_spin's CFA rule from an honest expression into
+ *            DW_OP_skip -3: the rule an unwinder vetted (and cached)
+ *            loops when it reads it again;
  *   busy     three threads (busy_thread) check ref_spin's result round
  *            after round: a plain target for the refusal tests;
  *   nodump   the same after prctl(PR_SET_DUMPABLE, 0): only a tracer with
@@ -47,6 +54,8 @@
  * timed inside the loops that run with a bad stack: they touch no memory.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -548,6 +557,82 @@ static int run_cfislow(double secs)
 	return 0;
 }
 
+#define CFISWAP_COPY "libcfiswap-copy.so"
+
+static int cfiswap_fd = -1;
+static off_t cfiswap_off;
+static double cfiswap_end;
+
+/* Once "flip" appears, swap the rule's first 3 bytes for a loop. */
+static void *cfiswap_flipper(void *arg)
+{
+	static const uint8_t loop[] = { 0x2f, 0xfd, 0xff };
+
+	(void)arg;
+	while (running(cfiswap_end) && access("flip", F_OK) != 0)
+		usleep(1000);
+	if (!running(cfiswap_end))
+		return (void *)0;
+	return (void *)(pwrite(cfiswap_fd, loop, 3, cfiswap_off) == 3 ? 1L :
+								       -1L);
+}
+
+/* Copy lib to CFISWAP_COPY (left open in cfiswap_fd); find the rule. */
+static int cfiswap_copy(const char *lib)
+{
+	static const uint8_t rule[] = { 0x0c, 0x42, 0xee, 0xff,
+					0xc0, 0x13, 0x77, 0x08 };
+	static uint8_t buf[1 << 20];
+	FILE *in = fopen(lib, "rb");
+	size_t n = in ? fread(buf, 1, sizeof(buf), in) : 0;
+
+	if (in)
+		fclose(in);
+	cfiswap_fd = open(CFISWAP_COPY, O_RDWR | O_CREAT | O_TRUNC, 0700);
+	if (n == 0 || n == sizeof(buf) || cfiswap_fd < 0 ||
+	    write(cfiswap_fd, buf, n) != (ssize_t)n)
+		return -1;
+	for (size_t i = 0; i + sizeof(rule) <= n; i++)
+		if (!memcmp(buf + i, rule, sizeof(rule))) {
+			cfiswap_off = (off_t)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int run_cfiswap(double secs, const char *lib)
+{
+	const uint64_t want = ref_spin(SPIN);
+	uint64_t (*spin)(uint64_t);
+	unsigned long rounds = 0;
+	void *h, *r;
+	pthread_t th;
+
+	if (!lib || cfiswap_copy(lib))
+		return fail("cfiswap", "cannot copy the library or find its rule");
+	h = dlopen("./" CFISWAP_COPY, RTLD_NOW);
+	spin = h ? (uint64_t(*)(uint64_t))dlsym(h, "cfiswap_spin") : NULL;
+	if (!spin)
+		return fail("cfiswap", "cannot load the copy");
+	cfiswap_end = now() + secs;
+	if (pthread_create(&th, NULL, cfiswap_flipper, NULL))
+		return fail("cfiswap", "pthread_create failed");
+	printf("ready\n");
+	while (running(cfiswap_end)) {
+		if (spin(SPIN) != want) {
+			pthread_join(th, NULL);
+			return fail("cfiswap", "the loop's result differs");
+		}
+		rounds++;
+	}
+	pthread_join(th, &r);
+	if (r == (void *)-1)
+		return fail("cfiswap", "cannot rewrite the copy");
+	printf("cfiswap ok %lu rounds, rule %s\n", rounds,
+	       r ? "swapped" : "never swapped");
+	return 0;
+}
+
 static int run_busy(double secs, int nodump)
 {
 	const char *mode = nodump ? "nodump" : "busy";
@@ -597,10 +682,12 @@ int main(int argc, char **argv)
 		return run_cfiloop(secs);
 	if (!strcmp(mode, "cfislow"))
 		return run_cfislow(secs);
+	if (!strcmp(mode, "cfiswap"))
+		return run_cfiswap(secs, argc > 3 ? argv[3] : NULL);
 	if (!strcmp(mode, "busy") || !strcmp(mode, "nodump"))
 		return run_busy(secs, !strcmp(mode, "nodump"));
 	fprintf(stderr, "usage: hostile MODE SECS, MODE one of badsp badchain "
-			"altstack coro deep jit sigprof cfiloop cfislow busy "
-			"nodump\n");
+			"altstack coro deep jit sigprof cfiloop cfislow cfiswap "
+			"busy nodump\n");
 	return 2;
 }
