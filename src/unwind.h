@@ -7,7 +7,10 @@
  *  - registers come from the capture;
  *  - memory comes from the stack copy, else from the image of the
  *    read-only file (or vDSO) mapped at that address (modcache.h), else,
- *    last resort, from one process_vm_readv() of the target;
+ *    last resort, from one process_vm_readv() of the target; unwind
+ *    rules (call frame instructions) are vetted before libunwind runs
+ *    them (ehframe_check_cfi()) and served as vetted thereafter, even if
+ *    the target rewrites the file;
  *  - unwind tables are per executable mapping, built once from the
  *    module's PT_GNU_EH_FRAME (.eh_frame_hdr) and searched by libunwind's
  *    dwarf_search_unwind_table(), so in steady state nothing re-reads
