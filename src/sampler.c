@@ -8,7 +8,9 @@
  * only for its own capture, never behind a slower one, never for an
  * unwind.  Between ticks nothing of the target is traced, except a thread
  * whose stop missed its tick (LATE): its stop is still on the way, and it
- * is detached the moment it is reported.
+ * is detached the moment it is reported, during the unwinds too (they
+ * serve stops and stop signals between two steps, every millisecond):
+ * it cannot be detached before, as PTRACE_DETACH needs a stopped tracee.
  */
 #include "config.h"
 
