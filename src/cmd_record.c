@@ -245,13 +245,16 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 	fprintf(stderr,
 		"ptprof: stats: unwinder reads: stack copy %llu, module "
 		"images %llu, target %llu; tables built %llu, missing %llu; "
-		"libunwind cache size %s\n",
+		"libunwind cache size %s; unsafe unwind rules refused %llu, "
+		"unwinds over budget %llu\n",
 		(unsigned long long)u->mem_from_stack,
 		(unsigned long long)u->mem_from_module,
 		(unsigned long long)u->mem_from_target,
 		(unsigned long long)u->tables_built,
 		(unsigned long long)u->tables_missing,
-		u->cache_size_set == 0 ? "set" : "refused (default kept)");
+		u->cache_size_set == 0 ? "set" : "refused (default kept)",
+		(unsigned long long)u->cfi_refused,
+		(unsigned long long)u->budget_cuts);
 }
 
 /*
@@ -322,10 +325,10 @@ static int finish_command(pid_t child, const struct sampler_stats *st,
 struct output {
 	const struct options *o;
 	struct stacktab *tab;
-	struct profile_out *out;     /* NULL until the first spill */
-	size_t records;		     /* records written so far */
+	struct profile_out *out; /* NULL until the first spill */
+	size_t records;		 /* records written so far */
 	struct pprof_out *pprof; /* with a pprof output */
-	struct timespec start;	     /* wall clock at the start, for pprof */
+	struct timespec start;	 /* wall clock at the start, for pprof */
 };
 
 /* Distinct stacks kept in memory before they go to the file. */
@@ -574,7 +577,8 @@ static void watch_start(struct watch *w, const struct options *o,
 			      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		sigemptyset(&ttou);
 		sigaddset(&ttou, SIGTTOU);
-		w->ttou_blocked = sigprocmask(SIG_BLOCK, &ttou, &w->old_mask) == 0;
+		w->ttou_blocked = sigprocmask(SIG_BLOCK, &ttou, &w->old_mask) ==
+				  0;
 	}
 	w->last_at = mono_now_ns();
 	w->last.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);

@@ -12,6 +12,13 @@
  * on, anything else), so any other table encoding, version or count
  * encoding is rejected here with -1/EINVAL, and the caller falls back.
  *
+ * ehframe_check_cfi() vets the call frame instructions of a CIE or FDE
+ * before libunwind runs them: its DWARF expression evaluator (1.6,
+ * src/dwarf/Gexpr.c) follows DW_OP_skip and DW_OP_bra wherever they point,
+ * so `DW_CFA_def_cfa_expression { DW_OP_skip -3 }` spins forever inside
+ * one unw_step(), and DW_OP_div of INT64_MIN by -1 raises SIGFPE.  No
+ * libunwind setting bounds either, so such rules are refused here.
+ *
  * Contract: pure functions of the bytes given; no I/O, never prints.
  */
 #ifndef PTPROF_EHFRAME_H
@@ -29,5 +36,27 @@
  */
 int ehframe_describe(const uint8_t *hdr, size_t len, uint64_t hdr_addr,
 		     uint64_t start_ip, uint64_t end_ip, unw_dyn_info_t *di);
+
+/*
+ * p, len: call frame instructions (DW_CFA_*, DWARF 4 section 6.4.2, with
+ * the GNU extensions GCC emits); ptr_enc: the FDE pointer encoding (the
+ * CIE's 'R' augmentation), which DW_CFA_set_loc's operand has.  0 when
+ * every instruction decodes inside [p, p + len) and every DWARF
+ * expression in them (DW_CFA_def_cfa_expression, DW_CFA_expression,
+ * DW_CFA_val_expression) passes ehframe_check_expr(); else -1 with errno
+ * EINVAL.  Linear in len.
+ */
+int ehframe_check_cfi(const uint8_t *p, size_t len, uint8_t ptr_enc);
+
+/*
+ * One DWARF expression of len bytes (at most EHFRAME_EXPR_MAX).  0 when
+ * libunwind 1.6 evaluates it in at most one pass: every operation is one
+ * it implements, every operand lies inside the expression, every
+ * DW_OP_skip/DW_OP_bra jumps forward to the start of an operation or to
+ * the end, and there is no DW_OP_div (which traps on INT64_MIN / -1).
+ * Else -1 with errno EINVAL.
+ */
+#define EHFRAME_EXPR_MAX 4096
+int ehframe_check_expr(const uint8_t *p, size_t len);
 
 #endif /* PTPROF_EHFRAME_H */

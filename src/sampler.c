@@ -8,7 +8,9 @@
  * only for its own capture, never behind a slower one, never for an
  * unwind.  Between ticks nothing of the target is traced, except a thread
  * whose stop missed its tick (LATE): its stop is still on the way, and it
- * is detached the moment it is reported.
+ * is detached the moment it is reported, during the unwinds too (they
+ * serve stops and stop signals between two steps, every millisecond):
+ * it cannot be detached before, as PTRACE_DETACH needs a stopped tracee.
  */
 #include "config.h"
 
@@ -40,6 +42,8 @@
 #define STOP_WINDOW_NS (500 * NSEC_PER_USEC)
 /* How long the end of a run waits for the stops of LATE threads. */
 #define FINAL_LATE_WAIT_NS (500 * NSEC_PER_MSEC)
+/* How often a long unwind stops to serve stops and signals (between_steps). */
+#define SERVE_EVERY_NS (1 * NSEC_PER_MSEC)
 /* Ticks in a row on which the kernel refused every thread before the run
  * ends with EPERM (the target exec'd a set-uid program, or was attached). */
 #define MAX_REFUSED_TICKS 10
@@ -84,6 +88,9 @@ struct sampler {
 	int stat_fd;	/* /proc/PID/stat, kept open: the thread count */
 	pid_t live_tid; /* a thread sampled last tick, to read maps through */
 	bool target_gone;
+	bool unwinding;	      /* in unwind_queued(): stops are not captured */
+	bool stopping;	      /* a stop signal came during an unwind */
+	uint64_t serve_at;    /* when between_steps() next looks for events */
 	bool late_vanished;   /* a LATE thread exec'd away its TID */
 	bool sc_can_read;     /* seccomp_can_read(), at the start */
 	uint64_t progress_at; /* when cfg->progress was last called */
@@ -249,7 +256,9 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 	th->pending_sig = sig;
 	if (th->state == TS_SEIZED && s->pending)
 		s->pending--;
-	if (asked && reserve_capture(s) == 0)
+	/* During unwind_queued() the queue and arena are in use: a stop
+	 * that comes then is let go uncaptured. */
+	if (asked && !s->unwinding && reserve_capture(s) == 0)
 		captured = capture_thread(th->tid, s->maps, &s->cap) == 0;
 	if (asked && !s->cfg->unsafe_seccomp)
 		guard_seccomp(s, th, captured ? &s->cap.regs : NULL);
@@ -258,7 +267,9 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 	th->probe_only = false;
 	if (captured && th->state == TS_LATE)
 		s->st->late_captured++;
-	if (detach(th) == 0 && asked)
+	/* A LATE stop let go during the unwinds is no part of the tick's
+	 * pause (stop_the_world() measures it before them). */
+	if (detach(th) == 0 && asked && !s->unwinding)
 		s->last_detach_ns = mono_now_ns();
 	if (captured)
 		queue_capture(s, th);
@@ -750,10 +761,44 @@ static int unwind_captured(struct sampler *s)
 	return n;
 }
 
-/* After the tick's stop window: unwind every queued capture. */
+static bool take_signal(struct sampler *s);
+
+/*
+ * The unwinder's hook, between two steps: every SERVE_EVERY_NS of
+ * unwinding, let go of the threads whose stops came meanwhile (a LATE
+ * thread stopped now must not wait for the unwinds: it would stay in
+ * "t", traced, as long as they last) and take a stop signal (SIGINT must
+ * end the run however long the unwinds).  True ends the unwind.
+ */
+static bool between_steps(void *arg, uint64_t now)
+{
+	struct sampler *s = arg;
+	int ready;
+
+	if (s->stopping || now < s->serve_at)
+		return s->stopping;
+	s->serve_at = now + SERVE_EVERY_NS;
+	/* A poll of at most 1 us: reaper_poll() takes a deadline, and one
+	 * already past would return before polling. */
+	ready = reaper_poll(s->sigfd, -1, mono_now_ns() + NSEC_PER_USEC);
+	if (ready & REAPER_REPORTS)
+		reap_queued(s);
+	if ((ready & REAPER_SIGNAL) && take_signal(s))
+		s->stopping = true;
+	return s->stopping;
+}
+
+/*
+ * After the tick's stop window: unwind every queued capture.  Every
+ * thread captured is already detached; a LATE one is still seized and
+ * may stop meanwhile: between_steps() lets it go.  Once a stop signal
+ * came the rest are dropped (a stack cut short by it would be wrong).
+ */
 static void unwind_queued(struct sampler *s)
 {
-	for (size_t i = 0; i < s->nqueued; i++) {
+	s->unwinding = true;
+	s->serve_at = mono_now_ns() + SERVE_EVERY_NS;
+	for (size_t i = 0; i < s->nqueued && !s->stopping; i++) {
 		const struct queued *q = &s->queue[i];
 
 		s->view.tid = q->th->tid;
@@ -765,6 +810,7 @@ static void unwind_queued(struct sampler *s)
 	}
 	s->nqueued = 0;
 	s->arena_len = 0;
+	s->unwinding = false;
 }
 
 static void record_stack(struct sampler *s, struct thread *th)
@@ -775,9 +821,10 @@ static void record_stack(struct sampler *s, struct thread *th)
 	 * last read (right after exec, libc is not there yet), and the chain
 	 * may have stopped for want of its unwind table.  Read the maps (the
 	 * thread is already released) and, if they changed, unwind again. */
-	if (mapsync_catch_up(&s->mapsync, s->pcs, n, s->live_tid))
+	if (!s->stopping &&
+	    mapsync_catch_up(&s->mapsync, s->pcs, n, s->live_tid))
 		n = unwind_captured(s);
-	if (n <= 0)
+	if (n <= 0 || s->stopping)
 		return;
 	if (!emit(s, th, s->pcs, (size_t)n, cpuacct_weight(&th->cpu, &s->acct)))
 		return;
@@ -1038,6 +1085,8 @@ static bool wait_until(struct sampler *s, uint64_t deadline)
 
 		reap_queued(s);
 		unwind_queued(s); /* LATE captures: nothing is held */
+		if (s->stopping)
+			return true;
 		if (mono_now_ns() >= deadline || s->target_gone)
 			return false;
 		ready = reaper_poll(s->sigfd, s->pidfd, deadline);
@@ -1070,6 +1119,8 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->threads = threadtab_new();
 	s->unw = unwinder_new(cfg->pid, maps);
 	mapsync_init(&s->mapsync, cfg->pid, maps, s->unw);
+	if (s->unw)
+		unwinder_set_hook(s->unw, between_steps, s);
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
 	if (!s->threads || !s->unw || !s->pcs || s->sigfd < 0 || reaper_start())
 		return -1;
@@ -1147,6 +1198,10 @@ static int run_loop(struct sampler *s, uint64_t start)
 		if (tick(s))
 			return -1;
 		ticked = true;
+		if (s->stopping) { /* a stop signal came during the unwinds */
+			s->st->end = SAMPLER_END_SIGNAL;
+			return 0;
+		}
 		if (s->cfg->spill &&
 		    stacktab_distinct(s->tab) >= s->cfg->spill_at &&
 		    s->cfg->spill(s->cfg->spill_arg))
@@ -1172,6 +1227,7 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 		rc = run_loop(&s, start);
 		err = errno;
 		release_late(&s);
+		s.stopping = false; /* the last LATE captures: budgeted */
 		unwind_queued(&s);
 		if (!s.target_gone)
 			mapsync_refresh(&s.mapsync, s.live_tid);

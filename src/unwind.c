@@ -18,6 +18,7 @@
 #include "grow.h"
 #include "loadseg.h"
 #include "modcache.h"
+#include "timeutil.h"
 #include "unwind.h"
 
 /* Exported by libunwind-x86_64 (as _Ux86_64_...), not declared publicly:
@@ -69,6 +70,30 @@ struct unwtab {
 	unw_dyn_info_t di;
 };
 
+/* A range of target addresses; lists of them are kept sorted by start
+ * and disjoint. */
+struct range {
+	uint64_t start, end;
+};
+
+/*
+ * Call frame instructions as ehframe_check_cfi() vetted them.  libunwind
+ * reads them again after find_proc_info (to run them) and keeps the
+ * address of each DWARF expression in its cache, re-reading the
+ * expression at every step that uses the cached rule.  The module image
+ * is a mapping of the target's file: a target that can write that file
+ * could swap a vetted rule for a looping one in between.  So access_mem
+ * serves these bytes from here, as vetted.
+ */
+struct pin {
+	struct range r;
+	uint8_t *bytes;
+};
+
+/* The most CFI bytes (CIE and FDE instructions together) vetted and run:
+ * a real FDE's are a few hundred bytes at most. */
+#define CFI_MAX (256u * 1024)
+
 struct unwinder {
 	pid_t pid;
 	const struct maps *maps;
@@ -76,6 +101,13 @@ struct unwinder {
 	unw_addr_space_t as;
 	struct unwtab *tabs;
 	size_t ntabs, cap;
+	uint8_t *cfi; /* CFI_MAX bytes for check_rules(), made on first use */
+	struct range *refused; /* FDEs refused (merged where they overlap) */
+	size_t nrefused, cap_refused;
+	struct pin *pins;
+	size_t npins, cap_pins;
+	unwinder_hook hook;
+	void *hook_arg;
 	struct unwinder_counters count;
 };
 
@@ -85,7 +117,7 @@ struct unwind_ctx {
 	const struct capture *cap;
 	const struct map_entry *last; /* mapping of the last module read */
 	const struct module *last_mod;
-	uint64_t page_addr;	/* the target page held in page, if page_ok */
+	uint64_t page_addr; /* the target page held in page, if page_ok */
 	bool page_ok;
 	uint8_t page[4096];
 };
@@ -126,8 +158,8 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 	return 0;
 }
 
-static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg,
-			unw_fpreg_t *val, int write, void *arg)
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
+			int write, void *arg)
 {
 	(void)as, (void)reg, (void)val, (void)write, (void)arg;
 	return -UNW_EBADREG;
@@ -156,7 +188,8 @@ static int read_target(pid_t tid, uint64_t addr, void *buf, size_t len)
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
 
 	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)len ?
-		       0 : -1;
+		       0 :
+		       -1;
 }
 
 /*
@@ -172,18 +205,112 @@ static int read_target_cached(struct unwind_ctx *ctx, uint64_t addr,
 
 	if (addr - base + sizeof(*val) > sizeof(ctx->page))
 		return read_target(ctx->cap->tid, addr, val, sizeof(*val)) ?
-			       -UNW_EINVAL : 0; /* straddles two pages */
+			       -UNW_EINVAL :
+			       0; /* straddles two pages */
 	if (!ctx->page_ok || ctx->page_addr != base) {
 		ctx->page_ok = false;
 		if (read_target(ctx->cap->tid, base, ctx->page,
 				sizeof(ctx->page)))
 			return read_target(ctx->cap->tid, addr, val,
-					   sizeof(*val)) ? -UNW_EINVAL : 0;
+					   sizeof(*val)) ?
+				       -UNW_EINVAL :
+				       0;
 		ctx->page_ok = true;
 		ctx->page_addr = base;
 	}
 	memcpy(val, ctx->page + (addr - base), sizeof(*val));
 	return 0;
+}
+
+/* In a sorted list of n elements of `size` bytes, each starting with a
+ * struct range: the first whose range ends after ip (n if none). */
+static size_t range_after(const void *list, size_t n, size_t size, uint64_t ip)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct range *r = (const void *)((const char *)list +
+						       mid * size);
+
+		if (r->end <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t refused_after(const struct unwinder *u, uint64_t ip)
+{
+	return range_after(u->refused, u->nrefused, sizeof(*u->refused), ip);
+}
+
+static size_t pin_after(const struct unwinder *u, uint64_t addr)
+{
+	return range_after(u->pins, u->npins, sizeof(*u->pins), addr);
+}
+
+/*
+ * Pin len vetted bytes at addr.  0 when pinned (or pinned already, the
+ * same bytes: a CIE shared by many FDEs); -1 when they overlap a pin
+ * otherwise (bytes changed since, or hostile overlapping CIEs and FDEs:
+ * the caller refuses the FDE), or there is no memory.
+ */
+static int pin(struct unwinder *u, uint64_t addr, const uint8_t *bytes,
+	       size_t len)
+{
+	size_t i = pin_after(u, addr);
+	struct pin *p;
+	uint8_t *copy;
+
+	if (len == 0)
+		return 0;
+	if (i < u->npins && u->pins[i].r.start < addr + len) {
+		const struct pin *q = &u->pins[i];
+		bool same = q->r.start == addr && q->r.end == addr + len &&
+			    memcmp(q->bytes, bytes, len) == 0;
+
+		return same ? 0 : -1;
+	}
+	p = grow_array(u->pins, &u->cap_pins, u->npins + 1, sizeof(*p));
+	if (!p)
+		return -1;
+	u->pins = p;
+	if (!(copy = malloc(len)))
+		return -1;
+	memcpy(copy, bytes, len);
+	memmove(p + i + 1, p + i, (u->npins - i) * sizeof(*p));
+	p[i].r.start = addr;
+	p[i].r.end = addr + len;
+	p[i].bytes = copy;
+	u->npins++;
+	return 0;
+}
+
+/* Lay the pinned bytes over the word just read at addr. */
+static void overlay_pins(const struct unwinder *u, uint64_t addr,
+			 unw_word_t *val)
+{
+	uint8_t *w = (uint8_t *)val;
+
+	for (size_t i = pin_after(u, addr);
+	     i < u->npins && u->pins[i].r.start < addr + sizeof(*val); i++) {
+		const struct pin *p = &u->pins[i];
+		uint64_t lo = p->r.start > addr ? p->r.start : addr;
+		uint64_t hi = p->r.end < addr + sizeof(*val) ?
+				      p->r.end :
+				      addr + sizeof(*val);
+
+		memcpy(w + (lo - addr), p->bytes + (lo - p->r.start), hi - lo);
+	}
+}
+
+static void free_pins(struct unwinder *u)
+{
+	for (size_t i = 0; i < u->npins; i++)
+		free(u->pins[i].bytes);
+	u->npins = 0;
 }
 
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
@@ -197,12 +324,15 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		return -UNW_EINVAL; /* never write into the target */
 	if (addr >= cap->stack_start &&
 	    addr - cap->stack_start + sizeof(*val) <= cap->stack_len) {
-		memcpy(val, cap->stack + (addr - cap->stack_start), sizeof(*val));
+		memcpy(val, cap->stack + (addr - cap->stack_start),
+		       sizeof(*val));
 		ctx->u->count.mem_from_stack++;
 		return 0;
 	}
 	if (read_module(ctx, addr, val) == 0) {
 		ctx->u->count.mem_from_module++;
+		if (ctx->u->npins)
+			overlay_pins(ctx->u, addr, val);
 		return 0;
 	}
 	/* Beyond the copy, writable: the target as it is now. */
@@ -220,8 +350,7 @@ static int describe(const struct module *mod, const struct map_entry *e,
 
 	if (mod->size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phentsize != sizeof(*ph) ||
-	    eh->e_phoff > mod->size ||
+	    eh->e_phentsize != sizeof(*ph) || eh->e_phoff > mod->size ||
 	    eh->e_phnum * sizeof(*ph) > mod->size - eh->e_phoff)
 		return -1;
 	ph = (const Elf64_Phdr *)(mod->image + eh->e_phoff);
@@ -277,20 +406,141 @@ static const struct unwtab *table_for(struct unwind_ctx *ctx, uint64_t ip)
 	return t->ok ? t : NULL;
 }
 
+/*
+ * The head of libunwind's struct dwarf_cie_info (include/dwarf.h, the
+ * same from 1.0 to 1.8), which dwarf_search_unwind_table() leaves in
+ * pi->unwind_info when asked for unwind info: where the CIE's and the
+ * FDE's instructions are, and the FDE pointer encoding.
+ */
+struct lu_cie_info {
+	unw_word_t cie_instr_start, cie_instr_end;
+	unw_word_t fde_instr_start, fde_instr_end;
+	unw_word_t code_align, data_align, ret_addr_column, handler;
+	uint16_t abi, tag;
+	uint8_t fde_encoding, lsda_encoding;
+};
+
+/* Copy [start, end) of the target from a module image into buf + *len. */
+static int read_image(struct unwind_ctx *ctx, uint64_t start, uint64_t end,
+		      uint8_t *buf, size_t *len)
+{
+	const struct map_entry *e = maps_find(ctx->u->maps, start);
+	const struct module *mod;
+
+	if (start > end || end - start > CFI_MAX - *len)
+		return -1;
+	if (start == end)
+		return 0;
+	if (!e || e->write || end > e->end ||
+	    !(mod = modcache_get(ctx->u->mods, e, ctx->cap->tid)) ||
+	    modcache_read(mod, e, start, buf + *len, end - start))
+		return -1;
+	*len += end - start;
+	return 0;
+}
+
+/*
+ * Vet the rules libunwind is about to run for pi (ehframe.h says why):
+ * the CIE's initial instructions and the FDE's, read from the module
+ * image as libunwind's access_mem will read them.  0 if safe.
+ */
+static int check_rules(struct unwind_ctx *ctx, const unw_proc_info_t *pi)
+{
+	const struct lu_cie_info *ci = pi->unwind_info;
+	uint8_t *buf = ctx->u->cfi;
+	size_t n = 0, cie_len;
+
+	if (!ci || pi->unwind_info_size < (int)sizeof(*ci))
+		return -1;
+	if (!buf && !(buf = ctx->u->cfi = malloc(CFI_MAX)))
+		return -1;
+	if (read_image(ctx, ci->cie_instr_start, ci->cie_instr_end, buf, &n) ==
+	    0) {
+		cie_len = n;
+		if (read_image(ctx, ci->fde_instr_start, ci->fde_instr_end, buf,
+			       &n) == 0 &&
+		    ehframe_check_cfi(buf, cie_len, ci->fde_encoding) == 0 &&
+		    ehframe_check_cfi(buf + cie_len, n - cie_len,
+				      ci->fde_encoding) == 0 &&
+		    pin(ctx->u, ci->cie_instr_start, buf, cie_len) == 0 &&
+		    pin(ctx->u, ci->fde_instr_start, buf + cie_len,
+			n - cie_len) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static bool is_refused(const struct unwinder *u, uint64_t ip)
+{
+	size_t i = refused_after(u, ip);
+
+	return i < u->nrefused && u->refused[i].start <= ip;
+}
+
+/*
+ * Remember [start, end) as refused, merged with the ranges it overlaps:
+ * the list stays disjoint, so is_refused() finds every refused IP even
+ * with FDEs that overlap (hostile ones), and it grows only with ranges
+ * not yet covered, at most one per FDE of the target's modules.
+ */
+static void remember_refused(struct unwinder *u, uint64_t start, uint64_t end)
+{
+	size_t i = refused_after(u, start), j = i;
+	struct range *r;
+
+	while (j < u->nrefused && u->refused[j].start <= end) {
+		if (u->refused[j].start < start)
+			start = u->refused[j].start;
+		if (u->refused[j].end > end)
+			end = u->refused[j].end;
+		j++;
+	}
+	if (j == i) { /* nothing to merge with: insert at i */
+		r = grow_array(u->refused, &u->cap_refused, u->nrefused + 1,
+			       sizeof(*r));
+		if (!r)
+			return; /* refused again next time: no harm */
+		u->refused = r;
+		memmove(r + i + 1, r + i, (u->nrefused - i) * sizeof(*r));
+		u->nrefused++;
+		j = i + 1;
+	}
+	u->refused[i].start = start;
+	u->refused[i].end = end;
+	memmove(u->refused + i + 1, u->refused + j,
+		(u->nrefused - j) * sizeof(*u->refused));
+	u->nrefused -= j - i - 1;
+}
+
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip,
 			  unw_proc_info_t *pi, int need_unwind_info, void *arg)
 {
-	const struct unwtab *t = table_for(arg, ip);
+	struct unwind_ctx *ctx = arg;
+	struct unwinder *u = ctx->u;
+	const struct unwtab *t = table_for(ctx, ip);
+	int rc;
 
 	if (!t)
 		return -UNW_ENOINFO;
-	return dwarf_search_unwind_table(as, ip, (unw_dyn_info_t *)&t->di, pi,
-					 need_unwind_info, arg);
+	/* -UNW_EINVAL, not -UNW_ENOINFO: x86-64's unw_step() would guess
+	 * a caller from the frame pointer; this stack ends here. */
+	if (is_refused(u, ip))
+		return -UNW_EINVAL;
+	rc = dwarf_search_unwind_table(as, ip, (unw_dyn_info_t *)&t->di, pi,
+				       need_unwind_info, arg);
+	if (rc < 0 || !need_unwind_info || check_rules(ctx, pi) == 0)
+		return rc;
+	/* Refused.  pi->unwind_info came from a pool of libunwind's that
+	 * has no public way back: it is lost (80 bytes), once per refused
+	 * FDE, since its range is remembered. */
+	u->count.cfi_refused++;
+	remember_refused(u, pi->start_ip <= ip ? pi->start_ip : ip,
+			 pi->end_ip > ip ? pi->end_ip : ip + 1);
+	return -UNW_EINVAL;
 }
 
 /* Only dynamic (JIT-registered) info would come here: there is none. */
-static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
-			    void *arg)
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
 {
 	(void)as, (void)pi, (void)arg;
 }
@@ -360,6 +610,10 @@ void unwinder_free(struct unwinder *u)
 	if (u->as)
 		unw_destroy_addr_space(u->as);
 	modcache_free(u->mods);
+	free(u->cfi);
+	free(u->refused);
+	free_pins(u);
+	free(u->pins);
 	free(u->tabs);
 	free(u);
 }
@@ -368,9 +622,17 @@ void unwinder_flush(struct unwinder *u)
 {
 	unw_flush_cache(u->as, 0, 0);
 	u->ntabs = 0;
+	u->nrefused = 0;
+	free_pins(u);
 	/* A new image at a known path (exec of a rebuilt binary) must not be
 	 * read from the old mmap. */
 	modcache_flush(u->mods);
+}
+
+void unwinder_set_hook(struct unwinder *u, unwinder_hook hook, void *arg)
+{
+	u->hook = hook;
+	u->hook_arg = arg;
 }
 
 void unwinder_counters(const struct unwinder *u, struct unwinder_counters *c)
@@ -383,19 +645,38 @@ int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 {
 	struct unwind_ctx ctx = { .u = u, .cap = cap };
 	unw_cursor_t cursor;
+	uint64_t t0;
 	int n = 0;
 
 	if (max <= 0 || cap->regs.rip == 0)
 		return 0;
 	pcs[n++] = cap->regs.rip;
+	t0 = mono_now_ns();
 	in_unwind = true;
 	if (unw_init_remote(&cursor, u->as, &ctx) == 0) {
 		while (n < max && unw_step(&cursor) > 0) {
 			unw_word_t ip;
+			uint64_t now;
+			bool stop;
 
-			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 ||
+			    ip == 0)
 				break;
 			pcs[n++] = ip;
+			/* Between steps libunwind holds no lock: the hook may
+			 * do what it likes, sigprocmask() included. */
+			now = mono_now_ns();
+			if (now - t0 > UNWIND_BUDGET_NS) {
+				u->count.budget_cuts++;
+				break;
+			}
+			if (!u->hook)
+				continue;
+			in_unwind = false;
+			stop = u->hook(u->hook_arg, now);
+			in_unwind = true;
+			if (stop)
+				break;
 		}
 	}
 	in_unwind = false;

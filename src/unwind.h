@@ -7,7 +7,10 @@
  *  - registers come from the capture;
  *  - memory comes from the stack copy, else from the image of the
  *    read-only file (or vDSO) mapped at that address (modcache.h), else,
- *    last resort, from one process_vm_readv() of the target;
+ *    last resort, from one process_vm_readv() of the target; unwind
+ *    rules (call frame instructions) are vetted before libunwind runs
+ *    them (ehframe_check_cfi()) and served as vetted thereafter, even if
+ *    the target rewrites the file;
  *  - unwind tables are per executable mapping, built once from the
  *    module's PT_GNU_EH_FRAME (.eh_frame_hdr) and searched by libunwind's
  *    dwarf_search_unwind_table(), so in steady state nothing re-reads
@@ -19,7 +22,10 @@
  * Contract: unwinder_unwind() fills pcs leaf first: pcs[0] is the
  * interrupted PC, then return addresses as unwound, never a zero PC, at
  * most max entries, and returns the count (>= 1 when the PC is not zero).
- * A failed step ends the chain, it is not an error.  The thread may run
+ * A failed step ends the chain, it is not an error.  So does unwind info
+ * that libunwind could not run safely (ehframe_check_cfi(): the stack
+ * ends at that frame) and an unwind that exceeds UNWIND_BUDGET_NS (cut
+ * short there); both are counted.  The thread may run
  * meanwhile: memory beyond the copy is read as it is now, so the outer
  * frames of a stack deeper than the copy can be stale.  Never prints or
  * exits.  Not thread-safe.
@@ -34,6 +40,7 @@
 #ifndef PTPROF_UNWIND_H
 #define PTPROF_UNWIND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -48,6 +55,18 @@ void unwinder_free(struct unwinder *u);
 int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 		    uint64_t *pcs, int max);
 
+/* The most one stack's unwind may take; then it ends where it got. */
+#define UNWIND_BUDGET_NS (200ULL * 1000 * 1000)
+
+/*
+ * hook(arg, now) is called between two steps of every unwind (never
+ * inside libunwind), now being CLOCK_MONOTONIC in ns; it returns true to
+ * end that unwind there.  For the sampler to serve stops and signals
+ * during long unwinds.  NULL: none.
+ */
+typedef bool (*unwinder_hook)(void *arg, uint64_t now);
+void unwinder_set_hook(struct unwinder *u, unwinder_hook hook, void *arg);
+
 /* Mappings changed (dlopen, dlclose, exec): drop cached unwind data. */
 void unwinder_flush(struct unwinder *u);
 
@@ -55,7 +74,9 @@ void unwinder_flush(struct unwinder *u);
 struct unwinder_counters {
 	uint64_t mem_from_stack, mem_from_module, mem_from_target;
 	uint64_t tables_built, tables_missing;
-	int cache_size_set; /* unw_set_cache_size() result, 0 = applied */
+	uint64_t cfi_refused; /* FDEs whose rules were refused (unsafe) */
+	uint64_t budget_cuts; /* unwinds cut short by UNWIND_BUDGET_NS */
+	int cache_size_set;   /* unw_set_cache_size() result, 0 = applied */
 };
 void unwinder_counters(const struct unwinder *u, struct unwinder_counters *c);
 

@@ -1,7 +1,8 @@
 ## Chaos suite (the target never pays for a ptprof fault): stacks cases, see tests/chaos/README.
 ## Hostile stacks (one target, tests/chaos/targets/hostile.c, one mode per
 ## case), real runtimes (Java, Go, Python) and refusals.
-check_PROGRAMS += tests/chaos/targets/hostile tests/chaos/targets/sandboxed
+check_PROGRAMS += tests/chaos/targets/hostile tests/chaos/targets/sandboxed \
+	tests/chaos/targets/libcfiswap.so
 
 tests_chaos_targets_hostile_SOURCES = tests/chaos/targets/hostile.c
 tests_chaos_targets_hostile_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -9,13 +10,19 @@ tests_chaos_targets_hostile_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 tests_chaos_targets_sandboxed_SOURCES = tests/chaos/targets/sandboxed.c
 tests_chaos_targets_sandboxed_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_chaos_targets_sandboxed_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+tests_chaos_targets_hostile_LDADD = -ldl
+# hostile cfiswap loads a copy of it (-shared: see tests/modules.mk)
+tests_chaos_targets_libcfiswap_so_SOURCES = tests/chaos/targets/cfiswap.c
+tests_chaos_targets_libcfiswap_so_CFLAGS = $(PT_TARGET_SO_CFLAGS)
+tests_chaos_targets_libcfiswap_so_LDFLAGS = -shared
 
 TESTS += \
 	tests/chaos/stack-badsp.test \
 	tests/chaos/stack-altstack.test \
 	tests/chaos/stack-deep.test \
 	tests/chaos/stack-jit.test \
-	tests/chaos/stack-signal.test
+	tests/chaos/stack-signal.test \
+	tests/chaos/stack-cfiloop.test
 EXTRA_DIST += tests/chaos/stacks.sh
 
 TESTS += \

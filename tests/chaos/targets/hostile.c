@@ -29,6 +29,22 @@
  *   sigprof  main_work burns CPU while ITIMER_PROF delivers SIGPROF, whose
  *            handler (prof_handler) burns more: samples land in a handler
  *            over a signal frame;
+ *   cfiloop  cfiloop_spin runs the loop under the unwind rule
+ *            DW_CFA_def_cfa_expression { DW_OP_skip -3 }: an expression
+ *            that jumps to itself (libunwind 1.6 evaluates it forever),
+ *            while a second thread (busy_thread) runs ref_spin with
+ *            honest unwind info; prints "ready" once both run;
+ *   cfislow  cfislow_rec recurses 5000 frames and runs the loop, under a
+ *            valid but costly CFA rule (an expression that reads target
+ *            memory 800 times before it says rsp + 8): an unwind of 4096
+ *            frames takes seconds;
+ *   cfiswap  (hostile cfiswap SECS LIB) copies LIB (libcfiswap.so) to
+ *            ./libcfiswap-copy.so, loads the copy and runs its
+ *            cfiswap_spin; once a file "flip" appears in its current
+ *            directory, a thread rewrites the copy's file, turning
+ *            cfiswap_spin's CFA rule from an honest expression into
+ *            DW_OP_skip -3: the rule an unwinder vetted (and cached)
+ *            loops when it reads it again;
  *   busy     three threads (busy_thread) check ref_spin's result round
  *            after round: a plain target for the refusal tests;
  *   nodump   the same after prctl(PR_SET_DUMPABLE, 0): only a tracer with
@@ -38,6 +54,8 @@
  * timed inside the loops that run with a bad stack: they touch no memory.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -422,6 +440,199 @@ NOIPA static void *busy_thread(void *arg)
 	return (void *)rounds;
 }
 
+/*
+ * ref_spin's loop under a CFA rule that never ends: 0x0f
+ * DW_CFA_def_cfa_expression, 0x03 bytes: 0x2f DW_OP_skip, 0xfffd (-3),
+ * back to the skip itself.  remember/restore_state put the compiler's
+ * rules back after the loop.
+ */
+NOIPA static uint64_t cfiloop_spin(uint64_t n)
+{
+	uint64_t acc = 1;
+
+	__asm__ volatile(".cfi_remember_state\n\t"
+			 ".cfi_escape 0x0f, 0x03, 0x2f, 0xfd, 0xff\n\t"
+			 ASM_SPIN
+			 ".cfi_restore_state\n\t"
+			 : [acc] "+r"(acc), [n] "+r"(n)
+			 :
+			 : "cc");
+	return acc;
+}
+
+static int run_cfiloop(double secs)
+{
+	const uint64_t want = ref_spin(SPIN);
+	unsigned long rounds = 0;
+	pthread_t th;
+	void *r;
+
+	busy_end = now() + secs;
+	if (pthread_create(&th, NULL, busy_thread, NULL))
+		return fail("cfiloop", "pthread_create failed");
+	printf("ready\n");
+	while (running(busy_end)) {
+		if (cfiloop_spin(SPIN) != want) {
+			pthread_join(th, NULL);
+			return fail("cfiloop", "the loop's result differs");
+		}
+		rounds++;
+	}
+	pthread_join(th, &r);
+	if (r == (void *)-1)
+		return fail("cfiloop", "the thread's result differs");
+	printf("cfiloop ok %lu rounds, %lu in the thread\n", rounds,
+	       (unsigned long)r);
+	return 0;
+}
+
+/*
+ * cfislow_run(depth, n, buf): with r12 = buf, cfislow_rec calls itself
+ * depth times, then runs ref_spin's loop n times and returns its result.
+ * cfislow_rec never pushes: its CFA is always rsp + 8, but written as an
+ * expression of 3602 bytes (ULEB128 0x92 0x1c) that first reads two words
+ * 4096 bytes apart in buf 400 times (DW_OP_breg12 0, DW_OP_deref,
+ * DW_OP_drop; DW_OP_breg12 4096, DW_OP_deref, DW_OP_drop), then says
+ * DW_OP_breg7 8.  buf is writable memory, which an unwinder reads from
+ * the target, a page at a time: 800 reads per frame.
+ */
+uint64_t cfislow_run(uint64_t depth, uint64_t n, void *buf)
+	__attribute__((visibility("hidden")));
+__asm__(".text\n"
+	".type cfislow_rec, @function\n"
+	".p2align 4\n"
+	"cfislow_rec:\n"
+	".cfi_startproc\n"
+	".cfi_escape 0x0f, 0x92, 0x1c\n"
+	".rept 400\n"
+	".cfi_escape 0x7c, 0x00, 0x06, 0x13, 0x7c, 0x80, 0x20, 0x06, 0x13\n"
+	".endr\n"
+	".cfi_escape 0x77, 0x08\n"
+	"test %rdi, %rdi\n"
+	"jz 2f\n"
+	"dec %rdi\n"
+	"call cfislow_rec\n"
+	"ret\n"
+	"2:\n"
+	"mov $1, %rax\n"
+	"1:\n"
+	"lea (%rax,%rax,4), %rax\n"
+	"add %rsi, %rax\n"
+	"dec %rsi\n"
+	"jnz 1b\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size cfislow_rec, .-cfislow_rec\n"
+	".globl cfislow_run\n"
+	".hidden cfislow_run\n"
+	".type cfislow_run, @function\n"
+	".p2align 4\n"
+	"cfislow_run:\n"
+	".cfi_startproc\n"
+	"push %r12\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %r12, -16\n"
+	"mov %rdx, %r12\n"
+	"call cfislow_rec\n"
+	"pop %r12\n"
+	".cfi_def_cfa_offset 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size cfislow_run, .-cfislow_run\n");
+
+static int run_cfislow(double secs)
+{
+	static uint8_t buf[8192] __attribute__((aligned(4096)));
+	const uint64_t want = ref_spin(SPIN);
+	double end = now() + secs;
+	unsigned long rounds = 0;
+
+	printf("ready\n");
+	while (running(end)) {
+		if (cfislow_run(5000, SPIN, buf) != want)
+			return fail("cfislow", "the loop's result differs");
+		rounds++;
+	}
+	printf("cfislow ok %lu rounds\n", rounds);
+	return 0;
+}
+
+#define CFISWAP_COPY "libcfiswap-copy.so"
+
+static int cfiswap_fd = -1;
+static off_t cfiswap_off;
+static double cfiswap_end;
+
+/* Once "flip" appears, swap the rule's first 3 bytes for a loop. */
+static void *cfiswap_flipper(void *arg)
+{
+	static const uint8_t loop[] = { 0x2f, 0xfd, 0xff };
+
+	(void)arg;
+	while (running(cfiswap_end) && access("flip", F_OK) != 0)
+		usleep(1000);
+	if (!running(cfiswap_end))
+		return (void *)0;
+	return (void *)(pwrite(cfiswap_fd, loop, 3, cfiswap_off) == 3 ? 1L :
+								       -1L);
+}
+
+/* Copy lib to CFISWAP_COPY (left open in cfiswap_fd); find the rule. */
+static int cfiswap_copy(const char *lib)
+{
+	static const uint8_t rule[] = { 0x0c, 0x42, 0xee, 0xff,
+					0xc0, 0x13, 0x77, 0x08 };
+	static uint8_t buf[1 << 20];
+	FILE *in = fopen(lib, "rb");
+	size_t n = in ? fread(buf, 1, sizeof(buf), in) : 0;
+
+	if (in)
+		fclose(in);
+	cfiswap_fd = open(CFISWAP_COPY, O_RDWR | O_CREAT | O_TRUNC, 0700);
+	if (n == 0 || n == sizeof(buf) || cfiswap_fd < 0 ||
+	    write(cfiswap_fd, buf, n) != (ssize_t)n)
+		return -1;
+	for (size_t i = 0; i + sizeof(rule) <= n; i++)
+		if (!memcmp(buf + i, rule, sizeof(rule))) {
+			cfiswap_off = (off_t)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int run_cfiswap(double secs, const char *lib)
+{
+	const uint64_t want = ref_spin(SPIN);
+	uint64_t (*spin)(uint64_t);
+	unsigned long rounds = 0;
+	void *h, *r;
+	pthread_t th;
+
+	if (!lib || cfiswap_copy(lib))
+		return fail("cfiswap", "cannot copy the library or find its rule");
+	h = dlopen("./" CFISWAP_COPY, RTLD_NOW);
+	spin = h ? (uint64_t(*)(uint64_t))dlsym(h, "cfiswap_spin") : NULL;
+	if (!spin)
+		return fail("cfiswap", "cannot load the copy");
+	cfiswap_end = now() + secs;
+	if (pthread_create(&th, NULL, cfiswap_flipper, NULL))
+		return fail("cfiswap", "pthread_create failed");
+	printf("ready\n");
+	while (running(cfiswap_end)) {
+		if (spin(SPIN) != want) {
+			pthread_join(th, NULL);
+			return fail("cfiswap", "the loop's result differs");
+		}
+		rounds++;
+	}
+	pthread_join(th, &r);
+	if (r == (void *)-1)
+		return fail("cfiswap", "cannot rewrite the copy");
+	printf("cfiswap ok %lu rounds, rule %s\n", rounds,
+	       r ? "swapped" : "never swapped");
+	return 0;
+}
+
 static int run_busy(double secs, int nodump)
 {
 	const char *mode = nodump ? "nodump" : "busy";
@@ -467,9 +678,16 @@ int main(int argc, char **argv)
 		return run_jit(secs);
 	if (!strcmp(mode, "sigprof"))
 		return run_sigprof(secs);
+	if (!strcmp(mode, "cfiloop"))
+		return run_cfiloop(secs);
+	if (!strcmp(mode, "cfislow"))
+		return run_cfislow(secs);
+	if (!strcmp(mode, "cfiswap"))
+		return run_cfiswap(secs, argc > 3 ? argv[3] : NULL);
 	if (!strcmp(mode, "busy") || !strcmp(mode, "nodump"))
 		return run_busy(secs, !strcmp(mode, "nodump"));
 	fprintf(stderr, "usage: hostile MODE SECS, MODE one of badsp badchain "
-			"altstack coro deep jit sigprof busy nodump\n");
+			"altstack coro deep jit sigprof cfiloop cfislow cfiswap "
+			"busy nodump\n");
 	return 2;
 }
