@@ -10,6 +10,7 @@
 
 /* DWARF pointer encodings (LSB 4.1, "DWARF Exception Header Encoding"). */
 #define DW_EH_PE_omit 0xff
+#define DW_EH_PE_absptr 0x00
 #define DW_EH_PE_udata4 0x03
 #define DW_EH_PE_udata8 0x04
 #define DW_EH_PE_sdata4 0x0b
@@ -21,6 +22,8 @@
 static size_t enc_size(uint8_t enc)
 {
 	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr: /* a native pointer: 8 bytes on x86-64 */
+		return 8;
 	case DW_EH_PE_udata4:
 	case DW_EH_PE_sdata4:
 		return 4;
@@ -42,8 +45,9 @@ static uint64_t read_value(const uint8_t *p, uint8_t enc)
 		return u64;
 	}
 	memcpy(&u32, p, 4);
-	return (enc & 0x0f) == DW_EH_PE_sdata4 ? (uint64_t)(int64_t)(int32_t)u32 :
-						  u32;
+	return (enc & 0x0f) == DW_EH_PE_sdata4 ?
+		       (uint64_t)(int64_t)(int32_t)u32 :
+		       u32;
 }
 
 int ehframe_describe(const uint8_t *hdr, size_t len, uint64_t hdr_addr,
@@ -63,6 +67,9 @@ int ehframe_describe(const uint8_t *hdr, size_t len, uint64_t hdr_addr,
 		goto bad;
 	ptr_size = enc_size(ptr_enc);
 	cnt_size = enc_size(cnt_enc);
+	/* absptr is no format for a count (libunwind reads 4 bytes) */
+	if ((cnt_enc & 0x0f) == DW_EH_PE_absptr)
+		goto bad;
 	/* the count is a plain number: no pc/data-relative modifier */
 	if (!ptr_size || !cnt_size || (cnt_enc & 0x70) ||
 	    len < 4 + ptr_size + cnt_size)
@@ -78,6 +85,37 @@ int ehframe_describe(const uint8_t *hdr, size_t len, uint64_t hdr_addr,
 	di->u.rti.table_data = hdr_addr + 4 + ptr_size + cnt_size;
 	/* two sdata4 per entry, counted in unw_word_t units */
 	di->u.rti.table_len = count * 8 / sizeof(unw_word_t);
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+int ehframe_frame_addr(const uint8_t *hdr, size_t len, uint64_t hdr_addr,
+		       uint64_t *out)
+{
+	uint8_t enc;
+	uint64_t v;
+
+	if (len < 4 || hdr[0] != 1 || hdr[1] == DW_EH_PE_omit)
+		goto bad;
+	enc = hdr[1];
+	if (!enc_size(enc) || len < 4 + enc_size(enc))
+		goto bad;
+	v = read_value(hdr + 4, enc);
+	switch (enc & 0x70) {
+	case 0:
+		break;
+	case DW_EH_PE_pcrel: /* from the field itself, 4 bytes in */
+		v += hdr_addr + 4;
+		break;
+	case DW_EH_PE_datarel: /* from the start of .eh_frame_hdr */
+		v += hdr_addr;
+		break;
+	default:
+		goto bad;
+	}
+	*out = v;
 	return 0;
 bad:
 	errno = EINVAL;
