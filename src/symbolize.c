@@ -62,6 +62,7 @@ struct symbolizer {
 	char *root;
 	pid_t live_pid; /* whose map_files may be opened, or 0 */
 	bool elf_ok;
+	int64_t crc_ns; /* time left for debug link checksums (debugfile.h) */
 	struct sym_map *maps;
 	size_t nmaps, maps_cap;
 	struct sym_file **files;
@@ -370,10 +371,12 @@ static void close_elf(Elf *elf, int fd)
  * -dbgsym packages do (debugfile.h finds it).  Its symbols have the same
  * link-time addresses as the stripped file.
  */
-static int debug_syms(const struct symbolizer *s, Elf *elf, struct sym_file *f)
+static int debug_syms(struct symbolizer *s, Elf *elf, int elf_fd,
+		      struct sym_file *f)
 {
 	int fd, rc;
-	Elf *dbg = debugfile_open(elf, f->path, s->root, &fd);
+	Elf *dbg = debugfile_open(elf, elf_fd, f->path, s->root, &s->crc_ns,
+				  &fd);
 
 	if (!dbg)
 		return 0;
@@ -424,7 +427,7 @@ static void vdso_load(struct sym_file *f)
  * debug file's .symtab, .dynsym that has functions.  On any failure f
  * simply has no symbols.
  */
-static void file_load(const struct symbolizer *s, struct sym_file *f)
+static void file_load(struct symbolizer *s, struct sym_file *f)
 {
 	GElf_Ehdr eh;
 	Elf *elf;
@@ -444,7 +447,7 @@ static void file_load(const struct symbolizer *s, struct sym_file *f)
 		f->is_exec = eh.e_type == ET_EXEC;
 		rc = syms_from(elf, SHT_SYMTAB, f);
 		if (rc == 0)
-			rc = debug_syms(s, elf, f);
+			rc = debug_syms(s, elf, fd, f);
 		if (rc == 0)
 			syms_from(elf, SHT_DYNSYM, f);
 	}
@@ -537,7 +540,7 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 /* ---- source lines ----------------------------------------------------- */
 
 /* f's DWARF: from its debug file (debugfile.h), else from f itself. */
-static Dwarf *file_dwarf(const struct symbolizer *s, struct sym_file *f)
+static Dwarf *file_dwarf(struct symbolizer *s, struct sym_file *f)
 {
 	Elf *elf, *dbg;
 	int fd, dfd;
@@ -548,7 +551,7 @@ static Dwarf *file_dwarf(const struct symbolizer *s, struct sym_file *f)
 	elf = open_file(s, f, &fd);
 	if (!elf)
 		return NULL;
-	dbg = debugfile_open(elf, f->path, s->root, &dfd);
+	dbg = debugfile_open(elf, fd, f->path, s->root, &s->crc_ns, &dfd);
 	if (dbg) {
 		f->dw = dwarf_begin_elf(dbg, DWARF_C_READ, NULL);
 		if (f->dw) {
@@ -611,6 +614,7 @@ struct symbolizer *symbolizer_new_maps(const struct maps *maps,
 	if (!s)
 		return NULL;
 	s->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+	s->crc_ns = DEBUGFILE_CRC_BUDGET_NS;
 	s->live_pid = pid > 0 ? pid : 0;
 	if ((root && !(s->root = strdup(root))) || add_maps(s, maps)) {
 		symbolizer_free(s);

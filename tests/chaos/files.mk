@@ -15,4 +15,5 @@ tests_chaos_targets_libcbspin_so_CFLAGS = $(PT_TARGET_SO_CFLAGS)
 tests_chaos_targets_libcbspin_so_LDFLAGS = -shared
 
 TESTS += \
-	tests/chaos/file-truncated.test
+	tests/chaos/file-truncated.test \
+	tests/chaos/debuglink-huge.test
