@@ -16,4 +16,5 @@ tests_chaos_targets_libcbspin_so_LDFLAGS = -shared
 
 TESTS += \
 	tests/chaos/file-truncated.test \
-	tests/chaos/debuglink-huge.test
+	tests/chaos/debuglink-huge.test \
+	tests/chaos/symlink-swap.test
