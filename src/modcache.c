@@ -28,6 +28,7 @@
 
 struct modcache {
 	pid_t pid;
+	size_t copied; /* bytes in all parts held, <= MODCACHE_MAX_TOTAL */
 	struct module *bucket[NBUCKETS];
 };
 
@@ -55,6 +56,8 @@ void modcache_flush(struct modcache *c)
 			struct module *m = c->bucket[i];
 
 			c->bucket[i] = m->next_;
+			for (size_t k = 0; k < m->nparts; k++)
+				c->copied -= m->part[k].len;
 			module_free(m);
 		}
 	}
@@ -92,13 +95,14 @@ static int pread_full(int fd, void *buf, size_t len, uint64_t off)
 }
 
 /* Copy the file's bytes [off, off + len) into a new part of m. */
-static int read_part(int fd, uint64_t fsize, uint64_t off, uint64_t len,
-		     struct module *m)
+static int read_part(struct modcache *c, int fd, uint64_t fsize, uint64_t off,
+		     uint64_t len, struct module *m)
 {
 	struct module_part *p = &m->part[m->nparts];
 
 	if (m->nparts == MODCACHE_PARTS || len == 0 ||
-	    len > MODCACHE_MAX_PART || off > fsize || len > fsize - off)
+	    len > MODCACHE_MAX_PART || off > fsize || len > fsize - off ||
+	    len > MODCACHE_MAX_TOTAL - c->copied)
 		return -1;
 	p->data = malloc(len);
 	if (!p->data)
@@ -111,6 +115,7 @@ static int read_part(int fd, uint64_t fsize, uint64_t off, uint64_t len,
 	p->off = off;
 	p->len = len;
 	m->nparts++;
+	c->copied += len;
 	return 0;
 }
 
@@ -132,8 +137,9 @@ static const Elf64_Phdr *load_of(const Elf64_Phdr *ph, size_t n, uint64_t v)
  * ld: header first; lld and gold: .eh_frame first), so one part holds
  * both, and at most a few small sections after (.gcc_except_table).
  */
-static int read_tables(int fd, uint64_t fsize, const Elf64_Phdr *ph, size_t n,
-		       const Elf64_Phdr *hdr, struct module *m)
+static int read_tables(struct modcache *c, int fd, uint64_t fsize,
+		       const Elf64_Phdr *ph, size_t n, const Elf64_Phdr *hdr,
+		       struct module *m)
 {
 	uint8_t head[32];
 	const Elf64_Phdr *seg;
@@ -157,18 +163,20 @@ static int read_tables(int fd, uint64_t fsize, const Elf64_Phdr *ph, size_t n,
 		last = hdr->p_offset + hdr->p_filesz;
 	if (last < first)
 		return -1;
-	return read_part(fd, fsize, first, last - first, m);
+	return read_part(c, fd, fsize, first, last - first, m);
 }
 
 /* Copy the headers and unwind tables of the ELF file fd into m. */
-static void read_file(int fd, struct module *m)
+static void read_file(struct modcache *c, int fd, struct module *m)
 {
 	const Elf64_Phdr *ph, *hdr = NULL;
 	struct stat st;
 	Elf64_Ehdr eh;
 	uint64_t end;
 
+	/* st_blocks counts 512-byte units on Linux whatever the fs block */
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_blocks * 512 < (uint64_t)st.st_size / 8 ||
 	    pread_full(fd, &eh, sizeof(eh), 0) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -177,7 +185,7 @@ static void read_file(int fd, struct module *m)
 	end = eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(*ph);
 	if (end < sizeof(eh))
 		end = sizeof(eh);
-	if (read_part(fd, (uint64_t)st.st_size, 0, end, m))
+	if (read_part(c, fd, (uint64_t)st.st_size, 0, end, m))
 		return;
 	ph = (const Elf64_Phdr *)(m->part[0].data + eh.e_phoff);
 	for (size_t i = 0; i < eh.e_phnum; i++)
@@ -185,7 +193,8 @@ static void read_file(int fd, struct module *m)
 			hdr = &ph[i];
 	/* without tables a module is still something: its headers */
 	if (hdr)
-		read_tables(fd, (uint64_t)st.st_size, ph, eh.e_phnum, hdr, m);
+		read_tables(c, fd, (uint64_t)st.st_size, ph, eh.e_phnum, hdr,
+			    m);
 }
 
 /* Whether the root of thread tid of pid resolves; its path into buf. */
@@ -249,11 +258,12 @@ static void load_file(struct modcache *c, const struct map_entry *e, pid_t tid,
 	fd = mapfile_open(root, c->pid, &ref);
 	if (fd < 0)
 		return;
-	read_file(fd, m);
+	read_file(c, fd, m);
 	close(fd);
 }
 
-static void load_vdso(const struct map_entry *e, pid_t tid, struct module *m)
+static void load_vdso(struct modcache *c, const struct map_entry *e,
+		      pid_t tid, struct module *m)
 {
 	size_t len = e->end - e->start;
 	struct iovec local, remote;
@@ -272,6 +282,7 @@ static void load_vdso(const struct map_entry *e, pid_t tid, struct module *m)
 	}
 	m->part[0] = (struct module_part){ 0, len, buf };
 	m->nparts = 1;
+	c->copied += len;
 }
 
 const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
@@ -294,7 +305,7 @@ const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 		return NULL;
 	}
 	if (vdso)
-		load_vdso(e, tid, m);
+		load_vdso(c, e, tid, m);
 	else
 		load_file(c, e, tid, m);
 	m->next_ = c->bucket[h];

@@ -20,8 +20,11 @@
  * profiling an unprivileged target, item 4 of issue 12).  A file cut
  * while it is read gives a short read, and the module is unavailable.
  * Reads outside the parts kept fail (modcache_read()): the unwinder then
- * reads the target's own memory.  No part kept is larger than
- * MODCACHE_MAX_PART (a hostile file cannot make ptprof allocate its size).
+ * reads the target's own memory.  What a hostile target's files can make
+ * ptprof copy is bounded: no part is larger than MODCACHE_MAX_PART, all
+ * the parts held at once are at most MODCACHE_MAX_TOTAL, and a file with
+ * less than an eighth of its size allocated (a sparse file, which no
+ * linker writes) is not read at all.
  *
  * Contract: not thread-safe; never prints.  A module that cannot be
  * opened is remembered as such (no parts) and never retried until
@@ -36,9 +39,11 @@
 
 #include "maps.h"
 
-/* The largest part of a file kept (an .eh_frame of 512 MiB is already
- * ten times Chromium's). */
-#define MODCACHE_MAX_PART (512u << 20)
+/* The largest part of a file kept, and all of them at once: libLLVM-15's
+ * .eh_frame and .eh_frame_hdr, the largest on the development VM, make
+ * one part of 6 MB. */
+#define MODCACHE_MAX_PART (256u << 20)
+#define MODCACHE_MAX_TOTAL (1024u << 20)
 
 /* One part of a module's file, copied: bytes [off, off + len). */
 struct module_part {

@@ -4,7 +4,7 @@
 UNIT_CORE = tests/unit/test_stacktab tests/unit/test_maps \
 	tests/unit/test_profile_out tests/unit/test_ehframe \
 	tests/unit/test_reaper tests/unit/test_mapfile tests/unit/test_pprof \
-	tests/unit/test_grow tests/unit/test_loadseg
+	tests/unit/test_grow tests/unit/test_loadseg tests/unit/test_modcache
 check_PROGRAMS += $(UNIT_CORE)
 TESTS += $(UNIT_CORE)
 EXTRA_DIST += tests/unit/unit.h
@@ -24,6 +24,8 @@ tests_unit_test_ehframe_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS)
 tests_unit_test_ehframe_LDADD = $(PT_LIBS)
 tests_unit_test_loadseg_SOURCES = tests/unit/test_loadseg.c
 tests_unit_test_loadseg_LDADD = $(PT_LIBS)
+tests_unit_test_modcache_SOURCES = tests/unit/test_modcache.c
+tests_unit_test_modcache_LDADD = $(PT_LIBS)
 tests_unit_test_grow_SOURCES = tests/unit/test_grow.c
 tests_unit_test_grow_LDADD = $(PT_LIBS)
 tests_unit_test_pprof_SOURCES = tests/unit/test_pprof.c
