@@ -262,8 +262,8 @@ static void load_file(struct modcache *c, const struct map_entry *e, pid_t tid,
 	close(fd);
 }
 
-static void load_vdso(struct modcache *c, const struct map_entry *e,
-		      pid_t tid, struct module *m)
+static void load_vdso(struct modcache *c, const struct map_entry *e, pid_t tid,
+		      struct module *m)
 {
 	size_t len = e->end - e->start;
 	struct iovec local, remote;
