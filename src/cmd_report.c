@@ -79,6 +79,10 @@ static struct report *load(const char *path, const char *root, bool lines,
 	r = sym ? report_build(&p, sym, lines) : NULL;
 	if (!r)
 		cli_msg("%s: %s", path, strerror(errno));
+	for (size_t i = 0; r && symbolizer_refused(sym, i); i++)
+		cli_msg("%s is not the file that was mapped (another build ID "
+			"or inode): its addresses are not named",
+			symbolizer_refused(sym, i));
 	symbolizer_free(sym);
 	profile_free(&p);
 	return r;

@@ -4,17 +4,19 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "debugfile.h"
 #include "mapfile.h"
+#include "timeutil.h"
 
 Elf *debugfile_open_elf(const char *path, int *fdp)
 {
@@ -27,7 +29,9 @@ Elf *debugfile_elf_begin(int fd, int *fdp)
 
 	if (fd < 0)
 		return NULL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* not ELF_C_READ_MMAP: a mapped file its owner truncates raises
+	 * SIGBUS on the next read of a lost page (debugfile.h) */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		*fdp = fd;
 		return elf;
@@ -82,9 +86,44 @@ bool debugfile_build_id(Elf *elf, char *buf, size_t len)
 	return false;
 }
 
-static Elf *by_build_id(Elf *elf, const char *root, int *fd)
+/*
+ * Whether the debug file open as fd (path cand) may be used for a
+ * stripped file owned by owner (debugfile.h): the link that is its last
+ * component and the file itself owned by root or owner, regular, at most
+ * DEBUGFILE_MAX_SIZE bytes and not sparse.
+ */
+static bool trusted(int fd, const char *cand, uid_t owner)
 {
-	char id[2 * 64 + 1], path[4096];
+	struct stat st;
+
+	if (lstat(cand, &st) ||
+	    (S_ISLNK(st.st_mode) && st.st_uid != 0 && st.st_uid != owner))
+		return false;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != owner) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > DEBUGFILE_MAX_SIZE)
+		return false;
+	/* st_blocks counts 512-byte units on Linux whatever the fs block */
+	return (uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size / 8;
+}
+
+/* cand opened with libelf if trusted() for owner; NULL otherwise. */
+static Elf *open_trusted(const char *cand, uid_t owner, int *fd)
+{
+	Elf *dbg = debugfile_open_elf(cand, fd);
+
+	if (dbg && !trusted(*fd, cand, owner)) {
+		elf_end(dbg);
+		close(*fd);
+		return NULL;
+	}
+	return dbg;
+}
+
+static Elf *by_build_id(Elf *elf, const char *root, uid_t owner, int *fd)
+{
+	char id[2 * 64 + 1], path[4096], dbg_id[sizeof(id)];
+	Elf *dbg;
 	int n;
 
 	if (!debugfile_build_id(elf, id, sizeof(id)))
@@ -94,15 +133,24 @@ static Elf *by_build_id(Elf *elf, const char *root, int *fd)
 		     id + 2);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return NULL;
-	return debugfile_open_elf(path, fd);
+	dbg = open_trusted(path, owner, fd);
+	/* a debug file with another build ID is another file's */
+	if (dbg && debugfile_build_id(dbg, dbg_id, sizeof(dbg_id)) &&
+	    strcmp(dbg_id, id)) {
+		elf_end(dbg);
+		close(*fd);
+		return NULL;
+	}
+	return dbg;
 }
 
-/* The CRC-32 of .gnu_debuglink: IEEE 802.3, reflected, as zlib's crc32. */
-static uint32_t crc32_of(const unsigned char *p, size_t n)
+/* The CRC-32 of .gnu_debuglink: IEEE 802.3, reflected, as zlib's crc32;
+ * c is the CRC of what came before (0 at first). */
+static uint32_t crc32_update(uint32_t c, const unsigned char *p, size_t n)
 {
 	static uint32_t table[256];
-	uint32_t c = 0xffffffffu;
 
+	c ^= 0xffffffffu;
 	if (!table[1])
 		for (uint32_t i = 0; i < 256; i++) {
 			uint32_t v = i;
@@ -116,19 +164,35 @@ static uint32_t crc32_of(const unsigned char *p, size_t n)
 	return c ^ 0xffffffffu;
 }
 
-static bool crc_matches(int fd, uint32_t want)
+/*
+ * Whether the CRC-32 of fd is want, read in chunks with pread() (a file
+ * cut meanwhile is a short read, not a SIGBUS), within the time left in
+ * *ns, which it lowers by the time taken.  The table is zlib's.
+ */
+static bool crc_matches(int fd, uint32_t want, int64_t *ns)
 {
-	struct stat st;
-	void *p;
-	bool ok;
+	enum { CHUNK = 1 << 20 };
+	unsigned char *buf = malloc(CHUNK);
+	uint64_t t0 = mono_now_ns();
+	uint32_t c = 0;
+	off_t off = 0;
+	ssize_t n;
+	bool ok = false;
 
-	if (fstat(fd, &st) || st.st_size <= 0)
-		return false;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED)
-		return false;
-	ok = crc32_of(p, (size_t)st.st_size) == want;
-	munmap(p, (size_t)st.st_size);
+	while (buf && *ns > 0) {
+		n = pread(fd, buf, CHUNK, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ok = n == 0 && c == want;
+			break;
+		}
+		c = crc32_update(c, buf, (size_t)n);
+		off += n;
+		*ns -= (int64_t)(mono_now_ns() - t0);
+		t0 = mono_now_ns();
+	}
+	free(buf);
 	return ok;
 }
 
@@ -187,7 +251,7 @@ static bool candidate(int i, const char *root, const char *path,
 }
 
 static Elf *by_debuglink(Elf *elf, const char *path, const char *root,
-			 int *fd)
+			 uid_t owner, int64_t *crc_ns, int *fd)
 {
 	const char *name;
 	char cand[4096];
@@ -203,10 +267,10 @@ static Elf *by_debuglink(Elf *elf, const char *path, const char *root,
 		 * the same directory under the same name: skip that. */
 		if (i == 0 && !strcmp(cand + strlen(root), path))
 			continue;
-		dbg = debugfile_open_elf(cand, fd);
+		dbg = open_trusted(cand, owner, fd);
 		if (!dbg)
 			continue;
-		if (crc_matches(*fd, crc))
+		if (crc_matches(*fd, crc, crc_ns))
 			return dbg;
 		elf_end(dbg);
 		close(*fd);
@@ -214,9 +278,16 @@ static Elf *by_debuglink(Elf *elf, const char *path, const char *root,
 	return NULL;
 }
 
-Elf *debugfile_open(Elf *elf, const char *path, const char *root, int *fd)
+Elf *debugfile_open(Elf *elf, int elf_fd, const char *path, const char *root,
+		    int64_t *crc_ns, int *fd)
 {
-	Elf *dbg = by_build_id(elf, root ? root : "", fd);
+	struct stat st;
+	Elf *dbg;
 
-	return dbg ? dbg : by_debuglink(elf, path, root ? root : "", fd);
+	if (fstat(elf_fd, &st))
+		return NULL;
+	dbg = by_build_id(elf, root ? root : "", st.st_uid, fd);
+	return dbg ? dbg :
+		     by_debuglink(elf, path, root ? root : "", st.st_uid,
+				  crc_ns, fd);
 }

@@ -12,10 +12,29 @@
  * ROOT is the symbolizer's root (e.g. /proc/PID/root), or "" for none; the
  * path of the stripped file is given as the process saw it, without ROOT.
  *
+ * A root ptprof reads debug files named by files other users own (issue
+ * 12, item 5), so a candidate is used only if
+ *   - it is a regular file owned by root or by the owner of the stripped
+ *     file, and, when its last component is a symbolic link, that link is
+ *     owned by one of them too (the directories on the way are not
+ *     checked: /usr/lib/debug is root's, and a stripped file's own
+ *     directory is its owner's);
+ *   - it is at most DEBUGFILE_MAX_SIZE bytes, of which at least an eighth
+ *     are allocated (a sparse file is refused without being read);
+ *   - found by build ID: it carries the same build ID, or none;
+ *   - found by .gnu_debuglink: its CRC-32 matches, computed with pread()
+ *     within the time left in *crc_ns (shared by every file one
+ *     symbolizer looks at, DEBUGFILE_CRC_BUDGET_NS at first); once that is
+ *     spent no more candidates are checksummed.
+ *
+ * Files are opened with libelf's ELF_C_READ, never ELF_C_READ_MMAP: what
+ * libelf reads is copied with pread(), so a file truncated meanwhile by
+ * its owner gives a read error, not a SIGBUS that kills ptprof.
+ *
  * Contract: debugfile_open() returns the debug file opened with libelf
- * (ELF_C_READ_MMAP) and its fd in *fd, to be closed by the caller with
- * elf_end() and close(); or NULL when there is none.  debugfile_build_id()
- * writes the build ID in hex.  Never prints or exits.
+ * and its fd in *fd, to be closed by the caller with elf_end() and
+ * close(); or NULL when there is none.  debugfile_build_id() writes the
+ * build ID in hex.  Never prints or exits.
  */
 #ifndef PTPROF_DEBUGFILE_H
 #define PTPROF_DEBUGFILE_H
@@ -23,8 +42,20 @@
 #include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-Elf *debugfile_open(Elf *elf, const char *path, const char *root, int *fd);
+/* The largest debug file considered: 4 GiB (Debian's largest -dbgsym
+ * file, of libLLVM, holds under 1 GiB). */
+#define DEBUGFILE_MAX_SIZE (4ull << 30)
+
+/* The time one symbolizer may spend checksumming debug link candidates:
+ * 20 s, a 4 GiB file at 200 MB/s. */
+#define DEBUGFILE_CRC_BUDGET_NS (20ll * 1000000000)
+
+/* The debug file of elf (open as fd elf_fd, at path), or NULL; *crc_ns is
+ * the time left for checksums, lowered by what they take. */
+Elf *debugfile_open(Elf *elf, int elf_fd, const char *path, const char *root,
+		    int64_t *crc_ns, int *fd);
 
 /* The GNU build ID of elf, in hex, into buf (len bytes); false if none. */
 bool debugfile_build_id(Elf *elf, char *buf, size_t len);

@@ -11,6 +11,7 @@
 
 /* DWARF pointer encodings (LSB 4.1, "DWARF Exception Header Encoding"). */
 #define DW_EH_PE_omit 0xff
+#define DW_EH_PE_absptr 0x00
 #define DW_EH_PE_udata4 0x03
 #define DW_EH_PE_udata8 0x04
 #define DW_EH_PE_sdata4 0x0b
@@ -22,6 +23,8 @@
 static size_t enc_size(uint8_t enc)
 {
 	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr: /* a native pointer: 8 bytes on x86-64 */
+		return 8;
 	case DW_EH_PE_udata4:
 	case DW_EH_PE_sdata4:
 		return 4;
@@ -65,6 +68,9 @@ int ehframe_describe(const uint8_t *hdr, size_t len, uint64_t hdr_addr,
 		goto bad;
 	ptr_size = enc_size(ptr_enc);
 	cnt_size = enc_size(cnt_enc);
+	/* absptr is no format for a count (libunwind reads 4 bytes) */
+	if ((cnt_enc & 0x0f) == DW_EH_PE_absptr)
+		goto bad;
 	/* the count is a plain number: no pc/data-relative modifier */
 	if (!ptr_size || !cnt_size || (cnt_enc & 0x70) ||
 	    len < 4 + ptr_size + cnt_size)
@@ -369,6 +375,37 @@ int ehframe_check_cfi(const uint8_t *p, size_t len, uint8_t ptr_enc)
 		if (rc)
 			goto bad;
 	}
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+int ehframe_frame_addr(const uint8_t *hdr, size_t len, uint64_t hdr_addr,
+		       uint64_t *out)
+{
+	uint8_t enc;
+	uint64_t v;
+
+	if (len < 4 || hdr[0] != 1 || hdr[1] == DW_EH_PE_omit)
+		goto bad;
+	enc = hdr[1];
+	if (!enc_size(enc) || len < 4 + enc_size(enc))
+		goto bad;
+	v = read_value(hdr + 4, enc);
+	switch (enc & 0x70) {
+	case 0:
+		break;
+	case DW_EH_PE_pcrel: /* from the field itself, 4 bytes in */
+		v += hdr_addr + 4;
+		break;
+	case DW_EH_PE_datarel: /* from the start of .eh_frame_hdr */
+		v += hdr_addr;
+		break;
+	default:
+		goto bad;
+	}
+	*out = v;
 	return 0;
 bad:
 	errno = EINVAL;

@@ -59,4 +59,13 @@ int ehframe_check_cfi(const uint8_t *p, size_t len, uint8_t ptr_enc);
 #define EHFRAME_EXPR_MAX 4096
 int ehframe_check_expr(const uint8_t *p, size_t len);
 
+/*
+ * The address of .eh_frame that the header hdr (len bytes, at address
+ * hdr_addr) gives in its eh_frame_ptr field, into *out.  Absolute,
+ * pc-relative and data-relative (to the header) 4- and 8-byte encodings;
+ * 0, or -1 with errno EINVAL for any other.
+ */
+int ehframe_frame_addr(const uint8_t *hdr, size_t len, uint64_t hdr_addr,
+		       uint64_t *out);
+
 #endif /* PTPROF_EHFRAME_H */

@@ -4,26 +4,31 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "ehframe.h"
 #include "hash.h"
 #include "mapfile.h"
 #include "modcache.h"
 
 #define NBUCKETS 256
 #define VDSO_MAX (64 * 1024)
+/* Where the program headers may start: right after the ELF header in
+ * every linker's output; further is a hostile file. */
+#define HEADERS_MAX (64 * 1024)
 
 struct modcache {
 	pid_t pid;
+	size_t copied; /* bytes in all parts held, <= MODCACHE_MAX_TOTAL */
 	struct module *bucket[NBUCKETS];
 };
 
@@ -38,10 +43,8 @@ struct modcache *modcache_new(pid_t pid)
 
 static void module_free(struct module *m)
 {
-	if (m->image && m->mmapped)
-		munmap((void *)m->image, m->size);
-	else
-		free((void *)m->image);
+	for (size_t i = 0; i < m->nparts; i++)
+		free(m->part[i].data);
 	free(m->key);
 	free(m);
 }
@@ -53,6 +56,8 @@ void modcache_flush(struct modcache *c)
 			struct module *m = c->bucket[i];
 
 			c->bucket[i] = m->next_;
+			for (size_t k = 0; k < m->nparts; k++)
+				c->copied -= m->part[k].len;
 			module_free(m);
 		}
 	}
@@ -71,20 +76,125 @@ static unsigned hash_key(const char *s)
 	return (unsigned)(hash_mix64(hash_fnv1a_str(s)) & (NBUCKETS - 1));
 }
 
-static int map_file(int fd, struct module *m)
+/* All len bytes at off, or -1 (a short read: the file was cut). */
+static int pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
-	struct stat st;
-	void *p;
+	size_t done = 0;
+	ssize_t n;
 
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0)
-		return -1;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED)
-		return -1;
-	m->image = p;
-	m->size = (size_t)st.st_size;
-	m->mmapped = 1;
+	while (done < len) {
+		n = pread(fd, (uint8_t *)buf + done, len - done,
+			  (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
 	return 0;
+}
+
+/* Copy the file's bytes [off, off + len) into a new part of m. */
+static int read_part(struct modcache *c, int fd, uint64_t fsize, uint64_t off,
+		     uint64_t len, struct module *m)
+{
+	struct module_part *p = &m->part[m->nparts];
+
+	if (m->nparts == MODCACHE_PARTS || len == 0 ||
+	    len > MODCACHE_MAX_PART || off > fsize || len > fsize - off ||
+	    len > MODCACHE_MAX_TOTAL - c->copied)
+		return -1;
+	p->data = malloc(len);
+	if (!p->data)
+		return -1;
+	if (pread_full(fd, p->data, len, off)) {
+		free(p->data);
+		p->data = NULL;
+		return -1;
+	}
+	p->off = off;
+	p->len = len;
+	m->nparts++;
+	c->copied += len;
+	return 0;
+}
+
+/* The PT_LOAD segment whose file bytes hold link-time address v. */
+static const Elf64_Phdr *load_of(const Elf64_Phdr *ph, size_t n, uint64_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD && v >= ph[i].p_vaddr &&
+		    v - ph[i].p_vaddr < ph[i].p_filesz)
+			return &ph[i];
+	return NULL;
+}
+
+/*
+ * The unwind tables of the file: .eh_frame_hdr (segment hdr) and
+ * .eh_frame, which its eh_frame_ptr locates; .eh_frame runs at most to
+ * the end of its PT_LOAD segment's file bytes (no section headers are
+ * needed: sstrip removes them).  Linkers put the two side by side (GNU
+ * ld: header first; lld and gold: .eh_frame first), so one part holds
+ * both, and at most a few small sections after (.gcc_except_table).
+ */
+static int read_tables(struct modcache *c, int fd, uint64_t fsize,
+		       const Elf64_Phdr *ph, size_t n, const Elf64_Phdr *hdr,
+		       struct module *m)
+{
+	uint8_t head[32];
+	const Elf64_Phdr *seg;
+	uint64_t ef, ef_off, first, last;
+
+	if (hdr->p_filesz < 4 || hdr->p_offset > fsize ||
+	    pread_full(fd, head,
+		       sizeof(head) < hdr->p_filesz ? sizeof(head) :
+						      hdr->p_filesz,
+		       hdr->p_offset) ||
+	    ehframe_frame_addr(head,
+			       sizeof(head) < hdr->p_filesz ? sizeof(head) :
+							      hdr->p_filesz,
+			       hdr->p_vaddr, &ef) ||
+	    !(seg = load_of(ph, n, ef)))
+		return -1;
+	ef_off = seg->p_offset + (ef - seg->p_vaddr);
+	first = ef_off < hdr->p_offset ? ef_off : hdr->p_offset;
+	last = seg->p_offset + seg->p_filesz;
+	if (hdr->p_offset + hdr->p_filesz > last)
+		last = hdr->p_offset + hdr->p_filesz;
+	if (last < first)
+		return -1;
+	return read_part(c, fd, fsize, first, last - first, m);
+}
+
+/* Copy the headers and unwind tables of the ELF file fd into m. */
+static void read_file(struct modcache *c, int fd, struct module *m)
+{
+	const Elf64_Phdr *ph, *hdr = NULL;
+	struct stat st;
+	Elf64_Ehdr eh;
+	uint64_t end;
+
+	/* st_blocks counts 512-byte units on Linux whatever the fs block */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_blocks * 512 < (uint64_t)st.st_size / 8 ||
+	    pread_full(fd, &eh, sizeof(eh), 0) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(*ph) || eh.e_phoff > HEADERS_MAX)
+		return;
+	end = eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(*ph);
+	if (end < sizeof(eh))
+		end = sizeof(eh);
+	if (read_part(c, fd, (uint64_t)st.st_size, 0, end, m))
+		return;
+	ph = (const Elf64_Phdr *)(m->part[0].data + eh.e_phoff);
+	for (size_t i = 0; i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_GNU_EH_FRAME)
+			hdr = &ph[i];
+	/* without tables a module is still something: its headers */
+	if (hdr)
+		read_tables(c, fd, (uint64_t)st.st_size, ph, eh.e_phnum, hdr,
+			    m);
 }
 
 /* Whether the root of thread tid of pid resolves; its path into buf. */
@@ -122,7 +232,8 @@ static void live_root(pid_t pid, pid_t tid, char *buf, size_t len)
 	dir = opendir(path);
 	while (dir && !ok && (de = readdir(dir)))
 		if (de->d_name[0] != '.')
-			ok = thread_root(pid, (pid_t)atoi(de->d_name), buf, len);
+			ok = thread_root(pid, (pid_t)atoi(de->d_name), buf,
+					 len);
 	if (dir)
 		closedir(dir);
 	if (!ok)
@@ -136,8 +247,8 @@ static void live_root(pid_t pid, pid_t tid, char *buf, size_t len)
  * reaches a file deleted since it was mapped (but not once the leader is
  * a zombie: it needs the leader's mm).
  */
-static void load_file(struct modcache *c, const struct map_entry *e,
-		      pid_t tid, struct module *m)
+static void load_file(struct modcache *c, const struct map_entry *e, pid_t tid,
+		      struct module *m)
 {
 	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino };
 	char root[64];
@@ -147,11 +258,12 @@ static void load_file(struct modcache *c, const struct map_entry *e,
 	fd = mapfile_open(root, c->pid, &ref);
 	if (fd < 0)
 		return;
-	map_file(fd, m);
+	read_file(c, fd, m);
 	close(fd);
 }
 
-static void load_vdso(const struct map_entry *e, pid_t tid, struct module *m)
+static void load_vdso(struct modcache *c, const struct map_entry *e, pid_t tid,
+		      struct module *m)
 {
 	size_t len = e->end - e->start;
 	struct iovec local, remote;
@@ -168,8 +280,9 @@ static void load_vdso(const struct map_entry *e, pid_t tid, struct module *m)
 		free(buf);
 		return;
 	}
-	m->image = buf;
-	m->size = len;
+	m->part[0] = (struct module_part){ 0, len, buf };
+	m->nparts = 1;
+	c->copied += len;
 }
 
 const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
@@ -185,31 +298,44 @@ const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 	h = hash_key(key);
 	for (m = c->bucket[h]; m; m = m->next_)
 		if (!strcmp(m->key, key))
-			return m->image ? m : NULL;
+			return m->nparts ? m : NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m || !(m->key = strdup(key))) {
 		free(m);
 		return NULL;
 	}
 	if (vdso)
-		load_vdso(e, tid, m);
+		load_vdso(c, e, tid, m);
 	else
 		load_file(c, e, tid, m);
 	m->next_ = c->bucket[h];
 	c->bucket[h] = m;
-	return m->image ? m : NULL;
+	return m->nparts ? m : NULL;
+}
+
+const uint8_t *modcache_bytes(const struct module *mod, uint64_t off,
+			      size_t len)
+{
+	for (size_t i = 0; i < mod->nparts; i++) {
+		const struct module_part *p = &mod->part[i];
+
+		if (off >= p->off && off - p->off <= p->len &&
+		    len <= p->len - (off - p->off))
+			return p->data + (off - p->off);
+	}
+	return NULL;
 }
 
 int modcache_read(const struct module *mod, const struct map_entry *e,
-		uint64_t addr, void *buf, size_t len)
+		  uint64_t addr, void *buf, size_t len)
 {
-	uint64_t off;
+	const uint8_t *p;
 
 	if (addr < e->start || addr + len > e->end || addr + len < addr)
 		return -1;
-	off = e->offset + (addr - e->start);
-	if (off + len > mod->size || off + len < off)
+	p = modcache_bytes(mod, e->offset + (addr - e->start), len);
+	if (!p)
 		return -1;
-	memcpy(buf, mod->image + off, len);
+	memcpy(buf, p, len);
 	return 0;
 }

@@ -7,13 +7,28 @@
  * file behind a mapping, found as mapfile.h says with the root of a live
  * thread of the target (a target in another mount namespace is read from
  * its own files, a chrooted one by its host paths, a deleted or replaced
- * file through /proc/PID/map_files), opened once and mmapped read-only.
- * The vDSO has no file: its image is copied once from the target's
- * memory.
+ * file through /proc/PID/map_files), opened once.  The vDSO has no file:
+ * its image is copied once from the target's memory.
+ *
+ * Only the parts of a file the unwinder reads are kept, copied with
+ * pread() into memory ptprof owns: the ELF header and program headers,
+ * the PT_GNU_EH_FRAME segment (.eh_frame_hdr) and .eh_frame (found by its
+ * section header, else the rest of the PT_LOAD segment that holds the
+ * .eh_frame_hdr).  Never an mmap() of the file: the file belongs to the
+ * target's user, who can truncate it, and reading a mapped page past the
+ * new end of file raises SIGBUS, which would kill ptprof (a root ptprof
+ * profiling an unprivileged target, item 4 of issue 12).  A file cut
+ * while it is read gives a short read, and the module is unavailable.
+ * Reads outside the parts kept fail (modcache_read()): the unwinder then
+ * reads the target's own memory.  What a hostile target's files can make
+ * ptprof copy is bounded: no part is larger than MODCACHE_MAX_PART, all
+ * the parts held at once are at most MODCACHE_MAX_TOTAL, and a file with
+ * less than an eighth of its size allocated (a sparse file, which no
+ * linker writes) is not read at all.
  *
  * Contract: not thread-safe; never prints.  A module that cannot be
- * opened is remembered as such (NULL image) and never retried until
- * modcache_flush().  Images stay valid until modcache_flush()/free().
+ * opened is remembered as such (no parts) and never retried until
+ * modcache_flush().  Parts stay valid until modcache_flush()/free().
  */
 #ifndef PTPROF_MODCACHE_H
 #define PTPROF_MODCACHE_H
@@ -24,11 +39,25 @@
 
 #include "maps.h"
 
+/* The largest part of a file kept, and all of them at once: libLLVM-15's
+ * .eh_frame and .eh_frame_hdr, the largest on the development VM, make
+ * one part of 6 MB. */
+#define MODCACHE_MAX_PART (256u << 20)
+#define MODCACHE_MAX_TOTAL (1024u << 20)
+
+/* One part of a module's file, copied: bytes [off, off + len). */
+struct module_part {
+	uint64_t off;
+	size_t len;
+	uint8_t *data;
+};
+
+#define MODCACHE_PARTS 3 /* headers, .eh_frame_hdr, .eh_frame */
+
 struct module {
-	char *key;		/* path, or "[vdso]" */
-	const uint8_t *image;	/* the whole file; NULL if unavailable */
-	size_t size;
-	int mmapped;		/* image is an mmap (else malloc'd copy) */
+	char *key; /* path, or "[vdso]" */
+	struct module_part part[MODCACHE_PARTS];
+	size_t nparts; /* 0 if unavailable */
 	struct module *next_;
 };
 
@@ -51,9 +80,14 @@ const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 
 /*
  * Copy len bytes at target address addr, inside mapping e, from the
- * module image.  0, or -1 when they lie outside the image.
+ * module's parts.  0, or -1 when they lie outside every part.
  */
 int modcache_read(const struct module *mod, const struct map_entry *e,
-		uint64_t addr, void *buf, size_t len);
+		  uint64_t addr, void *buf, size_t len);
+
+/* The len bytes at file offset off of the module, if one part holds them
+ * all; else NULL. */
+const uint8_t *modcache_bytes(const struct module *mod, uint64_t off,
+			      size_t len);
 
 #endif /* PTPROF_MODCACHE_H */

@@ -443,6 +443,26 @@ static int cmp_start(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The build ID of mapping m on a line of pprof's brief form before its
+ * maps line, as the legacy format carries it (maps.h): what the
+ * symbolizer checks a file against before it trusts its symbols
+ * (symbolize.h).  Only a build ID of 2 to 128 hex digits, for a path
+ * without white space (the brief form cannot carry it); else nothing.
+ */
+static int write_brief(const struct rd *rd, const PbMapping *m, FILE *f)
+{
+	const char *id = str_at(rd, m->build_id);
+	const char *path = str_at(rd, m->filename);
+	size_t n = strspn(id, "0123456789abcdefABCDEF");
+
+	if (n < 2 || n > 128 || id[n] || path[0] != '/' || strpbrk(path, " \t"))
+		return 0;
+	return fprintf(f, "%" PRIx64 "-%" PRIx64 " r-xp %s (@%" PRIx64 ") %s\n",
+		       m->memory_start, m->memory_limit, path, m->file_offset,
+		       id);
+}
+
 /* The mappings as /proc/PID/maps lines, in address order. */
 static int build_maps(const struct rd *rd, struct profile *out)
 {
@@ -460,12 +480,16 @@ static int build_maps(const struct rd *rd, struct profile *out)
 	if (n) /* no mapping: the array is NULL, not to be given to memcpy */
 		memcpy(v, rd->pp->mapping, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), cmp_start);
-	for (size_t i = 0; i < n && rc >= 0; i++)
-		rc = fprintf(f,
-			     "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
-			     " 00:00 0 %s\n",
-			     v[i]->memory_start, v[i]->memory_limit,
-			     v[i]->file_offset, str_at(rd, v[i]->filename));
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		rc = write_brief(rd, v[i], f);
+		if (rc >= 0)
+			rc = fprintf(f,
+				     "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
+				     " 00:00 0 %s\n",
+				     v[i]->memory_start, v[i]->memory_limit,
+				     v[i]->file_offset,
+				     str_at(rd, v[i]->filename));
+	}
 	free(v);
 	if (fclose(f) || rc < 0)
 		return -1;

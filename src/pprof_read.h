@@ -14,7 +14,10 @@
  * as the format can say which thread a sample is from.  The maps text is made from the
  * mappings, one /proc/PID/maps-style line each, in address order, so
  * that the symbolizer names the PCs from the files, as for a legacy
- * profile; the protobuf's own function names are not used.  period_us is
+ * profile; the protobuf's own function names are not used.  A mapping's
+ * build ID goes on a brief line before its line, as in a legacy profile
+ * (maps.h): the symbolizer uses only a file that carries it
+ * (symbolize.h); the lines carry no inode.  period_us is
  * the period when its unit is nanoseconds or microseconds, else 0.
  * Samples with a count of 0 are skipped.
  *

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -37,6 +38,8 @@ struct sym_file {
 	bool loadable;	     /* a real file we may open */
 	uint64_t start, end; /* its first executable mapping */
 	uint64_t ino;	     /* and the file's inode there */
+	char *build_id;	     /* recorded GNU build ID (hex), or NULL */
+	bool refused;	     /* a file was found but not the one mapped */
 	bool loaded;	     /* load attempted */
 	GElf_Phdr *segs;     /* its PT_LOAD headers */
 	size_t nsegs;
@@ -62,6 +65,7 @@ struct symbolizer {
 	char *root;
 	pid_t live_pid; /* whose map_files may be opened, or 0 */
 	bool elf_ok;
+	int64_t crc_ns; /* time left for debug link checksums (debugfile.h) */
 	struct sym_map *maps;
 	size_t nmaps, maps_cap;
 	struct sym_file **files;
@@ -119,6 +123,11 @@ static struct sym_file *file_get(struct symbolizer *s,
 		return NULL;
 	}
 	f->loadable = path[0] == '/' && !has_dotdot(path);
+	if (e->build_id && !(f->build_id = strdup(e->build_id))) {
+		free(f->path);
+		free(f);
+		return NULL;
+	}
 	f->start = e->start;
 	f->end = e->end;
 	f->ino = e->ino;
@@ -370,10 +379,12 @@ static void close_elf(Elf *elf, int fd)
  * -dbgsym packages do (debugfile.h finds it).  Its symbols have the same
  * link-time addresses as the stripped file.
  */
-static int debug_syms(const struct symbolizer *s, Elf *elf, struct sym_file *f)
+static int debug_syms(struct symbolizer *s, Elf *elf, int elf_fd,
+		      struct sym_file *f)
 {
 	int fd, rc;
-	Elf *dbg = debugfile_open(elf, f->path, s->root, &fd);
+	Elf *dbg = debugfile_open(elf, elf_fd, f->path, s->root, &s->crc_ns,
+				  &fd);
 
 	if (!dbg)
 		return 0;
@@ -382,17 +393,34 @@ static int debug_syms(const struct symbolizer *s, Elf *elf, struct sym_file *f)
 	return rc;
 }
 
-/* f's file, opened with libelf as mapfile.h finds it (under the root,
- * or through the live pid's map_files); NULL if it cannot be read. */
-static Elf *open_file(const struct symbolizer *s, const struct sym_file *f,
-		      int *fd)
+/*
+ * f's file, opened with libelf as mapfile.h finds it (under the root, or
+ * through the live pid's map_files), if it is the file that was mapped
+ * (symbolize.h): with a recorded build ID, whatever file mapfile.h finds
+ * that carries it; without one, only the very inode mapped.  NULL if it
+ * cannot be read, or is another file (then f->refused).
+ */
+static Elf *open_file(const struct symbolizer *s, struct sym_file *f, int *fd)
 {
 	struct mapfile_ref ref = { f->path, f->start, f->end, f->ino };
+	char id[2 * 64 + 1];
+	Elf *elf;
 
 	if (!s->elf_ok || !f->loadable)
 		return NULL;
-	return debugfile_elf_begin(mapfile_open(s->root, s->live_pid, &ref),
-				   fd);
+	if (!f->build_id)
+		return debugfile_elf_begin(mapfile_open_exact(s->root,
+							      s->live_pid,
+							      &ref),
+					   fd);
+	elf = debugfile_elf_begin(mapfile_open(s->root, s->live_pid, &ref), fd);
+	if (elf && (!debugfile_build_id(elf, id, sizeof(id)) ||
+		    strcasecmp(id, f->build_id))) {
+		close_elf(elf, *fd);
+		f->refused = true;
+		return NULL;
+	}
+	return elf;
 }
 
 /*
@@ -424,7 +452,7 @@ static void vdso_load(struct sym_file *f)
  * debug file's .symtab, .dynsym that has functions.  On any failure f
  * simply has no symbols.
  */
-static void file_load(const struct symbolizer *s, struct sym_file *f)
+static void file_load(struct symbolizer *s, struct sym_file *f)
 {
 	GElf_Ehdr eh;
 	Elf *elf;
@@ -444,7 +472,7 @@ static void file_load(const struct symbolizer *s, struct sym_file *f)
 		f->is_exec = eh.e_type == ET_EXEC;
 		rc = syms_from(elf, SHT_SYMTAB, f);
 		if (rc == 0)
-			rc = debug_syms(s, elf, f);
+			rc = debug_syms(s, elf, fd, f);
 		if (rc == 0)
 			syms_from(elf, SHT_DYNSYM, f);
 	}
@@ -537,7 +565,7 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 /* ---- source lines ----------------------------------------------------- */
 
 /* f's DWARF: from its debug file (debugfile.h), else from f itself. */
-static Dwarf *file_dwarf(const struct symbolizer *s, struct sym_file *f)
+static Dwarf *file_dwarf(struct symbolizer *s, struct sym_file *f)
 {
 	Elf *elf, *dbg;
 	int fd, dfd;
@@ -548,7 +576,7 @@ static Dwarf *file_dwarf(const struct symbolizer *s, struct sym_file *f)
 	elf = open_file(s, f, &fd);
 	if (!elf)
 		return NULL;
-	dbg = debugfile_open(elf, f->path, s->root, &dfd);
+	dbg = debugfile_open(elf, fd, f->path, s->root, &s->crc_ns, &dfd);
 	if (dbg) {
 		f->dw = dwarf_begin_elf(dbg, DWARF_C_READ, NULL);
 		if (f->dw) {
@@ -611,6 +639,7 @@ struct symbolizer *symbolizer_new_maps(const struct maps *maps,
 	if (!s)
 		return NULL;
 	s->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+	s->crc_ns = DEBUGFILE_CRC_BUDGET_NS;
 	s->live_pid = pid > 0 ? pid : 0;
 	if ((root && !(s->root = strdup(root))) || add_maps(s, maps)) {
 		symbolizer_free(s);
@@ -618,6 +647,73 @@ struct symbolizer *symbolizer_new_maps(const struct maps *maps,
 		return NULL;
 	}
 	return s;
+}
+
+/* Hex digits at p (at most max, at least 1) into *v; their count, or 0. */
+static size_t hex_at(const char *p, size_t n, size_t max, uint64_t *v)
+{
+	size_t i = 0;
+	int d;
+
+	*v = 0;
+	for (; i < n && i < max; i++) {
+		d = p[i] >= '0' && p[i] <= '9' ? p[i] - '0' :
+		    p[i] >= 'a' && p[i] <= 'f' ? p[i] - 'a' + 10 :
+		    p[i] >= 'A' && p[i] <= 'F' ? p[i] - 'A' + 10 :
+						 -1;
+		if (d < 0)
+			break;
+		*v = *v << 4 | (uint64_t)d;
+	}
+	return i;
+}
+
+/*
+ * The start address and build ID of a line of pprof's brief form,
+ * "START-END PERMS PATH (@OFFSET) BUILDID" (maps.h): 2 to 128 hex digits
+ * after the last space, which follows ")"; START, hex before a "-".
+ */
+static bool parse_brief(const char *l, size_t n, uint64_t *start, char *id,
+			size_t idlen)
+{
+	const char *sp = memrchr(l, ' ', n);
+	size_t k, idn;
+	uint64_t v;
+
+	if (!sp || sp == l || sp[-1] != ')' || !memmem(l, n, " (@", 3))
+		return false;
+	idn = (size_t)(l + n - sp - 1);
+	if (idn < 2 || idn >= idlen || hex_at(sp + 1, idn, idn, &v) != idn)
+		return false;
+	k = hex_at(l, n, 16, start);
+	if (k == 0 || k >= n || l[k] != '-')
+		return false;
+	memcpy(id, sp + 1, idn);
+	id[idn] = '\0';
+	return true;
+}
+
+/* Give each file the build ID of the brief line of its mapping. */
+static int add_build_ids(struct symbolizer *s, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *nl;
+	char id[2 * 64 + 1];
+	struct sym_map *m;
+	uint64_t start;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (!parse_brief(p, (size_t)(nl - p), &start, id, sizeof(id)))
+			continue;
+		m = find_map(s, start);
+		if (!m || m->start != start || !m->file || m->file->build_id)
+			continue;
+		if (!(m->file->build_id = strdup(id)))
+			return -1;
+	}
+	return 0;
 }
 
 struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
@@ -631,9 +727,21 @@ struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
 		     errno == EINVAL))
 		s = symbolizer_new_maps(maps, root, pid);
 	maps_free(maps);
+	if (s && maps_text && add_build_ids(s, maps_text, len)) {
+		symbolizer_free(s);
+		s = NULL;
+	}
 	if (!s)
 		errno = ENOMEM;
 	return s;
+}
+
+const char *symbolizer_refused(const struct symbolizer *s, size_t i)
+{
+	for (size_t k = 0; s && k < s->nfiles; k++)
+		if (s->files[k]->refused && i-- == 0)
+			return s->files[k]->path;
+	return NULL;
 }
 
 static void file_free(struct sym_file *f)
@@ -643,6 +751,7 @@ static void file_free(struct sym_file *f)
 		close_elf(f->dw_elf, f->dw_fd);
 	}
 	free(f->path);
+	free(f->build_id);
 	free(f->segs);
 	free(f->syms);
 	free(f->names);

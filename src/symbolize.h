@@ -17,8 +17,18 @@
  * report runs on the kernel that recorded the profile.
  * The load bias comes from the mapping's start, its file offset and the
  * executable PT_LOAD segment it maps (loadseg.h), so ET_EXEC, PIE
- * executables and shared libraries resolve alike, whatever the linker.  The files must be the ones that were
- * mapped: nothing checks that they did not change since.
+ * executables and shared libraries resolve alike, whatever the linker.
+ *
+ * A file is used only if it is the one that was mapped (issue 12, item 6:
+ * after the target exits its paths are anybody's to replace, by a symlink
+ * to a file the report's user may read and the target's may not): with
+ * a build ID recorded for the mapping (struct map_entry's, or the brief
+ * line the maps text of a profile holds before the mapping's line,
+ * maps.h), the file mapfile.h finds must carry that build ID; without
+ * one, only the very inode mapped is used (mapfile_open_exact(): the live
+ * process's map_files, or the path if it still is that inode).  Any other
+ * file is refused (symbolizer_refused() names it) and its addresses get
+ * the module and offset only.
  *
  * Maps text lines that maps_parse_line() rejects, and mappings that are
  * not executable, are ignored.  Other pseudo paths ("[vsyscall]") and
@@ -88,5 +98,12 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
  */
 int symbolizer_lookup_line(struct symbolizer *s, uint64_t addr,
 			   const char **file, unsigned *line);
+
+/*
+ * The path of the i-th file (from 0) that was found and refused as not
+ * the file that was mapped (see above), among those looked up so far; NULL
+ * past the last.
+ */
+const char *symbolizer_refused(const struct symbolizer *s, size_t i);
 
 #endif /* PTPROF_SYMBOLIZE_H */

@@ -80,10 +80,12 @@ struct range {
  * Call frame instructions as ehframe_check_cfi() vetted them.  libunwind
  * reads them again after find_proc_info (to run them) and keeps the
  * address of each DWARF expression in its cache, re-reading the
- * expression at every step that uses the cached rule.  The module image
- * is a mapping of the target's file: a target that can write that file
- * could swap a vetted rule for a looping one in between.  So access_mem
- * serves these bytes from here, as vetted.
+ * expression at every step that uses the cached rule.  Those bytes come
+ * from a copy of the target's file (modcache.h), read again after a
+ * modcache_flush(), or, outside the parts copied, from the target's own
+ * memory: a target that can write that file or memory could swap a
+ * vetted rule for a looping one in between.  So access_mem serves these
+ * bytes from here, as vetted.
  */
 struct pin {
 	struct range r;
@@ -340,31 +342,36 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 	return read_target_cached(ctx, addr, val);
 }
 
-/* Describe the .eh_frame_hdr of the module mapped by e. */
+/* Describe the .eh_frame_hdr of the module mapped by e (its headers and
+ * tables are parts of the module, modcache.h). */
 static int describe(const struct module *mod, const struct map_entry *e,
 		    unw_dyn_info_t *di)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)mod->image;
+	const Elf64_Ehdr *eh = (const void *)modcache_bytes(mod, 0,
+							    sizeof(*eh));
 	const Elf64_Phdr *ph, *load, *hdr = NULL;
+	const uint8_t *tab;
 	uint64_t bias;
 
-	if (mod->size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phentsize != sizeof(*ph) || eh->e_phoff > mod->size ||
-	    eh->e_phnum * sizeof(*ph) > mod->size - eh->e_phoff)
+	    eh->e_phentsize != sizeof(*ph))
 		return -1;
-	ph = (const Elf64_Phdr *)(mod->image + eh->e_phoff);
+	ph = (const void *)modcache_bytes(mod, eh->e_phoff,
+					  eh->e_phnum * sizeof(*ph));
+	if (!ph)
+		return -1;
 	for (int i = 0; i < eh->e_phnum; i++)
 		if (ph[i].p_type == PT_GNU_EH_FRAME)
 			hdr = &ph[i];
 	/* the segment e maps, not the first holding its offset: lld's
 	 * segments share pages (loadseg.c); e is executable (table_for) */
 	load = loadseg_exec(ph, eh->e_phnum, e->offset);
-	if (!hdr || !load || hdr->p_offset >= mod->size)
+	if (!hdr || !load || hdr->p_filesz < 4 ||
+	    !(tab = modcache_bytes(mod, hdr->p_offset, hdr->p_filesz)))
 		return -1;
 	bias = loadseg_bias(load, e->start, e->offset);
-	return ehframe_describe(mod->image + hdr->p_offset,
-				mod->size - hdr->p_offset, bias + hdr->p_vaddr,
+	return ehframe_describe(tab, hdr->p_filesz, bias + hdr->p_vaddr,
 				e->start, e->end, di);
 }
 
@@ -625,7 +632,7 @@ void unwinder_flush(struct unwinder *u)
 	u->nrefused = 0;
 	free_pins(u);
 	/* A new image at a known path (exec of a rebuilt binary) must not be
-	 * read from the old mmap. */
+	 * read from the old copy. */
 	modcache_flush(u->mods);
 }
 

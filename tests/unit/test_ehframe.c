@@ -86,6 +86,7 @@ int main(void)
 	uint8_t hdr[12] = { 1,	  0x1b, 0x03, 0x3b, 0xf0, 0xff,
 			    0xff, 0xff, 42,   0,    0,	  0 };
 	unw_dyn_info_t di;
+	uint64_t ef;
 
 	CHECK(ehframe_describe(hdr, sizeof(hdr), 0x7000, 0x6000, 0x8000, &di) ==
 	      0);
@@ -112,5 +113,22 @@ int main(void)
 	CHECK(ehframe_describe(hdr, sizeof(hdr), 0x7000, 0, 1, &di) == 0);
 	test_expr();
 	test_cfi();
+
+	/* eh_frame_ptr, which modcache follows to copy .eh_frame: pc-relative
+	 * to the field (4 bytes in), data-relative to the header, absolute */
+	CHECK(ehframe_frame_addr(hdr, sizeof(hdr), 0x7000, &ef) == 0 &&
+	      ef == 0x7000 + 4 - 16);
+	hdr[1] = 0x3b;
+	CHECK(ehframe_frame_addr(hdr, sizeof(hdr), 0x7000, &ef) == 0 &&
+	      ef == 0x7000 - 16);
+	hdr[1] = 0x03;
+	CHECK(ehframe_frame_addr(hdr, sizeof(hdr), 0x7000, &ef) == 0 &&
+	      ef == 0xfffffff0);
+	hdr[1] = 0x04; /* udata8: needs 12 bytes */
+	CHECK(ehframe_frame_addr(hdr, 11, 0x7000, &ef) < 0 && errno == EINVAL);
+	hdr[1] = 0x5b; /* aligned: not for a header */
+	CHECK(ehframe_frame_addr(hdr, sizeof(hdr), 0x7000, &ef) < 0);
+	hdr[1] = 0xff; /* omitted */
+	CHECK(ehframe_frame_addr(hdr, sizeof(hdr), 0x7000, &ef) < 0);
 	return unit_result("test_ehframe");
 }

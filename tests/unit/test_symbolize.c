@@ -19,6 +19,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "debugfile.h"
 #include "maps.h"
 #include "symbolize.h"
 #include "unit.h"
@@ -305,6 +306,65 @@ static void test_from_maps(const char *text, size_t len)
 	symbolizer_free(s);
 }
 
+/*
+ * Build IDs (issue 12, item 6): a brief line "START-END PERMS PATH
+ * (@OFFSET) BUILDID" before the maps, as a profile holds it, for this
+ * test's code mapping.  With another build ID the file is refused (no
+ * function, symbolizer_refused() names it); with its own it is used; a
+ * malformed one is ignored (then the inode decides, and it matches).
+ */
+static void test_build_id(const char *maps)
+{
+	uint64_t fn = (uint64_t)(uintptr_t)target_ptr;
+	static const char *const ids[] = {
+		"00112233445566778899aabbccddeeff00112233", NULL, "xyz"
+	};
+	unsigned long long start, end, off;
+	char exe[4096], own[129], perms[5], *text;
+	const char *line = maps;
+	struct symbolizer *s;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int fd, k;
+	Elf *elf;
+
+	exe[n > 0 ? n : 0] = '\0';
+	elf_version(EV_CURRENT);
+	elf = debugfile_open_elf(exe, &fd);
+	CHECKF(elf && debugfile_build_id(elf, own, sizeof(own)),
+	       "build ID of %s", exe);
+	if (elf) {
+		elf_end(elf);
+		close(fd);
+	}
+	for (; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		if (sscanf(line, "%llx-%llx %4s %llx", &start, &end, perms,
+			   &off) == 4 &&
+		    perms[2] == 'x' && start <= fn && fn < end)
+			break;
+	CHECKF(line != NULL, "no mapping of this test's code");
+	for (int i = 0; line && i < 3; i++) {
+		const char *id = ids[i] ? ids[i] : own;
+
+		k = asprintf(&text, "%llx-%llx %s %s (@%llx) %s\n%s", start,
+			     end, perms, exe, off, id, maps);
+		s = k > 0 ? symbolizer_new(text, strlen(text), NULL, 0) : NULL;
+		CHECKF(s != NULL, "symbolizer_new with build ID %s", id);
+		if (s && i == 0) {
+			expect_unknown(s, fn, exe, "another build ID");
+			CHECKF(streq(symbolizer_refused(s, 0), exe) &&
+				       !symbolizer_refused(s, 1),
+			       "refused: %s", str(symbolizer_refused(s, 0)));
+		} else if (s) {
+			expect_func(s, fn, "symbolize_target", 0, id);
+			CHECKF(!symbolizer_refused(s, 0), "%s: refused %s", id,
+			       str(symbolizer_refused(s, 0)));
+		}
+		symbolizer_free(s);
+		if (k > 0)
+			free(text);
+	}
+}
+
 int main(void)
 {
 	struct symbolizer *s;
@@ -326,6 +386,7 @@ int main(void)
 	test_offline(maps);
 	test_dotdot(maps);
 	test_from_maps(maps, len);
+	test_build_id(maps);
 	free(maps);
 	test_odd_maps();
 	return unit_result("test_symbolize");

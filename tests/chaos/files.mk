@@ -1,0 +1,20 @@
+## Chaos suite: hostile files under a root ptprof (issue 12, items 4-6):
+## a library truncated while ptprof holds its unwind tables, a debug link
+## to a huge sparse file, a mapped path swapped for a symlink after exit.
+check_PROGRAMS += \
+	tests/chaos/targets/truncator \
+	tests/chaos/targets/libcbspin.so
+
+tests_chaos_targets_truncator_SOURCES = tests/chaos/targets/truncator.c
+tests_chaos_targets_truncator_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_chaos_targets_truncator_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+tests_chaos_targets_truncator_LDADD = -ldl
+
+tests_chaos_targets_libcbspin_so_SOURCES = tests/chaos/targets/cbspin.c
+tests_chaos_targets_libcbspin_so_CFLAGS = $(PT_TARGET_SO_CFLAGS)
+tests_chaos_targets_libcbspin_so_LDFLAGS = -shared
+
+TESTS += \
+	tests/chaos/file-truncated.test \
+	tests/chaos/debuglink-huge.test \
+	tests/chaos/symlink-swap.test
