@@ -25,6 +25,7 @@
 #include "loadseg.h"
 #include "mapfile.h"
 #include "maps.h"
+#include "strpool.h"
 #include "symbolize.h"
 
 struct sym {
@@ -33,7 +34,7 @@ struct sym {
 };
 
 struct sym_file {
-	char *path;	     /* as written in the maps text */
+	const char *path;    /* as written in the maps text (in s->paths) */
 	bool loadable;	     /* a real file we may open */
 	uint64_t start, end; /* its first executable mapping */
 	uint64_t ino;	     /* and the file's inode there */
@@ -64,8 +65,11 @@ struct symbolizer {
 	bool elf_ok;
 	struct sym_map *maps;
 	size_t nmaps, maps_cap;
-	struct sym_file **files;
+	struct sym_file **files; /* files[i]'s path is paths' string i+1 */
 	size_t nfiles, files_cap;
+	struct strpool *paths; /* the distinct paths: a hash, so that
+				  a profile of many paths is read in
+				  linear time */
 };
 
 /* A symbol while it is still inside libelf's data. */
@@ -100,11 +104,14 @@ static struct sym_file *file_get(struct symbolizer *s,
 {
 	const char *path = e->path;
 	struct sym_file *f, **files;
-	size_t i;
+	int64_t i = strpool_intern(s->paths, path);
 
-	for (i = 0; i < s->nfiles; i++)
-		if (strcmp(s->files[i]->path, path) == 0)
-			return s->files[i];
+	/* The pool numbers paths in the order first seen from 1 ("" is 0
+	 * and never asked for): a new path is the next file. */
+	if (i < 1)
+		return NULL;
+	if ((size_t)i <= s->nfiles)
+		return s->files[i - 1];
 	files = grow_array(s->files, &s->files_cap, s->nfiles + 1,
 			   sizeof(*files));
 	if (!files)
@@ -113,11 +120,7 @@ static struct sym_file *file_get(struct symbolizer *s,
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	f->path = strdup(path);
-	if (!f->path) {
-		free(f);
-		return NULL;
-	}
+	f->path = strpool_get(s->paths, (size_t)i);
 	f->loadable = path[0] == '/' && !has_dotdot(path);
 	f->start = e->start;
 	f->end = e->end;
@@ -612,7 +615,9 @@ struct symbolizer *symbolizer_new_maps(const struct maps *maps,
 		return NULL;
 	s->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
 	s->live_pid = pid > 0 ? pid : 0;
-	if ((root && !(s->root = strdup(root))) || add_maps(s, maps)) {
+	s->paths = strpool_new();
+	if (!s->paths || (root && !(s->root = strdup(root))) ||
+	    add_maps(s, maps)) {
 		symbolizer_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -642,7 +647,6 @@ static void file_free(struct sym_file *f)
 		dwarf_end(f->dw);
 		close_elf(f->dw_elf, f->dw_fd);
 	}
-	free(f->path);
 	free(f->segs);
 	free(f->syms);
 	free(f->names);
@@ -658,6 +662,7 @@ void symbolizer_free(struct symbolizer *s)
 	for (i = 0; i < s->nfiles; i++)
 		file_free(s->files[i]);
 	free(s->files);
+	strpool_free(s->paths);
 	free(s->maps);
 	free(s->root);
 	free(s);

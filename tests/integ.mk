@@ -68,6 +68,7 @@ TESTS += \
 	tests/report.test \
 	tests/report-symbols.test \
 	tests/report-errors.test \
+	tests/report-hostile.test \
 	tests/dump.test \
 	tests/exec.test \
 	tests/zombie-leader.test \
@@ -85,4 +86,4 @@ TESTS += \
 	tests/signal-stop.test \
 	tests/target-exit.test \
 	tests/stopped-target.test
-EXTRA_DIST += tests/targets/target.h
+EXTRA_DIST += tests/targets/target.h tests/tools/hostile_profile.py
