@@ -111,14 +111,15 @@ static uint32_t intern(struct report *r, const char *name, const char *module)
 
 	if (table_reserve(&r->name_tab))
 		return EMPTY;
-	for (j = table_first(&r->name_tab, h);
-	     r->name_tab.slots[j].id != EMPTY; j = table_next(&r->name_tab, j))
+	for (j = table_first(&r->name_tab, h); r->name_tab.slots[j].id != EMPTY;
+	     j = table_next(&r->name_tab, j))
 		if (r->name_tab.slots[j].key == h &&
 		    !strcmp(r->names[r->name_tab.slots[j].id], name))
 			return r->name_tab.slots[j].id;
 	if (r->nnames == r->cap_names) {
 		size_t cap = r->cap_names;
-		char **n = grow_array(r->names, &cap, r->nnames + 1, sizeof(*n));
+		char **n = grow_array(r->names, &cap, r->nnames + 1,
+				      sizeof(*n));
 
 		if (!n)
 			return EMPTY;
@@ -396,11 +397,10 @@ int report_write_text(const struct report *r, FILE *out, size_t top)
 		const struct report_row *row = &r->rows[i];
 
 		sum += row->flat;
-		fprintf(out, "%8" PRIu64 " %5.1f%% %5.1f%% %8" PRIu64
-			     " %5.1f%%  %s",
-			row->flat, pct(row->flat, r->total),
-			pct(sum, r->total), row->cum,
-			pct(row->cum, r->total), row->name);
+		fprintf(out,
+			"%8" PRIu64 " %5.1f%% %5.1f%% %8" PRIu64 " %5.1f%%  %s",
+			row->flat, pct(row->flat, r->total), pct(sum, r->total),
+			row->cum, pct(row->cum, r->total), row->name);
 		if (row->module && row->module[0] == '[')
 			fprintf(out, " %s", row->module); /* "[vdso]" */
 		else if (row->module)
@@ -430,26 +430,19 @@ int report_write_folded(const struct report *r, FILE *out)
 
 int report_write_svg(const struct report *r, FILE *out, const char *title)
 {
-	struct flame_stack *fs = calloc(r->nstacks ? r->nstacks : 1,
-					sizeof(*fs));
-	const char **names = calloc(r->nframes ? r->nframes : 1,
-				    sizeof(*names));
+	struct flame_id_stack *fs = calloc(r->nstacks ? r->nstacks : 1,
+					   sizeof(*fs));
 	struct flame_options opt = { .title = title };
-	int rc = -1;
+	int rc;
 
-	if (fs && names) {
-		for (size_t i = 0; i < r->nframes; i++)
-			names[i] = r->names[r->frames[i]];
-		for (size_t i = 0; i < r->nstacks; i++)
-			fs[i] = (struct flame_stack){
-				names + r->stacks[i].off, r->stacks[i].n,
-				r->stacks[i].count
-			};
-		rc = flame_write_svg(out, fs, r->nstacks, &opt);
-	} else {
-		errno = ENOMEM;
-	}
+	if (!fs)
+		return -1;
+	for (size_t i = 0; i < r->nstacks; i++)
+		fs[i] = (struct flame_id_stack){ r->frames + r->stacks[i].off,
+						 r->stacks[i].n,
+						 r->stacks[i].count };
+	rc = flame_write_svg_ids(out, (const char *const *)r->names, r->nnames,
+				 fs, r->nstacks, &opt);
 	free(fs);
-	free(names);
 	return rc;
 }

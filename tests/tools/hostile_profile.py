@@ -12,7 +12,7 @@
       location ids)
   hostile_profile.py deep N DEPTH OUT
       a legacy profile of N records, each a distinct stack DEPTH frames
-      deep (PCs inside one mapping of /bin/true)
+      deep, of 1024 distinct PCs inside one mapping of /bin/true
 
 The numbers are the caller's choice: the tests pick them so the old
 code visibly fails (time, memory) and the fixed code passes.
@@ -50,13 +50,16 @@ def maps_profile(n):
 
 def deep_profile(n, depth):
     start = 0x555555554000
-    size = 1 << 24
-    maps = b"%x-%x r-xp 00000000 08:01 42 /bin/true\n" % (start, start + size)
+    maps = b"%x-%x r-xp 00000000 08:01 42 /bin/true\n" % (start, start + 0x10000)
     recs = []
+    x = 1
     for i in range(n):
-        # distinct at every depth: frame k of stack i is its own PC
-        pcs = [start + 0x10 + ((i * depth + k) * 16) % (size - 0x20)
-               for k in range(depth)]
+        # 1024 distinct PCs, in stacks that differ from their first
+        # frames on: every stack is a path of its own in the flame graph
+        pcs = []
+        for k in range(depth):
+            x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+            pcs.append(start + 0x10 + (x >> 54) * 16)
         recs.append((1 + i % 7, pcs))
     return legacy(recs, maps)
 
