@@ -267,10 +267,14 @@ static size_t scan_elems(const struct pb_field *f)
 /* A message with no repeated field: its fields, for the slabs. */
 static int scan_flat(struct scan *sc, const struct pb_field *m, size_t size)
 {
-	const unsigned char *p = m->data, *end = m->data + m->len;
+	const unsigned char *p, *end;
 	struct pb_field f;
 	uint64_t nf = 0;
 
+	if (m->wire != 2)
+		return 0; /* not a message: protobuf-c refuses it */
+	p = m->data;
+	end = p + m->len;
 	while (p < end) {
 		if (scan_field(sc, &p, end, &f))
 			return -1;
@@ -378,12 +382,12 @@ static uint64_t decode_budget(size_t len)
 static int scan(const unsigned char *buf, size_t len, char *err, size_t errlen)
 {
 	struct scan sc = { .buf = buf, .err = err, .errlen = errlen };
-	const unsigned char *p = buf, *end = buf + len;
+	const unsigned char *p = buf, *end = len ? buf + len : buf;
 	uint64_t nf = 0, budget = decode_budget(len);
 	struct pb_field f;
 
 	sc.mem = chunk(sizeof(PbProfile));
-	while (p < end) {
+	while (len && p < end) {
 		if (scan_field(&sc, &p, end, &f) || scan_top(&sc, &f))
 			return -1;
 		nf++;

@@ -522,6 +522,7 @@ static void test_expanding(void)
 {
 	static const unsigned char empty_string[] = { 0x32, 0x00 };
 	static const unsigned char empty_sample[] = { 0x12, 0x00 };
+	static const unsigned char varint_type[] = { 0x08, 0x01 };
 	static const unsigned char two_values[] = { 0x12, 0x04, 0x10,
 						    0x01, 0x10, 0x01 };
 	unsigned char *pb, *z;
@@ -548,6 +549,12 @@ static void test_expanding(void)
 	if (z)
 		expect_fail(z, zlen, EFBIG, "a gzip bomb?");
 	free(z);
+	/* a message field as a varint (fuzz_pprof_read found the scan
+	 * reading it as a message: UBSan, NULL + 0) */
+	pb = repeated_pb(varint_type, 2, 1, &len);
+	CHECK(pb != NULL);
+	expect_fail(pb, len, EINVAL, "protobuf decoding failed");
+	free(pb);
 	pb = repeated_pb(two_values, 6, 1, &len);
 	CHECK(pb != NULL);
 	expect_fail(pb, len, EINVAL,
