@@ -14,7 +14,7 @@
  * stacks: no quadratic path), and only frames wide enough to be drawn
  * are made: memory is a few words a stack and a node a drawn frame, not
  * a node a frame read (a 41 MB profile of 20000 distinct stacks 256 deep
- * took 561 MB with a node a frame, and takes 83 MB, as its text report).
+ * took 561 MB with a node a frame, and takes 65 MB, as its text report).
  *
  * Output: one SVG document with its own inline script and style, no
  * external reference at all (no network, no font or script files; the
