@@ -166,7 +166,8 @@ struct scan {
 	size_t errlen;
 	uint64_t mem; /* what decoding will allocate */
 	size_t nsample, nlocation, nmapping, nfunction, nstring, ntype;
-	size_t max_values;    /* most values in one sample */
+	size_t nunknown;   /* fields of no known number, kept by protobuf-c */
+	size_t max_values; /* most values in one sample */
 	size_t max_values_at; /* that sample's index */
 };
 
@@ -212,11 +213,19 @@ struct pb_field {
 	unsigned wire;
 	const unsigned char *data;
 	size_t len;
+	size_t raw_len; /* of the whole field, key included */
 };
 
+/* protobuf-c keeps a field it does not know: an entry and a copy. */
+static uint64_t unknown_cost(struct scan *sc, const struct pb_field *f)
+{
+	sc->nunknown++;
+	return sizeof(ProtobufCMessageUnknownField) + chunk(f->raw_len);
+}
+
 /* The field at *p (advanced past it); -1 with the error set. */
-static int scan_field(struct scan *sc, const unsigned char **p,
-		      const unsigned char *end, struct pb_field *f)
+static int scan_field_(struct scan *sc, const unsigned char **p,
+		       const unsigned char *end, struct pb_field *f)
 {
 	const unsigned char *at = *p;
 	uint64_t key, v;
@@ -251,6 +260,17 @@ static int scan_field(struct scan *sc, const unsigned char **p,
 	}
 }
 
+static int scan_field(struct scan *sc, const unsigned char **p,
+		      const unsigned char *end, struct pb_field *f)
+{
+	const unsigned char *at = *p;
+
+	if (scan_field_(sc, p, end, f))
+		return -1;
+	f->raw_len = (size_t)(*p - at);
+	return 0;
+}
+
 /* Elements of a repeated scalar field occurrence: a packed run counts
  * its varints (bytes without the high bit), else 1. */
 static size_t scan_elems(const struct pb_field *f)
@@ -264,8 +284,10 @@ static size_t scan_elems(const struct pb_field *f)
 	return n;
 }
 
-/* A message with no repeated field: its fields, for the slabs. */
-static int scan_flat(struct scan *sc, const struct pb_field *m, size_t size)
+/* A message with no repeated field, whose fields are numbered 1 to
+ * known: its fields, for the slabs, and those it does not know. */
+static int scan_flat(struct scan *sc, const struct pb_field *m, size_t size,
+		     uint64_t known)
 {
 	const unsigned char *p, *end;
 	struct pb_field f;
@@ -279,6 +301,8 @@ static int scan_flat(struct scan *sc, const struct pb_field *m, size_t size)
 		if (scan_field(sc, &p, end, &f))
 			return -1;
 		nf++;
+		if (f.num > known)
+			sc->mem += unknown_cost(sc, &f);
 	}
 	sc->mem += chunk(size) + (nf > 16 ? nf * PB_SLAB_COST : 0);
 	return 0;
@@ -300,9 +324,10 @@ static int scan_sample(struct scan *sc, const struct pb_field *m)
 			nval += scan_elems(&f);
 		else if (f.num == 3) {
 			nlab++;
-			if (scan_flat(sc, &f, sizeof(PbLabel)))
+			if (scan_flat(sc, &f, sizeof(PbLabel), 4))
 				return -1;
-		}
+		} else
+			sc->mem += unknown_cost(sc, &f);
 	}
 	if (nloc > PROFILE_MAX_PCS)
 		return profile_fail(sc->err, sc->errlen, EINVAL,
@@ -330,9 +355,10 @@ static int scan_location(struct scan *sc, const struct pb_field *m)
 		nf++;
 		if (f.num == 4) {
 			nline++;
-			if (scan_flat(sc, &f, sizeof(PbLine)))
+			if (scan_flat(sc, &f, sizeof(PbLine), 3))
 				return -1;
-		}
+		} else if (f.num > 5)
+			sc->mem += unknown_cost(sc, &f);
 	}
 	sc->mem += chunk(sizeof(PbLocation)) + arr(nline) +
 		   (nf > 16 ? nf * PB_SLAB_COST : 0);
@@ -346,27 +372,32 @@ static int scan_top(struct scan *sc, const struct pb_field *f)
 	switch (f->num) {
 	case 1:
 		sc->ntype++;
-		return scan_flat(sc, f, sizeof(Perftools__Profiles__ValueType));
+		return scan_flat(sc, f, sizeof(Perftools__Profiles__ValueType),
+				 2);
 	case 2:
 		return f->wire == 2 ? scan_sample(sc, f) : 0;
 	case 3:
 		sc->nmapping++;
-		return scan_flat(sc, f, sizeof(PbMapping));
+		return scan_flat(sc, f, sizeof(PbMapping), 10);
 	case 4:
 		return f->wire == 2 ? scan_location(sc, f) : 0;
 	case 5:
 		sc->nfunction++;
-		return scan_flat(sc, f, sizeof(Perftools__Profiles__Function));
+		return scan_flat(sc, f, sizeof(Perftools__Profiles__Function),
+				 5);
 	case 6:
 		sc->nstring++;
 		sc->mem += chunk(f->len + 1);
 		return 0;
 	case 11:
-		return scan_flat(sc, f, sizeof(Perftools__Profiles__ValueType));
+		return scan_flat(sc, f, sizeof(Perftools__Profiles__ValueType),
+				 2);
 	case 13:
 		sc->mem += arr(scan_elems(f));
 		return 0;
 	default:
+		if (f->num > 14)
+			sc->mem += unknown_cost(sc, f);
 		return 0;
 	}
 }
@@ -403,10 +434,10 @@ static int scan(const unsigned char *buf, size_t len, char *err, size_t errlen)
 	if (sc.mem > budget)
 		return profile_fail(
 			err, errlen, EFBIG,
-			"protobuf profile of %zu bytes (%zu samples, %zu locations, %zu strings) needs %" PRIu64
+			"protobuf profile of %zu bytes (%zu samples, %zu locations, %zu strings, %zu unknown fields) needs %" PRIu64
 			" bytes of memory to decode, more than its limit of %" PRIu64,
-			len, sc.nsample, sc.nlocation, sc.nstring, sc.mem,
-			budget);
+			len, sc.nsample, sc.nlocation, sc.nstring, sc.nunknown,
+			sc.mem, budget);
 	return 0;
 }
 

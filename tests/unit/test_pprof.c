@@ -523,6 +523,7 @@ static void test_expanding(void)
 	static const unsigned char empty_string[] = { 0x32, 0x00 };
 	static const unsigned char empty_sample[] = { 0x12, 0x00 };
 	static const unsigned char varint_type[] = { 0x08, 0x01 };
+	static const unsigned char unknown[] = { 0xa0, 0x06, 0x00 };
 	static const unsigned char two_values[] = { 0x12, 0x04, 0x10,
 						    0x01, 0x10, 0x01 };
 	unsigned char *pb, *z;
@@ -531,10 +532,10 @@ static void test_expanding(void)
 	/* 2 MB of empty strings: 52 MB to decode, over 32 times 2 MB */
 	pb = repeated_pb(empty_string, 2, 1000000, &len);
 	CHECK(pb != NULL);
-	expect_fail(pb, len, EFBIG, "1000003 strings) needs");
+	expect_fail(pb, len, EFBIG, "1000003 strings, 0 unknown fields) needs");
 	/* the same gzipped (about 2 KB): refused the same way */
 	z = gzip_mem(pb, len, &zlen);
-	expect_fail(z, zlen, EFBIG, "1000003 strings) needs");
+	expect_fail(z, zlen, EFBIG, "1000003 strings, 0 unknown fields) needs");
 	free(z);
 	free(pb);
 	pb = repeated_pb(empty_sample, 2, 1000000, &len);
@@ -549,6 +550,11 @@ static void test_expanding(void)
 	if (z)
 		expect_fail(z, zlen, EFBIG, "a gzip bomb?");
 	free(z);
+	/* 3 MB of fields of no known number, which protobuf-c keeps */
+	pb = repeated_pb(unknown, 3, 1000000, &len);
+	CHECK(pb != NULL);
+	expect_fail(pb, len, EFBIG, "1000000 unknown fields) needs");
+	free(pb);
 	/* a message field as a varint (fuzz_pprof_read found the scan
 	 * reading it as a message: UBSan, NULL + 0) */
 	pb = repeated_pb(varint_type, 2, 1, &len);
