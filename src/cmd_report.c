@@ -77,7 +77,9 @@ static struct report *load(const char *path, const char *root, bool lines,
 		keep_thread(path, thread, &p);
 	sym = symbolizer_new(p.maps_text, p.maps_len, root, root_pid(root));
 	r = sym ? report_build(&p, sym, lines) : NULL;
-	if (!r)
+	if (!r && errno == ENOMEM)
+		cli_msg("%s: out of memory building the report", path);
+	else if (!r)
 		cli_msg("%s: %s", path, strerror(errno));
 	for (size_t i = 0; r && symbolizer_refused(sym, i); i++)
 		cli_msg("%s is not the file that was mapped (another build ID "
@@ -131,6 +133,12 @@ int cmd_report(const struct options *o)
 		break;
 	}
 	report_free(r);
+	/* The writers only allocate before they write (the flame graph's
+	 * frames; the table's rows are built already), and a write to a
+	 * stream fails with the errno of write(2), which is never ENOMEM. */
+	if (rc && errno == ENOMEM)
+		cli_die(EXIT_FAILURE, "out of memory building the %s",
+			o->format == REPORT_SVG ? "flame graph" : "report");
 	if (rc)
 		cli_die(EXIT_FAILURE, "cannot write the report: %s",
 			strerror(errno));

@@ -1,13 +1,18 @@
 /*
  * flame.c - SVG flame graphs (see flame.h).
  *
- * The stacks are merged into a tree kept in one array of nodes, a node
- * found from (parent, name) through an open-addressing hash table, so
- * merging is linear in the frames read.  Then each node's children are
- * sorted by name, laid out left to right in samples, and the nodes wide
- * enough to draw are listed breadth first: root, its children in order,
- * their children...  That order depends only on the merged tree, never on
- * the order of the stacks, so the output does not either.  Nothing here is
+ * The stacks are merged into a tree breadth first: the stacks under a
+ * frame (a range of an array of stack indexes) are sorted by the rank of
+ * their next frame's name (qsort_r), each run of one name is a child, in
+ * name order, and a child too narrow to draw is dropped with everything
+ * above it.  So the frames are made in the order they are drawn (root,
+ * its children in order, their children...), which depends only on the
+ * merged tree, never on the order of the stacks, so the output does not
+ * either; and memory is a stack index a stack plus the drawn frames, not
+ * a node per frame read (a hostile profile of many deep stacks made
+ * gigabytes of nodes, nearly all too narrow to draw).  A range already
+ * in order (a prefix the stacks share) is not sorted again, so a shared
+ * prefix costs a pass per frame, as a hash would.  Nothing here is
  * recursive: a stack of any depth costs no C stack.
  */
 #include "config.h"
@@ -22,6 +27,7 @@
 #include "grow.h"
 #include "hash.h"
 #include "textsafe.h"
+#include "strpool.h"
 
 #define DEFAULT_WIDTH 1200
 #define MIN_WIDTH 200
@@ -35,24 +41,31 @@
 #define MIN_FRAME_PX 0.1  /* narrower frames are not written */
 #define MIN_LABEL_CHARS 3 /* a label shorter than this is left out */
 
+/*
+ * A frame of the graph.  Only frames wide enough to draw are made: the
+ * stacks under a frame are a range of t->idx, sorted by their next frame's
+ * name to find its children, and a child too narrow to draw is skipped
+ * with everything above it.  So memory is the stacks' indexes and the
+ * drawn frames, never a node per frame read.
+ */
 struct node {
 	const char *name; /* the caller's string, read during the call only */
 	uint64_t hash;	  /* of name */
 	uint64_t total;	  /* samples in this frame (and above it) */
 	uint64_t start;	  /* samples left of it */
-	size_t parent;
-	size_t kid0, nkids; /* children: tree.kids[kid0 .. kid0 + nkids) */
-	size_t depth;	    /* 0 for the root */
+	size_t depth;	  /* 0 for the root */
+	size_t lo, hi;	  /* its stacks: t->idx[lo .. hi) */
 };
 
 struct tree {
-	struct node *nodes; /* nodes[0] is the root, a parent before its kids */
+	const char *const *names; /* by frame id */
+	const struct flame_id_stack *stacks;
+	uint32_t *rank;	    /* by frame id: of its name among the names */
+	size_t *idx;	    /* the stacks drawn from, sorted range by range */
+	struct node *nodes; /* drawn, breadth first: nodes[0] is the root */
 	size_t n, cap;
-	size_t *slots; /* hash table of node index + 1; 0 is empty */
-	size_t nslots; /* a power of 2, at least twice n */
-	struct node **kids;
-	size_t *order; /* the nodes to draw, breadth first */
-	size_t norder, max_depth;
+	size_t max_depth;
+	size_t sort_depth; /* the frame qsort_r() compares by */
 };
 
 struct layout {
@@ -62,166 +75,52 @@ struct layout {
 	unsigned height;    /* of the document */
 };
 
-static size_t slot_of(const struct tree *t, size_t parent, uint64_t hash)
+static int rank_cmp(const void *a, const void *b, void *ctx)
 {
-	uint64_t h = hash ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ULL);
+	const char *const *names = ctx;
 
-	h ^= h >> 31;
-	return (size_t)h & (t->nslots - 1);
+	return strcmp(names[*(const uint32_t *)a], names[*(const uint32_t *)b]);
 }
 
-static void table_put(struct tree *t, size_t idx)
+/* The rank of each name in strcmp order, equal names equal ranks. */
+static int tree_rank(struct tree *t, size_t nnames)
 {
-	const struct node *nd = &t->nodes[idx];
-	size_t s = slot_of(t, nd->parent, nd->hash);
+	uint32_t *by = malloc((nnames ? nnames : 1) * sizeof(*by));
+	uint32_t r = 0;
 
-	while (t->slots[s])
-		s = (s + 1) & (t->nslots - 1);
-	t->slots[s] = idx + 1;
-}
-
-static int table_grow(struct tree *t)
-{
-	size_t want = t->nslots ? t->nslots * 2 : 64, i;
-	size_t *slots;
-
-	if (want > SIZE_MAX / sizeof(*slots) / 2) {
+	t->rank = malloc((nnames ? nnames : 1) * sizeof(*t->rank));
+	if (!by || !t->rank) {
+		free(by);
 		errno = ENOMEM;
 		return -1;
 	}
-	slots = calloc(want, sizeof(*slots));
-	if (!slots)
-		return -1;
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = want;
-	for (i = 0; i < t->n; i++)
-		table_put(t, i);
+	for (size_t i = 0; i < nnames; i++)
+		by[i] = (uint32_t)i;
+	qsort_r(by, nnames, sizeof(*by), rank_cmp, (void *)t->names);
+	for (size_t i = 0; i < nnames; i++) {
+		if (i && strcmp(t->names[by[i]], t->names[by[i - 1]]))
+			r++;
+		t->rank[by[i]] = r + 1; /* 0: the stack ends here */
+	}
+	free(by);
 	return 0;
 }
 
-static int nodes_grow(struct tree *t)
+/* The key of stack s at frame d: its name's rank, 0 past its end. */
+static uint32_t key_of(const struct tree *t, size_t s, size_t d)
 {
-	struct node *nodes = grow_array(t->nodes, &t->cap, t->n + 1,
-					sizeof(*nodes));
+	const struct flame_id_stack *st = &t->stacks[s];
 
-	if (!nodes)
-		return -1;
-	t->nodes = nodes;
-	return 0;
+	return d < st->nframes ? t->rank[st->frames[d]] : 0;
 }
 
-/* A new node; its index, or SIZE_MAX with errno ENOMEM. */
-static size_t node_add(struct tree *t, size_t parent, const char *name,
-		       uint64_t hash)
+static int idx_cmp(const void *a, const void *b, void *ctx)
 {
-	struct node *nd;
+	const struct tree *t = ctx;
+	uint32_t x = key_of(t, *(const size_t *)a, t->sort_depth);
+	uint32_t y = key_of(t, *(const size_t *)b, t->sort_depth);
 
-	if (t->n == t->cap && nodes_grow(t) < 0)
-		return SIZE_MAX;
-	if ((t->n + 1) * 2 > t->nslots && table_grow(t) < 0)
-		return SIZE_MAX;
-	nd = &t->nodes[t->n];
-	memset(nd, 0, sizeof(*nd));
-	nd->name = name;
-	nd->hash = hash;
-	nd->parent = parent;
-	nd->depth = t->n ? t->nodes[parent].depth + 1 : 0;
-	table_put(t, t->n);
-	return t->n++;
-}
-
-/* The child of parent called name, made if new; SIZE_MAX on ENOMEM. */
-static size_t node_child(struct tree *t, size_t parent, const char *name)
-{
-	uint64_t hash = hash_fnv1a_str(name);
-	size_t s = slot_of(t, parent, hash), idx;
-	const struct node *nd;
-
-	for (; t->slots[s]; s = (s + 1) & (t->nslots - 1)) {
-		idx = t->slots[s] - 1;
-		nd = &t->nodes[idx];
-		if (nd->parent == parent && nd->hash == hash &&
-		    strcmp(nd->name, name) == 0)
-			return idx;
-	}
-	return node_add(t, parent, name, hash);
-}
-
-static int tree_add_stack(struct tree *t, const struct flame_stack *st)
-{
-	size_t i, at = 0;
-
-	if (st->nframes && !st->frames) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (!st->count || !st->nframes)
-		return 0;
-	if (t->nodes[0].total > UINT64_MAX - st->count) {
-		errno = EOVERFLOW;
-		return -1;
-	}
-	t->nodes[0].total += st->count;
-	for (i = 0; i < st->nframes; i++) {
-		if (!st->frames[i]) {
-			errno = EINVAL;
-			return -1;
-		}
-		at = node_child(t, at, st->frames[i]);
-		if (at == SIZE_MAX)
-			return -1;
-		t->nodes[at].total += st->count;
-	}
-	return 0;
-}
-
-static int kid_cmp(const void *a, const void *b)
-{
-	const struct node *const *x = a, *const *y = b;
-
-	return strcmp((*x)->name, (*y)->name);
-}
-
-/* Group every node's children in kids[], each group sorted by name. */
-static int tree_sort_kids(struct tree *t)
-{
-	size_t i, at = 0;
-	struct node *p;
-
-	t->kids = malloc(t->n * sizeof(*t->kids));
-	if (!t->kids)
-		return -1;
-	for (i = 1; i < t->n; i++)
-		t->nodes[t->nodes[i].parent].nkids++;
-	for (i = 0; i < t->n; i++) {
-		t->nodes[i].kid0 = at;
-		at += t->nodes[i].nkids;
-		t->nodes[i].nkids = 0;
-	}
-	for (i = 1; i < t->n; i++) {
-		p = &t->nodes[t->nodes[i].parent];
-		t->kids[p->kid0 + p->nkids++] = &t->nodes[i];
-	}
-	for (i = 0; i < t->n; i++)
-		qsort(t->kids + t->nodes[i].kid0, t->nodes[i].nkids,
-		      sizeof(*t->kids), kid_cmp);
-	return 0;
-}
-
-/* Parents come before their children in nodes[]: one pass places all. */
-static void tree_place(struct tree *t)
-{
-	size_t i, k;
-	uint64_t at;
-
-	for (i = 0; i < t->n; i++) {
-		at = t->nodes[i].start;
-		for (k = 0; k < t->nodes[i].nkids; k++) {
-			t->kids[t->nodes[i].kid0 + k]->start = at;
-			at += t->kids[t->nodes[i].kid0 + k]->total;
-		}
-	}
+	return x < y ? -1 : x > y;
 }
 
 static double px_of(const struct tree *t, const struct layout *l, uint64_t n)
@@ -229,54 +128,128 @@ static double px_of(const struct tree *t, const struct layout *l, uint64_t n)
 	return (double)n / (double)t->nodes[0].total * l->graph_width;
 }
 
-/* List the frames to draw, breadth first, skipping the too narrow. */
-static int tree_select(struct tree *t, const struct layout *l)
+/* A drawn frame more; -1 with ENOMEM.  (It may move t->nodes.) */
+static int node_add(struct tree *t, const char *name, uint64_t total,
+		    uint64_t start, size_t depth, size_t lo, size_t hi)
 {
-	size_t q, k;
-	const struct node *nd, *kid;
+	struct node *nd;
 
-	t->order = malloc(t->n * sizeof(*t->order));
-	if (!t->order)
-		return -1;
-	if (!t->nodes[0].total)
-		return 0;
-	t->order[t->norder++] = 0;
-	for (q = 0; q < t->norder; q++) {
-		nd = &t->nodes[t->order[q]];
-		for (k = 0; k < nd->nkids; k++) {
-			kid = t->kids[nd->kid0 + k];
-			if (px_of(t, l, kid->total) < MIN_FRAME_PX)
-				continue;
-			t->order[t->norder++] = (size_t)(kid - t->nodes);
-			if (kid->depth > t->max_depth)
-				t->max_depth = kid->depth;
-		}
+	if (t->n == t->cap) {
+		nd = grow_array(t->nodes, &t->cap, t->n + 1, sizeof(*nd));
+		if (!nd)
+			return -1;
+		t->nodes = nd;
+	}
+	t->nodes[t->n++] = (struct node){
+		name, hash_fnv1a_str(name), total, start, depth, lo, hi
+	};
+	if (depth > t->max_depth)
+		t->max_depth = depth;
+	return 0;
+}
+
+/* The children of node i: its stacks sorted by their next frame, one
+ * run a child, the ones wide enough to draw added (at the end). */
+static int node_expand(struct tree *t, const struct layout *l, size_t i)
+{
+	struct node nd = t->nodes[i];
+	size_t lo = nd.lo, j;
+	uint64_t at = nd.start, total;
+	uint32_t key;
+
+	t->sort_depth = nd.depth;
+	for (j = nd.lo + 1; j < nd.hi; j++)
+		if (idx_cmp(&t->idx[j - 1], &t->idx[j], t) > 0)
+			break;
+	if (j < nd.hi) /* not in order already */
+		qsort_r(t->idx + nd.lo, nd.hi - nd.lo, sizeof(*t->idx), idx_cmp,
+			t);
+	while (lo < nd.hi && key_of(t, t->idx[lo], nd.depth) == 0)
+		lo++; /* the stacks that end at this frame */
+	for (; lo < nd.hi; lo = j) {
+		key = key_of(t, t->idx[lo], nd.depth);
+		total = 0;
+		for (j = lo; j < nd.hi && key_of(t, t->idx[j], nd.depth) == key;
+		     j++)
+			total += t->stacks[t->idx[j]].count;
+		if (px_of(t, l, total) >= MIN_FRAME_PX &&
+		    node_add(t,
+			     t->names[t->stacks[t->idx[lo]].frames[nd.depth]],
+			     total, at, nd.depth + 1, lo, j))
+			return -1;
+		at += total;
 	}
 	return 0;
 }
 
 static void tree_free(struct tree *t)
 {
+	free(t->rank);
+	free(t->idx);
 	free(t->nodes);
-	free(t->slots);
-	free(t->kids);
-	free(t->order);
 }
 
-static int tree_build(struct tree *t, const struct flame_stack *stacks,
-		      size_t n, const struct layout *l)
+/* Check the stacks; list those with samples in t->idx (*kept of them)
+ * and add up the root's total. */
+static int tree_stacks(struct tree *t, size_t nnames, size_t n, size_t *kept,
+		       uint64_t *total)
 {
-	size_t i;
+	t->idx = malloc((n ? n : 1) * sizeof(*t->idx));
+	if (!t->idx)
+		return -1;
+	*kept = 0;
+	*total = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct flame_id_stack *st = &t->stacks[i];
 
-	if (node_add(t, 0, "all", hash_fnv1a_str("all")) == SIZE_MAX)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (tree_add_stack(t, &stacks[i]) < 0)
+		if (st->nframes && !st->frames) {
+			errno = EINVAL;
 			return -1;
-	if (tree_sort_kids(t) < 0)
+		}
+		if (!st->count || !st->nframes)
+			continue;
+		for (size_t d = 0; d < st->nframes; d++)
+			if (st->frames[d] >= nnames) {
+				errno = EINVAL;
+				return -1;
+			}
+		if (*total > UINT64_MAX - st->count) {
+			errno = EOVERFLOW;
+			return -1;
+		}
+		*total += st->count;
+		t->idx[(*kept)++] = i;
+	}
+	return 0;
+}
+
+static int tree_build(struct tree *t, const char *const *names, size_t nnames,
+		      const struct flame_id_stack *stacks, size_t n,
+		      const struct layout *l)
+{
+	uint64_t total;
+	size_t kept;
+
+	if (nnames >= UINT32_MAX) {
+		errno = ENOMEM; /* the ranks are 32 bits, as the ids */
 		return -1;
-	tree_place(t);
-	return tree_select(t, l);
+	}
+	for (size_t i = 0; i < nnames; i++)
+		if (!names[i]) {
+			errno = EINVAL;
+			return -1;
+		}
+	t->names = names;
+	t->stacks = stacks;
+	if (tree_stacks(t, nnames, n, &kept, &total) || tree_rank(t, nnames) ||
+	    node_add(t, "all", total, 0, 0, 0, kept))
+		return -1;
+	if (!total)
+		return 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (node_expand(t, l, i))
+			return -1;
+	return 0;
 }
 
 /*
@@ -634,8 +607,8 @@ static int write_svg(FILE *out, struct tree *t, struct layout *l,
 		    BOTTOM_PAD;
 	errno = 0;
 	put_head(out, t, l, opt);
-	for (i = 0; i < t->norder; i++)
-		put_frame(out, t, l, &t->nodes[t->order[i]]);
+	for (i = 0; t->nodes[0].total && i < t->n; i++)
+		put_frame(out, t, l, &t->nodes[i]);
 	put_controls(out, t, l);
 	fputs(svg_script, out);
 	fputs("</svg>\n", out);
@@ -647,24 +620,96 @@ static int write_svg(FILE *out, struct tree *t, struct layout *l,
 	return 0;
 }
 
-int flame_write_svg(FILE *out, const struct flame_stack *stacks, size_t n,
-		    const struct flame_options *opt)
+/* The frames of flame_write_svg()'s stacks as ids into a pool of their
+ * names (the pool's "" is id 0, as an empty name's). */
+struct interned {
+	struct strpool *pool;
+	uint32_t *frames;
+	struct flame_id_stack *stacks;
+};
+
+static int intern_stacks(struct interned *in, const struct flame_stack *stacks,
+			 size_t n)
+{
+	size_t nf = 0, at = 0;
+	int64_t id;
+
+	for (size_t i = 0; i < n; i++) {
+		if (stacks[i].nframes && !stacks[i].frames) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (stacks[i].count)
+			nf += stacks[i].nframes;
+	}
+	in->pool = strpool_new();
+	in->frames = malloc((nf ? nf : 1) * sizeof(*in->frames));
+	in->stacks = calloc(n ? n : 1, sizeof(*in->stacks));
+	if (!in->pool || !in->frames || !in->stacks)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		in->stacks[i].count = stacks[i].count;
+		if (!stacks[i].count)
+			continue; /* skipped: its frames are not read */
+		in->stacks[i].frames = in->frames + at;
+		in->stacks[i].nframes = stacks[i].nframes;
+		for (size_t d = 0; d < stacks[i].nframes; d++) {
+			if (!stacks[i].frames[d]) {
+				errno = EINVAL;
+				return -1;
+			}
+			id = strpool_intern(in->pool, stacks[i].frames[d]);
+			if (id < 0)
+				return -1;
+			in->frames[at++] = (uint32_t)id;
+		}
+	}
+	return 0;
+}
+
+int flame_write_svg_ids(FILE *out, const char *const *names, size_t nnames,
+			const struct flame_id_stack *stacks, size_t n,
+			const struct flame_options *opt)
 {
 	struct tree t = { 0 };
 	struct layout l;
 	int rc, err;
 
-	if (!out || (n && !stacks)) {
+	if (!out || (n && !stacks) || (nnames && !names)) {
 		errno = EINVAL;
 		return -1;
 	}
 	if (layout_init(&l, opt) < 0)
 		return -1;
-	rc = tree_build(&t, stacks, n, &l);
+	rc = tree_build(&t, names, nnames, stacks, n, &l);
 	if (rc == 0)
 		rc = write_svg(out, &t, &l, opt);
 	err = errno;
 	tree_free(&t);
+	errno = err;
+	return rc;
+}
+
+int flame_write_svg(FILE *out, const struct flame_stack *stacks, size_t n,
+		    const struct flame_options *opt)
+{
+	struct interned in = { 0 };
+	int rc = -1, err;
+
+	if (!out || (n && !stacks)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (intern_stacks(&in, stacks, n) == 0)
+		rc = flame_write_svg_ids(out,
+					 (const char *const *)strpool_strings(
+						 in.pool),
+					 strpool_count(in.pool), in.stacks, n,
+					 opt);
+	err = errno;
+	strpool_free(in.pool);
+	free(in.frames);
+	free(in.stacks);
 	errno = err;
 	return rc;
 }

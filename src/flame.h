@@ -9,8 +9,12 @@
  * are sized by samples: a frame's width is its samples over the total,
  * across the full width of the graph.  Siblings are ordered by name
  * (strcmp), as flamegraph.pl orders them; the root, "all", is at the
- * bottom and callees stand on their callers.  Merging is linear in the
- * frames read (a hash table), then children are sorted: no quadratic path.
+ * bottom and callees stand on their callers.  Merging sorts the stacks
+ * under a frame by their next frame (O(F log S) for F frames in S
+ * stacks: no quadratic path), and only frames wide enough to be drawn
+ * are made: memory is a few words a stack and a node a drawn frame, not
+ * a node a frame read (a 41 MB profile of 20000 distinct stacks 256 deep
+ * took 561 MB with a node a frame, and takes 65 MB, as its text report).
  *
  * Output: one SVG document with its own inline script and style, no
  * external reference at all (no network, no font or script files; the
@@ -76,12 +80,28 @@ struct flame_stack {
 };
 
 struct flame_options {
-	const char *title;    /* e.g. "ptprof: prog, 1234 samples"; NULL: default */
+	const char *title; /* e.g. "ptprof: prog, 1234 samples"; NULL: default */
 	const char *subtitle; /* one more line, or NULL */
 	unsigned width;	      /* pixels; 0: 1200 */
 };
 
 int flame_write_svg(FILE *out, const struct flame_stack *stacks, size_t n,
 		    const struct flame_options *opt);
+
+/*
+ * The same from frames given as ids into names (nnames of them, none
+ * NULL; equal strings may have different ids): what a caller that has
+ * its frames numbered already passes, without an array of pointers a
+ * frame.  An id not below nnames is EINVAL.
+ */
+struct flame_id_stack {
+	const uint32_t *frames; /* root first */
+	size_t nframes;
+	uint64_t count;
+};
+
+int flame_write_svg_ids(FILE *out, const char *const *names, size_t nnames,
+			const struct flame_id_stack *stacks, size_t n,
+			const struct flame_options *opt);
 
 #endif /* PTPROF_FLAME_H */

@@ -21,9 +21,15 @@
  * the period when its unit is nanoseconds or microseconds, else 0.
  * Samples with a count of 0 are skipped.
  *
- * Hostile input: the decompressed protobuf is at most PPROF_READ_MAX_BYTES
- * and its decoding may allocate at most PPROF_READ_MAX_MEM bytes, so a
- * small file cannot make the reader allocate without bound.  Everything
+ * Hostile input: the decompressed protobuf is at most PPROF_READ_MAX_BYTES,
+ * and at most PPROF_READ_GZIP_RATIO times the gzip file (but may always
+ * reach PPROF_READ_GZIP_FLOOR); its decoding may allocate at most
+ * PPROF_READ_MEM_PER_BYTE times its size plus 1 MiB, and never more
+ * than PPROF_READ_MAX_MEM.  The protobuf is scanned before it is decoded
+ * (nothing allocated), so a profile over that budget, or with a sample of
+ * more than PROFILE_MAX_PCS locations or more values than sample types, is
+ * refused before decoding, by a sentence saying so with the counts.  So
+ * the memory of reading a profile is bounded by its file.  Everything
  * that refers to something else is checked: string indexes inside the
  * string table (whose entry 0 must be ""), ids non-zero and unique, a
  * sample's locations and a location's mapping present, one value per
@@ -45,6 +51,9 @@
 
 #define PPROF_READ_MAX_BYTES (256UL << 20) /* decompressed protobuf */
 #define PPROF_READ_MAX_MEM (1UL << 30)	   /* decoding it */
+#define PPROF_READ_GZIP_RATIO 100UL	   /* decompressed / gzip file */
+#define PPROF_READ_GZIP_FLOOR (16UL << 20) /* allowed whatever the ratio */
+#define PPROF_READ_MEM_PER_BYTE 32u /* decoding: bytes per protobuf byte */
 
 int pprof_read_parse(const void *data, size_t len, struct profile *out,
 		     char *err, size_t errlen);

@@ -122,8 +122,10 @@ int profile_load_file(const char *path, struct profile *out, char *err,
 		return -1;
 	if (profile_format_of(buf, len) == PROFILE_PPROF)
 		rc = pprof_read_parse(buf, len, out, err, errlen);
+	else if (profile_read_adopt(buf, len, out, err, errlen) == 0)
+		return 0; /* the profile holds buf now */
 	else
-		rc = profile_read_parse(buf, len, out, err, errlen);
+		rc = -1;
 	e = errno;
 	free(buf);
 	errno = e;

@@ -12,6 +12,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,19 +200,26 @@ static int check_maps(struct parser *p)
 	return 0;
 }
 
-/* Second pass: copy the slots and point the records into them. */
-static int build(const struct parser *p, struct profile *out)
+/*
+ * Second pass: the slots in host order, in a copy (own NULL), or in place
+ * in own (the bytes parsed, which the profile then holds), and the
+ * records pointed into them.
+ */
+static int build(const struct parser *p, struct profile *out, void *own)
 {
 	size_t nslots = (p->trailer_off - p->recs_off) / SLOT;
 	size_t mlen = p->len - p->maps_off;
 	uint64_t *st;
 	size_t i, k;
 
-	st = malloc(nslots ? nslots * SLOT : 1);
+	if (own)
+		st = (uint64_t *)(void *)((unsigned char *)own + p->recs_off);
+	else
+		st = malloc(nslots ? nslots * SLOT : 1);
 	out->records = calloc(p->nrecords ? p->nrecords : 1,
 			      sizeof(*out->records));
 	out->maps_text = malloc(mlen + 1);
-	out->storage_ = st;
+	out->storage_ = own ? NULL : st;
 	if (!st || !out->records || !out->maps_text)
 		return -1;
 	for (i = 0; i < nslots; i++)
@@ -231,8 +239,8 @@ static int build(const struct parser *p, struct profile *out)
 	return 0;
 }
 
-int profile_read_parse(const void *data, size_t len, struct profile *out,
-		       char *err, size_t errlen)
+static int parse(const void *data, size_t len, struct profile *out, void *own,
+		 char *err, size_t errlen)
 {
 	struct parser p = {
 		.data = data,
@@ -246,9 +254,30 @@ int profile_read_parse(const void *data, size_t len, struct profile *out,
 		err[0] = '\0';
 	if (parse_header(&p) || check_records(&p) || check_maps(&p))
 		return -1;
-	if (build(&p, out)) {
+	/* in place only where the slots are 8-byte aligned */
+	if (own && ((uintptr_t)data + p.recs_off) % _Alignof(uint64_t))
+		own = NULL;
+	if (build(&p, out, own)) {
 		profile_free(out);
 		return profile_fail(err, errlen, ENOMEM, "out of memory");
 	}
+	if (own)
+		out->storage_ = own;
 	return 0;
+}
+
+int profile_read_parse(const void *data, size_t len, struct profile *out,
+		       char *err, size_t errlen)
+{
+	return parse(data, len, out, NULL, err, errlen);
+}
+
+int profile_read_adopt(void *data, size_t len, struct profile *out, char *err,
+		       size_t errlen)
+{
+	int rc = parse(data, len, out, data, err, errlen);
+
+	if (rc == 0 && out->storage_ != data)
+		free(data); /* copied after all (unaligned) */
+	return rc;
 }

@@ -45,4 +45,13 @@
 int profile_read_parse(const void *data, size_t len, struct profile *out,
 		       char *err, size_t errlen);
 
+/*
+ * The same for bytes in a malloc()ed buffer, which the profile takes on
+ * success: its records are turned into host order where they lie, not
+ * copied, so a profile costs its file once, not twice (profile_free()
+ * frees the buffer).  On failure the buffer is still the caller's.
+ */
+int profile_read_adopt(void *data, size_t len, struct profile *out, char *err,
+		       size_t errlen);
+
 #endif /* PTPROF_PROFILE_READ_H */

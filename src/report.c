@@ -112,14 +112,15 @@ static uint32_t intern(struct report *r, const char *name, const char *module)
 
 	if (table_reserve(&r->name_tab))
 		return EMPTY;
-	for (j = table_first(&r->name_tab, h);
-	     r->name_tab.slots[j].id != EMPTY; j = table_next(&r->name_tab, j))
+	for (j = table_first(&r->name_tab, h); r->name_tab.slots[j].id != EMPTY;
+	     j = table_next(&r->name_tab, j))
 		if (r->name_tab.slots[j].key == h &&
 		    !strcmp(r->names[r->name_tab.slots[j].id], name))
 			return r->name_tab.slots[j].id;
 	if (r->nnames == r->cap_names) {
 		size_t cap = r->cap_names;
-		char **n = grow_array(r->names, &cap, r->nnames + 1, sizeof(*n));
+		char **n = grow_array(r->names, &cap, r->nnames + 1,
+				      sizeof(*n));
 
 		if (!n)
 			return EMPTY;
@@ -440,25 +441,19 @@ int report_write_folded(const struct report *r, FILE *out)
 
 int report_write_svg(const struct report *r, FILE *out, const char *title)
 {
-	struct flame_stack *fs = calloc(r->nstacks ? r->nstacks : 1,
-					sizeof(*fs));
-	const char **names = calloc(r->nframes ? r->nframes : 1,
-				    sizeof(*names));
+	struct flame_id_stack *fs = calloc(r->nstacks ? r->nstacks : 1,
+					   sizeof(*fs));
 	struct flame_options opt = { .title = title };
-	int rc = -1;
+	int rc;
 
-	if (fs && names) {
-		for (size_t i = 0; i < r->nframes; i++)
-			names[i] = r->names[r->frames[i]];
-		for (size_t i = 0; i < r->nstacks; i++)
-			fs[i] = (struct flame_stack){ names + r->stacks[i].off,
-						      r->stacks[i].n,
-						      r->stacks[i].count };
-		rc = flame_write_svg(out, fs, r->nstacks, &opt);
-	} else {
-		errno = ENOMEM;
-	}
+	if (!fs)
+		return -1;
+	for (size_t i = 0; i < r->nstacks; i++)
+		fs[i] = (struct flame_id_stack){ r->frames + r->stacks[i].off,
+						 r->stacks[i].n,
+						 r->stacks[i].count };
+	rc = flame_write_svg_ids(out, (const char *const *)r->names, r->nnames,
+				 fs, r->nstacks, &opt);
 	free(fs);
-	free(names);
 	return rc;
 }

@@ -26,6 +26,7 @@
 #include "loadseg.h"
 #include "mapfile.h"
 #include "maps.h"
+#include "strpool.h"
 #include "symbolize.h"
 
 struct sym {
@@ -34,7 +35,7 @@ struct sym {
 };
 
 struct sym_file {
-	char *path;	     /* as written in the maps text */
+	const char *path;    /* as written in the maps text (in s->paths) */
 	bool loadable;	     /* a real file we may open */
 	uint64_t start, end; /* its first executable mapping */
 	uint64_t ino;	     /* and the file's inode there */
@@ -68,8 +69,11 @@ struct symbolizer {
 	int64_t crc_ns; /* time left for debug link checksums (debugfile.h) */
 	struct sym_map *maps;
 	size_t nmaps, maps_cap;
-	struct sym_file **files;
+	struct sym_file **files; /* files[i]'s path is paths' string i+1 */
 	size_t nfiles, files_cap;
+	struct strpool *paths; /* the distinct paths: a hash, so that
+				  a profile of many paths is read in
+				  linear time */
 };
 
 /* A symbol while it is still inside libelf's data. */
@@ -104,11 +108,14 @@ static struct sym_file *file_get(struct symbolizer *s,
 {
 	const char *path = e->path;
 	struct sym_file *f, **files;
-	size_t i;
+	int64_t i = strpool_intern(s->paths, path);
 
-	for (i = 0; i < s->nfiles; i++)
-		if (strcmp(s->files[i]->path, path) == 0)
-			return s->files[i];
+	/* The pool numbers paths in the order first seen from 1 ("" is 0
+	 * and never asked for): a new path is the next file. */
+	if (i < 1)
+		return NULL;
+	if ((size_t)i <= s->nfiles)
+		return s->files[i - 1];
 	files = grow_array(s->files, &s->files_cap, s->nfiles + 1,
 			   sizeof(*files));
 	if (!files)
@@ -117,14 +124,9 @@ static struct sym_file *file_get(struct symbolizer *s,
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	f->path = strdup(path);
-	if (!f->path) {
-		free(f);
-		return NULL;
-	}
+	f->path = strpool_get(s->paths, (size_t)i);
 	f->loadable = path[0] == '/' && !has_dotdot(path);
 	if (e->build_id && !(f->build_id = strdup(e->build_id))) {
-		free(f->path);
 		free(f);
 		return NULL;
 	}
@@ -641,7 +643,9 @@ struct symbolizer *symbolizer_new_maps(const struct maps *maps,
 	s->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
 	s->crc_ns = DEBUGFILE_CRC_BUDGET_NS;
 	s->live_pid = pid > 0 ? pid : 0;
-	if ((root && !(s->root = strdup(root))) || add_maps(s, maps)) {
+	s->paths = strpool_new();
+	if (!s->paths || (root && !(s->root = strdup(root))) ||
+	    add_maps(s, maps)) {
 		symbolizer_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -750,7 +754,6 @@ static void file_free(struct sym_file *f)
 		dwarf_end(f->dw);
 		close_elf(f->dw_elf, f->dw_fd);
 	}
-	free(f->path);
 	free(f->build_id);
 	free(f->segs);
 	free(f->syms);
@@ -767,6 +770,7 @@ void symbolizer_free(struct symbolizer *s)
 	for (i = 0; i < s->nfiles; i++)
 		file_free(s->files[i]);
 	free(s->files);
+	strpool_free(s->paths);
 	free(s->maps);
 	free(s->root);
 	free(s);

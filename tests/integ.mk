@@ -73,6 +73,7 @@ TESTS += \
 	tests/report.test \
 	tests/report-symbols.test \
 	tests/report-errors.test \
+	tests/report-hostile.test \
 	tests/dump.test \
 	tests/hostile-names.test \
 	tests/exec.test \
@@ -91,4 +92,4 @@ TESTS += \
 	tests/signal-stop.test \
 	tests/target-exit.test \
 	tests/stopped-target.test
-EXTRA_DIST += tests/targets/target.h
+EXTRA_DIST += tests/targets/target.h tests/tools/hostile_profile.py

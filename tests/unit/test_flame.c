@@ -364,6 +364,77 @@ static void test_many(void)
 	free(s);
 }
 
+/* The ids interface draws what the strings one does; equal names under
+ * two ids are one frame; an id past the names is EINVAL. */
+static void test_ids(void)
+{
+	static const char *const names[] = { "main", "a", "b", "a" };
+	static const uint32_t f1[] = { 0, 1 }, f2[] = { 0, 3 }, f3[] = { 0, 2 };
+	static const uint32_t bad[] = { 0, 4 };
+	const struct flame_id_stack ids[] = { { f1, 2, 3 },
+					      { f2, 2, 2 },
+					      { f3, 2, 1 } };
+	const struct flame_id_stack bad_ids[] = { { bad, 2, 1 } };
+	const struct flame_stack strs[] = { STACK(5, "main", "a"),
+					    STACK(1, "main", "b") };
+	char *a = NULL, *b = render(strs, 2, NULL);
+	size_t len = 0;
+	FILE *f = open_memstream(&a, &len);
+
+	CHECK(f && flame_write_svg_ids(f, names, 4, ids, 3, NULL) == 0);
+	if (f)
+		fclose(f);
+	CHECK(a && b && !strcmp(a, b));
+	free(a);
+	free(b);
+	a = NULL;
+	f = open_memstream(&a, &len);
+	errno = 0;
+	CHECK(f && flame_write_svg_ids(f, names, 4, bad_ids, 1, NULL) == -1 &&
+	      errno == EINVAL);
+	if (f)
+		fclose(f);
+	free(a);
+}
+
+/* Pruning: 100000 distinct stacks 64 deep (6.4 million frames read)
+ * beside one wide stack draw 2 frames; none of the narrow ones, nor
+ * anything above them, is made (report-hostile.test measures memory). */
+static void test_narrow_not_made(void)
+{
+	enum { N = 100000, D = 64 };
+	struct flame_id_stack *s = calloc(N + 1, sizeof(*s));
+	uint32_t *frames = calloc((size_t)N * D + 1, sizeof(*frames));
+	static const char *const names[] = { "main", "x", "y", "z" };
+	char *svg = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&svg, &len);
+	uint32_t x = 1;
+
+	CHECK(s && frames && f);
+	if (s && frames && f) {
+		for (size_t i = 0; i < N; i++) {
+			for (size_t d = 0; d < D; d++) {
+				x = x * 1103515245u + 12345u;
+				frames[i * D + d] = 1 + (x >> 16) % 3;
+			}
+			s[i] = (struct flame_id_stack){ &frames[i * D], D, 1 };
+		}
+		frames[(size_t)N * D] = 0;
+		s[N] = (struct flame_id_stack){ &frames[(size_t)N * D], 1,
+						1000000000 };
+		CHECK(flame_write_svg_ids(f, names, 4, s, N + 1, NULL) == 0);
+	}
+	if (f)
+		fclose(f);
+	/* all, main, and x, y, z at depth 1 (each 1/30000 of the total:
+	 * 0.04 px, too narrow): 2 frames */
+	CHECK(svg && count_of(svg, "class=\"frame\"") == 2);
+	free(svg);
+	free(frames);
+	free(s);
+}
+
 int main(void)
 {
 	test_structure();
@@ -378,5 +449,7 @@ int main(void)
 	test_narrow_and_labels();
 	test_cut_label();
 	test_many();
+	test_ids();
+	test_narrow_not_made();
 	return unit_result("test_flame");
 }

@@ -62,7 +62,8 @@ static unsigned char *gunzip_file(const char *path, size_t *len)
 	int n;
 
 	*len = 0;
-	while (gz && buf && (n = gzread(gz, buf + *len, (unsigned)(cap - *len))) > 0) {
+	while (gz && buf &&
+	       (n = gzread(gz, buf + *len, (unsigned)(cap - *len))) > 0) {
 		*len += (size_t)n;
 		if (*len == cap)
 			buf = realloc(buf, cap *= 2);
@@ -130,7 +131,8 @@ static void check_read_back(const char *path)
 	       (unsigned long long)p.period_us);
 	r = find_rec(&p, 100, 2);
 	CHECK(r && r->count == 5 && r->pcs[0] == leaf_pc &&
-	      r->pcs[1] == caller_pc && r->thread && !strcmp(r->thread, "alpha"));
+	      r->pcs[1] == caller_pc && r->thread &&
+	      !strcmp(r->thread, "alpha"));
 	r = find_rec(&p, 200, 2);
 	CHECK(r && r->count == 1 && r->thread && !strcmp(r->thread, "beta"));
 	r = find_rec(&p, 300, 1);
@@ -155,9 +157,11 @@ static void check_header(const PbProfile *pp)
 		CHECK(!strcmp(str(pp, pp->sample_type[0]->type), "samples"));
 		CHECK(!strcmp(str(pp, pp->sample_type[0]->unit), "count"));
 		CHECK(!strcmp(str(pp, pp->sample_type[1]->type), "wall"));
-		CHECK(!strcmp(str(pp, pp->sample_type[1]->unit), "nanoseconds"));
+		CHECK(!strcmp(str(pp, pp->sample_type[1]->unit),
+			      "nanoseconds"));
 	}
-	CHECK(pp->period_type && !strcmp(str(pp, pp->period_type->type), "wall"));
+	CHECK(pp->period_type &&
+	      !strcmp(str(pp, pp->period_type->type), "wall"));
 	CHECK(pp->period == 10000000 && pp->duration_nanos == 2000000000 &&
 	      pp->time_nanos == 1234);
 	CHECK(pp->n_sample == 4);
@@ -209,7 +213,8 @@ static void check_locations(const PbProfile *pp)
 
 			named = f->id == l->line[0]->function_id &&
 				!strcmp(str(pp, f->name), "pprof_test_leaf") &&
-				!strcmp(str(pp, f->system_name), "pprof_test_leaf");
+				!strcmp(str(pp, f->system_name),
+					"pprof_test_leaf");
 		}
 	}
 	CHECK(leaf && caller && named);
@@ -223,8 +228,7 @@ static void check_labels(const PbProfile *pp)
 	for (size_t i = 0; i < pp->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = pp->sample[i];
 
-		CHECK(s->n_value == 2 &&
-		      s->value[1] == s->value[0] * 10000000);
+		CHECK(s->n_value == 2 && s->value[1] == s->value[0] * 10000000);
 		CHECK(s->n_label >= 1 &&
 		      !strcmp(str(pp, s->label[0]->key), "thread_id"));
 		if (s->n_label == 2 &&
@@ -240,7 +244,8 @@ static void test_round_trip(void)
 {
 	struct pprof_out *b;
 	struct maps *m;
-	struct pprof_meta meta = { .period_ns = 10000000, .wall = true,
+	struct pprof_meta meta = { .period_ns = 10000000,
+				   .wall = true,
 				   .time_nanos = 1234,
 				   .duration_nanos = 2000000000 };
 	char path[256];
@@ -254,7 +259,8 @@ static void test_round_trip(void)
 	m = self_maps();
 	CHECK(b && pprof_out_samples(b) == 4);
 	snprintf(path, sizeof(path), "%s/p.pb.gz", tmpdir);
-	CHECKF(pprof_out_write_file(path, b, m, &meta) == 0, "%s", strerror(errno));
+	CHECKF(pprof_out_write_file(path, b, m, &meta) == 0, "%s",
+	       strerror(errno));
 	check_read_back(path);
 	raw = gunzip_file(path, &len);
 	pp = perftools__profiles__profile__unpack(NULL, len, raw);
@@ -318,7 +324,8 @@ struct small {
 
 static void small_init(struct small *x)
 {
-	static char s0[] = "", s1[] = "samples", s2[] = "count", s3[] = "/bin/true";
+	static char s0[] = "", s1[] = "samples", s2[] = "count",
+		    s3[] = "/bin/true";
 
 	memset(x, 0, sizeof(*x));
 	perftools__profiles__profile__init(&x->p);
@@ -363,7 +370,8 @@ static void small_expect(const struct small *x, bool gz, const char *want)
 		      !p.records[0].tid && !p.records[0].thread);
 		CHECK(p.records[0].npcs < 2 || p.records[0].pcs[1] == 0x1101);
 		CHECKF(p.maps_text &&
-		       !strcmp(p.maps_text, "1000-2000 r-xp 00000000 00:00 0 /bin/true\n"),
+			       !strcmp(p.maps_text,
+				       "1000-2000 r-xp 00000000 00:00 0 /bin/true\n"),
 		       "maps '%s'", p.maps_text);
 		profile_free(&p);
 	}
@@ -382,13 +390,16 @@ static void test_bad_messages(void)
 	small_expect(&x, true, NULL);
 	small_expect(&x, false, NULL); /* uncompressed is accepted too */
 	x.l.mapping_id = 5;
-	small_expect(&x, true, "location 7 names mapping 5, which does not exist");
+	small_expect(&x, true,
+		     "location 7 names mapping 5, which does not exist");
 	small_init(&x);
 	x.loc_ids[0] = 8;
-	small_expect(&x, true, "sample 0 names location 8, which does not exist");
+	small_expect(&x, true,
+		     "sample 0 names location 8, which does not exist");
 	small_init(&x);
 	x.m.filename = 9;
-	small_expect(&x, true, "mapping 1 names string 9, outside the string table");
+	small_expect(&x, true,
+		     "mapping 1 names string 9, outside the string table");
 	small_init(&x);
 	x.strs[0] = bad0;
 	small_expect(&x, true, "string_table[0] is not the empty string");
@@ -424,7 +435,8 @@ static void test_bad_messages(void)
 	x.p.mapping = NULL;
 	x.l.mapping_id = 0;
 	{
-		size_t len = perftools__profiles__profile__get_packed_size(&x.p);
+		size_t len = perftools__profiles__profile__get_packed_size(
+			&x.p);
 		unsigned char *buf = malloc(len);
 		struct profile p;
 
@@ -455,7 +467,7 @@ static void test_bad_bytes(void)
 	expect_fail(not_gzip_deflate, sizeof(not_gzip_deflate), EINVAL,
 		    "bad gzip data at byte");
 	z = gzip_mem(garbage, sizeof(garbage), &zlen);
-	expect_fail(z, zlen, EINVAL, "protobuf decoding failed");
+	expect_fail(z, zlen, EINVAL, "not a pprof protobuf profile");
 	free(z);
 	snprintf(path, sizeof(path), "%s/p.pb.gz", tmpdir);
 	read_file(path, &good, &glen);
@@ -479,6 +491,83 @@ static void test_bomb(void)
 	free(z);
 }
 
+/*
+ * A protobuf of a valid head (string table "", "samples", "count"; one
+ * sample type samples/count) then n copies of rep (rep_len bytes).
+ */
+static unsigned char *repeated_pb(const void *rep, size_t rep_len, size_t n,
+				  size_t *len)
+{
+	static const unsigned char head[] = { 0x32, 0x00, 0x32, 0x07, 's',
+					      'a',  'm',  'p',	'l',  'e',
+					      's',  0x32, 0x05, 'c',  'o',
+					      'u',  'n',  't',	0x0a, 0x04,
+					      0x08, 0x01, 0x10, 0x02 };
+	unsigned char *b = malloc(sizeof(head) + n * rep_len);
+
+	if (!b)
+		return NULL;
+	memcpy(b, head, sizeof(head));
+	for (size_t i = 0; i < n; i++)
+		memcpy(b + sizeof(head) + i * rep_len, rep, rep_len);
+	*len = sizeof(head) + n * rep_len;
+	return b;
+}
+
+/*
+ * Small inputs that decode to much: each is refused before it is decoded
+ * (issue 12, item 13), by a sentence naming what is too many.
+ */
+static void test_expanding(void)
+{
+	static const unsigned char empty_string[] = { 0x32, 0x00 };
+	static const unsigned char empty_sample[] = { 0x12, 0x00 };
+	static const unsigned char varint_type[] = { 0x08, 0x01 };
+	static const unsigned char unknown[] = { 0xa0, 0x06, 0x00 };
+	static const unsigned char two_values[] = { 0x12, 0x04, 0x10,
+						    0x01, 0x10, 0x01 };
+	unsigned char *pb, *z;
+	size_t len, zlen;
+
+	/* 2 MB of empty strings: 52 MB to decode, over 32 times 2 MB */
+	pb = repeated_pb(empty_string, 2, 1000000, &len);
+	CHECK(pb != NULL);
+	expect_fail(pb, len, EFBIG, "1000003 strings, 0 unknown fields) needs");
+	/* the same gzipped (about 2 KB): refused the same way */
+	z = gzip_mem(pb, len, &zlen);
+	expect_fail(z, zlen, EFBIG, "1000003 strings, 0 unknown fields) needs");
+	free(z);
+	free(pb);
+	pb = repeated_pb(empty_sample, 2, 1000000, &len);
+	CHECK(pb != NULL);
+	expect_fail(pb, len, EFBIG, "(1000000 samples, 0 locations");
+	free(pb);
+	/* 9 million empty strings (18 MB) in about 18 KB of gzip: more than
+	 * 100 times the file and the 16 MiB floor */
+	pb = repeated_pb(empty_string, 2, 9000000, &len);
+	z = pb ? gzip_mem(pb, len, &zlen) : NULL;
+	free(pb);
+	if (z)
+		expect_fail(z, zlen, EFBIG, "a gzip bomb?");
+	free(z);
+	/* 3 MB of fields of no known number, which protobuf-c keeps */
+	pb = repeated_pb(unknown, 3, 1000000, &len);
+	CHECK(pb != NULL);
+	expect_fail(pb, len, EFBIG, "1000000 unknown fields) needs");
+	free(pb);
+	/* a message field as a varint (fuzz_pprof_read found the scan
+	 * reading it as a message: UBSan, NULL + 0) */
+	pb = repeated_pb(varint_type, 2, 1, &len);
+	CHECK(pb != NULL);
+	expect_fail(pb, len, EINVAL, "protobuf decoding failed");
+	free(pb);
+	pb = repeated_pb(two_values, 6, 1, &len);
+	CHECK(pb != NULL);
+	expect_fail(pb, len, EINVAL,
+		    "sample 0 has 2 values for 1 sample types");
+	free(pb);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -491,6 +580,7 @@ int main(void)
 	test_bad_messages();
 	test_bad_bytes();
 	test_bomb();
+	test_expanding();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		fprintf(stderr, "could not remove %s\n", tmpdir);

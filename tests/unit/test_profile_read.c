@@ -43,8 +43,8 @@ static size_t build(unsigned char *buf, size_t cap, const uint64_t *slots,
 
 static bool is_zeroed(const struct profile *p)
 {
-	return !p->records && !p->maps_text && !p->storage_ &&
-	       !p->nrecords && !p->period_us && !p->total_samples;
+	return !p->records && !p->maps_text && !p->storage_ && !p->nrecords &&
+	       !p->period_us && !p->total_samples;
 }
 
 /* Expect failure with EINVAL and "at byte OFF:" in the message. */
@@ -78,9 +78,9 @@ static void expect_bad(const char *name, const uint64_t *slots, size_t n,
 
 static void test_good(void)
 {
-	const uint64_t s[] = { HDR, 5, 3, 0xa0000, 0xc0000, 0xe0000,
-			       2, 1, 0x1234, 5, 3, 0xa0000, 0xc0000, 0xe0000,
-			       TRAILER };
+	const uint64_t s[] = { HDR,	5,	 3,	  0xa0000, 0xc0000,
+			       0xe0000, 2,	 1,	  0x1234,  5,
+			       3,	0xa0000, 0xc0000, 0xe0000, TRAILER };
 	unsigned char buf[1024];
 	struct profile p;
 	char err[256] = "";
@@ -96,12 +96,15 @@ static void test_good(void)
 		CHECKF(p.records[0].count == 5 && p.records[0].npcs == 3,
 		       "rec 0");
 		CHECKF(p.records[0].pcs[0] == 0xa0000 &&
-		       p.records[0].pcs[1] == 0xc0000 &&
-		       p.records[0].pcs[2] == 0xe0000, "rec 0 pcs");
+			       p.records[0].pcs[1] == 0xc0000 &&
+			       p.records[0].pcs[2] == 0xe0000,
+		       "rec 0 pcs");
 		CHECKF(p.records[1].count == 2 && p.records[1].npcs == 1 &&
-		       p.records[1].pcs[0] == 0x1234, "rec 1");
+			       p.records[1].pcs[0] == 0x1234,
+		       "rec 1");
 		CHECKF(p.records[2].count == 5 && p.records[2].npcs == 3 &&
-		       p.records[2].pcs[2] == 0xe0000, "rec 2");
+			       p.records[2].pcs[2] == 0xe0000,
+		       "rec 2");
 	}
 	CHECKF(p.total_samples == 12, "total %llu",
 	       (unsigned long long)p.total_samples);
@@ -127,7 +130,7 @@ static void test_good_variants(void)
 	CHECKF(profile_read_parse(raw, len, &p, err, sizeof(err)) == 0, "%s",
 	       err);
 	CHECKF(p.period_us == 100 && p.nrecords == 1 &&
-	       p.records[0].count == 1 && p.records[0].pcs[0] == 0x42,
+		       p.records[0].count == 1 && p.records[0].pcs[0] == 0x42,
 	       "long header");
 	CHECKF(p.maps_len == 0 && p.maps_text && !p.maps_text[0], "no maps");
 	profile_free(&p);
@@ -181,16 +184,15 @@ static void test_bad_records(void)
 	BAD("npcs huge", MAPS, 40, HDR, 1, UINT64_MAX, 1, TRAILER);
 	BAD("first PC 0", MAPS, 40, HDR, 3, 2, 0, 0xb, TRAILER);
 	BAD("first PC 0, npcs 1", MAPS, 40, HDR, 3, 1, 0, TRAILER);
-	BAD("second record", MAPS, 64, HDR, 5, 1, 0xa, 0, 3, 1, 2, 3,
-	    TRAILER);
+	BAD("second record", MAPS, 64, HDR, 5, 1, 0xa, 0, 3, 1, 2, 3, TRAILER);
 	BAD("count overflow", MAPS, 64, HDR, UINT64_MAX, 1, 0xa, 1, 1, 0xb,
 	    TRAILER);
 }
 
 static void test_bad_maps(void)
 {
-	BAD("NUL in maps", "400000-401000 r-xp 0 0:0 0 /x\n\0more", 118, HDR,
-	    5, 1, 0xa, TRAILER);
+	BAD("NUL in maps", "400000-401000 r-xp 0 0:0 0 /x\n\0more", 118, HDR, 5,
+	    1, 0xa, TRAILER);
 	BAD("garbage maps", "hello world\n", 88, HDR, 5, 1, 0xa, TRAILER);
 	BAD("binary maps", "\x01\x02\xff", 64, HDR, TRAILER);
 	BAD("bad perms", "400000-401000 rx 00000000 08:01 1 /x\n", 64, HDR,
@@ -223,8 +225,9 @@ static void test_not_a_profile(void)
 		"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
 	};
 	/* 32-bit little-endian: 4-byte slots 0, 3, 0, 10000, 0. */
-	static const unsigned char p32[] = { 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0,
-					     0, 0x10, 0x27, 0, 0, 0, 0, 0, 0 };
+	static const unsigned char p32[] = {
+		0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x27, 0, 0, 0, 0, 0, 0
+	};
 	/* 64-bit big-endian: 0, 3, 0, 10000, 0. */
 	unsigned char be[40] = { 0 };
 	struct profile p;
@@ -260,8 +263,9 @@ static void test_not_a_profile(void)
  */
 static void test_truncations(void)
 {
-	const uint64_t s[] = { 0, 4, 0, 100, 0, 9, 5, 3, 0xa0000, 0xc0000,
-			       0xe0000, 2, 1, 0x1234, TRAILER };
+	const uint64_t s[] = { 0,	4, 0, 100,     0,
+			       9,	5, 3, 0xa0000, 0xc0000,
+			       0xe0000, 2, 1, 0x1234,  TRAILER };
 	unsigned char buf[1024];
 	size_t len = build(buf, sizeof(buf), s, N(s), MAPS, strlen(MAPS));
 	size_t bin = N(s) * 8,
@@ -276,9 +280,10 @@ static void test_truncations(void)
 		rc = profile_read_parse(buf, i, &p, err, sizeof(err));
 		if (i < bin)
 			ok = rc == -1 && errno == EINVAL && is_zeroed(&p) &&
-			     err_offset(err) >= 0 && (size_t)err_offset(err) <= i &&
-			     (strstr(err, "truncated") || strstr(err, "missing") ||
-			      strstr(err, "empty"));
+			     err_offset(err) >= 0 &&
+			     (size_t)err_offset(err) <= i &&
+			     (strstr(err, "truncated") ||
+			      strstr(err, "missing") || strstr(err, "empty"));
 		else if (i > bin && i < bin + line)
 			ok = rc == -1 && errno == EINVAL &&
 			     err_offset(err) == (long)bin;
@@ -292,8 +297,8 @@ static void test_truncations(void)
 /* Every one-byte change must be handled without a crash. */
 static void test_mutations(void)
 {
-	const uint64_t s[] = { HDR, 5, 3, 0xa0000, 0xc0000, 0xe0000, 2, 1,
-			       0x1234, TRAILER };
+	const uint64_t s[] = { HDR,	5, 3, 0xa0000, 0xc0000,
+			       0xe0000, 2, 1, 0x1234,  TRAILER };
 	unsigned char buf[1024], copy[1024];
 	size_t len = build(buf, sizeof(buf), s, N(s), MAPS, strlen(MAPS));
 	struct profile p;
@@ -342,6 +347,39 @@ static void test_file(void)
 	       "directory: %s", err);
 }
 
+/* profile_read_adopt(): the records in place in the buffer it takes; on
+ * failure the buffer stays the caller's.  (ASan and valgrind would see a
+ * leak or a double free.) */
+static void test_adopt(void)
+{
+	const uint64_t s[] = { HDR, 5, 2, 0xa0000, 0xc0000, TRAILER };
+	const uint64_t bad[] = { HDR, 0, 2, 0xa0000, 0xc0000, TRAILER };
+	size_t cap = 1024, len;
+	unsigned char *buf = malloc(cap);
+	struct profile p;
+	char err[256] = "";
+
+	CHECK(buf != NULL);
+	if (!buf)
+		return;
+	len = build(buf, cap, s, N(s), MAPS, strlen(MAPS));
+	CHECKF(profile_read_adopt(buf, len, &p, err, sizeof(err)) == 0, "%s",
+	       err);
+	CHECK(p.nrecords == 1 && p.records[0].npcs == 2 &&
+	      p.records[0].pcs[1] == 0xc0000 &&
+	      (unsigned char *)p.records[0].pcs == buf + 7 * 8);
+	CHECK(p.maps_text && !strcmp(p.maps_text, MAPS));
+	profile_free(&p); /* frees buf */
+	buf = malloc(cap);
+	CHECK(buf != NULL);
+	if (!buf)
+		return;
+	len = build(buf, cap, bad, N(bad), MAPS, strlen(MAPS));
+	CHECK(profile_read_adopt(buf, len, &p, err, sizeof(err)) == -1 &&
+	      is_zeroed(&p));
+	free(buf); /* still ours */
+}
+
 int main(void)
 {
 	test_good();
@@ -353,5 +391,6 @@ int main(void)
 	test_truncations();
 	test_mutations();
 	test_file();
+	test_adopt();
 	return unit_result("test_profile_read");
 }
