@@ -784,8 +784,13 @@ static int cmp_start(const void *a, const void *b)
  * The build ID of mapping m on a line of pprof's brief form before its
  * maps line, as the legacy format carries it (maps.h): what the
  * symbolizer checks a file against before it trusts its symbols
- * (symbolize.h).  Only a build ID of 2 to 128 hex digits, for a path
- * without white space (the brief form cannot carry it); else nothing.
+ * (symbolize.h).  Only a build ID of 2 to 128 hex digits; else nothing.
+ * A path with a space is written too, unlike maps_write()'s: this text
+ * never leaves ptprof, and the symbolizer reads a brief line from its
+ * ends (the start address, and the ID after the last space), so the
+ * space that would mislead google-pprof cannot mislead it.  A pprof
+ * mapping has no inode, so without this line the file of such a path
+ * could not be checked, and would never be trusted for symbols.
  */
 static int write_brief(const struct rd *rd, const PbMapping *m, FILE *f)
 {
@@ -793,7 +798,7 @@ static int write_brief(const struct rd *rd, const PbMapping *m, FILE *f)
 	const char *path = str_at(rd, m->filename);
 	size_t n = strspn(id, "0123456789abcdefABCDEF");
 
-	if (n < 2 || n > 128 || id[n] || path[0] != '/' || strpbrk(path, " \t"))
+	if (n < 2 || n > 128 || id[n] || path[0] != '/')
 		return 0;
 	return fprintf(f, "%" PRIx64 "-%" PRIx64 " r-xp %s (@%" PRIx64 ") %s\n",
 		       m->memory_start, m->memory_limit, path, m->file_offset,
