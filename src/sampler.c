@@ -191,8 +191,8 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 {
 	struct user_regs_struct own;
 	enum seccomp_verdict v;
-	bool pending;
-	int mode, nf;
+	bool pending, probe;
+	int mode, nf, has = 0;
 
 	if (!regs) {
 		if (ptctl_getregs(th->tid, &own))
@@ -202,13 +202,24 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 	pending = seccomp_restart_pending(regs);
 	if (!pending && !th->sc_probe)
 		return;
+	probe = th->sc_probe;
 	th->sc_probe = false;
 	if (s->sc_can_read) {
 		/* A few PTRACE_SECCOMP_GET_FILTER, about 1 us each, where
 		 * reading the status would cost some 15 us in the stop. */
-		if (!seccomp_has_filter(th->tid) ||
-		    (th->sc_judged && !th->sc_unsafe &&
-		     seccomp_filter_count_is(th->tid, th->sc_filters)))
+		has = seccomp_has_filter(th->tid);
+		if (has < 0 && errno == ESRCH)
+			goto gone;
+		/* Not allowed after all (EACCES), or a kernel that says "no
+		 * filter" of a thread whose status says filtered (probe):
+		 * it cannot read filters.  From now on the status tells,
+		 * lest a thread without a filter be judged unreadable. */
+		if (has < 0 || (has == 0 && probe))
+			s->sc_can_read = false;
+	}
+	if (s->sc_can_read) {
+		if (!has || (th->sc_judged && !th->sc_unsafe &&
+			     seccomp_filter_count_is(th->tid, th->sc_filters)))
 			return;
 		if (seccomp_judge_thread(th->tid, &v, &nf)) {
 			if (errno == ESRCH)

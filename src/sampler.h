@@ -48,7 +48,8 @@
  *  - Seccomp (seccomp.h): a thread stopped in a sleep is resumed by the
  *    kernel through restart_syscall, which a seccomp filter may forbid.
  *    At the first tick every thread's Seccomp: mode is read; with a
- *    filter (mode 2) and no way to read it (no CAP_SYS_ADMIN) the run
+ *    filter (mode 2) and no way to read it (no CAP_SYS_ADMIN in the
+ *    initial user namespace: seccomp_can_read()) the run
  *    fails at once, nothing touched (seccomp_refused, EACCES); else each
  *    filtered thread is stopped then, and its filters are read and judged
  *    in that stop (a stop that misses the tick is waited for, 500 ms at
