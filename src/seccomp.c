@@ -172,11 +172,15 @@ enum seccomp_verdict seccomp_judge_prog(const struct sock_filter *prog,
 			break;
 		case BPF_ALU | BPF_LSH | BPF_K:
 		case BPF_ALU | BPF_LSH | BPF_X:
-			a = src < 32 ? a << src : 0;
-			break;
 		case BPF_ALU | BPF_RSH | BPF_K:
 		case BPF_ALU | BPF_RSH | BPF_X:
-			a = src < 32 ? a >> src : 0;
+			/* Kernel quirk: a shift by X of 32 or more is C's
+			 * undefined shift in the interpreter (x86 and its JIT
+			 * take the count mod 32, not 0): no answer to trust.
+			 * (The kernel refuses such a K when loading.) */
+			if (src >= 32)
+				return SECCOMP_INVALID;
+			a = BPF_OP(f->code) == BPF_LSH ? a << src : a >> src;
 			break;
 		case BPF_ALU | BPF_NEG:
 			a = -a;
