@@ -422,6 +422,19 @@ static void unreadable(struct sampler *s, struct thread *th)
 }
 
 /*
+ * The first tick's probe of a thread under a seccomp filter that would not
+ * be stopped this tick (seccomp_preflight()): only if it is running.  A
+ * blocked thread stopped may see EINTR (epoll_wait() returns it after any
+ * ptrace stop), which a CPU profile never inflicts on a thread that does
+ * not run: its filters are judged at its first real stop instead
+ * (sc_probe stays set until then).
+ */
+static bool probe_now(struct sampler *s, struct thread *th)
+{
+	return th->sc_probe && procfs_task_state(s->cfg->pid, th->tid) == 'R';
+}
+
+/*
  * Is the thread due for a sample (cpuacct_due())?  Asked of every listed
  * thread, selected or not, so that the accounting stays current.  A
  * thread whose schedstat cannot be read is due in --wall mode (which
@@ -583,14 +596,15 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		 * is selected later. */
 		cpuacct_drop_carry(&th->cpu);
 		s->st->threads_unselected++;
-		if (!th->sc_probe)
+		if (!probe_now(s, th))
 			return 0;
 		th->probe_only = true;
 	} else if (!due && (!s->cfg->wall || repeat_last_stack(s, th))) {
+		/* Not probed: at the first tick a thread is due when it
+		 * runs (CPU mode) or always (--wall), so this one is
+		 * blocked (see probe_now()). */
 		s->st->threads_spared++;
-		if (!th->sc_probe)
-			return 0;
-		th->probe_only = true;
+		return 0;
 	}
 	reaper_seize_begin();
 	rc = ptctl_seize(tid);
@@ -678,8 +692,9 @@ static bool need_listing(struct sampler *s)
 
 /*
  * The first tick: every thread under a seccomp filter (Seccomp: 2) is
- * stopped this tick to have its filters judged (guard_seccomp()), whether
- * it is due or not.  Without the right to read filters nothing is
+ * marked to have its filters judged in its next stop (guard_seccomp()):
+ * this tick's for one that is due or running (probe_now()), a later one
+ * for a blocked one.  Without the right to read filters nothing is
  * stopped at all: the run fails (see sampler.h).
  */
 static int seccomp_preflight(struct sampler *s)
