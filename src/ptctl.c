@@ -61,8 +61,9 @@ int ptctl_detach(pid_t tid, int sig)
 }
 
 /*
- * Only for a thread whose seccomp filters forbid restart_syscall, and only
- * in the stop itself (seccomp_defuse(), seccomp.c): the kernel reads rax
+ * Only for a thread with a restart_syscall pending whose seccomp filters
+ * forbid it or cannot be read (or that died in the stop), and only in
+ * the stop itself (seccomp_defuse(), seccomp.c): the kernel reads rax
  * again after the stop to decide how the interrupted call goes on.
  */
 int ptctl_set_rax(pid_t tid, unsigned long long rax)

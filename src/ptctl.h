@@ -3,10 +3,12 @@
  *
  * ptprof's only requests are PTRACE_SEIZE (never PTRACE_ATTACH: no SIGSTOP
  * is sent, and group-stop stays visible), PTRACE_INTERRUPT, PTRACE_GETREGS
- * and PTRACE_DETACH, and, for threads under seccomp only (seccomp.h),
- * PTRACE_SECCOMP_GET_FILTER and a PTRACE_POKEUSER of rax: memory is read
- * with process_vm_readv(), never with
- * PTRACE_PEEKDATA (capture.c, unwind.c).  It never sets PTRACE_O_EXITKILL: if ptprof dies, the
+ * and PTRACE_DETACH, and, for seccomp (seccomp.h, guard_seccomp() in
+ * sampler.c), PTRACE_SECCOMP_GET_FILTER (as root, to a thread stopped
+ * with a restart_syscall pending, filtered or not: the answer tells) and
+ * a PTRACE_POKEUSER of rax (to one whose filters forbid restart_syscall,
+ * cannot be read, or that died in the stop): memory is read with
+ * process_vm_readv(), never with PTRACE_PEEKDATA (capture.c, unwind.c).  It never sets PTRACE_O_EXITKILL: if ptprof dies, the
  * kernel detaches every tracee and the target runs on.
  *
  * Contract: thin wrappers, 0 or -1 with errno, never print or exit.

@@ -191,8 +191,8 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 {
 	struct user_regs_struct own;
 	enum seccomp_verdict v;
-	bool pending;
-	int mode, nf;
+	bool pending, probe;
+	int mode, nf, has = 0;
 
 	if (!regs) {
 		if (ptctl_getregs(th->tid, &own))
@@ -202,13 +202,24 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 	pending = seccomp_restart_pending(regs);
 	if (!pending && !th->sc_probe)
 		return;
+	probe = th->sc_probe;
 	th->sc_probe = false;
 	if (s->sc_can_read) {
 		/* A few PTRACE_SECCOMP_GET_FILTER, about 1 us each, where
 		 * reading the status would cost some 15 us in the stop. */
-		if (!seccomp_has_filter(th->tid) ||
-		    (th->sc_judged && !th->sc_unsafe &&
-		     seccomp_filter_count_is(th->tid, th->sc_filters)))
+		has = seccomp_has_filter(th->tid);
+		if (has < 0 && errno == ESRCH)
+			goto gone;
+		/* Not allowed after all (EACCES), or a kernel that says "no
+		 * filter" of a thread whose status says filtered (probe):
+		 * it cannot read filters.  From now on the status tells,
+		 * lest a thread without a filter be judged unreadable. */
+		if (has < 0 || (has == 0 && probe))
+			s->sc_can_read = false;
+	}
+	if (s->sc_can_read) {
+		if (!has || (th->sc_judged && !th->sc_unsafe &&
+			     seccomp_filter_count_is(th->tid, th->sc_filters)))
 			return;
 		if (seccomp_judge_thread(th->tid, &v, &nf)) {
 			if (errno == ESRCH)
@@ -411,6 +422,19 @@ static void unreadable(struct sampler *s, struct thread *th)
 }
 
 /*
+ * The first tick's probe of a thread under a seccomp filter that would not
+ * be stopped this tick (seccomp_preflight()): only if it is running.  A
+ * blocked thread stopped may see EINTR (epoll_wait() returns it after any
+ * ptrace stop), which a CPU profile never inflicts on a thread that does
+ * not run: its filters are judged at its first real stop instead
+ * (sc_probe stays set until then).
+ */
+static bool probe_now(struct sampler *s, struct thread *th)
+{
+	return th->sc_probe && procfs_task_state(s->cfg->pid, th->tid) == 'R';
+}
+
+/*
  * Is the thread due for a sample (cpuacct_due())?  Asked of every listed
  * thread, selected or not, so that the accounting stays current.  A
  * thread whose schedstat cannot be read is due in --wall mode (which
@@ -572,14 +596,15 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		 * is selected later. */
 		cpuacct_drop_carry(&th->cpu);
 		s->st->threads_unselected++;
-		if (!th->sc_probe)
+		if (!probe_now(s, th))
 			return 0;
 		th->probe_only = true;
 	} else if (!due && (!s->cfg->wall || repeat_last_stack(s, th))) {
+		/* Not probed: at the first tick a thread is due when it
+		 * runs (CPU mode) or always (--wall), so this one is
+		 * blocked (see probe_now()). */
 		s->st->threads_spared++;
-		if (!th->sc_probe)
-			return 0;
-		th->probe_only = true;
+		return 0;
 	}
 	reaper_seize_begin();
 	rc = ptctl_seize(tid);
@@ -667,8 +692,9 @@ static bool need_listing(struct sampler *s)
 
 /*
  * The first tick: every thread under a seccomp filter (Seccomp: 2) is
- * stopped this tick to have its filters judged (guard_seccomp()), whether
- * it is due or not.  Without the right to read filters nothing is
+ * marked to have its filters judged in its next stop (guard_seccomp()):
+ * this tick's for one that is due or running (probe_now()), a later one
+ * for a blocked one.  Without the right to read filters nothing is
  * stopped at all: the run fails (see sampler.h).
  */
 static int seccomp_preflight(struct sampler *s)

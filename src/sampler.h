@@ -48,12 +48,15 @@
  *  - Seccomp (seccomp.h): a thread stopped in a sleep is resumed by the
  *    kernel through restart_syscall, which a seccomp filter may forbid.
  *    At the first tick every thread's Seccomp: mode is read; with a
- *    filter (mode 2) and no way to read it (no CAP_SYS_ADMIN) the run
+ *    filter (mode 2) and no way to read it (no CAP_SYS_ADMIN in the
+ *    initial user namespace: seccomp_can_read()) the run
  *    fails at once, nothing touched (seccomp_refused, EACCES); else each
- *    filtered thread is stopped then, and its filters are read and judged
- *    in that stop (a stop that misses the tick is waited for, 500 ms at
- *    most); if any forbids restart_syscall the run fails the same way
- *    after the tick.  Later, whenever a stop lands with a restart
+ *    filtered thread that runs (due, or R) is stopped then, and its
+ *    filters are read and judged in that stop (a stop that misses the
+ *    tick is waited for, 500 ms at most); if any forbids restart_syscall
+ *    the run fails the same way after the tick.  A blocked one is not
+ *    stopped for that (epoll_wait() would return EINTR): it is judged in
+ *    its first stop for a sample, as below.  Later, whenever a stop lands with a restart
  *    pending, the thread's filters are judged again if their count
  *    changed.  A thread whose filters forbid it is let go so that the
  *    kernel re-runs its call instead (seccomp_defuse()), and is never

@@ -172,11 +172,15 @@ enum seccomp_verdict seccomp_judge_prog(const struct sock_filter *prog,
 			break;
 		case BPF_ALU | BPF_LSH | BPF_K:
 		case BPF_ALU | BPF_LSH | BPF_X:
-			a = src < 32 ? a << src : 0;
-			break;
 		case BPF_ALU | BPF_RSH | BPF_K:
 		case BPF_ALU | BPF_RSH | BPF_X:
-			a = src < 32 ? a >> src : 0;
+			/* Kernel quirk: a shift by X of 32 or more is C's
+			 * undefined shift in the interpreter (x86 and its JIT
+			 * take the count mod 32, not 0): no answer to trust.
+			 * (The kernel refuses such a K when loading.) */
+			if (src >= 32)
+				return SECCOMP_INVALID;
+			a = BPF_OP(f->code) == BPF_LSH ? a << src : a >> src;
 			break;
 		case BPF_ALU | BPF_NEG:
 			a = -a;
@@ -276,17 +280,34 @@ bool seccomp_can_read(void)
 	     (eff >> CAP_SYS_ADMIN_BIT & 1) &&
 	     status_field(buf, "Seccomp:") <= 0;
 	free(buf);
+	/* Kernel quirk: the kernel asks capable(), which is about the
+	 * initial user namespace, while CapEff shows the capabilities in
+	 * our own: root of a user namespace (unshare -Ur, rootless
+	 * containers) has CAP_SYS_ADMIN there and still gets EACCES.  The
+	 * initial namespace maps every uid: "0 0 4294967295". */
+	if (ok && procfs_read_file("/proc/self/uid_map", &buf, &len) == 0) {
+		unsigned long long in, out, count;
+
+		ok = sscanf(buf, "%llu %llu %llu", &in, &out, &count) == 3 &&
+		     in == 0 && out == 0 && count == 4294967295ULL;
+		free(buf);
+	}
 	return ok;
 }
 
 /*
  * get_nth_filter() answers EINVAL for a thread whose mode is not
  * SECCOMP_MODE_FILTER; index 0 of a filtered thread gives its newest
- * filter's length.
+ * filter's length.  Kernel quirks: a kernel built without
+ * CONFIG_CHECKPOINT_RESTORE answers EINVAL for every thread, and one
+ * whose capable(CAP_SYS_ADMIN) fails (root of a user namespace, whose
+ * CapEff shows every capability) EACCES: the caller tells those apart.
  */
-bool seccomp_has_filter(pid_t tid)
+int seccomp_has_filter(pid_t tid)
 {
-	return !(ptctl_seccomp_filter_len(tid, 0) < 0 && errno == EINVAL);
+	if (ptctl_seccomp_filter_len(tid, 0) >= 0)
+		return 1;
+	return errno == EINVAL ? 0 : -1;
 }
 
 /*

@@ -19,8 +19,8 @@
  *  - seccomp_thread_mode(): Seccomp: and Seccomp_filters: of the thread's
  *    /proc status (read-only, no ptrace).
  *  - seccomp_can_read(): whether this process may read filters at all
- *    (PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN and a tracer that is
- *    not itself under seccomp).
+ *    (PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN in the initial user
+ *    namespace and a tracer that is not itself under seccomp).
  *  - seccomp_judge_thread(): reads every filter of a thread in a ptrace
  *    stop of ours and judges them together.
  *  - seccomp_restart_pending() / seccomp_defuse(): whether a stopped
@@ -67,9 +67,11 @@ int seccomp_thread_mode(pid_t pid, pid_t tid, int *mode, int *filters);
 bool seccomp_can_read(void);
 
 /* Whether stopped thread tid is under a seccomp filter, asked with one
- * PTRACE_SECCOMP_GET_FILTER: needs seccomp_can_read(); true when the
- * answer is not a clear no. */
-bool seccomp_has_filter(pid_t tid);
+ * PTRACE_SECCOMP_GET_FILTER (needs seccomp_can_read()): 1 yes, 0 when the
+ * kernel says no (EINVAL: which a kernel that cannot read filters at
+ * all says of every thread), -1 with errno when it does not say (EACCES:
+ * not allowed after all; ESRCH: gone). */
+int seccomp_has_filter(pid_t tid);
 
 /* Whether stopped thread tid has exactly n filters (needs
  * seccomp_can_read(); filters are only ever added). */

@@ -36,4 +36,5 @@ TESTS += \
 	tests/chaos/refuse-strace.test \
 	tests/chaos/refuse-user.test \
 	tests/chaos/tracer-held.test \
-	tests/chaos/refuse-seccomp.test
+	tests/chaos/refuse-seccomp.test \
+	tests/chaos/seccomp-userns.test

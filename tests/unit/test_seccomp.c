@@ -212,8 +212,33 @@ static void check_pending(void)
 	CHECK(!seccomp_restart_pending(&r));
 }
 
+/* A shift by X of 32 or more: the kernel's answer is not C's (x86 takes
+ * the count mod 32), so the filter is not trusted either way.  Here the
+ * kernel shifts 1 by 32 % 32 = 0: 1, not 0, and kills. */
+static void check_wide_shift(void)
+{
+	struct sock_filter p[] = {
+		BPF_STMT(BPF_LDX | BPF_IMM, 32),
+		BPF_STMT(BPF_LD | BPF_IMM, 1),
+		BPF_STMT(BPF_ALU | BPF_LSH | BPF_X, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		RET(SECCOMP_RET_ALLOW),
+		RET(SECCOMP_RET_KILL_PROCESS),
+	};
+
+	CHECK(seccomp_judge_prog(p, N(p)) != SECCOMP_SAFE);
+	p[2].code = BPF_ALU | BPF_RSH | BPF_X;
+	CHECK(seccomp_judge_prog(p, N(p)) != SECCOMP_SAFE);
+	p[0].k = 31; /* 1 << 31 != 0, 1 >> 31 == 0: defined both ways */
+	p[2].code = BPF_ALU | BPF_LSH | BPF_X;
+	CHECK(seccomp_judge_prog(p, N(p)) == SECCOMP_KILLS);
+	p[2].code = BPF_ALU | BPF_RSH | BPF_X;
+	CHECK(seccomp_judge_prog(p, N(p)) == SECCOMP_SAFE);
+}
+
 int main(void)
 {
+	check_wide_shift();
 	check_actions();
 	check_allow_list();
 	check_alu();
