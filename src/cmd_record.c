@@ -193,15 +193,18 @@ static void warn_fd_limit(const struct sampler_stats *st)
 		snprintf(lim, sizeof(lim), "%llu",
 			 (unsigned long long)rl.rlim_cur);
 	if (st->threads_unread)
-		cli_msg("warning: %llu threads were not sampled at some ticks: "
-			"their CPU time could not be read (%s; ulimit -n %s)",
+		cli_msg("warning: %llu thread%s not sampled at some ticks: "
+			"%s CPU time could not be read (%s; ulimit -n %s)",
 			(unsigned long long)st->threads_unread,
+			st->threads_unread == 1 ? " was" : "s were",
+			st->threads_unread == 1 ? "its" : "their",
 			strerror(st->unread_errno), lim);
 	if (st->threads_unkept)
-		cli_msg("warning: the /proc files of %llu threads were reopened "
-			"at every tick: too few file descriptors to keep them "
-			"open (ulimit -n %s)",
-			(unsigned long long)st->threads_unkept, lim);
+		cli_msg("warning: the /proc files of %llu thread%s were "
+			"reopened at every tick: too few file descriptors to "
+			"keep them open (ulimit -n %s)",
+			(unsigned long long)st->threads_unkept,
+			st->threads_unkept == 1 ? "" : "s", lim);
 }
 
 static uint64_t timeval_ns(const struct timeval *tv)
@@ -274,6 +277,12 @@ static void sampling_failed(const struct sampler_config *cfg,
 			cli_die(EXIT_FAILURE, "cannot trace process %d: %s",
 				(int)cfg->pid, why);
 		cli_msg("cannot trace process %d: %s", (int)cfg->pid, why);
+		return;
+	}
+	if (err == ENOTSUP) {
+		cli_msg("CPU mode needs /proc/PID/task/TID/schedstat, which "
+			"this kernel does not have (CONFIG_SCHED_INFO); use "
+			"--wall");
 		return;
 	}
 	if (err == EPERM)

@@ -1129,6 +1129,15 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 {
 	memset(s, 0, sizeof(*s));
 	memset(st, 0, sizeof(*st));
+	/* CPU mode reads each thread's on-CPU time from its schedstat, which
+	 * a kernel built without CONFIG_SCHED_INFO does not have: every read
+	 * would fail with ENOENT, which means "thread gone" anywhere else,
+	 * and the run would sample nothing and say nothing.  Refuse it. */
+	if (!cfg->wall && access("/proc/thread-self/schedstat", F_OK) &&
+	    errno == ENOENT) {
+		errno = ENOTSUP;
+		return -1;
+	}
 	s->cfg = cfg;
 	s->tab = tab;
 	s->maps = maps;

@@ -187,6 +187,9 @@ struct sampler_stats {
 	int child_status; /* wait status, when child_reaped */
 };
 
+/* 0, or -1 with errno: ENOTSUP for CPU mode on a kernel without
+ * schedstat (CONFIG_SCHED_INFO), EACCES with stats->seccomp_refused set
+ * (see "Seccomp"), else what failed. */
 int sampler_run(const struct sampler_config *config, struct stacktab *tab,
 		struct maps *maps, struct sampler_stats *stats);
 
