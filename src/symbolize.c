@@ -740,11 +740,11 @@ struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
 	return s;
 }
 
-const char *symbolizer_refused(const struct symbolizer *s, size_t i)
+const char *symbolizer_refused(const struct symbolizer *s, size_t *next)
 {
-	for (size_t k = 0; s && k < s->nfiles; k++)
-		if (s->files[k]->refused && i-- == 0)
-			return s->files[k]->path;
+	for (; s && *next < s->nfiles; ++*next)
+		if (s->files[*next]->refused)
+			return s->files[(*next)++]->path;
 	return NULL;
 }
 

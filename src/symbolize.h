@@ -100,10 +100,12 @@ int symbolizer_lookup_line(struct symbolizer *s, uint64_t addr,
 			   const char **file, unsigned *line);
 
 /*
- * The path of the i-th file (from 0) that was found and refused as not
- * the file that was mapped (see above), among those looked up so far; NULL
- * past the last.
+ * The path of the next file that was found and refused as not the file
+ * that was mapped (see above), among those looked up so far, from the
+ * cursor *next on (0 at first), which it moves past that file; NULL past
+ * the last.  A cursor, not an index: listing n refused files of a
+ * hostile profile is linear in its files, not quadratic.
  */
-const char *symbolizer_refused(const struct symbolizer *s, size_t i);
+const char *symbolizer_refused(const struct symbolizer *s, size_t *next);
 
 #endif /* PTPROF_SYMBOLIZE_H */
