@@ -53,6 +53,7 @@ struct sym_file {
 	Dwarf *dw;
 	Elf *dw_elf;
 	int dw_fd;
+	struct debugfile_alt dw_alt; /* its dwz alt file, if any */
 };
 
 struct sym_map {
@@ -566,6 +567,21 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 
 /* ---- source lines ----------------------------------------------------- */
 
+/* The DWARF of elf, with its dwz alt file set (debugfile.h), for f whose
+ * file is open as fd; NULL if there is none, or it names an alt file
+ * that cannot be trusted (libdw would open that one itself). */
+static Dwarf *begin_dwarf(const struct symbolizer *s, Elf *elf, int fd,
+			  struct sym_file *f)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+
+	if (dw && debugfile_set_alt(dw, fd, s->root, &f->dw_alt)) {
+		dwarf_end(dw);
+		return NULL;
+	}
+	return dw;
+}
+
 /* f's DWARF: from its debug file (debugfile.h), else from f itself. */
 static Dwarf *file_dwarf(struct symbolizer *s, struct sym_file *f)
 {
@@ -580,7 +596,7 @@ static Dwarf *file_dwarf(struct symbolizer *s, struct sym_file *f)
 		return NULL;
 	dbg = debugfile_open(elf, fd, f->path, s->root, &s->crc_ns, &dfd);
 	if (dbg) {
-		f->dw = dwarf_begin_elf(dbg, DWARF_C_READ, NULL);
+		f->dw = begin_dwarf(s, dbg, fd, f);
 		if (f->dw) {
 			close_elf(elf, fd);
 			f->dw_elf = dbg;
@@ -589,7 +605,7 @@ static Dwarf *file_dwarf(struct symbolizer *s, struct sym_file *f)
 		}
 		close_elf(dbg, dfd);
 	}
-	f->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	f->dw = begin_dwarf(s, elf, fd, f);
 	if (!f->dw) {
 		close_elf(elf, fd);
 		return NULL;
@@ -752,6 +768,7 @@ static void file_free(struct sym_file *f)
 {
 	if (f->dw) {
 		dwarf_end(f->dw);
+		debugfile_alt_free(&f->dw_alt);
 		close_elf(f->dw_elf, f->dw_fd);
 	}
 	free(f->build_id);
