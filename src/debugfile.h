@@ -27,6 +27,12 @@
  *     symbolizer looks at, DEBUGFILE_CRC_BUDGET_NS at first); once that is
  *     spent no more candidates are checksummed.
  *
+ * Any file opened here (debugfile_open_elf(), debugfile_elf_begin(): the
+ * mapped files too) is refused when less than an eighth of its size is
+ * allocated: libelf copies a section whole, so a sparse file whose
+ * .symtab claims gigabytes of holes would cost that much memory; a real
+ * file costs its owner the disk space it makes ptprof read.
+ *
  * Files are opened with libelf's ELF_C_READ, never ELF_C_READ_MMAP: what
  * libelf reads is copied with pread(), so a file truncated meanwhile by
  * its owner gives a read error, not a SIGBUS that kills ptprof.

@@ -18,4 +18,5 @@ TESTS += \
 	tests/chaos/file-truncated.test \
 	tests/chaos/debuglink-huge.test \
 	tests/chaos/symlink-swap.test \
-	tests/chaos/dwz-alt-fifo.test
+	tests/chaos/dwz-alt-fifo.test \
+	tests/chaos/symtab-sparse.test
