@@ -41,6 +41,7 @@ struct sym_file {
 	uint64_t ino;	     /* and the file's inode there */
 	char *build_id;	     /* recorded GNU build ID (hex), or NULL */
 	bool refused;	     /* a file was found but not the one mapped */
+	bool unverifiable;   /* neither build ID nor inode recorded */
 	bool loaded;	     /* load attempted */
 	GElf_Phdr *segs;     /* its PT_LOAD headers */
 	size_t nsegs;
@@ -411,6 +412,12 @@ static Elf *open_file(const struct symbolizer *s, struct sym_file *f, int *fd)
 
 	if (!s->elf_ok || !f->loadable)
 		return NULL;
+	/* a pprof mapping of a file without a build ID: nothing to check
+	 * a file against (symbolize.h) */
+	if (!f->build_id && !f->ino) {
+		f->unverifiable = true;
+		return NULL;
+	}
 	if (!f->build_id)
 		return debugfile_elf_begin(mapfile_open_exact(s->root,
 							      s->live_pid,
@@ -756,11 +763,21 @@ struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
 	return s;
 }
 
-const char *symbolizer_refused(const struct symbolizer *s, size_t *next)
+const char *symbolizer_refused(const struct symbolizer *s, size_t *next,
+			       const char **why)
 {
-	for (; s && *next < s->nfiles; ++*next)
-		if (s->files[*next]->refused)
-			return s->files[(*next)++]->path;
+	for (; s && *next < s->nfiles; ++*next) {
+		const struct sym_file *f = s->files[*next];
+
+		*why = f->refused ? "is not the file that was mapped "
+				    "(another build ID or inode)" :
+				    "cannot be checked against the recording "
+				    "(it has neither build ID nor inode)";
+		if (f->refused || f->unverifiable) {
+			++*next;
+			return f->path;
+		}
+	}
 	return NULL;
 }
 
