@@ -70,6 +70,7 @@ static struct report *load(const char *path, const char *root, bool lines,
 	struct profile p;
 	struct symbolizer *sym;
 	struct report *r;
+	const char *bad, *why;
 
 	if (read_profile(path, &p))
 		return NULL;
@@ -81,10 +82,9 @@ static struct report *load(const char *path, const char *root, bool lines,
 		cli_msg("%s: out of memory building the report", path);
 	else if (!r)
 		cli_msg("%s: %s", path, strerror(errno));
-	for (size_t i = 0; r && symbolizer_refused(sym, i); i++)
-		cli_msg("%s is not the file that was mapped (another build ID "
-			"or inode): its addresses are not named",
-			symbolizer_refused(sym, i));
+	for (size_t next = 0;
+	     r && (bad = symbolizer_refused(sym, &next, &why));)
+		cli_msg("%s %s: its addresses are not named", bad, why);
 	symbolizer_free(sym);
 	profile_free(&p);
 	return r;

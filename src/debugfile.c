@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -23,12 +24,27 @@ Elf *debugfile_open_elf(const char *path, int *fdp)
 	return debugfile_elf_begin(mapfile_open_regular(path, 0), fdp);
 }
 
+/* Less than an eighth of st's size allocated: no linker writes that.
+ * st_blocks counts 512-byte units on Linux whatever the fs block. */
+static bool sparse(const struct stat *st)
+{
+	return (uint64_t)st->st_blocks * 512 < (uint64_t)st->st_size / 8;
+}
+
 Elf *debugfile_elf_begin(int fd, int *fdp)
 {
+	struct stat st;
 	Elf *elf;
 
 	if (fd < 0)
 		return NULL;
+	/* A sparse file is not read: libelf copies a section whole, and a
+	 * 16 KB file whose .symtab claims 2 GiB of holes made a root
+	 * ptprof take 2.1 GB writing the .pb.gz of its target (debugfile.h) */
+	if (fstat(fd, &st) || sparse(&st)) {
+		close(fd);
+		return NULL;
+	}
 	/* not ELF_C_READ_MMAP: a mapped file its owner truncates raises
 	 * SIGBUS on the next read of a lost page (debugfile.h) */
 	elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -103,8 +119,7 @@ static bool trusted(int fd, const char *cand, uid_t owner)
 	    (st.st_uid != 0 && st.st_uid != owner) || st.st_size <= 0 ||
 	    (uint64_t)st.st_size > DEBUGFILE_MAX_SIZE)
 		return false;
-	/* st_blocks counts 512-byte units on Linux whatever the fs block */
-	return (uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size / 8;
+	return !sparse(&st);
 }
 
 /* cand opened with libelf if trusted() for owner; NULL otherwise. */
@@ -290,4 +305,58 @@ Elf *debugfile_open(Elf *elf, int elf_fd, const char *path, const char *root,
 	return dbg ? dbg :
 		     by_debuglink(elf, path, root ? root : "", st.st_uid,
 				  crc_ns, fd);
+}
+
+int debugfile_set_alt(Dwarf *dw, int elf_fd, const char *root,
+		      struct debugfile_alt *alt)
+{
+	char hex[2 * 64 + 1], got[sizeof(hex)], path[4096];
+	const char *name;
+	const void *id;
+	ssize_t n = dwelf_dwarf_gnu_debugaltlink(dw, &name, &id);
+	struct stat st;
+	int k;
+
+	*alt = (struct debugfile_alt){ NULL, NULL, -1 };
+	/* 0: no link; -1: a malformed one, which libdw will not follow
+	 * either (it gives up at the same call) */
+	if (n <= 0)
+		return 0;
+	if (!root)
+		root = "";
+	if (!to_hex(id, (size_t)n, hex, sizeof(hex)) || fstat(elf_fd, &st))
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		if (i == 0)
+			k = snprintf(path, sizeof(path),
+				     "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+				     root, hex, hex + 2);
+		else if (name[0] == '/')
+			k = snprintf(path, sizeof(path), "%s%s", root, name);
+		else
+			break; /* relative: not looked for (libdw would) */
+		if (k < 0 || (size_t)k >= sizeof(path))
+			continue;
+		alt->elf = open_trusted(path, st.st_uid, &alt->fd);
+		if (alt->elf &&
+		    debugfile_build_id(alt->elf, got, sizeof(got)) &&
+		    !strcmp(got, hex) &&
+		    (alt->dw = dwarf_begin_elf(alt->elf, DWARF_C_READ, NULL))) {
+			dwarf_setalt(dw, alt->dw);
+			return 0;
+		}
+		debugfile_alt_free(alt);
+	}
+	return -1;
+}
+
+void debugfile_alt_free(struct debugfile_alt *alt)
+{
+	if (alt->dw)
+		dwarf_end(alt->dw);
+	if (alt->elf) {
+		elf_end(alt->elf);
+		close(alt->fd);
+	}
+	*alt = (struct debugfile_alt){ NULL, NULL, -1 };
 }

@@ -27,6 +27,12 @@
  *     symbolizer looks at, DEBUGFILE_CRC_BUDGET_NS at first); once that is
  *     spent no more candidates are checksummed.
  *
+ * Any file opened here (debugfile_open_elf(), debugfile_elf_begin(): the
+ * mapped files too) is refused when less than an eighth of its size is
+ * allocated: libelf copies a section whole, so a sparse file whose
+ * .symtab claims gigabytes of holes would cost that much memory; a real
+ * file costs its owner the disk space it makes ptprof read.
+ *
  * Files are opened with libelf's ELF_C_READ, never ELF_C_READ_MMAP: what
  * libelf reads is copied with pread(), so a file truncated meanwhile by
  * its owner gives a read error, not a SIGBUS that kills ptprof.
@@ -39,6 +45,7 @@
 #ifndef PTPROF_DEBUGFILE_H
 #define PTPROF_DEBUGFILE_H
 
+#include <elfutils/libdw.h>
 #include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -56,6 +63,32 @@
  * the time left for checksums, lowered by what they take. */
 Elf *debugfile_open(Elf *elf, int elf_fd, const char *path, const char *root,
 		    int64_t *crc_ns, int *fd);
+
+/* The dwz "alt" file of a DWARF (debugfile_set_alt()). */
+struct debugfile_alt {
+	Dwarf *dw;
+	Elf *elf;
+	int fd;
+};
+
+/*
+ * The alt file that the .gnu_debugaltlink of dw names (dwz moves the
+ * strings and DIEs that files share there), found as libdw would: by its
+ * build ID under ROOT/usr/lib/debug/.build-id, else by its absolute
+ * name under ROOT; used only if trusted as a debug file is (above) for
+ * the owner of the file open as elf_fd, and if it carries that build ID;
+ * read with ELF_C_READ; given to dw with dwarf_setalt().  libdw would
+ * otherwise open it itself at the first alt form: with open(O_RDONLY),
+ * which waits forever on a FIFO (a root recording's .pb.gz writer hung
+ * on one, deaf to SIGTERM), then mmapped (dwarf_begin()), so that a
+ * truncation raises SIGBUS, and without checking its build ID or owner.
+ * 0 when dw names no alt file or it is set (*alt to be freed with
+ * debugfile_alt_free()); -1 when it names one that is not found or not
+ * trusted: then dw must not be read (dwarf_end() it).
+ */
+int debugfile_set_alt(Dwarf *dw, int elf_fd, const char *root,
+		      struct debugfile_alt *alt);
+void debugfile_alt_free(struct debugfile_alt *alt);
 
 /* The GNU build ID of elf, in hex, into buf (len bytes); false if none. */
 bool debugfile_build_id(Elf *elf, char *buf, size_t len);

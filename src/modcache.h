@@ -12,9 +12,9 @@
  *
  * Only the parts of a file the unwinder reads are kept, copied with
  * pread() into memory ptprof owns: the ELF header and program headers,
- * the PT_GNU_EH_FRAME segment (.eh_frame_hdr) and .eh_frame (found by its
- * section header, else the rest of the PT_LOAD segment that holds the
- * .eh_frame_hdr).  Never an mmap() of the file: the file belongs to the
+ * the PT_GNU_EH_FRAME segment (.eh_frame_hdr) and .eh_frame (found by the
+ * header's eh_frame_ptr, up to the end of the file bytes of the PT_LOAD
+ * segment that holds it: no section header is used).  Never an mmap() of the file: the file belongs to the
  * target's user, who can truncate it, and reading a mapped page past the
  * new end of file raises SIGBUS, which would kill ptprof (a root ptprof
  * profiling an unprivileged target, item 4 of issue 12).  A file cut

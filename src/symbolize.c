@@ -41,6 +41,7 @@ struct sym_file {
 	uint64_t ino;	     /* and the file's inode there */
 	char *build_id;	     /* recorded GNU build ID (hex), or NULL */
 	bool refused;	     /* a file was found but not the one mapped */
+	bool unverifiable;   /* neither build ID nor inode recorded */
 	bool loaded;	     /* load attempted */
 	GElf_Phdr *segs;     /* its PT_LOAD headers */
 	size_t nsegs;
@@ -53,6 +54,7 @@ struct sym_file {
 	Dwarf *dw;
 	Elf *dw_elf;
 	int dw_fd;
+	struct debugfile_alt dw_alt; /* its dwz alt file, if any */
 };
 
 struct sym_map {
@@ -410,6 +412,12 @@ static Elf *open_file(const struct symbolizer *s, struct sym_file *f, int *fd)
 
 	if (!s->elf_ok || !f->loadable)
 		return NULL;
+	/* a pprof mapping of a file without a build ID: nothing to check
+	 * a file against (symbolize.h) */
+	if (!f->build_id && !f->ino) {
+		f->unverifiable = true;
+		return NULL;
+	}
 	if (!f->build_id)
 		return debugfile_elf_begin(mapfile_open_exact(s->root,
 							      s->live_pid,
@@ -566,6 +574,21 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 
 /* ---- source lines ----------------------------------------------------- */
 
+/* The DWARF of elf, with its dwz alt file set (debugfile.h), for f whose
+ * file is open as fd; NULL if there is none, or it names an alt file
+ * that cannot be trusted (libdw would open that one itself). */
+static Dwarf *begin_dwarf(const struct symbolizer *s, Elf *elf, int fd,
+			  struct sym_file *f)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+
+	if (dw && debugfile_set_alt(dw, fd, s->root, &f->dw_alt)) {
+		dwarf_end(dw);
+		return NULL;
+	}
+	return dw;
+}
+
 /* f's DWARF: from its debug file (debugfile.h), else from f itself. */
 static Dwarf *file_dwarf(struct symbolizer *s, struct sym_file *f)
 {
@@ -580,7 +603,7 @@ static Dwarf *file_dwarf(struct symbolizer *s, struct sym_file *f)
 		return NULL;
 	dbg = debugfile_open(elf, fd, f->path, s->root, &s->crc_ns, &dfd);
 	if (dbg) {
-		f->dw = dwarf_begin_elf(dbg, DWARF_C_READ, NULL);
+		f->dw = begin_dwarf(s, dbg, fd, f);
 		if (f->dw) {
 			close_elf(elf, fd);
 			f->dw_elf = dbg;
@@ -589,7 +612,7 @@ static Dwarf *file_dwarf(struct symbolizer *s, struct sym_file *f)
 		}
 		close_elf(dbg, dfd);
 	}
-	f->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	f->dw = begin_dwarf(s, elf, fd, f);
 	if (!f->dw) {
 		close_elf(elf, fd);
 		return NULL;
@@ -740,11 +763,21 @@ struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
 	return s;
 }
 
-const char *symbolizer_refused(const struct symbolizer *s, size_t i)
+const char *symbolizer_refused(const struct symbolizer *s, size_t *next,
+			       const char **why)
 {
-	for (size_t k = 0; s && k < s->nfiles; k++)
-		if (s->files[k]->refused && i-- == 0)
-			return s->files[k]->path;
+	for (; s && *next < s->nfiles; ++*next) {
+		const struct sym_file *f = s->files[*next];
+
+		*why = f->refused ? "is not the file that was mapped "
+				    "(another build ID or inode)" :
+				    "cannot be checked against the recording "
+				    "(it has neither build ID nor inode)";
+		if (f->refused || f->unverifiable) {
+			++*next;
+			return f->path;
+		}
+	}
 	return NULL;
 }
 
@@ -752,6 +785,7 @@ static void file_free(struct sym_file *f)
 {
 	if (f->dw) {
 		dwarf_end(f->dw);
+		debugfile_alt_free(&f->dw_alt);
 		close_elf(f->dw_elf, f->dw_fd);
 	}
 	free(f->build_id);

@@ -100,10 +100,15 @@ int symbolizer_lookup_line(struct symbolizer *s, uint64_t addr,
 			   const char **file, unsigned *line);
 
 /*
- * The path of the i-th file (from 0) that was found and refused as not
- * the file that was mapped (see above), among those looked up so far; NULL
- * past the last.
+ * The path of the next file whose addresses were not named because it
+ * was found but is not the file that was mapped, or because nothing was
+ * recorded to check it against (a pprof mapping with no build ID: there
+ * is no inode in that format), among those looked up so far; the reason
+ * into *why, a predicate ("is not the file that was mapped (...)").  From the cursor *next on (0 at first), which it
+ * moves past that file; NULL past the last.  A cursor, not an index:
+ * listing n refused files of a hostile profile is linear, not quadratic.
  */
-const char *symbolizer_refused(const struct symbolizer *s, size_t i);
+const char *symbolizer_refused(const struct symbolizer *s, size_t *next,
+			       const char **why);
 
 #endif /* PTPROF_SYMBOLIZE_H */

@@ -17,4 +17,6 @@ tests_chaos_targets_libcbspin_so_LDFLAGS = -shared
 TESTS += \
 	tests/chaos/file-truncated.test \
 	tests/chaos/debuglink-huge.test \
-	tests/chaos/symlink-swap.test
+	tests/chaos/symlink-swap.test \
+	tests/chaos/dwz-alt-fifo.test \
+	tests/chaos/symtab-sparse.test

@@ -10,6 +10,12 @@
       messages or entries of KIND: strings (empty string_table entries),
       samples (empty samples), locids (one sample with N packed
       location ids)
+  hostile_profile.py refused N FILE OUT
+      a legacy profile of N executable mappings of FILE (an ELF file
+      that exists), each under another spelling of its path ("/" and
+      "/." inserted) and with build ID 00 on its brief line, so that
+      each is a distinct file the symbolizer finds and refuses; one
+      record per mapping
   hostile_profile.py deep N DEPTH OUT
       a legacy profile of N records, each a distinct stack DEPTH frames
       deep, of 1024 distinct PCs inside one mapping of /bin/true
@@ -45,6 +51,22 @@ def maps_profile(n):
         lines.append(b"%x-%x r-xp 00000000 08:01 %d /nonexistent/lib%d.so\n"
                      % (start, start + 0x1000, i + 1, i))
         recs.append((1, [start + 0x10]))
+    return legacy(recs, b"".join(lines))
+
+
+def refused_profile(n, path):
+    d, base = path.rsplit("/", 1)
+    lines = []
+    recs = []
+    start = 0x10000000
+    for i in range(n):
+        p = d + "".join("/." if (i >> b) & 1 else "/" for b in range(20))
+        p = (p + "/" + base).encode()
+        s = start + i * 0x2000
+        lines.append(b"%x-%x r-xp %s (@0) 00\n" % (s, s + 0x1000, p))
+        lines.append(b"%x-%x r-xp 00000000 08:01 %d %s\n"
+                     % (s, s + 0x1000, i + 1, p))
+        recs.append((1, [s + 0x10]))
     return legacy(recs, b"".join(lines))
 
 
@@ -105,6 +127,8 @@ def main(argv):
         data = maps_profile(int(argv[2]))
     elif len(argv) == 5 and argv[1] == "pbgz":
         data = pbgz(argv[2], int(argv[3]))
+    elif len(argv) == 5 and argv[1] == "refused":
+        data = refused_profile(int(argv[2]), argv[3])
     elif len(argv) == 5 and argv[1] == "deep":
         data = deep_profile(int(argv[2]), int(argv[3]))
     else:

@@ -324,6 +324,8 @@ static void test_build_id(const char *maps)
 	const char *line = maps;
 	struct symbolizer *s;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *why;
+	size_t next;
 	int fd, k;
 	Elf *elf;
 
@@ -350,19 +352,44 @@ static void test_build_id(const char *maps)
 		s = k > 0 ? symbolizer_new(text, strlen(text), NULL, 0) : NULL;
 		CHECKF(s != NULL, "symbolizer_new with build ID %s", id);
 		if (s && i == 0) {
+			const char *first;
+
+			next = 0;
 			expect_unknown(s, fn, exe, "another build ID");
-			CHECKF(streq(symbolizer_refused(s, 0), exe) &&
-				       !symbolizer_refused(s, 1),
-			       "refused: %s", str(symbolizer_refused(s, 0)));
+			first = symbolizer_refused(s, &next, &why);
+			CHECKF(streq(first, exe) &&
+				       !symbolizer_refused(s, &next, &why) &&
+				       !symbolizer_refused(s, &next, &why),
+			       "refused: %s", str(first));
 		} else if (s) {
+			next = 0;
 			expect_func(s, fn, "symbolize_target", 0, id);
-			CHECKF(!symbolizer_refused(s, 0), "%s: refused %s", id,
-			       str(symbolizer_refused(s, 0)));
+			CHECKF(!symbolizer_refused(s, &next, &why),
+			       "%s: refused", id);
 		}
 		symbolizer_free(s);
 		if (k > 0)
 			free(text);
 	}
+	/* neither build ID nor inode (a pprof mapping of a file without a
+	 * build ID): not named, and said why */
+	k = line ? asprintf(&text, "%llx-%llx %s %08llx 00:00 0 %s\n", start,
+			    end, perms, off, exe) :
+		   -1;
+	s = k > 0 ? symbolizer_new(text, strlen(text), NULL, 0) : NULL;
+	CHECKF(s != NULL, "symbolizer_new without build ID or inode");
+	if (s) {
+		const char *first;
+
+		next = 0;
+		expect_unknown(s, fn, exe, "no build ID, no inode");
+		first = symbolizer_refused(s, &next, &why);
+		CHECKF(streq(first, exe) && strstr(why, "cannot be checked"),
+		       "unverifiable: %s (%s)", str(first), str(why));
+	}
+	symbolizer_free(s);
+	if (k > 0)
+		free(text);
 }
 
 int main(void)
