@@ -84,7 +84,10 @@ static struct report *load(const char *path, const char *root, bool lines,
 		cli_msg("%s: %s", path, strerror(errno));
 	for (size_t next = 0;
 	     r && (bad = symbolizer_refused(sym, &next, &why));)
-		cli_msg("%s %s: its addresses are not named", bad, why);
+		cli_msg("%s %s: %s", bad, why,
+			p.nnames ? "its addresses are named as the profile "
+				   "names them" :
+				   "its addresses are not named");
 	symbolizer_free(sym);
 	profile_free(&p);
 	return r;

@@ -516,6 +516,8 @@ struct rd {
 	size_t errlen;
 	size_t ci;		      /* which value is the count */
 	struct id_index *maps, *locs; /* sorted by id */
+	struct id_index *funcs;	      /* sorted by id; duplicates allowed */
+	size_t nnamed;		      /* locations with a name (check_names) */
 	size_t nrecords, npcs;
 	uint64_t total;
 	size_t *name_off; /* per string: offset in the names, or -1 */
@@ -730,6 +732,60 @@ static int check_samples(struct rd *rd)
 	return 0;
 }
 
+/* The string index of the name the file gives location l, or -1: the
+ * function of its last Line (the others were inlined into it). */
+static int64_t loc_name(const struct rd *rd, const PbLocation *l)
+{
+	const struct id_index *f;
+	int64_t s;
+
+	if (!l->n_line || !rd->funcs)
+		return -1;
+	f = find_id(rd->funcs, rd->pp->n_function,
+		    l->line[l->n_line - 1]->function_id);
+	if (!f)
+		return -1;
+	s = rd->pp->function[f->i]->name;
+	return s > 0 && (uint64_t)s < rd->pp->n_string_table &&
+			       str_at(rd, s)[0] ?
+		       s :
+		       -1;
+}
+
+/*
+ * The names the file gives its locations, kept for report to show where
+ * no file it can trust names an address (a Go binary has no GNU build ID
+ * to check its file against).  Only a help: a function that does not
+ * exist or has no name leaves its location unnamed, never refuses the
+ * file.  Marks the strings for build_records() to copy.
+ */
+static int check_names(struct rd *rd)
+{
+	const PbProfile *pp = rd->pp;
+
+	if (!pp->n_function || !pp->n_location)
+		return 0;
+	rd->funcs = malloc(pp->n_function * sizeof(*rd->funcs));
+	if (!rd->funcs)
+		return profile_fail(rd->err, rd->errlen, ENOMEM,
+				    "out of memory");
+	for (size_t i = 0; i < pp->n_function; i++)
+		rd->funcs[i] = (struct id_index){ pp->function[i]->id, i };
+	qsort(rd->funcs, pp->n_function, sizeof(*rd->funcs), cmp_id);
+	for (size_t i = 0; i < pp->n_location; i++) {
+		int64_t s = loc_name(rd, pp->location[i]);
+
+		if (s < 0)
+			continue;
+		rd->nnamed++;
+		if (rd->name_off[s] == SIZE_MAX) {
+			rd->name_off[s] = rd->names_len;
+			rd->names_len += strlen(str_at(rd, s)) + 1;
+		}
+	}
+	return 0;
+}
+
 /* ---- building the struct profile ---- */
 
 /* PC k of a record: its location's address, plus 1 for a caller.  The
@@ -850,6 +906,26 @@ static int build(const struct rd *rd, struct profile *out)
 	if (!st || !out->records || build_maps(rd, out))
 		return -1;
 	build_records(rd, out, (uint64_t *)(void *)st, (char *)st + pcs_bytes);
+	if (rd->nnamed) {
+		const char *names = (const char *)st + pcs_bytes;
+
+		out->names = malloc(rd->nnamed * sizeof(*out->names));
+		if (!out->names)
+			return -1;
+		for (size_t i = 0; i < rd->pp->n_location; i++) {
+			const PbLocation *l = rd->pp->location[i];
+			int64_t k = loc_name(rd, l);
+
+			if (k >= 0)
+				out->names[out->nnames++] =
+					(struct profile_name){
+						l->address,
+						names + rd->name_off[k]
+					};
+		}
+		qsort(out->names, out->nnames, sizeof(*out->names),
+		      profile_name_cmp);
+	}
 	out->nrecords = rd->nrecords;
 	out->total_samples = rd->total;
 	out->threads = true; /* the format has them, if only as labels */
@@ -878,7 +954,7 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 	int rc = -1;
 
 	if (!check_types(&rd) && !check_mappings(&rd) &&
-	    !check_locations(&rd) && !check_samples(&rd)) {
+	    !check_locations(&rd) && !check_samples(&rd) && !check_names(&rd)) {
 		rc = build(&rd, out);
 		if (rc) {
 			profile_free(out);
@@ -888,6 +964,7 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 	out->period_us = rc ? 0 : period_us(pp);
 	free(rd.maps);
 	free(rd.locs);
+	free(rd.funcs);
 	free(rd.name_off);
 	return rc;
 }

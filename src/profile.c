@@ -17,8 +17,27 @@ void profile_free(struct profile *p)
 		return;
 	free(p->records);
 	free(p->maps_text);
+	free(p->names);
 	free(p->storage_);
 	memset(p, 0, sizeof(*p));
+}
+
+int profile_name_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct profile_name *)a)->addr;
+	uint64_t y = ((const struct profile_name *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+const char *profile_name_of(const struct profile *p, uint64_t addr)
+{
+	const struct profile_name key = { .addr = addr }, *n;
+
+	if (!p->nnames)
+		return NULL;
+	n = bsearch(&key, p->names, p->nnames, sizeof(key), profile_name_cmp);
+	return n ? n->name : NULL;
 }
 
 enum profile_format profile_format_of(const void *data, size_t len)

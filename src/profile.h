@@ -34,6 +34,14 @@ struct profile_record {
 	const char *thread;  /* pprof input: thread_name label, else NULL */
 };
 
+/* A name the profile itself gives an address (pprof input: a Location's
+ * address and the function of its last Line, the one the others were
+ * inlined into). */
+struct profile_name {
+	uint64_t addr;
+	const char *name; /* points into profile storage */
+};
+
 struct profile {
 	uint64_t period_us;
 	struct profile_record *records;
@@ -42,10 +50,21 @@ struct profile {
 	char *maps_text;	/* NUL-terminated copy of the maps section */
 	size_t maps_len;
 	bool threads;	/* pprof input: records can carry threads */
+	/* pprof input: the names the file gives, sorted by address (the
+	 * writer named them while the target lived); what report shows for
+	 * an address no file it can trust names (symbolize.h). */
+	struct profile_name *names;
+	size_t nnames;
 	void *storage_; /* private */
 };
 
 void profile_free(struct profile *p);
+
+/* The name p itself gives addr (p->names), or NULL. */
+const char *profile_name_of(const struct profile *p, uint64_t addr);
+
+/* qsort()/bsearch() order of struct profile_name: by address. */
+int profile_name_cmp(const void *a, const void *b);
 
 enum profile_format {
 	PROFILE_LEGACY, /* anything else: the legacy reader judges it */

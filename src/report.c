@@ -52,6 +52,9 @@ struct report {
 	uint64_t total;
 	struct report_row *rows;
 	size_t nrows;
+	/* the profile, for its own names (profile.h), while report_build()
+	 * runs */
+	const struct profile *profile;
 };
 
 #define EMPTY UINT32_MAX
@@ -162,6 +165,10 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 	unsigned line;
 
 	symbolizer_lookup(sym, addr, &si);
+	if (!si.func && r->profile)
+		/* No file that can be trusted names it (symbolize.h), but the
+		 * profile does: its writer named it while the target lived. */
+		si.func = profile_name_of(r->profile, addr);
 	if (si.func)
 		cxx = demangle(si.func);
 	if (cxx)
@@ -336,11 +343,13 @@ struct report *report_build(const struct profile *p, struct symbolizer *sym,
 
 	if (!r)
 		return NULL;
+	r->profile = p;
 	for (size_t i = 0; i < p->nrecords; i++)
 		if (add_record(r, sym, &p->records[i], i, lines, &counts_cap))
 			goto fail;
 	if (grow_counts(r, &counts_cap) || make_rows(r))
 		goto fail;
+	r->profile = NULL;
 	return r;
 fail:
 	report_free(r);
