@@ -52,6 +52,8 @@ check_pkgs="$check_pkgs clang lld"
 # clang's libFuzzer runtime: .ci/run builds the fuzzers after the suite
 # (make fuzz-build), so a fuzzer that stops linking fails CI.
 check_pkgs="$check_pkgs libclang-rt-dev"
+# dwz makes the shared "alt" debug file of tests/chaos/dwz-alt-fifo.test.
+check_pkgs="$check_pkgs dwz"
 command -v rustc > /dev/null 2>&1 || check_pkgs="$check_pkgs rustc"
 
 case $what in
