@@ -454,6 +454,7 @@ int procfs_cpu_times(pid_t pid, struct procfs_cpu *c)
 		return -1;
 	}
 	c->self_ns = (ut + st) * (NSEC_PER_SEC / (uint64_t)ticks);
+	c->sys_ns = st * (NSEC_PER_SEC / (uint64_t)ticks);
 	c->children_ns = (cut + cst) * (NSEC_PER_SEC / (uint64_t)ticks);
 	c->threads = (int)n;
 	return 0;

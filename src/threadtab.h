@@ -43,6 +43,7 @@ struct thread {
 	int pending_sig;     /* signal to hand back on detach, or 0 */
 	bool sampled;	     /* at least one stack recorded */
 	uint64_t seen_tick;  /* last tick it was listed in /proc */
+	uint64_t intr_ns;    /* when it was last PTRACE_INTERRUPTed */
 	struct cpuacct cpu;  /* its CPU time: due or not, sample weight */
 	char name[16];	     /* comm, when names are wanted ("" unread) */
 	uint64_t name_tick;  /* tick the name was read at */
