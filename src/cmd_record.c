@@ -249,7 +249,9 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 	fprintf(stderr,
 		"ptprof: stats: stop latency (interrupt to stop reaped) p50 "
 		"%llu us, p90 %llu us, p99 %llu us, max %llu us; stacks at a "
-		"system call's exit %llu of %llu (%.1f%% of samples)\n",
+		"system call's exit %llu of %llu (%.1f%% of samples), "
+		"samples moved by the correction %llu (to a call's caller "
+		"%llu)\n",
 		us(sampler_stop_quantile(st, 0.5)),
 		us(sampler_stop_quantile(st, 0.9)),
 		us(sampler_stop_quantile(st, 0.99)), us(st->stop_lat_max_ns),
@@ -257,7 +259,9 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		(unsigned long long)st->stacks,
 		st->samples ? 100.0 * (double)st->samples_at_syscall /
 				      (double)st->samples :
-			      0.0);
+			      0.0,
+		(unsigned long long)st->samples_moved,
+		(unsigned long long)st->samples_to_caller);
 	fprintf(stderr,
 		"ptprof: stats: unwinder reads: stack copy %llu, module "
 		"images %llu, target %llu; tables built %llu, missing %llu; "
@@ -695,8 +699,9 @@ static void warn_children(const struct options *o, const struct watch *w,
 
 /*
  * CPU mode: samples that landed at system call exits far more often than
- * the target was in the kernel (sysbias.h): say so, with both shares,
- * even with -q.
+ * the target was in the kernel, and so few in user code that the
+ * correction is unsure (sysbias.h): say so, with both shares, even with
+ * -q.
  */
 static void warn_syscall_bias(const struct options *o, const struct watch *w,
 			      const struct sampler_stats *st)
@@ -711,8 +716,9 @@ static void warn_syscall_bias(const struct options *o, const struct watch *w,
 		return;
 	cli_msg("warning: %.0f%% of samples landed at a system call's exit "
 		"while the threads spent %.0f%% of their CPU time in the "
-		"kernel: time in user code between system calls is attributed "
-		"to the calls (see ptprof(1), SYSTEM CALL BIAS)",
+		"kernel: their time in user code went to the few stacks "
+		"stopped in user code, which favour the code just after the "
+		"calls (see ptprof(1), SYSTEM CALL BIAS)",
 		100 * b.at_syscall, 100 * b.in_kernel);
 }
 

@@ -94,6 +94,12 @@ int procfs_read_schedstat(pid_t pid, pid_t tid, int *fd, uint64_t *cpu_ns,
  */
 int procfs_read_task_state(pid_t pid, pid_t tid, int *fd);
 
+/* A thread's user and system CPU time (utime, stime: fields 14-15 of the
+ * same file, in clock ticks), kept open in *fd as above.  0, or -1 with
+ * errno. */
+int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
+			   uint64_t *stime);
+
 /*
  * The number of threads of a process (field 20 of /proc/PID/stat), read
  * with pread() on an fd kept open (*fd < 0 at first).  -1 with errno.

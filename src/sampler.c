@@ -33,6 +33,7 @@
 #include "reaper.h"
 #include "sampler.h"
 #include "seccomp.h"
+#include "sysbias.h"
 #include "threadtab.h"
 #include "timeutil.h"
 #include "unwind.h"
@@ -482,17 +483,26 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 	return false;
 }
 
-/* Record one stack of th, counting for count samples. */
-static bool emit(struct sampler *s, struct thread *th, const uint64_t *pcs,
-		 size_t n, uint64_t count)
+/* Add count samples of one stack of th. */
+static bool add_samples(struct sampler *s, struct thread *th,
+			const uint64_t *pcs, size_t n, uint64_t count)
 {
 	if (stacktab_add(s->tab, pcs, n, count))
 		return false;
 	s->st->samples += count;
-	s->st->stacks++;
 	if (s->cfg->on_stack)
 		s->cfg->on_stack(s->cfg->on_stack_arg, th->tid, th->name, pcs,
 				 n, count);
+	return true;
+}
+
+/* Record one stack of th, counting for count samples. */
+static bool emit(struct sampler *s, struct thread *th, const uint64_t *pcs,
+		 size_t n, uint64_t count)
+{
+	if (!add_samples(s, th, pcs, n, count))
+		return false;
+	s->st->stacks++;
 	return true;
 }
 
@@ -790,16 +800,23 @@ static void interrupt_all(struct sampler *s)
 	s->st->threads_stopped += s->nactive;
 }
 
+/* Keep a copy of a stack in *keep (*keep_n frames). */
+static void keep_stack(uint64_t **keep, size_t *keep_n, const uint64_t *pcs,
+		       size_t n)
+{
+	uint64_t *p = realloc(*keep, n * sizeof(*pcs));
+
+	if (!p)
+		return; /* then the older one stays: no harm */
+	memcpy(p, pcs, n * sizeof(*pcs));
+	*keep = p;
+	*keep_n = n;
+}
+
 /* Remember a thread's stack for --wall ticks on which it does not run. */
 static void keep_last_stack(struct thread *th, const uint64_t *pcs, size_t n)
 {
-	uint64_t *p = realloc(th->last_pcs, n * sizeof(*pcs));
-
-	if (!p)
-		return; /* then it is stopped again next time: no harm */
-	memcpy(p, pcs, n * sizeof(*pcs));
-	th->last_pcs = p;
-	th->last_n = n;
+	keep_stack(&th->last_pcs, &th->last_n, pcs, n);
 }
 
 /* Unwind the capture in s->view, and time it (wall time: an unwind makes
@@ -868,6 +885,69 @@ static void unwind_queued(struct sampler *s)
 	s->unwinding = false;
 }
 
+/* Keep a stack in the ring, over its oldest. */
+static void ring_put(struct stack_ring *r, const uint64_t *pcs, size_t n)
+{
+	keep_stack(&r->pcs[r->put], &r->n[r->put], pcs, n);
+	if (!r->pcs[r->put])
+		return;
+	r->put = (r->put + 1) % STACK_RING;
+	if (r->count < STACK_RING)
+		r->count++;
+}
+
+/* count samples spread one by one over the stacks of the ring. */
+static bool ring_add(struct sampler *s, struct thread *th, struct stack_ring *r,
+		     uint64_t count)
+{
+	for (; count; count--) {
+		unsigned i = r->turn++ % r->count;
+
+		if (!add_samples(s, th, r->pcs[i], r->n[i], 1))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * CPU mode: the system call bias correction (sysbias.h, ptprof(1) SYSTEM
+ * CALL BIAS).  The stack's samples are split by the thread's utime and
+ * stime, read now (after the release: one pread of the stat file kept
+ * open for its state): the part of this stack's kind stays on it, the
+ * other is spread over the thread's last stacks of the other kind (a
+ * few, not one: when most stops land at calls' exits, the rare stop in
+ * user code would take all the user time until the next).  A stop at a
+ * call's exit with no stack stopped in user code yet gives the user part
+ * to its own stack without the leaf (the call's wrapper): the caller
+ * that made the call, where the time before the call was spent, or below.
+ */
+static bool emit_split(struct sampler *s, struct thread *th,
+		       const uint64_t *pcs, size_t n, uint64_t count, bool at)
+{
+	struct sysbias_parts parts;
+	uint64_t ut = 0, stime = 0;
+	bool read = procfs_read_task_times(s->cfg->pid, th->tid,
+					   &th->cpu.stat_fd, &ut, &stime) == 0;
+	struct stack_ring *mine = at ? &th->sys_stacks : &th->user_stacks;
+	struct stack_ring *other = at ? &th->user_stacks : &th->sys_stacks;
+
+	sysbias_split(&th->bias, s->period_ns, count, at, read, ut, stime,
+		      &parts);
+	if (parts.here && !add_samples(s, th, pcs, n, parts.here))
+		return false;
+	ring_put(mine, pcs, n);
+	if (!parts.other)
+		return true;
+	s->st->samples_moved += parts.other;
+	if (other->count)
+		return ring_add(s, th, other, parts.other);
+	if (at && n > 1) {
+		s->st->samples_to_caller += parts.other;
+		return add_samples(s, th, pcs + 1, n - 1, parts.other);
+	}
+	return add_samples(s, th, pcs, n, parts.other);
+}
+
 /*
  * A stack whose stop came at a system call's exit is counted as such
  * (sampler_stats.samples_at_syscall).  The registers said so
@@ -878,6 +958,7 @@ static void record_stack(struct sampler *s, struct thread *th, bool at_syscall)
 {
 	int n = unwind_captured(s);
 	uint64_t count;
+	bool ok;
 
 	/* A PC in no known mapping: a library was loaded since the maps were
 	 * last read (right after exec, libc is not there yet), and the chain
@@ -889,12 +970,17 @@ static void record_stack(struct sampler *s, struct thread *th, bool at_syscall)
 	if (n <= 0 || s->stopping)
 		return;
 	count = cpuacct_weight(&th->cpu, &s->acct);
-	if (!emit(s, th, s->pcs, (size_t)n, count))
-		return;
-	if (at_syscall && unwinder_after_syscall(s->unw, &s->view)) {
+	at_syscall = at_syscall && unwinder_after_syscall(s->unw, &s->view);
+	if (at_syscall) {
 		s->st->stacks_at_syscall++;
 		s->st->samples_at_syscall += count;
 	}
+	if (s->cfg->wall)
+		ok = emit(s, th, s->pcs, (size_t)n, count);
+	else if ((ok = emit_split(s, th, s->pcs, (size_t)n, count, at_syscall)))
+		s->st->stacks++;
+	if (!ok)
+		return;
 	s->live_tid = th->tid;
 	if (s->cfg->wall)
 		keep_last_stack(th, s->pcs, (size_t)n);

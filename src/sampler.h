@@ -163,6 +163,10 @@ struct sampler_stats {
 	 * exit often reaches before the interrupt does (ptprof(1), SYSTEM
 	 * CALL BIAS). */
 	uint64_t stacks_at_syscall, samples_at_syscall;
+	/* The correction (sysbias.h): samples given to the thread's last
+	 * stack of the other kind, and of those, to the caller of the call
+	 * (no stack stopped in user code yet). */
+	uint64_t samples_moved, samples_to_caller;
 	/* Wall time of each unwind (from the copy, after the release), by
 	 * microsecond up to UNWIND_BUCKETS - 1 (the last bucket: longer). */
 	uint64_t unwind_hist[UNWIND_BUCKETS];

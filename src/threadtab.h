@@ -29,12 +29,23 @@
 #include <sys/types.h>
 
 #include "cpuacct.h"
+#include "sysbias.h"
 
 enum thread_state {
 	TS_IDLE,   /* not traced by us */
 	TS_SEIZED, /* seized and interrupted, stop not yet reported */
 	TS_LATE,   /* its stop missed the tick: detach it when it comes */
 	TS_GONE,   /* exited */
+};
+
+/* A thread's last few stacks of one kind, to spread samples over. */
+#define STACK_RING 4
+struct stack_ring {
+	uint64_t *pcs[STACK_RING];
+	size_t n[STACK_RING];
+	unsigned count; /* stacks kept, at most STACK_RING */
+	unsigned put;	/* where the next one goes */
+	unsigned turn;	/* which one gets the next sample */
 };
 
 struct thread {
@@ -66,6 +77,11 @@ struct thread {
 	int sc_filters;
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
 	size_t last_n;
+	/* CPU mode: the system call bias correction (sysbias.h): the split
+	 * of its time, its last stacks stopped in user code and at a system
+	 * call's exit. */
+	struct sysbias_thread bias;
+	struct stack_ring user_stacks, sys_stacks;
 	struct thread *next_;
 };
 

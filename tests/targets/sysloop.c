@@ -4,9 +4,14 @@
  * pread (of a small unlinked temporary file) or getppid.  Usage: sysloop pread|getppid SECONDS [SPINS].
  *
  * It measures its own split: CLOCK_MONOTONIC (the vDSO, no system call)
- * around each call, so that the share of its time spent in the calls is
- * known without a profiler, and prints it at the end:
+ * around each call and at the start of each round, so that the share of
+ * its time spent in the calls is known without a profiler, and prints it
+ * at the end:
  *   "syscall_share PERCENT calls N"
+ * PERCENT is the median call over the median round (of the last 65536):
+ * medians, because on a busy machine a round that was preempted (which
+ * happens most at a call's exit, where the kernel looks whether to
+ * reschedule) counts the time it waited, which is no CPU time.
  * A ptrace stop lands at the next return to user mode, which for this
  * loop is almost always the call's exit: a profiler that does not
  * correct for it puts nearly all samples in do_call.
@@ -42,6 +47,22 @@ NOIPA long do_call(void)
 	return r;
 }
 
+#define KEEP 65536
+static uint64_t call_ns[KEEP], round_ns[KEEP];
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(uint64_t *v, uint64_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n ? (double)v[n / 2] : 0;
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -52,7 +73,7 @@ static uint64_t mono_ns(void)
 
 NOIPA void sys_loop(double seconds, unsigned spins)
 {
-	uint64_t x = 1, in_call = 0, calls = 0, t0 = mono_ns(), t1, a, b;
+	uint64_t x = 1, calls = 0, t0 = mono_ns(), start = t0, a, b, n;
 	uint64_t end = t0 + (uint64_t)(seconds * 1e9);
 
 	do {
@@ -60,12 +81,14 @@ NOIPA void sys_loop(double seconds, unsigned spins)
 		a = mono_ns();
 		do_call();
 		b = mono_ns();
-		in_call += b - a;
+		call_ns[calls % KEEP] = b - a;
+		round_ns[calls % KEEP] = b - start;
+		start = b;
 		calls++;
 	} while (b < end);
-	t1 = mono_ns();
+	n = calls < KEEP ? calls : KEEP;
 	printf("syscall_share %.1f calls %llu x %llu\n",
-	       100.0 * (double)in_call / (double)(t1 - t0),
+	       100.0 * median(call_ns, n) / median(round_ns, n),
 	       (unsigned long long)calls, (unsigned long long)(x & 1));
 	fflush(stdout);
 	KEEP_FRAME();
