@@ -50,6 +50,7 @@ function wlabel(w) {
 	if (w == "xz") return "xz -T2 -6 (" meta["xz_mb"] " MB generated text-like input)"
 	if (w == "python") return "python3 loop (bench/accuracy_work.py)"
 	if (w == "perl") return "perl loop (in bench/accuracy.sh)"
+	if (w == "sqlite") return "sqlite3 indexed SELECTs, 400-page cache (pread-bound)"
 	return w
 }
 
@@ -108,7 +109,8 @@ END {
 		"; shared with other work: load average (1, 5, 15 min) " meta["load_start"] \
 		" at the start, " meta["load_end"] " at the end."
 	print "- ptprof " meta["ptprof_version"] " (git " meta["ptprof_git"] "), CPU mode at " meta["hz"] " Hz; " \
-		meta["perf_version"] "; " meta["xz_version"] "; " meta["python_version"] "; " meta["perl_version"] "."
+		meta["perf_version"] "; " meta["xz_version"] "; " meta["python_version"] "; " meta["perl_version"] \
+		(meta["sqlite_version"] != "" ? "; sqlite " meta["sqlite_version"] : "") "."
 	if ("unavailable" in meta) {
 		print ""
 		print "**Not measured:** " meta["unavailable"] "."

@@ -7,7 +7,9 @@
 #   bench/accuracy.sh --report DIR    only re-render the section from DIR
 #
 # For each workload (xz -T2 -6 on generated data, a python3 loop, a perl
-# loop) and each repetition: start the workload, let it warm up, then
+# loop, sqlite3 SELECTs over an index of a file database with a small page
+# cache: a pread() between short stretches of user code, where ptrace
+# stops are biased, ptprof(1) SYSTEM CALL BIAS) and each repetition: start the workload, let it warm up, then
 # record the SAME window three times at once on its PID: ptprof (CPU mode,
 # ACC_HZ), perf record -e cpu-clock -g at ACC_PERF_A Hz and again at
 # ACC_PERF_B Hz.  Each profile becomes a flat profile by function (the
@@ -42,6 +44,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PYTHON=${ACC_PYTHON:-/usr/bin/python3}
 PERL=${ACC_PERL:-/usr/bin/perl}
 XZ=${ACC_XZ:-/usr/bin/xz}
+SQLITE=${ACC_SQLITE:-/usr/bin/sqlite3}
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	d_secs=3 d_reps=1 d_warm=1
@@ -54,7 +57,7 @@ WARMUP=${ACC_WARMUP:-$d_warm}
 HZ=${ACC_HZ:-200}
 PERF_A=${ACC_PERF_A:-199}
 PERF_B=${ACC_PERF_B:-997}
-WORKLOADS=${ACC_WORKLOADS:-xz python perl}
+WORKLOADS=${ACC_WORKLOADS:-xz python perl sqlite}
 XZ_MB=${ACC_XZ_MB:-160}
 # The section's markers in docs/PERFORMANCE.md (bench/run.sh keeps the
 # block when it rewrites the rest of the file).
@@ -324,7 +327,11 @@ start_workload() {
 	xz) "$XZ" -T2 -6 -c "$DATA/input" >/dev/null 2>"$2" & ;;
 	python) "$PYTHON" "$here/accuracy_work.py" loop "$bound" >"$2" 2>&1 & ;;
 	perl) "$PERL" -e "$PERL_LOOP" "$bound" >"$2" 2>&1 & ;;
-	*) die "unknown workload '$1' (want xz, python or perl)" ;;
+	# $! is sqlite3's PID (the last of the pipeline); the writer ends on
+	# the closed pipe when sqlite3 is stopped.
+	sqlite) "$PYTHON" "$here/accuracy_work.py" sqlq "$bound" 2>/dev/null |
+		"$SQLITE" "$DATA/sq.db" >/dev/null 2>"$2" & ;;
+	*) die "unknown workload '$1' (want xz, python, perl or sqlite)" ;;
 	esac
 	WPID=$!
 }
@@ -343,9 +350,10 @@ run_one() {
 	local w=$1 rep=$2 d="$RUN/$1.r$2" st=ok load rc
 	mkdir -p "$d"
 	start_workload "$w" "$d/workload.out"
-	# The interpreters say "ready"; xz has nothing to prepare.
-	if { [ "$w" = xz ] && ! alive "$WPID"; } ||
-		{ [ "$w" != xz ] && ! wait_ready "$d/workload.out" "$WPID" 20; }; then
+	# The interpreters say "ready"; xz and sqlite3 have nothing to prepare.
+	if { [[ " xz sqlite " = *" $w "* ]] && ! alive "$WPID"; } ||
+		{ [[ " xz sqlite " != *" $w "* ]] &&
+			! wait_ready "$d/workload.out" "$WPID" 20; }; then
 		stop_pid "$WPID"; WPID=""
 		echo "workload=$w rep=$rep status=fail:workload-not-ready" >>"$RUN/results.tsv"
 		log "$w r$rep: the workload did not start"
@@ -482,6 +490,7 @@ trap 'exit 130' INT TERM
 	echo "xz_version=$("$XZ" --version 2>/dev/null | head -1)"
 	echo "python_version=$("$PYTHON" --version 2>&1 | head -1)"
 	echo "perl_version=$("$PERL" -e 'print "perl $^V"' 2>/dev/null)"
+	echo "sqlite_version=$("$SQLITE" --version 2>/dev/null | cut -d' ' -f1)"
 	echo "secs=$SECS"
 	echo "reps=$REPS"
 	echo "warmup=$WARMUP"
@@ -510,6 +519,12 @@ if [[ " $WORKLOADS " = *" xz "* ]]; then
 		die "cannot generate the input"
 	for ((i = 0; i < (XZ_MB + 15) / 16; i++)); do cat "$DATA/chunk"; done >"$DATA/input"
 	rm -f "$DATA/chunk"
+fi
+
+if [[ " $WORKLOADS " = *" sqlite "* ]]; then
+	log "generating the sqlite database"
+	"$PYTHON" "$here/accuracy_work.py" sqldb "$DATA/sq.db" ||
+		die "cannot generate the sqlite database"
 fi
 
 log "results in $RUN; $REPS x ${SECS}s windows of: $WORKLOADS"

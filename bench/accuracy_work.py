@@ -8,6 +8,12 @@
                                  lookups, big-integer arithmetic, re, sort);
                                  prints "ready", then runs SECS seconds at
                                  most (a bound: accuracy.sh stops it sooner)
+  accuracy_work.py sqldb PATH    a 200000-row SQLite database file with an
+                                 index, for the sqlite workload
+  accuracy_work.py sqlq SECS     SELECTs over that index on stdout, one
+                                 transaction, for SECS seconds at most (a
+                                 bound: accuracy.sh stops sqlite3 sooner,
+                                 and this then ends on the closed pipe)
   accuracy_work.py noise SHARES N_PT N_A N_B
                                  the overlaps sampling noise alone would
                                  give: "overlap(pt, A) overlap(A, B)", means
@@ -102,6 +108,43 @@ def loop(secs):
         k += 1
 
 
+def sqldb(path):
+    import sqlite3
+    r = random.Random(99)
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v TEXT)")
+    db.executemany("INSERT INTO t(k, v) VALUES(?, ?)",
+                   ((r.randrange(10 ** 9), "x" * r.randrange(20, 80))
+                    for _ in range(200000)))
+    db.execute("CREATE INDEX tk ON t(k)")
+    db.commit()
+    db.close()
+
+
+def sqlq(secs):
+    # A small page cache (400 pages of a 15 MB file): most lookups read
+    # a page with pread(), a cheap system call between short stretches
+    # of user code, the pattern ptrace stops are biased on (ptprof(1),
+    # SYSTEM CALL BIAS).
+    r = random.Random(7)
+    out = sys.stdout
+    end = time.monotonic() + secs
+    try:
+        out.write("PRAGMA cache_size=400;\nBEGIN;\n")
+        while time.monotonic() < end:
+            lines = []
+            for _ in range(1000):
+                x = r.randrange(10 ** 9)
+                lines.append("SELECT count(*), max(length(v)) FROM t "
+                             "WHERE k BETWEEN %d AND %d;\n" % (x, x + 20000))
+            out.write("".join(lines))
+            out.flush()
+        out.write("COMMIT;\n")
+        out.flush()
+    except BrokenPipeError:
+        pass
+
+
 def overlap(p, q):
     return sum(min(v, q.get(k, 0.0)) for k, v in p.items())
 
@@ -138,6 +181,10 @@ if __name__ == "__main__":
         gen(int(sys.argv[2]))
     elif len(sys.argv) == 3 and sys.argv[1] == "loop":
         loop(float(sys.argv[2]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "sqldb":
+        sqldb(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "sqlq":
+        sqlq(float(sys.argv[2]))
     elif len(sys.argv) == 6 and sys.argv[1] == "noise":
         noise(sys.argv[2], *(int(x) for x in sys.argv[3:]))
     else:

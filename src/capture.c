@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -86,4 +87,19 @@ int capture_thread(pid_t tid, const struct maps *maps, struct capture *out)
 					    stack_extent(maps, out->regs.rsp),
 					    out->stack);
 	return 0;
+}
+
+/* Return values of a call cut short by a signal or a stop (the kernel's
+ * include/linux/errno.h, not exported to user space). */
+#define ERESTARTSYS 512
+#define ERESTART_RESTARTBLOCK 516
+
+bool capture_at_syscall_exit(const struct user_regs_struct *regs)
+{
+	int64_t rax = (int64_t)regs->rax;
+
+	if ((int64_t)regs->orig_rax < 0)
+		return false;
+	return !(rax == -EINTR ||
+		 (rax <= -ERESTARTSYS && rax >= -ERESTART_RESTARTBLOCK));
 }

@@ -21,6 +21,7 @@
 #ifndef PTPROF_CAPTURE_H
 #define PTPROF_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -48,5 +49,16 @@ void capture_free(struct capture *cap);
 
 /* maps (may be NULL) tells where the stack's mapping ends. */
 int capture_thread(pid_t tid, const struct maps *maps, struct capture *out);
+
+/*
+ * Do these registers, taken in a ptrace stop, say the stop came on the way
+ * out of a system call that returned (not one that slept and was cut short
+ * by the stop)?  A first test, from the registers alone: the kernel keeps
+ * the call's number in orig_rax (-1 for an interrupt), and a sleep cut
+ * short returns -ERESTART* or -EINTR.  An exception with an error code (a
+ * page fault) also leaves orig_rax >= 0: the caller confirms with the
+ * instruction before rip (unwinder_after_syscall(), unwind.h).
+ */
+bool capture_at_syscall_exit(const struct user_regs_struct *regs);
 
 #endif /* PTPROF_CAPTURE_H */

@@ -37,6 +37,7 @@
 #include "report.h"
 #include "sampler.h"
 #include "stacktab.h"
+#include "sysbias.h"
 #include "timeutil.h"
 #include "tselect.h"
 
@@ -245,6 +246,22 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		cpu_us, st->stacks ? cpu_us / (double)st->stacks : 0,
 		sampler_unwind_quantile(st, 0.5),
 		sampler_unwind_quantile(st, 0.99));
+	fprintf(stderr,
+		"ptprof: stats: stop latency (interrupt to stop reaped) p50 "
+		"%llu us, p90 %llu us, p99 %llu us, max %llu us; stacks at a "
+		"system call's exit %llu of %llu (%.1f%% of samples), "
+		"samples moved by the correction %llu (to a call's caller "
+		"%llu)\n",
+		us(sampler_stop_quantile(st, 0.5)),
+		us(sampler_stop_quantile(st, 0.9)),
+		us(sampler_stop_quantile(st, 0.99)), us(st->stop_lat_max_ns),
+		(unsigned long long)st->stacks_at_syscall,
+		(unsigned long long)st->stacks,
+		st->samples ? 100.0 * (double)st->samples_at_syscall /
+				      (double)st->samples :
+			      0.0,
+		(unsigned long long)st->samples_moved,
+		(unsigned long long)st->samples_to_caller);
 	fprintf(stderr,
 		"ptprof: stats: unwinder reads: stack copy %llu, module "
 		"images %llu, target %llu; tables built %llu, missing %llu; "
@@ -680,6 +697,31 @@ static void warn_children(const struct options *o, const struct watch *w,
 		who, (double)kids / NSEC_PER_SEC);
 }
 
+/*
+ * CPU mode: samples that landed at system call exits far more often than
+ * the target was in the kernel, and so few in user code that the
+ * correction is unsure (sysbias.h): say so, with both shares, even with
+ * -q.
+ */
+static void warn_syscall_bias(const struct options *o, const struct watch *w,
+			      const struct sampler_stats *st)
+{
+	struct sysbias b;
+
+	if (o->wall || !w->have_first || w->last.self_ns < w->first.self_ns ||
+	    w->last.sys_ns < w->first.sys_ns ||
+	    !sysbias_judge(st->stacks, st->samples, st->samples_at_syscall,
+			   w->last.self_ns - w->first.self_ns,
+			   w->last.sys_ns - w->first.sys_ns, &b))
+		return;
+	cli_msg("warning: %.0f%% of samples landed at a system call's exit "
+		"while the threads spent %.0f%% of their CPU time in the "
+		"kernel: their time in user code went to the few stacks "
+		"stopped in user code, which favour the code just after the "
+		"calls (see ptprof(1), SYSTEM CALL BIAS)",
+		100 * b.at_syscall, 100 * b.in_kernel);
+}
+
 /* Everything that can be refused, before the target is touched. */
 static void check_record(const struct options *o, struct tselect *sel,
 			 struct sampler_config *cfg)
@@ -704,6 +746,7 @@ static void report_run(const struct options *o, const struct output *w,
 	cli_warn_seccomp(st);
 	warn_unselected(sel, st);
 	warn_children(o, watch, st);
+	warn_syscall_bias(o, watch, st);
 	print_stats(o, st);
 	if (o->top)
 		top_table(o, watch->pid, o->action == ACTION_RECORD_COMMAND);

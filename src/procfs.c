@@ -376,21 +376,52 @@ static ssize_t pread_kept(const char *path, int *fd, char *buf, size_t size)
 	return len;
 }
 
-int procfs_read_task_state(pid_t pid, pid_t tid, int *fd)
+/* A thread's stat line, kept open in *fd: what follows comm (which may
+ * hold ')': the state follows the last one), from the state on, or NULL
+ * with errno. */
+static const char *task_stat(pid_t pid, pid_t tid, int *fd, char *buf,
+			     size_t size)
 {
-	char buf[512], path[96], *p;
+	char path[96], *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
 		 (int)tid);
-	if (pread_kept(path, fd, buf, sizeof(buf)) < 0)
-		return -1;
-	/* comm may hold ')': the state follows the last one */
+	if (pread_kept(path, fd, buf, size) < 0)
+		return NULL;
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ' || !p[2]) {
 		errno = EINVAL;
+		return NULL;
+	}
+	return p + 2;
+}
+
+int procfs_read_task_state(pid_t pid, pid_t tid, int *fd)
+{
+	char buf[512];
+	const char *p = task_stat(pid, tid, fd, buf, sizeof(buf));
+
+	return p ? (unsigned char)*p : -1;
+}
+
+int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
+			   uint64_t *stime)
+{
+	char buf[512];
+	const char *p = task_stat(pid, tid, fd, buf, sizeof(buf));
+	unsigned long long ut, st;
+
+	if (!p)
+		return -1;
+	/* state, then fields 4-13; utime and stime are fields 14-15 */
+	if (sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &ut, &st) != 2) {
+		errno = EINVAL;
 		return -1;
 	}
-	return (unsigned char)p[2];
+	*utime = ut;
+	*stime = st;
+	return 0;
 }
 
 int procfs_read_schedstat(pid_t pid, pid_t tid, int *fd, uint64_t *cpu_ns,
@@ -454,6 +485,7 @@ int procfs_cpu_times(pid_t pid, struct procfs_cpu *c)
 		return -1;
 	}
 	c->self_ns = (ut + st) * (NSEC_PER_SEC / (uint64_t)ticks);
+	c->sys_ns = st * (NSEC_PER_SEC / (uint64_t)ticks);
 	c->children_ns = (cut + cst) * (NSEC_PER_SEC / (uint64_t)ticks);
 	c->threads = (int)n;
 	return 0;

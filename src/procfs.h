@@ -94,6 +94,12 @@ int procfs_read_schedstat(pid_t pid, pid_t tid, int *fd, uint64_t *cpu_ns,
  */
 int procfs_read_task_state(pid_t pid, pid_t tid, int *fd);
 
+/* A thread's user and system CPU time (utime, stime: fields 14-15 of the
+ * same file, in clock ticks), kept open in *fd as above.  0, or -1 with
+ * errno. */
+int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
+			   uint64_t *stime);
+
 /*
  * The number of threads of a process (field 20 of /proc/PID/stat), read
  * with pread() on an fd kept open (*fd < 0 at first).  -1 with errno.
@@ -103,13 +109,14 @@ int procfs_num_threads(pid_t pid, int *fd);
 /*
  * The CPU time of process pid, from /proc/PID/stat, in ns at clock-tick
  * resolution (10 ms with USER_HZ 100): self_ns, of its own threads, the
- * exited ones included (utime + stime, fields 14-15); children_ns, of the
+ * exited ones included (utime + stime, fields 14-15), and of that sys_ns,
+ * its time in the kernel (stime); children_ns, of the
  * children it has waited for, with their own waited-for descendants
  * (cutime + cstime, fields 16-17); and its thread count (field 20).
  * Readable until the process is reaped.  0, or -1 with errno.
  */
 struct procfs_cpu {
-	uint64_t self_ns, children_ns;
+	uint64_t self_ns, sys_ns, children_ns;
 	int threads;
 };
 int procfs_cpu_times(pid_t pid, struct procfs_cpu *c);

@@ -33,6 +33,7 @@
 #include "reaper.h"
 #include "sampler.h"
 #include "seccomp.h"
+#include "sysbias.h"
 #include "threadtab.h"
 #include "timeutil.h"
 #include "unwind.h"
@@ -54,6 +55,7 @@ struct queued {
 	struct user_regs_struct regs;
 	uint64_t stack_start;
 	size_t off, len; /* in arena */
+	bool at_syscall; /* capture_at_syscall_exit() said so */
 };
 
 struct sampler {
@@ -119,7 +121,7 @@ static void child_exited(struct sampler *s, pid_t pid, int status)
 	}
 }
 
-static void record_stack(struct sampler *s, struct thread *th);
+static void record_stack(struct sampler *s, struct thread *th, bool at_syscall);
 
 /*
  * Keep a capture for unwinding once the tick's stops are all in: unwinding
@@ -159,6 +161,7 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	q->stack_start = s->cap.stack_start;
 	q->off = s->arena_len;
 	q->len = s->cap.stack_len;
+	q->at_syscall = capture_at_syscall_exit(&s->cap.regs);
 	s->arena_len += s->cap.stack_len;
 }
 
@@ -250,6 +253,28 @@ gone:
 		seccomp_defuse(th->tid);
 }
 
+/* The pause's buckets: 1 us below PAUSE_FINE_US, then 100 us. */
+static void count_in(uint32_t *hist, uint64_t ns)
+{
+	uint64_t us = ns / NSEC_PER_USEC;
+	size_t b = us < PAUSE_FINE_US ?
+			   us :
+			   PAUSE_FINE_US + (us - PAUSE_FINE_US) / 100;
+
+	hist[b < PAUSE_BUCKETS ? b : PAUSE_BUCKETS - 1]++;
+}
+
+/* From PTRACE_INTERRUPT to the stop's report (waitpid()), for --stats:
+ * how long a stop takes to land, which tells how far from the moment of
+ * the tick a sample can be (SYSTEM CALL BIAS in ptprof(1)). */
+static void count_stop_latency(struct sampler_stats *st, uint64_t ns)
+{
+	st->stop_lat_n++;
+	if (ns > st->stop_lat_max_ns)
+		st->stop_lat_max_ns = ns;
+	count_in(st->stop_lat_hist, ns);
+}
+
 /*
  * A stop we asked for: capture the thread, let it go at once, and queue
  * the copy for unwinding after the stop window.  A LATE stop is captured
@@ -267,6 +292,8 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 	th->pending_sig = sig;
 	if (th->state == TS_SEIZED && s->pending)
 		s->pending--;
+	if (asked && th->intr_ns)
+		count_stop_latency(s->st, mono_now_ns() - th->intr_ns);
 	/* During unwind_queued() the queue and arena are in use: a stop
 	 * that comes then is let go uncaptured. */
 	if (asked && !s->unwinding && reserve_capture(s) == 0)
@@ -456,17 +483,26 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 	return false;
 }
 
-/* Record one stack of th, counting for count samples. */
-static bool emit(struct sampler *s, struct thread *th, const uint64_t *pcs,
-		 size_t n, uint64_t count)
+/* Add count samples of one stack of th. */
+static bool add_samples(struct sampler *s, struct thread *th,
+			const uint64_t *pcs, size_t n, uint64_t count)
 {
 	if (stacktab_add(s->tab, pcs, n, count))
 		return false;
 	s->st->samples += count;
-	s->st->stacks++;
 	if (s->cfg->on_stack)
 		s->cfg->on_stack(s->cfg->on_stack_arg, th->tid, th->name, pcs,
 				 n, count);
+	return true;
+}
+
+/* Record one stack of th, counting for count samples. */
+static bool emit(struct sampler *s, struct thread *th, const uint64_t *pcs,
+		 size_t n, uint64_t count)
+{
+	if (!add_samples(s, th, pcs, n, count))
+		return false;
+	s->st->stacks++;
 	return true;
 }
 
@@ -621,6 +657,7 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	if (push_active(s, th)) {
 		/* A seized thread can only be detached from a stop: ask for
 		 * one, and let the LATE path release it when it comes. */
+		th->intr_ns = mono_now_ns();
 		ptctl_interrupt(tid);
 		th->state = TS_LATE;
 		return -1;
@@ -755,22 +792,31 @@ static int seize_all(struct sampler *s)
  */
 static void interrupt_all(struct sampler *s)
 {
-	for (size_t i = 0; i < s->nactive; i++)
+	for (size_t i = 0; i < s->nactive; i++) {
+		s->active[i]->intr_ns = mono_now_ns();
 		ptctl_interrupt(s->active[i]->tid);
+	}
 	s->pending = s->nactive;
 	s->st->threads_stopped += s->nactive;
+}
+
+/* Keep a copy of a stack in *keep (*keep_n frames). */
+static void keep_stack(uint64_t **keep, size_t *keep_n, const uint64_t *pcs,
+		       size_t n)
+{
+	uint64_t *p = realloc(*keep, n * sizeof(*pcs));
+
+	if (!p)
+		return; /* then the older one stays: no harm */
+	memcpy(p, pcs, n * sizeof(*pcs));
+	*keep = p;
+	*keep_n = n;
 }
 
 /* Remember a thread's stack for --wall ticks on which it does not run. */
 static void keep_last_stack(struct thread *th, const uint64_t *pcs, size_t n)
 {
-	uint64_t *p = realloc(th->last_pcs, n * sizeof(*pcs));
-
-	if (!p)
-		return; /* then it is stopped again next time: no harm */
-	memcpy(p, pcs, n * sizeof(*pcs));
-	th->last_pcs = p;
-	th->last_n = n;
+	keep_stack(&th->last_pcs, &th->last_n, pcs, n);
 }
 
 /* Unwind the capture in s->view, and time it (wall time: an unwind makes
@@ -832,16 +878,87 @@ static void unwind_queued(struct sampler *s)
 		s->view.stack_start = q->stack_start;
 		s->view.stack_len = q->len;
 		s->view.stack = q->len ? s->arena + q->off : NULL;
-		record_stack(s, q->th);
+		record_stack(s, q->th, q->at_syscall);
 	}
 	s->nqueued = 0;
 	s->arena_len = 0;
 	s->unwinding = false;
 }
 
-static void record_stack(struct sampler *s, struct thread *th)
+/* Keep a stack in the ring, over its oldest. */
+static void ring_put(struct stack_ring *r, const uint64_t *pcs, size_t n)
+{
+	keep_stack(&r->pcs[r->put], &r->n[r->put], pcs, n);
+	if (!r->pcs[r->put])
+		return;
+	r->put = (r->put + 1) % STACK_RING;
+	if (r->count < STACK_RING)
+		r->count++;
+}
+
+/* count samples spread one by one over the stacks of the ring. */
+static bool ring_add(struct sampler *s, struct thread *th, struct stack_ring *r,
+		     uint64_t count)
+{
+	for (; count; count--) {
+		unsigned i = r->turn++ % r->count;
+
+		if (!add_samples(s, th, r->pcs[i], r->n[i], 1))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * CPU mode: the system call bias correction (sysbias.h, ptprof(1) SYSTEM
+ * CALL BIAS).  The stack's samples are split by the thread's utime and
+ * stime, read now (after the release: one pread of the stat file kept
+ * open for its state): the part of this stack's kind stays on it, the
+ * other is spread over the thread's last stacks of the other kind (a
+ * few, not one: when most stops land at calls' exits, the rare stop in
+ * user code would take all the user time until the next).  A stop at a
+ * call's exit with no stack stopped in user code yet gives the user part
+ * to its own stack without the leaf (the call's wrapper): the caller
+ * that made the call, where the time before the call was spent, or below.
+ */
+static bool emit_split(struct sampler *s, struct thread *th,
+		       const uint64_t *pcs, size_t n, uint64_t count, bool at)
+{
+	struct sysbias_parts parts;
+	uint64_t ut = 0, stime = 0;
+	bool read = procfs_read_task_times(s->cfg->pid, th->tid,
+					   &th->cpu.stat_fd, &ut, &stime) == 0;
+	struct stack_ring *mine = at ? &th->sys_stacks : &th->user_stacks;
+	struct stack_ring *other = at ? &th->user_stacks : &th->sys_stacks;
+
+	sysbias_split(&th->bias, s->period_ns, count, at, read, ut, stime,
+		      &parts);
+	if (parts.here && !add_samples(s, th, pcs, n, parts.here))
+		return false;
+	ring_put(mine, pcs, n);
+	if (!parts.other)
+		return true;
+	s->st->samples_moved += parts.other;
+	if (other->count)
+		return ring_add(s, th, other, parts.other);
+	if (at && n > 1) {
+		s->st->samples_to_caller += parts.other;
+		return add_samples(s, th, pcs + 1, n - 1, parts.other);
+	}
+	return add_samples(s, th, pcs, n, parts.other);
+}
+
+/*
+ * A stack whose stop came at a system call's exit is counted as such
+ * (sampler_stats.samples_at_syscall).  The registers said so
+ * (at_syscall); the instruction before the PC confirms it (a page fault
+ * leaves the same registers), read now that the thread runs again.
+ */
+static void record_stack(struct sampler *s, struct thread *th, bool at_syscall)
 {
 	int n = unwind_captured(s);
+	uint64_t count;
+	bool ok;
 
 	/* A PC in no known mapping: a library was loaded since the maps were
 	 * last read (right after exec, libc is not there yet), and the chain
@@ -852,7 +969,17 @@ static void record_stack(struct sampler *s, struct thread *th)
 		n = unwind_captured(s);
 	if (n <= 0 || s->stopping)
 		return;
-	if (!emit(s, th, s->pcs, (size_t)n, cpuacct_weight(&th->cpu, &s->acct)))
+	count = cpuacct_weight(&th->cpu, &s->acct);
+	at_syscall = at_syscall && unwinder_after_syscall(s->unw, &s->view);
+	if (at_syscall) {
+		s->st->stacks_at_syscall++;
+		s->st->samples_at_syscall += count;
+	}
+	if (s->cfg->wall)
+		ok = emit(s, th, s->pcs, (size_t)n, count);
+	else if ((ok = emit_split(s, th, s->pcs, (size_t)n, count, at_syscall)))
+		s->st->stacks++;
+	if (!ok)
 		return;
 	s->live_tid = th->tid;
 	if (s->cfg->wall)
@@ -908,7 +1035,10 @@ static void reclaim_leader(struct sampler *s)
 	if (procfs_tracer_pid_of(pid, pid) != (int)getpid())
 		return;
 	th = threadtab_get(s->threads, pid, true);
-	if (!th || ptctl_interrupt(pid))
+	if (!th)
+		return;
+	th->intr_ns = mono_now_ns();
+	if (ptctl_interrupt(pid))
 		return;
 	if (th->state != TS_LATE) {
 		th->state = TS_LATE;
@@ -918,16 +1048,11 @@ static void reclaim_leader(struct sampler *s)
 
 static void count_pause(struct sampler_stats *st, uint64_t ns)
 {
-	uint64_t us = ns / NSEC_PER_USEC;
-	size_t b = us < PAUSE_FINE_US ?
-			   us :
-			   PAUSE_FINE_US + (us - PAUSE_FINE_US) / 100;
-
 	st->ticks++;
 	st->pause_total_ns += ns;
 	if (ns > st->pause_max_ns)
 		st->pause_max_ns = ns;
-	st->pause_hist[b < PAUSE_BUCKETS ? b : PAUSE_BUCKETS - 1]++;
+	count_in(st->pause_hist, ns);
 }
 
 unsigned sampler_unwind_quantile(const struct sampler_stats *st, double q)
@@ -949,11 +1074,14 @@ unsigned sampler_unwind_quantile(const struct sampler_stats *st, double q)
 	return UNWIND_BUCKETS;
 }
 
-uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q)
+/* The q-quantile of n values counted in hist (the pause's buckets):
+ * the bucket's upper bound, at most max_ns. */
+static uint64_t hist_quantile(const uint32_t *hist, uint64_t n, uint64_t max_ns,
+			      double q)
 {
-	uint64_t want = (uint64_t)(q * (double)st->ticks + 0.5), seen = 0;
+	uint64_t want = (uint64_t)(q * (double)n + 0.5), seen = 0;
 
-	if (!st->ticks)
+	if (!n)
 		return 0;
 	if (want < 1)
 		want = 1;
@@ -963,13 +1091,24 @@ uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q)
 					 PAUSE_FINE_US +
 						 (b - PAUSE_FINE_US + 1) * 100;
 
-		seen += st->pause_hist[b];
+		seen += hist[b];
 		if (seen >= want)
-			return hi_us * NSEC_PER_USEC < st->pause_max_ns ?
+			return hi_us * NSEC_PER_USEC < max_ns ?
 				       hi_us * NSEC_PER_USEC :
-				       st->pause_max_ns;
+				       max_ns;
 	}
-	return st->pause_max_ns;
+	return max_ns;
+}
+
+uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q)
+{
+	return hist_quantile(st->pause_hist, st->ticks, st->pause_max_ns, q);
+}
+
+uint64_t sampler_stop_quantile(const struct sampler_stats *st, double q)
+{
+	return hist_quantile(st->stop_lat_hist, st->stop_lat_n,
+			     st->stop_lat_max_ns, q);
 }
 
 /*

@@ -152,6 +152,21 @@ struct sampler_stats {
 	uint64_t pause_total_ns; /* sum over ticks of first interrupt..last detach */
 	uint64_t pause_max_ns;
 	uint32_t pause_hist[PAUSE_BUCKETS]; /* ticks per pause bucket */
+	/* Stop latency: from a thread's PTRACE_INTERRUPT to its stop's report
+	 * (LATE ones too), per stop, in the pause's buckets. */
+	uint64_t stop_lat_n, stop_lat_max_ns;
+	uint32_t stop_lat_hist[PAUSE_BUCKETS];
+	/* Stacks (and the samples they count for) whose stop came at the
+	 * exit of a system call that returned, of a thread that was running
+	 * (capture_at_syscall_exit() and a `syscall` before the PC): a stop
+	 * lands at the thread's next return to user mode, which the call's
+	 * exit often reaches before the interrupt does (ptprof(1), SYSTEM
+	 * CALL BIAS). */
+	uint64_t stacks_at_syscall, samples_at_syscall;
+	/* The correction (sysbias.h): samples given to the thread's last
+	 * stack of the other kind, and of those, to the caller of the call
+	 * (no stack stopped in user code yet). */
+	uint64_t samples_moved, samples_to_caller;
 	/* Wall time of each unwind (from the copy, after the release), by
 	 * microsecond up to UNWIND_BUCKETS - 1 (the last bucket: longer). */
 	uint64_t unwind_hist[UNWIND_BUCKETS];
@@ -196,6 +211,9 @@ int sampler_run(const struct sampler_config *config, struct stacktab *tab,
 /* The q-quantile (0..1) of the pause per tick, in ns (bucket upper bound,
  * at most pause_max_ns); 0 without ticks. */
 uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q);
+
+/* The q-quantile (0..1) of the stop latency, in ns (as the pause's). */
+uint64_t sampler_stop_quantile(const struct sampler_stats *st, double q);
 
 /* The q-quantile (0..1) of the time one unwind took, in us (bucket upper
  * bound; UNWIND_BUCKETS means longer); 0 without unwinds. */

@@ -17,6 +17,10 @@ static void thread_free(struct thread *th)
 {
 	cpuacct_close(&th->cpu);
 	free(th->last_pcs);
+	for (int i = 0; i < STACK_RING; i++) {
+		free(th->user_stacks.pcs[i]);
+		free(th->sys_stacks.pcs[i]);
+	}
 	free(th);
 }
 

@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include "cpuacct.h"
+#include "sysbias.h"
 
 enum thread_state {
 	TS_IDLE,   /* not traced by us */
@@ -37,12 +38,23 @@ enum thread_state {
 	TS_GONE,   /* exited */
 };
 
+/* A thread's last few stacks of one kind, to spread samples over. */
+#define STACK_RING 4
+struct stack_ring {
+	uint64_t *pcs[STACK_RING];
+	size_t n[STACK_RING];
+	unsigned count; /* stacks kept, at most STACK_RING */
+	unsigned put;	/* where the next one goes */
+	unsigned turn;	/* which one gets the next sample */
+};
+
 struct thread {
 	pid_t tid;
 	enum thread_state state;
 	int pending_sig;     /* signal to hand back on detach, or 0 */
 	bool sampled;	     /* at least one stack recorded */
 	uint64_t seen_tick;  /* last tick it was listed in /proc */
+	uint64_t intr_ns;    /* when it was last PTRACE_INTERRUPTed */
 	struct cpuacct cpu;  /* its CPU time: due or not, sample weight */
 	char name[16];	     /* comm, when names are wanted ("" unread) */
 	uint64_t name_tick;  /* tick the name was read at */
@@ -65,6 +77,11 @@ struct thread {
 	int sc_filters;
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
 	size_t last_n;
+	/* CPU mode: the system call bias correction (sysbias.h): the split
+	 * of its time, its last stacks stopped in user code and at a system
+	 * call's exit. */
+	struct sysbias_thread bias;
+	struct stack_ring user_stacks, sys_stacks;
 	struct thread *next_;
 };
 

@@ -647,6 +647,26 @@ void unwinder_counters(const struct unwinder *u, struct unwinder_counters *c)
 	*c = u->count;
 }
 
+bool unwinder_after_syscall(struct unwinder *u, const struct capture *cap)
+{
+	uint64_t at = cap->regs.rip - 2;
+	const struct map_entry *e;
+	const struct module *mod = NULL;
+	uint8_t b[2];
+	int rc = -1;
+
+	if (cap->regs.rip < 2)
+		return false;
+	e = maps_find(u->maps, at);
+	if (e && !e->write && at + sizeof(b) <= e->end)
+		mod = modcache_get(u->mods, e, cap->tid);
+	if (mod)
+		rc = modcache_read(mod, e, at, b, sizeof(b));
+	if (rc)
+		rc = read_target(cap->tid, at, b, sizeof(b));
+	return rc == 0 && b[0] == 0x0f && b[1] == 0x05;
+}
+
 int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 		    uint64_t *pcs, int max)
 {

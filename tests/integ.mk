@@ -15,11 +15,16 @@ check_PROGRAMS += \
 	tests/targets/waker \
 	tests/targets/mangled \
 	tests/targets/cpuwait \
+	tests/targets/sysloop \
 	tests/targets/hostile
 
 tests_targets_cpuwait_SOURCES = tests/targets/cpuwait.c
 tests_targets_cpuwait_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_cpuwait_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+tests_targets_sysloop_SOURCES = tests/targets/sysloop.c
+tests_targets_sysloop_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_sysloop_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 tests_targets_split_SOURCES = tests/targets/split.c
 tests_targets_split_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -67,6 +72,7 @@ tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 TESTS += \
 	tests/vdso.test \
+	tests/syscall-bias.test \
 	tests/late-stop.test \
 	tests/cpu-mode.test \
 	tests/quiet-threads.test \
