@@ -4,7 +4,8 @@
  *   alias SECONDS    print "ready", then for SECONDS of wall time burn CPU
  *                    in slice_a during the even 5 ms slices of
  *                    CLOCK_MONOTONIC (absolute: [0, 5 ms), [10, 15 ms)...)
- *                    and in slice_b during the odd ones; exit 0.
+ *                    and in slice_b during the odd ones; print "ran N% of
+ *                    the time" (its CPU time over that wall time); exit 0.
  *
  * Half the time in each, in a 10 ms cycle: a profiler ticking every 10 ms
  * on a fixed grid sees one phase of the cycle only, and the split it
@@ -17,10 +18,17 @@
  * clocksource; a VM whose clocksource has no vDSO read makes it one, every
  * 10 us), since CPU mode puts samples on system calls far beyond the time
  * they take (target.h).  A slice ends at most one chunk late.
+ *
+ * The share of the time it ran tells a test whether the machine left it
+ * alone: a thread that waits for a CPU is stopped where the scheduler
+ * took the CPU away, mostly at its scheduler ticks (every 4 ms with
+ * HZ=250), which are locked to the clock too, so on a machine too busy to
+ * let it run its samples come from those points, not from a uniform phase.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "target.h"
@@ -63,7 +71,9 @@ NOIPA void slice_b(uint64_t until)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? strtod(argv[1], NULL) : 5.0;
-	uint64_t end, t;
+	uint64_t start, end, t;
+	struct rusage ru;
+	double cpu;
 
 	if (!(secs > 0 && secs < 3600)) {
 		fprintf(stderr, "usage: alias SECONDS (0 < SECONDS < 3600)\n");
@@ -71,7 +81,8 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	end = mono_ns() + (uint64_t)(secs * 1e9);
+	start = mono_ns();
+	end = start + (uint64_t)(secs * 1e9);
 	while ((t = mono_ns()) < end) {
 		uint64_t slice = t / SLICE_NS;
 
@@ -80,5 +91,10 @@ int main(int argc, char **argv)
 		else
 			slice_a((slice + 1) * SLICE_NS);
 	}
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 1;
+	cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	      (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	printf("ran %.0f%% of the time\n", 100 * cpu / ((t - start) / 1e9));
 	return 0;
 }
