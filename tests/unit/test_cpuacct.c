@@ -100,13 +100,14 @@ int main(void)
 	burn_ms(5);
 	nanosleep(&pause, NULL);
 	/* The burn goes into the carry one check late (the ticks are
-	 * jittered: cpuacct_due()), so this check is not due yet. */
+	 * jittered: cpuacct_due()), so this check is not due yet.  (How
+	 * much of the 5 ms it got depends on the machine's load: only
+	 * where it went is checked.) */
 	cpuacct_new_tick(&busy);
 	CHECK(cpuacct_read(&busy, pid, tid) == 0);
 	CHECK(cpuacct_due(&busy, &cpu, tid, mono_now_ns()) == 0);
-	CHECKF(busy.carry == 0 && busy.pending >= 4 * PERIOD_NS,
-	       "carry %lld pending %llu", (long long)busy.carry,
-	       (unsigned long long)busy.pending);
+	CHECKF(busy.carry == 0 && busy.pending > 0, "carry %lld pending %llu",
+	       (long long)busy.carry, (unsigned long long)busy.pending);
 	nanosleep(&pause, NULL);
 
 	/* None left: the read fails, and nothing is due on a guess. */
