@@ -76,6 +76,7 @@ int cpuacct_read(struct cpuacct *c, pid_t pid, pid_t tid)
 	     c->runs_now < c->runs_base)) {
 		c->have_cpu = false;
 		c->carry = 0;
+		c->pending = 0;
 		c->quiet = false;
 		c->idle_checks = 0;
 		return 1;
@@ -111,6 +112,7 @@ void cpuacct_rebase(struct cpuacct *c)
 void cpuacct_drop_carry(struct cpuacct *c)
 {
 	c->carry = 0;
+	c->pending = 0;
 }
 
 bool cpuacct_resting(const struct cpuacct *c, const struct cpuacct_proc *p)
@@ -169,6 +171,19 @@ static int cpuacct_on_cpu_now(struct cpuacct *c, const struct cpuacct_proc *p,
  *
  * A thread seen for the first time has no baseline: it is due when /proc
  * says it is runnable (R), or in --wall mode.
+ *
+ * The time of the interval that ends at this tick goes into carry only at
+ * the next tick (pending until then): the ticks are jittered (ticksched.h),
+ * and a tick's offset decides both where its stack is taken and how long
+ * the interval before it was.  Were that interval's time counted at once,
+ * the stack of an early tick (a short interval) would count for less, or
+ * not be taken at all, and that of a late one for more: a thread whose
+ * work is locked to the clock would see the time of one phase of its
+ * cycle moved onto another (35/65 seen for a 50/50 cycle at 100 Hz).
+ * Worse, a running thread's schedstat moves only at its scheduler ticks
+ * (4 ms apart with HZ=250) or when it is switched out, as at our stops, so
+ * an early tick finds even less.  Counted one tick late, the time a stack
+ * stands for was settled before its tick's offset was drawn.
  */
 int cpuacct_due(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid,
 		uint64_t now_ns)
@@ -195,7 +210,8 @@ int cpuacct_due(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid,
 	interval = now_ns - c->read_ns;
 	c->read_ns = now_ns;
 	idle = used <= self_cost && c->runs_now - c->runs_base <= 2;
-	c->carry += (int64_t)used;
+	c->carry += (int64_t)c->pending;
+	c->pending = used;
 	c->cpu_base = c->cpu_now;
 	c->runs_base = c->runs_now;
 	c->idle_checks = idle ? c->idle_checks + 1 : 0;

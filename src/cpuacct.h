@@ -2,12 +2,13 @@
  * cpuacct.h - CPU accounting of the target's threads: which are due for
  * a sample, and how many samples a stack counts for.
  *
- * CPU mode: at each tick a thread's on-CPU time (schedstat) since its last
- * reading goes into its carry, the time not yet counted in a sample.  A
- * thread is due once its carry reaches half a period and it is running
- * (or runnable) now; its stack then counts for its carry in periods,
- * rounded, and the rest is carried on.  So a thread using 30% of a core
- * gets 30% of a core's samples wherever the ticks fall.  --wall: a thread
+ * CPU mode: at each tick a thread's on-CPU time (schedstat) up to its
+ * previous reading goes into its carry, the time not yet counted in a
+ * sample (one tick late: see cpuacct_due()).  A thread is due once its
+ * carry reaches half a period and it is running (or runnable) now; its
+ * stack then counts for its carry in periods, rounded, and the rest is
+ * carried on.  So a thread using 30% of a core gets 30% of a core's
+ * samples wherever the ticks fall.  --wall: a thread
  * is due whenever it ran at all, and every stack counts once.
  *
  * Quiet threads: one found idle 8 readings in a row is no longer read;
@@ -48,6 +49,9 @@ struct cpuacct {
 	bool quiet;	      /* idle long: read only at a sweep */
 	int64_t carry;	      /* CPU mode: on-CPU ns not yet counted in a
 				 sample (negative: counted ahead) */
+	uint64_t pending;     /* CPU mode: on-CPU ns of the interval that
+				 ended at the last due check, which goes
+				 into carry at the next (cpuacct_due()) */
 };
 
 struct cpuacct_proc {

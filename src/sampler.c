@@ -35,6 +35,7 @@
 #include "seccomp.h"
 #include "sysbias.h"
 #include "threadtab.h"
+#include "ticksched.h"
 #include "timeutil.h"
 #include "unwind.h"
 
@@ -1332,15 +1333,17 @@ static void report_progress(struct sampler *s, uint64_t start)
 	s->cfg->progress(s->cfg->progress_arg, s->st);
 }
 
-/* Run ticks on absolute deadlines until something ends the run. */
+/* Run ticks on absolute, jittered deadlines (ticksched.h) until something
+ * ends the run. */
 static int run_loop(struct sampler *s, uint64_t start)
 {
 	uint64_t end = s->cfg->duration_ns ? start + s->cfg->duration_ns : 0;
-	uint64_t next = start;
+	struct ticksched sched;
 	bool ticked = false;
 
+	ticksched_init(&sched, start, s->period_ns, ticksched_seed());
 	for (;;) {
-		uint64_t now = mono_now_ns();
+		uint64_t now = mono_now_ns(), next = ticksched_next(&sched);
 
 		if (s->target_gone) {
 			s->st->end = SAMPLER_END_TARGET_EXITED;
@@ -1367,8 +1370,7 @@ static int run_loop(struct sampler *s, uint64_t start)
 		}
 		/* A late tick is taken once; the deadlines it overran are
 		 * counted as missed, never caught up in a burst. */
-		s->st->missed_ticks += (now - next) / s->period_ns;
-		next += ((now - next) / s->period_ns + 1) * s->period_ns;
+		s->st->missed_ticks += ticksched_take(&sched, now);
 		if (tick(s))
 			return -1;
 		ticked = true;

@@ -2,7 +2,9 @@
  * sampler.h - the sampling loop: stop the threads that ran, take their
  * stacks, let them go.
  *
- * Every tick, on an absolute CLOCK_MONOTONIC deadline, the sampler:
+ * Every tick, on an absolute CLOCK_MONOTONIC deadline jittered within its
+ * period (ticksched.h: the grid is fixed, each slot's offset uniform, so
+ * work cycling at the tick rate cannot alias), the sampler:
  *  1. reads each thread's CPU time (cpuacct.h) and decides which threads
  *     are due: in CPU mode those that used half a period or more since
  *     their last sample and are running now; with --wall (config->wall)
@@ -27,8 +29,9 @@
  *     known mapping (a library was loaded), and records the stacks.
  * Between ticks nothing of the target is traced, except LATE threads.
  * /proc/PID/task is listed again when threads may have come or gone (at a
- * sweep, on a changed thread count, once a second).  A tick that starts
- * late is counted as missed; ticks are never bunched.
+ * sweep, on a changed thread count, once a second).  A deadline that
+ * passes without a tick (one started late) is counted as missed; ticks
+ * are never bunched (none starts within period/8 of the last).
  *
  * Contract:
  *  - sampler_run() blocks the caller until the duration ends, a signal of

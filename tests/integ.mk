@@ -16,7 +16,12 @@ check_PROGRAMS += \
 	tests/targets/mangled \
 	tests/targets/cpuwait \
 	tests/targets/sysloop \
-	tests/targets/hostile
+	tests/targets/hostile \
+	tests/targets/alias
+
+tests_targets_alias_SOURCES = tests/targets/alias.c
+tests_targets_alias_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_alias_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 tests_targets_cpuwait_SOURCES = tests/targets/cpuwait.c
 tests_targets_cpuwait_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -90,6 +95,7 @@ TESTS += \
 	tests/chain.test \
 	tests/threads.test \
 	tests/modes.test \
+	tests/alias.test \
 	tests/select.test \
 	tests/pprof-google.test \
 	tests/pprof-go.test \

@@ -7,7 +7,9 @@
  *  - with no descriptor left, the read fails with EMFILE;
  *  - cpuacct_due() never guesses: a thread whose state cannot be read is
  *    not due in CPU mode (-1, EMFILE), first seen or with a carry due;
- *    in --wall mode a first-seen thread is due without a read.
+ *    in --wall mode a first-seen thread is due without a read;
+ *  - the CPU time of the interval that ends at a check goes into the
+ *    carry at the next check (the ticks are jittered: cpuacct_due()).
  */
 #include "config.h"
 
@@ -96,6 +98,16 @@ int main(void)
 	CHECK(cpuacct_read(&busy, pid, tid) == 0);
 	CHECK(cpuacct_due(&busy, &cpu, tid, mono_now_ns()) == 1); /* R, first */
 	burn_ms(5);
+	nanosleep(&pause, NULL);
+	/* The burn goes into the carry one check late (the ticks are
+	 * jittered: cpuacct_due()), so this check is not due yet.  (How
+	 * much of the 5 ms it got depends on the machine's load: only
+	 * where it went is checked.) */
+	cpuacct_new_tick(&busy);
+	CHECK(cpuacct_read(&busy, pid, tid) == 0);
+	CHECK(cpuacct_due(&busy, &cpu, tid, mono_now_ns()) == 0);
+	CHECKF(busy.carry == 0 && busy.pending > 0, "carry %lld pending %llu",
+	       (long long)busy.carry, (unsigned long long)busy.pending);
 	nanosleep(&pause, NULL);
 
 	/* None left: the read fails, and nothing is due on a guess. */
