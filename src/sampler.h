@@ -149,6 +149,11 @@ struct sampler_stats {
 	uint64_t reused_samples; /* --wall samples that reused a last stack */
 	uint64_t sweeps;	 /* ticks that read every quiet thread */
 	uint64_t late_captured;	 /* LATE stops captured after their tick */
+	/* CPU mode: samples given at the end to threads' last stacks for
+	 * their CPU time not yet counted; CPU time (ns) the target used that
+	 * no stack could be given (see settle_all() in sampler.c). */
+	uint64_t settled_samples;
+	uint64_t unsampled_ns;
 	uint64_t pause_total_ns; /* sum over ticks of first interrupt..last detach */
 	uint64_t pause_max_ns;
 	uint32_t pause_hist[PAUSE_BUCKETS]; /* ticks per pause bucket */

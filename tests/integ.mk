@@ -15,11 +15,16 @@ check_PROGRAMS += \
 	tests/targets/waker \
 	tests/targets/mangled \
 	tests/targets/cpuwait \
+	tests/targets/bursts \
 	tests/targets/hostile
 
 tests_targets_cpuwait_SOURCES = tests/targets/cpuwait.c
 tests_targets_cpuwait_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_cpuwait_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+tests_targets_bursts_SOURCES = tests/targets/bursts.c
+tests_targets_bursts_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_bursts_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 tests_targets_split_SOURCES = tests/targets/split.c
 tests_targets_split_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -69,6 +74,8 @@ TESTS += \
 	tests/vdso.test \
 	tests/late-stop.test \
 	tests/cpu-mode.test \
+	tests/cpu-total.test \
+	tests/cpu-1khz.test \
 	tests/quiet-threads.test \
 	tests/report.test \
 	tests/report-symbols.test \
