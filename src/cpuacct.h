@@ -15,7 +15,8 @@
  * kernel brings a running thread's schedstat up to date only at its own
  * scheduler ticks.  Its stack counts for one period, borrowed from its
  * carry (which goes negative), and schedstat pays it back when it catches
- * up.  A thread may borrow at most BORROW_MAX_NS beyond its carry.
+ * up.  How far it may be ahead is bounded (BORROW_MAX_NS in cpuacct.c: 12
+ * ms less one period).
  *
  * Small carries: a thread that runs (R, and ran since its last check) with
  * under half a period of carry is due too while it and the threads that
@@ -25,11 +26,12 @@
  * its own carry pays (it goes negative; the others' stay, and are paid by
  * their own samples).  The carries of running threads are left out: they
  * are paid by their own samples soon, and a light thread must not take a
- * busy one's time.  So threads
- * that run in bursts too short to build up half a period each are
- * sampled, in proportion to how often they run, and the total stays
- * right.  What is left at the end goes to each thread's last stack
- * (cpuacct_settle()), or is reported as unsampled.
+ * busy one's time.  So threads that run in bursts too short to build up
+ * half a period each are sampled, in proportion to how often they run.
+ * Busy threads aside, no stack puts the threads together more than half a
+ * period ahead of the CPU time read (carry_sum): such a stack counts for
+ * 0 (cpuacct_weight()).  What is left at the end goes to each thread's
+ * last stack (cpuacct_settle()), or is reported as unsampled.
  *
  * Quiet threads: one found idle 8 readings in a row is no longer read;
  * the process's CPU-time clock tells when some quiet thread may have run
@@ -71,7 +73,8 @@ struct cpuacct {
 	int64_t pool_w;	      /* due for the threads' small carries: the
 				 samples its stack counts for, or 0 */
 	bool pool_stack;      /* it was sampled so, at least once */
-	bool borrowing;	      /* due as running, ahead of its schedstat */
+	bool borrowing;	      /* due as running and busy: counted ahead
+				 of its schedstat if need be */
 	int64_t contrib;      /* its part of idle_sum */
 	int64_t carry;	      /* CPU mode: on-CPU ns not yet counted in a
 				 sample (negative: counted ahead) */
