@@ -5,8 +5,10 @@
  * Every tick, on an absolute CLOCK_MONOTONIC deadline, the sampler:
  *  1. reads each thread's CPU time (cpuacct.h) and decides which threads
  *     are due: in CPU mode those that used half a period or more since
- *     their last sample and are running now; with --wall (config->wall)
- *     those that ran at all.  A thread that is not due is not touched:
+ *     their last sample and are running now, those running at two checks
+ *     in a row (above ~250 Hz schedstat lags), and those running with a
+ *     small carry while the idle threads' carries add up to half a period
+ *     (cpuacct.h); with --wall (config->wall) those that ran at all.  A thread that is not due is not touched:
  *     in CPU mode its time is carried on, so that its stack, when it is
  *     taken, counts for the periods it used (a thread using 30% of a core
  *     gets 30% of a core's samples wherever the ticks fall); with --wall
@@ -26,6 +28,9 @@
  *  5. unwinds the copies, re-reading /proc/PID/maps when a PC lies in no
  *     known mapping (a library was loaded), and records the stacks.
  * Between ticks nothing of the target is traced, except LATE threads.
+ * At the end of a CPU profile, the CPU time read but not yet in a sample
+ * goes to the threads' last stacks (settle_all() in sampler.c), and what
+ * has no stack to go to is counted in stats->unsampled_ns.
  * /proc/PID/task is listed again when threads may have come or gone (at a
  * sweep, on a changed thread count, once a second).  A tick that starts
  * late is counted as missed; ticks are never bunched.
