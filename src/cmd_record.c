@@ -208,6 +208,27 @@ static void warn_fd_limit(const struct sampler_stats *st)
 			st->threads_unkept == 1 ? "" : "s", lim);
 }
 
+/*
+ * CPU mode: CPU time the target used that no stack could be given (threads
+ * never caught running, or that exited between two readings): the profile
+ * misses it, so say how much when it is 0.1 s and 5% of the total or more.
+ */
+static void warn_unsampled(const struct options *o,
+			   const struct sampler_stats *st)
+{
+	double period = 1.0 / (o->hz ? o->hz : 100);
+	double in = (double)st->samples * period;
+	double out = (double)st->unsampled_ns / NSEC_PER_SEC;
+
+	/* A tenth of a second at least: a shell that only forked and waited
+	 * used a few ms, all of them unsampled (children.test). */
+	if (o->wall || out < 0.1 || out * 20 < in + out)
+		return;
+	cli_msg("warning: %.2f s of the target's CPU time (%.0f%%) is in no "
+		"sample: its threads ran in bursts never caught at a tick",
+		out, 100.0 * out / (in + out));
+}
+
 static uint64_t timeval_ns(const struct timeval *tv)
 {
 	return (uint64_t)tv->tv_sec * NSEC_PER_SEC +
@@ -231,7 +252,8 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		"ptprof: stats: threads stopped %llu, spared %llu (not due), "
 		"not selected %llu, late %llu (%llu sampled when they "
 		"stopped), stacks %llu, samples reusing a last stack %llu, "
-		"sweeps of quiet threads %llu\n",
+		"sweeps of quiet threads %llu, samples given at the end %llu, "
+		"CPU time in no sample %.3f s\n",
 		(unsigned long long)st->threads_stopped,
 		(unsigned long long)st->threads_spared,
 		(unsigned long long)st->threads_unselected,
@@ -239,7 +261,9 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		(unsigned long long)st->late_captured,
 		(unsigned long long)st->stacks,
 		(unsigned long long)st->reused_samples,
-		(unsigned long long)st->sweeps);
+		(unsigned long long)st->sweeps,
+		(unsigned long long)st->settled_samples,
+		(double)st->unsampled_ns / NSEC_PER_SEC);
 	fprintf(stderr,
 		"ptprof: stats: ptprof cpu %.0f us, %.1f us per stack; one "
 		"unwind (from the copy) p50 %u us, p99 %u us\n",
@@ -743,6 +767,7 @@ static void report_run(const struct options *o, const struct output *w,
 	print_summary(o, st, w->records);
 	warn_foreign(st);
 	warn_fd_limit(st);
+	warn_unsampled(o, st);
 	cli_warn_seccomp(st);
 	warn_unselected(sel, st);
 	warn_children(o, watch, st);

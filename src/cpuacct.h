@@ -11,6 +11,29 @@
  * samples wherever the ticks fall.  --wall: a thread
  * is due whenever it ran at all, and every stack counts once.
  *
+ * Running threads (above ~250 Hz): a thread found running at its previous
+ * check and running (R) again is due even if schedstat has not moved: the
+ * kernel brings a running thread's schedstat up to date only at its own
+ * scheduler ticks.  Its stack counts for one period, borrowed from its
+ * carry (which goes negative), and schedstat pays it back when it catches
+ * up.  How far it may be ahead is bounded (BORROW_MAX_NS in cpuacct.c: 12
+ * ms less one period).
+ *
+ * Small carries: a thread that runs (R, and ran since its last check) with
+ * under half a period of carry is due too while it and the threads that
+ * were not running at their last check hold half a period of carry
+ * together (idle_sum, less what threads due this tick took of it
+ * already): its stack then counts for that sum in periods, rounded, which
+ * its own carry pays (it goes negative; the others' stay, and are paid by
+ * their own samples).  The carries of running threads are left out: they
+ * are paid by their own samples soon, and a light thread must not take a
+ * busy one's time.  So threads that run in bursts too short to build up
+ * half a period each are sampled, in proportion to how often they run.
+ * Busy threads aside, no stack puts the threads together more than half a
+ * period ahead of the CPU time read (carry_sum): such a stack counts for
+ * 0 (cpuacct_weight()).  What is left at the end goes to each thread's
+ * last stack (cpuacct_settle()), or is reported as unsampled.
+ *
  * Quiet threads: one found idle 8 readings in a row is no longer read;
  * the process's CPU-time clock tells when some quiet thread may have run
  * (CPU time that no read thread explains), and then every quiet thread is
@@ -47,6 +70,13 @@ struct cpuacct {
 	uint64_t cpu_read;	      /* on-CPU time at its previous read */
 	unsigned idle_checks; /* due checks in a row that found it idle */
 	bool quiet;	      /* idle long: read only at a sweep */
+	bool on_cpu;	      /* CPU mode: found running at its last check */
+	int64_t pool_w;	      /* due for the threads' small carries: the
+				 samples its stack counts for, or 0 */
+	bool pool_stack;      /* it was sampled so, at least once */
+	bool borrowing;	      /* due as running and busy: counted ahead
+				 of its schedstat if need be */
+	int64_t contrib;      /* its part of idle_sum */
 	int64_t carry;	      /* CPU mode: on-CPU ns not yet counted in a
 				 sample (negative: counted ahead) */
 	uint64_t pending;     /* CPU mode: on-CPU ns of the interval that
@@ -66,6 +96,15 @@ struct cpuacct_proc {
 	uint64_t last;	     /* the previous tick's reading */
 	int64_t unexplained; /* CPU time used by no thread that was read */
 	bool sweep;	     /* read the quiet threads too this tick */
+	/* CPU mode totals (see "Small carries" above): */
+	int64_t carry_sum; /* the carries of the threads in the table */
+	int64_t idle_sum;  /* the carries of threads not running at their
+			      last check: the small carries */
+	int64_t reserved;  /* ... given to threads due this tick (pool_w) */
+	int64_t pool;	   /* carries of threads that are gone */
+	int64_t excluded;  /* CPU time not for this profile (dropped) */
+	bool have_first;   /* first is a reading */
+	uint64_t first;	   /* the process clock at the first tick */
 };
 
 void cpuacct_init(struct cpuacct *c);
@@ -93,10 +132,36 @@ uint64_t cpuacct_explain(struct cpuacct *c);
 
 /* After cpuacct_read(): count from this reading on (the time before it
  * is not ours to sample: another tracer held the thread). */
-void cpuacct_rebase(struct cpuacct *c);
+void cpuacct_rebase(struct cpuacct *c, struct cpuacct_proc *p);
 
-/* Forget the CPU time not yet counted in a sample. */
-void cpuacct_drop_carry(struct cpuacct *c);
+/* Forget the CPU time not yet counted in a sample (it is not for this
+ * profile: an unselected thread, one another tracer held). */
+void cpuacct_drop_carry(struct cpuacct *c, struct cpuacct_proc *p);
+
+/* The thread is gone (dropped from the table): its carry goes to the
+ * pool, counted at the end (cpuacct_proc_unsampled()). */
+void cpuacct_gone(const struct cpuacct *c, struct cpuacct_proc *p);
+
+/* At the end, after cpuacct_new_tick() and cpuacct_read(): add what the
+ * thread used since its last check to its carry. */
+void cpuacct_catch_up(struct cpuacct *c, struct cpuacct_proc *p);
+
+/* At the end: take the thread's positive carry, at most *budget (which
+ * it lowers), and with the rounding left by the previous calls (*resid)
+ * give it in whole periods: the samples its last stack gets for it. */
+uint64_t cpuacct_settle(struct cpuacct *c, struct cpuacct_proc *p,
+			int64_t *budget, int64_t *resid);
+
+/* ns more CPU time, with the rounding left by the previous calls
+ * (*resid): the whole periods it makes. */
+uint64_t cpuacct_periods(const struct cpuacct_proc *p, int64_t ns,
+			 int64_t *resid);
+
+/* At the end: the CPU time the process used since the first tick that is
+ * in no sample, no thread's carry and not excluded (threads that exited
+ * between two readings, threads first read after they ran), from its
+ * CPU-time clock; 0 if it cannot be read.  counted_ns: samples x period. */
+int64_t cpuacct_proc_gap(struct cpuacct_proc *p, uint64_t counted_ns);
 
 /* Is the thread left alone this tick: quiet, and the tick no sweep?
  * Then it is neither read nor due. */
@@ -106,11 +171,14 @@ bool cpuacct_resting(const struct cpuacct *c, const struct cpuacct_proc *p);
  * due for a sample?  Updates the carry and the quiet count.  1: due; 0:
  * not; -1 with errno: CPU mode, its state (running or not) could not be
  * read, and it is not due. */
-int cpuacct_due(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid,
+int cpuacct_due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 		uint64_t now_ns);
 
-/* The samples a stack of the thread counts for; takes them off its carry. */
-uint64_t cpuacct_weight(struct cpuacct *c, const struct cpuacct_proc *p);
+/* The samples a stack of the thread counts for; takes them off its carry
+ * (which may go negative: borrowed, see above).  0 when the threads
+ * together have been counted ahead already (carry_sum): the stack is
+ * then only the thread's last known one. */
+uint64_t cpuacct_weight(struct cpuacct *c, struct cpuacct_proc *p);
 
 /* Set up the process's accounting.  Without its CPU-time clock every
  * thread is read every tick. */

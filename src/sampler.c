@@ -491,6 +491,10 @@ static bool add_samples(struct sampler *s, struct thread *th,
 	if (stacktab_add(s->tab, pcs, n, count))
 		return false;
 	s->st->samples += count;
+	if (!th->sampled) {
+		th->sampled = true;
+		s->st->threads_seen++;
+	}
 	if (s->cfg->on_stack)
 		s->cfg->on_stack(s->cfg->on_stack_arg, th->tid, th->name, pcs,
 				 n, count);
@@ -588,7 +592,7 @@ static int seize_refused(struct sampler *s, struct thread *th)
 		}
 		th->tracer = tracer;
 		th->rebased = false;
-		cpuacct_drop_carry(&th->cpu);
+		cpuacct_drop_carry(&th->cpu, &s->acct);
 		th->retry_tick = s->tick + NSEC_PER_SEC / s->period_ns;
 	}
 	errno = EPERM;
@@ -619,19 +623,19 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		 * to sample (its carry was dropped); count from now. */
 		th->rebased = true;
 		if (read_cpu(s, th) == 0)
-			cpuacct_rebase(&th->cpu);
+			cpuacct_rebase(&th->cpu, &s->acct);
 	}
 	due = ran_since_capture(s, th); /* for every thread: see there */
 	if (th->sc_unsafe) {
 		/* Its seccomp filters forbid restart_syscall: its CPU time
 		 * is not sampled (see guard_seccomp()). */
-		cpuacct_drop_carry(&th->cpu);
+		cpuacct_drop_carry(&th->cpu, &s->acct);
 		return 0;
 	}
 	if (!selected(s, th, due)) {
 		/* Its CPU time is not for this profile, even if its name
 		 * is selected later. */
-		cpuacct_drop_carry(&th->cpu);
+		cpuacct_drop_carry(&th->cpu, &s->acct);
 		s->st->threads_unselected++;
 		if (!probe_now(s, th))
 			return 0;
@@ -814,7 +818,8 @@ static void keep_stack(uint64_t **keep, size_t *keep_n, const uint64_t *pcs,
 	*keep_n = n;
 }
 
-/* Remember a thread's stack for --wall ticks on which it does not run. */
+/* Remember a thread's stack: for --wall ticks on which it does not run,
+ * and for what is left of its carry at the end of a CPU profile. */
 static void keep_last_stack(struct thread *th, const uint64_t *pcs, size_t n)
 {
 	keep_stack(&th->last_pcs, &th->last_n, pcs, n);
@@ -959,7 +964,7 @@ static void record_stack(struct sampler *s, struct thread *th, bool at_syscall)
 {
 	int n = unwind_captured(s);
 	uint64_t count;
-	bool ok;
+	bool ok = true;
 
 	/* A PC in no known mapping: a library was loaded since the maps were
 	 * last read (right after exec, libc is not there yet), and the chain
@@ -976,19 +981,19 @@ static void record_stack(struct sampler *s, struct thread *th, bool at_syscall)
 		s->st->stacks_at_syscall++;
 		s->st->samples_at_syscall += count;
 	}
-	if (s->cfg->wall)
+	/* A stack worth no period now (cpuacct_weight()) is still kept: the
+	 * end of a CPU profile gives it what is left of the carry. */
+	if (count && s->cfg->wall)
 		ok = emit(s, th, s->pcs, (size_t)n, count);
-	else if ((ok = emit_split(s, th, s->pcs, (size_t)n, count, at_syscall)))
+	else if (count &&
+		 (ok = emit_split(s, th, s->pcs, (size_t)n, count, at_syscall)))
 		s->st->stacks++;
 	if (!ok)
 		return;
 	s->live_tid = th->tid;
-	if (s->cfg->wall)
-		keep_last_stack(th, s->pcs, (size_t)n);
-	if (!th->sampled) {
-		th->sampled = true;
-		s->st->threads_seen++;
-	}
+	/* --wall counts it again when the thread did not run; CPU mode
+	 * gives it what is left of the thread's carry at the end. */
+	keep_last_stack(th, s->pcs, (size_t)n);
 }
 
 /* Past the tick's deadline: whoever has not stopped yet is LATE. */
@@ -1015,6 +1020,8 @@ static bool drop_vanished(const struct thread *th, void *arg)
 		s->late_vanished = true;
 	if (th->state == TS_GONE ||
 	    (th->state != TS_SEIZED && th->seen_tick != s->tick)) {
+		/* Its carry is not lost with it (settle_all()). */
+		cpuacct_gone(&th->cpu, &s->acct);
 		return true;
 	}
 	return false;
@@ -1386,6 +1393,101 @@ static int run_loop(struct sampler *s, uint64_t start)
 	}
 }
 
+/* At the end of a CPU profile: each thread's time since its last check. */
+static void final_read(struct thread *th, void *arg)
+{
+	struct sampler *s = arg;
+
+	if (th->state == TS_GONE || !th->cpu.have_cpu)
+		return;
+	cpuacct_new_tick(&th->cpu);
+	if (read_cpu(s, th) == 0)
+		cpuacct_catch_up(&th->cpu, &s->acct);
+	/* Not for this profile: see seize_one(). */
+	if (th->sc_unsafe || th->tracer || (s->cfg->select && !th->selected))
+		cpuacct_drop_carry(&th->cpu, &s->acct);
+}
+
+struct settling {
+	struct sampler *s;
+	int64_t budget, resid;
+	size_t pool_stacks; /* threads with a stack taken for the pool */
+	int64_t share;	    /* ... the budget each gets in the 2nd pass */
+};
+
+static void settle_one(struct thread *th, void *arg)
+{
+	struct settling *z = arg;
+	uint64_t w;
+
+	if (!th->last_n || th->cpu.carry <= 0)
+		return;
+	w = cpuacct_settle(&th->cpu, &z->s->acct, &z->budget, &z->resid);
+	if (w && emit(z->s, th, th->last_pcs, th->last_n, w))
+		z->s->st->settled_samples += w;
+}
+
+static void count_pool_stack(struct thread *th, void *arg)
+{
+	struct settling *z = arg;
+
+	z->pool_stacks += th->last_n && th->cpu.pool_stack;
+}
+
+/* The second pass: a share of what is left to each stack taken for the
+ * pool (see settle_all()). */
+static void settle_pool(struct thread *th, void *arg)
+{
+	struct settling *z = arg;
+	int64_t take = z->share < z->budget ? z->share : z->budget;
+	uint64_t w;
+
+	if (!th->last_n || !th->cpu.pool_stack || take <= 0)
+		return;
+	z->budget -= take;
+	w = cpuacct_periods(&z->s->acct, take, &z->resid);
+	if (w && emit(z->s, th, th->last_pcs, th->last_n, w))
+		z->s->st->settled_samples += w;
+}
+
+/*
+ * The end of a CPU profile: the CPU time read but not yet in a sample (a
+ * carry under half a period, a running thread's last periods) goes to
+ * its thread's last stack, so that samples x period add up to the CPU
+ * time the threads used.  Threads borrow (cpuacct.h), so what is given is
+ * the net sum of all carries, not each positive one: a thread that
+ * borrowed was counted ahead with another's time.  What is left then
+ * has no stack of its own: the time of threads never caught running, of
+ * threads that exited or were first read after they ran (the process
+ * clock tells).  It is shared among the stacks taken for the small
+ * carries (cpuacct.h), which sampled such threads as they ran; without
+ * any, it is counted in unsampled_ns, and never hidden.
+ */
+static void settle_all(struct sampler *s)
+{
+	struct settling z = { .s = s };
+	int64_t gap;
+
+	if (s->cfg->wall)
+		return;
+	if (!s->target_gone)
+		threadtab_foreach(s->threads, final_read, s);
+	/* With a selection the process clock counts threads left out. */
+	gap = s->cfg->select ?
+		      0 :
+		      cpuacct_proc_gap(&s->acct, s->st->samples * s->period_ns);
+	z.budget = s->acct.carry_sum + s->acct.pool + gap;
+	if (z.budget > 0)
+		threadtab_foreach(s->threads, settle_one, &z);
+	threadtab_foreach(s->threads, count_pool_stack, &z);
+	if (z.budget > 0 && z.pool_stacks) {
+		z.share = z.budget / (int64_t)z.pool_stacks + 1;
+		threadtab_foreach(s->threads, settle_pool, &z);
+	}
+	if (z.budget + z.resid > 0)
+		s->st->unsampled_ns = (uint64_t)(z.budget + z.resid);
+}
+
 int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 		struct maps *maps, struct sampler_stats *st)
 {
@@ -1405,6 +1507,7 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 		release_late(&s);
 		s.stopping = false; /* the last LATE captures: budgeted */
 		unwind_queued(&s);
+		settle_all(&s);
 		if (!s.target_gone)
 			mapsync_refresh(&s.mapsync, s.live_tid);
 		st->elapsed_ns = mono_now_ns() - start;

@@ -7,8 +7,10 @@
  * work cycling at the tick rate cannot alias), the sampler:
  *  1. reads each thread's CPU time (cpuacct.h) and decides which threads
  *     are due: in CPU mode those that used half a period or more since
- *     their last sample and are running now; with --wall (config->wall)
- *     those that ran at all.  A thread that is not due is not touched:
+ *     their last sample and are running now, those running at two checks
+ *     in a row (above ~250 Hz schedstat lags), and those running with a
+ *     small carry while the idle threads' carries add up to half a period
+ *     (cpuacct.h); with --wall (config->wall) those that ran at all.  A thread that is not due is not touched:
  *     in CPU mode its time is carried on, so that its stack, when it is
  *     taken, counts for the periods it used (a thread using 30% of a core
  *     gets 30% of a core's samples wherever the ticks fall); with --wall
@@ -28,6 +30,9 @@
  *  5. unwinds the copies, re-reading /proc/PID/maps when a PC lies in no
  *     known mapping (a library was loaded), and records the stacks.
  * Between ticks nothing of the target is traced, except LATE threads.
+ * At the end of a CPU profile, the CPU time read but not yet in a sample
+ * goes to the threads' last stacks (settle_all() in sampler.c), and what
+ * has no stack to go to is counted in stats->unsampled_ns.
  * /proc/PID/task is listed again when threads may have come or gone (at a
  * sweep, on a changed thread count, once a second).  A deadline that
  * passes without a tick (one started late) is counted as missed; ticks
@@ -152,6 +157,11 @@ struct sampler_stats {
 	uint64_t reused_samples; /* --wall samples that reused a last stack */
 	uint64_t sweeps;	 /* ticks that read every quiet thread */
 	uint64_t late_captured;	 /* LATE stops captured after their tick */
+	/* CPU mode: samples given at the end to threads' last stacks for
+	 * their CPU time not yet counted; CPU time (ns) the target used that
+	 * no stack could be given (see settle_all() in sampler.c). */
+	uint64_t settled_samples;
+	uint64_t unsampled_ns;
 	uint64_t pause_total_ns; /* sum over ticks of first interrupt..last detach */
 	uint64_t pause_max_ns;
 	uint32_t pause_hist[PAUSE_BUCKETS]; /* ticks per pause bucket */

@@ -16,6 +16,7 @@ check_PROGRAMS += \
 	tests/targets/mangled \
 	tests/targets/cpuwait \
 	tests/targets/sysloop \
+	tests/targets/bursts \
 	tests/targets/hostile \
 	tests/targets/alias
 
@@ -30,6 +31,10 @@ tests_targets_cpuwait_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 tests_targets_sysloop_SOURCES = tests/targets/sysloop.c
 tests_targets_sysloop_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_sysloop_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+tests_targets_bursts_SOURCES = tests/targets/bursts.c
+tests_targets_bursts_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_bursts_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 tests_targets_split_SOURCES = tests/targets/split.c
 tests_targets_split_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -80,6 +85,8 @@ TESTS += \
 	tests/syscall-bias.test \
 	tests/late-stop.test \
 	tests/cpu-mode.test \
+	tests/cpu-total.test \
+	tests/cpu-1khz.test \
 	tests/quiet-threads.test \
 	tests/report.test \
 	tests/report-symbols.test \

@@ -10,6 +10,11 @@
  *    in --wall mode a first-seen thread is due without a read;
  *  - the CPU time of the interval that ends at a check goes into the
  *    carry at the next check (the ticks are jittered: cpuacct_due()).
+ * And the CPU-mode arithmetic (issue 13, items 3 and 4), on made-up
+ * carries: weights never put the threads together more than half a
+ * period ahead, but for a busy thread; a stack due for the small carries
+ * counts for what it took; the end's settling gives whole periods with
+ * the rounding carried from one thread to the next, within a budget.
  */
 #include "config.h"
 
@@ -61,6 +66,54 @@ static void burn_ms(unsigned ms)
 
 	while (mono_now_ns() < end)
 		x++;
+}
+
+/* A thread due with carry c (ns) while all threads hold sum. */
+static uint64_t weigh(struct cpuacct_proc *p, struct cpuacct *c, int64_t carry,
+		      int64_t sum)
+{
+	c->carry = carry;
+	p->carry_sum = sum;
+	return cpuacct_weight(c, p);
+}
+
+static void check_weights(void)
+{
+	struct cpuacct_proc p;
+	struct cpuacct c = { 0 };
+	const int64_t P = PERIOD_NS;
+	int64_t budget, resid = 0;
+	uint64_t n = 0;
+
+	cpuacct_proc_init(&p, getpid(), PERIOD_NS, false);
+	/* Its own carry, rounded; what is given is taken off. */
+	CHECK(weigh(&p, &c, 3 * P + P / 3, 3 * P + P / 3) == 3);
+	CHECK(c.carry == P / 3 && p.carry_sum == P / 3);
+	/* Just over half a period while the others were counted ahead: 0,
+	 * and nothing taken off. */
+	CHECK(weigh(&p, &c, P / 2 + 1, -P / 4) == 0);
+	CHECK(c.carry == P / 2 + 1 && p.carry_sum == -P / 4);
+	/* ... but a busy thread counts ahead of its schedstat. */
+	c.borrowing = true;
+	CHECK(weigh(&p, &c, 0, -P / 4) == 1);
+	CHECK(c.carry == -P && p.carry_sum == -P / 4 - P && !c.borrowing);
+	/* Due for the small carries: counts for what it took. */
+	c.pool_w = 4;
+	CHECK(weigh(&p, &c, P / 10, 5 * P) == 4);
+	CHECK(c.carry == P / 10 - 4 * P && c.pool_stack && !c.pool_w);
+	/* Settling: ten threads of 0.3 periods each make 3 periods. */
+	for (int i = 0; i < 10; i++)
+		n += cpuacct_periods(&p, 3 * P / 10, &resid);
+	CHECKF(n == 3 && resid == 0, "n %llu resid %lld", (unsigned long long)n,
+	       (long long)resid);
+	/* ... within a budget: 2.5 periods of carry, 1 of budget. */
+	c.carry = 5 * P / 2;
+	p.carry_sum = c.carry;
+	budget = P;
+	resid = 0;
+	CHECK(cpuacct_settle(&c, &p, &budget, &resid) == 1);
+	CHECK(budget == 0 && c.carry == 3 * P / 2 && p.carry_sum == c.carry);
+	CHECK(cpuacct_settle(&c, &p, &budget, &resid) == 0);
 }
 
 int main(void)
@@ -130,5 +183,6 @@ int main(void)
 
 	cpuacct_close(&kept);
 	cpuacct_close(&busy);
+	check_weights();
 	return unit_result("test_cpuacct");
 }
