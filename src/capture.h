@@ -54,10 +54,12 @@ int capture_thread(pid_t tid, const struct maps *maps, struct capture *out);
  * Do these registers, taken in a ptrace stop, say the stop came on the way
  * out of a system call that returned (not one that slept and was cut short
  * by the stop)?  A first test, from the registers alone: the kernel keeps
- * the call's number in orig_rax (-1 for an interrupt), and a sleep cut
- * short returns -ERESTART* or -EINTR.  An exception with an error code (a
- * page fault) also leaves orig_rax >= 0: the caller confirms with the
- * instruction before rip (unwinder_after_syscall(), unwind.h).
+ * the call's number in orig_rax, and a sleep cut short returns -ERESTART*
+ * or -EINTR.  Interrupts and exceptions (a page fault too: the entry code
+ * moves the error code out and stores -1, arch/x86/entry/entry_64.S
+ * idtentry_body) leave orig_rax -1, so a stop after a page fault looks
+ * like a stop in user code.  The caller confirms with the instruction
+ * before rip (unwinder_after_syscall(), unwind.h).
  */
 bool capture_at_syscall_exit(const struct user_regs_struct *regs);
 
