@@ -917,15 +917,15 @@ static bool ring_add(struct sampler *s, struct thread *th, struct stack_ring *r,
 
 /*
  * CPU mode: the system call bias correction (sysbias.h, ptprof(1) SYSTEM
- * CALL BIAS).  The stack's samples are split by the thread's utime and
- * stime, read now (after the release: one pread of the stat file kept
- * open for its state): the part of this stack's kind stays on it, the
- * other is spread over the thread's last stacks of the other kind (a
- * few, not one: when most stops land at calls' exits, the rare stop in
- * user code would take all the user time until the next).  A stop at a
- * call's exit with no stack stopped in user code yet gives the user part
- * to its own stack without the leaf (the call's wrapper): the caller
- * that made the call, where the time before the call was spent, or below.
+ * CALL BIAS), after the release: one pread of the stat file kept open
+ * for the thread's state gives its utime and stime.  A stop at a call's
+ * exit keeps the part sysbias_split() leaves it; the rest goes to the
+ * thread's last stacks stopped in user code (a few, not one: when most
+ * stops land at calls' exits, the rare stop in user code would take all
+ * the user time until the next), or, with none yet, to its own stack
+ * without the leaf (the call's wrapper): the caller that made the call,
+ * where the time before the call was spent.  A stop anywhere else keeps
+ * all its samples.
  */
 static bool emit_split(struct sampler *s, struct thread *th,
 		       const uint64_t *pcs, size_t n, uint64_t count, bool at)

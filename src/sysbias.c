@@ -5,18 +5,14 @@
 
 #include "sysbias.h"
 
-/* The kernel's share of the thread's CPU time since its last sample: from
- * the ticks since then, else from all ticks seen; -1 when unknown. */
+/* The kernel's share of the thread's CPU time since the first reading
+ * (K in sysbias.h); -1 when unknown. */
 static double kernel_share(struct sysbias_thread *t, bool read, uint64_t utime,
 			   uint64_t stime)
 {
-	uint64_t du = 0, ds = 0;
-
 	if (read && t->have && utime >= t->utime && stime >= t->stime) {
-		du = utime - t->utime;
-		ds = stime - t->stime;
-		t->sum_utime += du;
-		t->sum_stime += ds;
+		t->sum_utime += utime - t->utime;
+		t->sum_stime += stime - t->stime;
 	} else if (read && t->have) {
 		/* Went backwards: another task has the TID.  Start again. */
 		*t = (struct sysbias_thread){ 0 };
@@ -26,8 +22,6 @@ static double kernel_share(struct sysbias_thread *t, bool read, uint64_t utime,
 		t->utime = utime;
 		t->stime = stime;
 	}
-	if (du + ds)
-		return (double)ds / (double)(du + ds);
 	if (t->sum_utime + t->sum_stime)
 		return (double)t->sum_stime /
 		       (double)(t->sum_utime + t->sum_stime);
@@ -48,21 +42,24 @@ void sysbias_split(struct sysbias_thread *t, uint64_t period_ns, uint64_t count,
 		   bool at_syscall, bool read, uint64_t utime, uint64_t stime,
 		   struct sysbias_parts *parts)
 {
-	double s = kernel_share(t, read, utime, stime);
-	int64_t ns = (int64_t)(count * period_ns), sys;
+	double k = kernel_share(t, read, utime, stime), f, keep;
+	int64_t ns = (int64_t)(count * period_ns), kept;
 
-	if (s < 0) {
-		parts->here = count;
-		parts->other = 0;
+	parts->here = count;
+	parts->other = 0;
+	if (k < 0)
 		return;
-	}
-	sys = (int64_t)((double)ns * s + 0.5);
-	t->sys_ns += sys;
-	t->user_ns += ns - sys;
-	parts->here = take_periods(at_syscall ? &t->sys_ns : &t->user_ns,
-				   period_ns);
-	parts->other = take_periods(at_syscall ? &t->user_ns : &t->sys_ns,
-				    period_ns);
+	t->n_all += count;
+	if (!at_syscall)
+		return;
+	t->n_at += count;
+	f = (double)t->n_at / (double)t->n_all;
+	keep = f > k ? k / f : 1;
+	kept = (int64_t)((double)ns * keep + 0.5);
+	t->sys_ns += kept;
+	t->user_ns += ns - kept;
+	parts->here = take_periods(&t->sys_ns, period_ns);
+	parts->other = take_periods(&t->user_ns, period_ns);
 }
 
 bool sysbias_judge(uint64_t stacks, uint64_t samples,

@@ -57,22 +57,28 @@ bool sysbias_judge(uint64_t stacks, uint64_t samples,
 		   uint64_t sys_ns, struct sysbias *out);
 
 /*
- * The correction, thread by thread (CPU mode).  The thread's utime and
- * stime (procfs_read_task_times()) since its previous sample say which
- * part of the CPU time a sample stands for was spent in the kernel.  A
- * stop at a call's exit takes the kernel part, a stop in user code the
- * user part; the other part goes to the thread's last stack of the other
- * kind (sampler.c: the last stack stopped in user code, else this one
- * without its leaf, the call; the last stack at a call's exit, else this
- * one).  So each half of the time lands on stacks that sampled it, and
- * the total is kept: what rounds away is carried to the next sample.
- * Times that cannot be read (or show no tick yet) leave the sample as it
- * was.
+ * The correction, thread by thread (CPU mode).  K is the kernel's share of
+ * the thread's CPU time (its utime and stime, procfs_read_task_times(),
+ * since the first reading); F the share of its samples whose stop came at
+ * a call's exit.  Were the stops unbiased, F would be at most K (K also
+ * holds kernel work outside calls: page faults, whose stops look like
+ * stops in user code).  So only the excess is bias: a stop at a call's
+ * exit keeps K/F of its samples when F > K, and gives the rest to the
+ * thread's stacks stopped in user code (sampler.c: its last few, else
+ * this stack without its leaf, the call's wrapper); a stop anywhere else
+ * keeps all of its samples.  Time only ever moves away from the calls,
+ * never more than the measured excess: a page-faulting or allocating
+ * program keeps its kernel time where it was (moving kernel time onto
+ * the calls, as a first version did, put 93% of a Python allocation
+ * loop on brk against perf's 15%).  The total is kept: what rounds away
+ * is carried to the next sample.  Times that cannot be read (or show no
+ * tick yet) leave the sample as it was.
  */
 struct sysbias_thread {
 	bool have;		       /* utime, stime are a reading */
 	uint64_t utime, stime;	       /* at the previous sample (ticks) */
 	uint64_t sum_utime, sum_stime; /* since the first reading */
+	uint64_t n_all, n_at; /* samples with known times; at a call's exit */
 	int64_t user_ns, sys_ns; /* parts not yet counted (under a period) */
 };
 

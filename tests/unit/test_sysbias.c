@@ -94,27 +94,53 @@ static void check_split(void)
 	/* A first reading has no earlier one to subtract: still unknown. */
 	sysbias_split(&t, P, 2, true, true, 100, 10, &parts);
 	CHECK(parts.here == 2 && parts.other == 0);
-	/* 9 ticks in user code, 1 in the kernel since: of 10 periods at a
-	 * call's exit, 1 stays, 9 go to the user stacks. */
+	/* 9 ticks in user code, 1 in the kernel since (K = 10%), and all of
+	 * its samples at a call's exit (F = 100%): of 10 periods, 1 stays,
+	 * 9 go to the user stacks. */
 	sysbias_split(&t, P, 10, true, true, 109, 11, &parts);
 	CHECKF(parts.here == 1 && parts.other == 9, "here %llu other %llu",
 	       (unsigned long long)parts.here, (unsigned long long)parts.other);
-	/* No tick since: the share of all ticks seen (10%).  A stop in
-	 * user code keeps its part; over 10 such samples of 1 period, 9
-	 * stay and 1 goes to the stacks at a call's exit. */
+	/* A stop anywhere else keeps all its samples: it may be kernel work
+	 * outside a call (a page fault), which looks the same. */
 	for (int i = 0; i < 10; i++) {
 		sysbias_split(&t, P, 1, false, true, 109, 11, &parts);
 		here += parts.here;
 		other += parts.other;
 	}
-	CHECKF(here == 9 && other == 1, "here %llu other %llu",
+	CHECKF(here == 10 && other == 0, "here %llu other %llu",
 	       (unsigned long long)here, (unsigned long long)other);
 	/* Times that went backwards (another task under the TID): start
 	 * again, unknown. */
 	sysbias_split(&t, P, 4, false, true, 5, 1, &parts);
 	CHECK(parts.here == 4 && parts.other == 0);
-	/* Never more out than in, whatever the rounding: 1 period a sample
-	 * at a third in the kernel. */
+	/* Unbiased stops (F = K = 1/3: a third of the samples at a call's
+	 * exit, a third of the time in the kernel) move nothing. */
+	t = (struct sysbias_thread){ 0 };
+	sysbias_split(&t, P, 1, true, true, 0, 0, &parts);
+	here = other = 0;
+	for (unsigned i = 1; i <= 300; i++) {
+		sysbias_split(&t, P, 1, i % 3 == 0, true, 2 * i, i, &parts);
+		here += parts.here;
+		other += parts.other;
+	}
+	CHECKF(here == 300 && other == 0, "here %llu other %llu",
+	       (unsigned long long)here, (unsigned long long)other);
+	/* A page-faulting thread: 60% of its time in the kernel, mostly
+	 * outside calls, 10% of its stops at a call's exit: F < K, nothing
+	 * moves (a first version gave the kernel time to the call). */
+	t = (struct sysbias_thread){ 0 };
+	sysbias_split(&t, P, 1, false, true, 0, 0, &parts);
+	here = other = 0;
+	for (unsigned i = 1; i <= 100; i++) {
+		sysbias_split(&t, P, 1, i % 10 == 0, true, 4 * i, 6 * i,
+			      &parts);
+		here += parts.here;
+		other += parts.other;
+	}
+	CHECKF(here == 100 && other == 0, "here %llu other %llu",
+	       (unsigned long long)here, (unsigned long long)other);
+	/* Biased: every stop at a call's exit, a third of the time in the
+	 * kernel: a third of the samples stay, never more out than in. */
 	t = (struct sysbias_thread){ 0 };
 	sysbias_split(&t, P, 1, true, true, 0, 0, &parts);
 	here = other = 0;
