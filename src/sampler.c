@@ -934,20 +934,20 @@ static bool emit_split(struct sampler *s, struct thread *th,
 	uint64_t ut = 0, stime = 0;
 	bool read = procfs_read_task_times(s->cfg->pid, th->tid,
 					   &th->cpu.stat_fd, &ut, &stime) == 0;
-	struct stack_ring *mine = at ? &th->sys_stacks : &th->user_stacks;
-	struct stack_ring *other = at ? &th->user_stacks : &th->sys_stacks;
+	struct stack_ring *user = &th->user_stacks;
 
 	sysbias_split(&th->bias, s->period_ns, count, at, read, ut, stime,
 		      &parts);
 	if (parts.here && !add_samples(s, th, pcs, n, parts.here))
 		return false;
-	ring_put(mine, pcs, n);
-	if (!parts.other)
+	if (!at)
+		ring_put(user, pcs, n);
+	if (!parts.other) /* always so for a stop not at a call's exit */
 		return true;
 	s->st->samples_moved += parts.other;
-	if (other->count)
-		return ring_add(s, th, other, parts.other);
-	if (at && n > 1) {
+	if (user->count)
+		return ring_add(s, th, user, parts.other);
+	if (n > 1) {
 		s->st->samples_to_caller += parts.other;
 		return add_samples(s, th, pcs + 1, n - 1, parts.other);
 	}

@@ -17,10 +17,8 @@ static void thread_free(struct thread *th)
 {
 	cpuacct_close(&th->cpu);
 	free(th->last_pcs);
-	for (int i = 0; i < STACK_RING; i++) {
+	for (int i = 0; i < STACK_RING; i++)
 		free(th->user_stacks.pcs[i]);
-		free(th->sys_stacks.pcs[i]);
-	}
 	free(th);
 }
 

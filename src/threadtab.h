@@ -78,10 +78,9 @@ struct thread {
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
 	size_t last_n;
 	/* CPU mode: the system call bias correction (sysbias.h): the split
-	 * of its time, its last stacks stopped in user code and at a system
-	 * call's exit. */
+	 * of its time, and its last stacks stopped in user code. */
 	struct sysbias_thread bias;
-	struct stack_ring user_stacks, sys_stacks;
+	struct stack_ring user_stacks;
 	struct thread *next_;
 };
 
