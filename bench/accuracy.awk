@@ -1,50 +1,13 @@
 # bench/accuracy.awk - the "Accuracy against perf" section of
 # docs/PERFORMANCE.md from a bench/accuracy.sh results dir.
 #
-#   awk -f accuracy.awk RUN/meta RUN/results.tsv [RUN/W.rN/shares.tsv...]
+#   awk -f stats.awk -f accuracy.awk RUN/meta RUN/results.tsv [RUN/W.rN/shares.tsv...]
 #
 # meta holds key=value lines; results.tsv one window per line as
 # space-separated key=value fields; a shares.tsv is "key label ptprof
 # perfA perfB" (shares as fractions) for one window.  Figures are medians
-# over a workload's successful windows, with their range.  Plain POSIX awk
-# (mawk).
-
-function base(f) { sub(/.*\//, "", f); return f }
-
-function sorted(list, a,   n, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++) {
-		t = a[i] + 0
-		for (j = i - 1; j >= 1 && a[j] + 0 > t; j--)
-			a[j + 1] = a[j]
-		a[j + 1] = t
-	}
-	return n
-}
-
-# "median (min–max)" of a list, or "—".
-function mr(list, dec,   a, n, med) {
-	n = sorted(list, a)
-	if (n == 0)
-		return "—"
-	med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	if (n == 1)
-		return sprintf("%." dec "f", med)
-	return sprintf("%." dec "f (%." dec "f–%." dec "f)", med, a[1], a[n])
-}
-
-function median(list,   a, n) {
-	n = sorted(list, a)
-	if (n == 0)
-		return ""
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-
-function add(key, v) {
-	if (v == "")
-		return
-	vals[key] = (key in vals) ? vals[key] " " v : v
-}
+# over a workload's successful windows, with their range (stats.awk).
+# Plain POSIX awk (mawk).
 
 function wlabel(w) {
 	if (w == "xz") return "xz -T2 -6 (" meta["xz_mb"] " MB generated text-like input)"
@@ -64,12 +27,7 @@ base(FILENAME) == "meta" {
 }
 
 base(FILENAME) == "results.tsv" {
-	delete kv
-	for (i = 1; i <= NF; i++) {
-		j = index($i, "=")
-		if (j)
-			kv[substr($i, 1, j - 1)] = substr($i, j + 1)
-	}
+	fields()
 	w = kv["workload"]
 	nrun[w]++
 	if (kv["status"] != "ok") {
@@ -98,16 +56,7 @@ base(FILENAME) == "results.tsv" {
 
 END {
 	nw = split(meta["workloads"], ws, " ")
-	print "## Accuracy against perf"
-	print ""
-	print "Written by bench/accuracy.sh (`make bench-accuracy`, also run by `make bench`;" \
-		" see bench/README.md).  Do not edit by hand: `bench/run.sh` keeps this" \
-		" section when it rewrites the rest of the file."
-	print ""
-	print "- Date: " meta["date"] "; the whole run took " meta["elapsed_s"] " s."
-	print "- Machine: " meta["nproc"] " CPUs (nproc), " meta["cpu_model"] "; " meta["kernel"] \
-		"; shared with other work: load average (1, 5, 15 min) " meta["load_start"] \
-		" at the start, " meta["load_end"] " at the end."
+	section_head("Accuracy against perf", "bench/accuracy.sh", "bench-accuracy")
 	print "- ptprof " meta["ptprof_version"] " (git " meta["ptprof_git"] "), CPU mode at " meta["hz"] " Hz; " \
 		meta["perf_version"] "; " meta["xz_version"] "; " meta["python_version"] "; " meta["perl_version"] \
 		(meta["sqlite_version"] != "" ? "; sqlite " meta["sqlite_version"] : "") "."

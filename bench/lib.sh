@@ -1,5 +1,5 @@
-# bench/lib.sh - the skeleton shared by bench/run.sh and bench/accuracy.sh
-# (sourced, not run): the environment every measurement runs in, the
+# bench/lib.sh - the skeleton shared by bench/run.sh, bench/accuracy.sh and
+# bench/truth.sh (sourced, not run): the environment every measurement runs in, the
 # paths, log/die, the --report argument, a results directory per run, and
 # the process helpers.  Every wait is bounded; a process is only ever
 # signalled by the PID its starter got from $!.
@@ -60,6 +60,20 @@ nap() {
 	read -r -t "$1" -u "$NAP_FD" _ 2>/dev/null || :
 }
 
+# $1 with BENCH_QUICK=1 (a short smoke run), else $2.
+quick() {
+	if [ "${BENCH_QUICK:-0}" = 1 ]; then echo "$1"; else echo "$2"; fi
+}
+
+# Every argument is a number (the settings), and $PTPROF is there.
+check_settings() {
+	local v
+	for v; do
+		[[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "not a number: '$v'"
+	done
+	[ -x "$PTPROF" ] || die "$PTPROF missing: run 'make'"
+}
+
 # Alive and not a zombie.
 alive() {
 	local st
@@ -104,4 +118,37 @@ wait_ready() {
 		nap 0.01
 	done
 	return 1
+}
+
+# The machine and ptprof, as key=value lines for a results dir's meta.
+common_meta() {
+	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "nproc=$(nproc)"
+	echo "cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//')"
+	echo "kernel=$(uname -srm)"
+	echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "ptprof_version=$("$PTPROF" --version 2>&1 | head -1)"
+	echo "ptprof_git=$(git -C "$SRCDIR" describe --always --dirty 2>/dev/null || echo unknown)"
+}
+
+# Replace (or append) the block of $REPORT between the lines $BEGIN_MARK
+# and $END_MARK with what the function $2 prints for results dir $1
+# (kept as $1/$3).  bench/run.sh keeps these blocks when it rewrites the
+# rest of the file (its REPORT_BLOCKS).
+splice_section() {
+	local dir=$1 render=$2 md="$1/$3" tmp="$REPORT.tmp.$$"
+	mkdir -p "$(dirname "$REPORT")"
+	"$render" "$dir" >"$md" || die "rendering failed"
+	{
+		# The rest of the file as it was, then one blank line.
+		[ -f "$REPORT" ] && awk -v b="$BEGIN_MARK" -v e="$END_MARK" '
+			$0 == b { skip = 1 }
+			!skip { print; last = $0 }
+			$0 == e { skip = 0 }
+			END { if (NR && last != "") print "" }' "$REPORT"
+		echo "$BEGIN_MARK"
+		cat "$md"
+		echo "$END_MARK"
+	} >"$tmp" && mv "$tmp" "$REPORT" || { rm -f "$tmp"; die "cannot write $REPORT"; }
+	log "wrote the $BENCH_TAG section of $REPORT"
 }

@@ -93,6 +93,7 @@ function plabel(p) {
 	if (p == "floor") return "floor"
 	if (p == "ptprof") return meta["have_wall"] == 1 ? "ptprof (CPU mode)" : "ptprof"
 	if (p == "ptprof-wall") return "ptprof --wall"
+	if (p == "ptprof-before") return "ptprof before (CPU mode)"
 	if (p == "gperftools") return "gperftools"
 	if (p == "perf") return "perf record -g"
 	return p
@@ -217,6 +218,9 @@ END {
 		meta["secs"] " s measured after a " meta["warmup"] " s warm-up (for the profiler to attach); " \
 		"medians.  Targets are bench/jitter spinning " meta["depth"] " calls deep.  Snapshots: median of " \
 		meta["snap_reps"] " runs."
+	if (meta["baseline"] != "")
+		print "- ptprof before: " meta["baseline"] " (" meta["baseline_version"] "), run on " \
+			tlabel(meta["before_target"]) " interleaved with the others (BENCH_BASELINE)."
 	for (k in unav)
 		print "- Unavailable: " k ": " unav[k] "."
 	print ""
@@ -254,6 +258,14 @@ END {
 	printf "| stolen time, 2 busy + 200 idle threads, 100 Hz, %s | %s %% | %s %% | %s %% | %s (excess: %s) | ≤ 0.1× (excess) | %s |\n",
 		(meta["have_wall"] == 1 ? "CPU mode" : "only mode (stops all)"),
 		f(a, 2), f(b, 2), f(c, 2), fx(r), ex, verdict(xr(a, b, c), 0.1)
+	# The baseline binary (BENCH_BASELINE), same runs interleaved.
+	if (meta["baseline"] != "") {
+		g_bf = t1 "|ptprof-before|" h
+		a = m(g_bf, "stolen_pct"); b = m(g_fl, "stolen_pct"); c = m(g_no, "stolen_pct")
+		ex = (a != "" && b != "" && c != "") ? fxe(a - c, b - c) : "—"
+		printf "| stolen time, 1 busy thread, 100 Hz, ptprof before (%s) | %s %% | %s %% | %s %% | %s (excess: %s) | ≤ 1.0× (excess) | %s |\n",
+			meta["baseline_version"], f(a, 2), f(b, 2), f(c, 2), fx(ratio(a, b)), ex, verdict(xr(a, b, c), 1.0)
+	}
 	a = m(g_pt, "pause_mean_us"); b = m(g_fl, "pause_mean_us")
 	r = ratio(a, b)
 	printf "| mean pause per tick, 1 busy thread, 100 Hz (own report) | %s µs | %s µs | — | %s | ≤ 1.2× | %s |\n",
@@ -286,6 +298,8 @@ END {
 		base0 = m(t "|none|-", "stolen_pct")
 		for (pi = 1; pi <= np; pi++) {
 			p = profs[pi]
+			if (p == "ptprof-before" && t != meta["before_target"])
+				continue
 			if (p in unav) {
 				printf "| %s | — | unavailable: %s ||||||||||\n", plabel(p), unav[p]
 				continue
@@ -327,7 +341,7 @@ END {
 				gf = t "|floor|" hz
 				if (!(g in nok))
 					continue
-				sampler = p == "floor" || p == "ptprof" || p == "ptprof-wall"
+				sampler = p == "floor" || p ~ /^ptprof/
 				tk = m(g, "ticks")
 				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 					plabel(p), hz,

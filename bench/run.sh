@@ -6,7 +6,8 @@
 #
 # Side by side on the same targets (bench/jitter), interleaved, BENCH_REPS
 # times: no profiler, bench/floor, ptprof (its default mode and --wall when
-# it has one), gperftools' in-process profiler and perf record, at each rate
+# it has one; with BENCH_BASELINE=BINARY, that other ptprof too, on 1 busy
+# thread), gperftools' in-process profiler and perf record, at each rate
 # of BENCH_RATES; then one-shot snapshots (ptprof dump -p, ptprof -f 1
 # -d 0.001 (capture only, no symbols), eu-stack,
 # gdb).  Raw results go to $BENCH_BUILDDIR/bench/results/RUN/, the report to
@@ -36,6 +37,11 @@ TARGETS=${BENCH_TARGETS:-1busy 8busy 2busy200idle}
 PROFILERS=${BENCH_PROFILERS:-none floor ptprof ptprof-wall gperftools perf}
 SNAP_TARGETS=${BENCH_SNAP_TARGETS:-1busy 2busy200idle}
 SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof-dump ptprof eu-stack gdb}
+# Another ptprof binary ("before" a change), run in CPU mode on
+# BEFORE_TARGET at each rate, interleaved with the others: the row
+# "ptprof before (CPU mode)".
+BASELINE=${BENCH_BASELINE:-}
+BEFORE_TARGET=1busy
 
 # "1busy", "8busy", "2busy200idle": jitter's -b and -i.
 target_args() {
@@ -144,12 +150,16 @@ run_one() {
 			"$BIN/floor" -p "$jpid" -f "$hz" -d "$bound" \
 			>"$L.out" 2>"$L.err" &
 		ppid=$! ;;
-	ptprof | ptprof-wall)
-		local opts=()
+	ptprof | ptprof-wall | ptprof-before)
+		local opts=() bin=$PTPROF
 		[ "$prof" = ptprof-wall ] && opts+=(--wall)
-		[ "$HAVE_STATS" = 1 ] && opts+=(--stats)
+		[ "$prof" = ptprof-before ] && bin=$BASELINE
+		if { [ "$prof" != ptprof-before ] && [ "$HAVE_STATS" = 1 ]; } ||
+			{ [ "$prof" = ptprof-before ] && [ "$BEFORE_STATS" = 1 ]; }; then
+			opts+=(--stats)
+		fi
 		"$BIN/cputime" -t "$bound" "$L.cpu" \
-			"$PTPROF" -p "$jpid" -f "$hz" -d "$bound" \
+			"$bin" -p "$jpid" -f "$hz" -d "$bound" \
 			-o "$SCRATCH/$tag.prof" "${opts[@]}" \
 			>"$L.out" 2>"$L.err" &
 		ppid=$! ;;
@@ -181,7 +191,7 @@ run_one() {
 		status=fail:profiler-exit-$pst
 	fi
 	case $prof in
-	floor | ptprof | ptprof-wall)
+	floor | ptprof | ptprof-wall | ptprof-before)
 		extra="$(parse_sampler "$(cat "$L.err")") $(kv "$(cat "$L.cpu" 2>/dev/null)" cpu_us | sed 's/^/cpu_us=/')" ;;
 	perf)
 		# Its rusage includes its child, the target: take that away.
@@ -292,12 +302,18 @@ machine_info() {
 		echo "snap_tools=$SNAP_TOOLS"
 		echo "have_wall=$HAVE_WALL"
 		echo "have_stats=$HAVE_STATS"
+		if [ -n "$BASELINE" ]; then
+			echo "baseline=$BASELINE"
+			echo "baseline_version=$("$BASELINE" --version 2>&1 | head -1)"
+			echo "before_target=$BEFORE_TARGET"
+		fi
 	} >"$RUN/meta"
 }
 
-# The markers of bench/accuracy.sh's section of the report.
-ACC_BEGIN='<!-- bench/accuracy.sh: begin -->'
-ACC_END='<!-- bench/accuracy.sh: end -->'
+# The sections of the report other scripts write between the markers
+# "<!-- bench/NAME.sh: begin -->" and "... end -->" (make bench-accuracy,
+# make bench-truth): kept, in this order, when the rest is rewritten.
+REPORT_BLOCKS="accuracy truth"
 
 write_report() {
 	local dir=$1 tmp
@@ -308,10 +324,12 @@ write_report() {
 	awk -f "$here/report.awk" "$dir/meta" "$dir/unavailable" \
 		"$dir/results.tsv" "$dir/snapshots.tsv" >"$tmp" ||
 		{ rm -f "$tmp"; die "report.awk failed"; }
-	# Keep the section bench/accuracy.sh wrote (make bench-accuracy).
-	[ -f "$REPORT" ] && grep -qx "$ACC_BEGIN" "$REPORT" &&
-		{ echo; awk -v b="$ACC_BEGIN" -v e="$ACC_END" '$0 == b { keep = 1 }
-			keep { print } $0 == e { keep = 0 }' "$REPORT"; } >>"$tmp"
+	for blk in $REPORT_BLOCKS; do
+		b="<!-- bench/$blk.sh: begin -->" e="<!-- bench/$blk.sh: end -->"
+		[ -f "$REPORT" ] && grep -qx "$b" "$REPORT" &&
+			{ echo; awk -v b="$b" -v e="$e" '$0 == b { keep = 1 }
+				keep { print } $0 == e { keep = 0 }' "$REPORT"; } >>"$tmp"
+	done
 	mv "$tmp" "$REPORT"
 	cp "$REPORT" "$dir/PERFORMANCE.md"
 	log "wrote $REPORT"
@@ -349,11 +367,18 @@ HAVE_STATS=0
 help=$("$PTPROF" --help 2>&1)
 grep -q -- --wall <<<"$help" && HAVE_WALL=1
 grep -q -- --stats <<<"$help" && HAVE_STATS=1
+BEFORE_STATS=0
+if [ -n "$BASELINE" ]; then
+	[ -x "$BASELINE" ] || die "BENCH_BASELINE=$BASELINE: not an executable"
+	"$BASELINE" --help 2>&1 | grep -q -- --stats && BEFORE_STATS=1
+	# Its row comes right after ptprof's.
+	PROFILERS=$(sed 's/\(^\| \)ptprof\( \|$\)/\1ptprof ptprof-before\2/' <<<"$PROFILERS")
+fi
 
 profs=()
 for prof in $PROFILERS; do
 	case $prof in
-	none | floor | ptprof) profs+=("$prof") ;;
+	none | floor | ptprof | ptprof-before) profs+=("$prof") ;;
 	ptprof-wall)
 		if [ "$HAVE_WALL" = 1 ]; then
 			profs+=("$prof")
@@ -426,6 +451,8 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		off=$(((rep - 1) * 3 + ${#target}))
 		for ((i = 0; i < n; i++)); do
 			read -r prof hz <<<"${configs[$(((i + off) % n))]}"
+			[ "$prof" = ptprof-before ] && [ "$target" != "$BEFORE_TARGET" ] &&
+				continue
 			run_one "$target" "$prof" "$hz" "$rep"
 		done
 	done
