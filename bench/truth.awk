@@ -20,7 +20,7 @@ function bcell(row, c, bin, k, diff,   key, s) {
 	if (!((key SUBSEP "ok") in vals) && !(key in nfail))
 		return "—"
 	if (!((key SUBSEP "ok") in vals))
-		return "failed: " why[key]
+		return "failed: " substr(why[key], index(why[key], ":") + 1)
 	s = cell(key SUBSEP k, 1)
 	if (s != "—" && diff && (key SUBSEP "d" k) in vals)
 		s = s sprintf(" (%+.1f)", median(vals[key SUBSEP "d" k]))
