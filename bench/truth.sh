@@ -258,11 +258,11 @@ row_bursts() {
 	# The threads burst for BURST_SECS, then the target prints "done".
 	local i
 	for ((i = 0; i < (${BURST_SECS%.*} + 60) * 20; i++)); do
-		grep -qx done "$d/target.out" && break
+		grep -qx 'done' "$d/target.out" && break
 		alive "$WPID" || break
 		nap 0.05
 	done
-	grep -qx done "$d/target.out" || [ "$st" != ok ] || st=fail:target-not-done
+	grep -qx 'done' "$d/target.out" || [ "$st" != ok ] || st=fail:target-not-done
 	c1=$(cpu_ticks "$WPID")
 	nap 0.2
 	alive "$PT" && kill -INT "$PT"
@@ -328,7 +328,7 @@ window_run_start truth- truth-latest
 	echo "burst_secs=$BURST_SECS"
 	echo "alias_secs=$ALIAS_SECS"
 	echo "rows=$ROWS"
-	echo "totals=$(echo $TOTALS)"
+	echo "totals=${TOTALS//$'\n'/ }"
 } >"$RUN/meta"
 
 PERF_OK=1
