@@ -12,8 +12,9 @@
  *   call_loop -> work (SPINS rounds of SPIN, default 10000: ~10 us) and
  *     -> do_call -> getppid(): the stops come often at the call's exit.
  * "threads": one thread each (the main thread waits); "mixed": one thread
- * runs them in turn, ~20 ms of CPU time each, so that its kernel time is
- * both page faults and calls.
+ * runs them in turn, ~20 ms each, so that its kernel time is both page
+ * faults and calls: the correction cannot tell them apart there, and
+ * leaves getppid over-counted (ptprof(1), SYSTEM CALL BIAS; not tested).
  *
  * It measures its own split without a system call in its loops: each
  * thread's CPU-time clock at its start and end only, and CLOCK_MONOTONIC
