@@ -16,6 +16,7 @@ check_PROGRAMS += \
 	tests/targets/mangled \
 	tests/targets/cpuwait \
 	tests/targets/sysloop \
+	tests/targets/faulty \
 	tests/targets/bursts \
 	tests/targets/hostile \
 	tests/targets/alias
@@ -31,6 +32,10 @@ tests_targets_cpuwait_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 tests_targets_sysloop_SOURCES = tests/targets/sysloop.c
 tests_targets_sysloop_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_sysloop_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+tests_targets_faulty_SOURCES = tests/targets/faulty.c
+tests_targets_faulty_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_faulty_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 tests_targets_bursts_SOURCES = tests/targets/bursts.c
 tests_targets_bursts_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -83,6 +88,7 @@ tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 TESTS += \
 	tests/vdso.test \
 	tests/syscall-bias.test \
+	tests/syscall-truth.test \
 	tests/late-stop.test \
 	tests/cpu-mode.test \
 	tests/cpu-total.test \

@@ -50,37 +50,16 @@ NOIPA long do_call(void)
 #define KEEP 65536
 static uint64_t call_ns[KEEP], round_ns[KEEP];
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(uint64_t *v, uint64_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n ? (double)v[n / 2] : 0;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 NOIPA void sys_loop(double seconds, unsigned spins)
 {
-	uint64_t x = 1, calls = 0, t0 = mono_ns(), start = t0, a, b, n;
+	uint64_t x = 1, calls = 0, t0 = now_ns(), start = t0, a, b, n;
 	uint64_t end = t0 + (uint64_t)(seconds * 1e9);
 
 	do {
 		work(&x, spins);
-		a = mono_ns();
+		a = now_ns();
 		do_call();
-		b = mono_ns();
+		b = now_ns();
 		call_ns[calls % KEEP] = b - a;
 		round_ns[calls % KEEP] = b - start;
 		start = b;

@@ -9,7 +9,10 @@
  * thread's CPU-time clock, is exact but a system call, not the vDSO, and
  * CPU mode puts far more samples on a system call than the time it takes
  * (30% of them for one check per millisecond of spinning, under load):
- * only targets whose stacks are not counted use it.  NOIPA keeps GCC from merging, cloning or inlining a function
+ * only targets whose stacks are not counted use it.  now_ns():
+ * CLOCK_MONOTONIC in ns; median(): of n values, which it sorts (for
+ * timings on a busy machine, where a preempted one counts the time it
+ * waited).  NOIPA keeps GCC from merging, cloning or inlining a function
  * whose name a test looks for; KEEP_FRAME() after a call keeps it from
  * becoming a tail call (which would drop the caller's frame); SPIN()
  * burns CPU.  Header-only,
@@ -18,6 +21,8 @@
 #ifndef PTPROF_TARGET_H
 #define PTPROF_TARGET_H
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
@@ -52,6 +57,27 @@ static inline double cpu_now(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static inline double median(uint64_t *v, uint64_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n ? (double)v[n / 2] : 0;
 }
 
 #endif /* PTPROF_TARGET_H */
