@@ -66,11 +66,29 @@ void cpuacct_new_tick(struct cpuacct *c)
 	c->fresh = false;
 }
 
-int cpuacct_read(struct cpuacct *c, pid_t pid, pid_t tid)
+/* Has the thread run more than its TID's task can have since its last
+ * check (see cpuacct_read())? */
+static bool beyond_reach(const struct cpuacct *c, const struct cpuacct_proc *p)
+{
+	uint64_t used = c->cpu_now - c->cpu_base;
+
+	/* One task runs on one CPU at a time. */
+	if (used > mono_now_ns() - c->read_ns + NSEC_PER_MSEC)
+		return true;
+	/* A quiet thread ran only in time that no thread read explains
+	 * (cpuacct.c, top), less what ran since the tick's clock reading
+	 * (a period at most, unless ptprof was held up: then wall time
+	 * allows it too). */
+	return c->quiet && p->clock_read &&
+	       (int64_t)used > p->unexpl_total - c->unexpl_base +
+				       (int64_t)(p->period_ns + NSEC_PER_MSEC);
+}
+
+int cpuacct_read(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid)
 {
 	if (c->fresh)
 		return 0;
-	if (procfs_read_schedstat(pid, tid, &c->sched_fd, &c->cpu_now,
+	if (procfs_read_schedstat(p->pid, tid, &c->sched_fd, &c->cpu_now,
 				  &c->runs_now))
 		return -1;
 	c->unkept |= c->sched_fd < 0;
@@ -78,14 +96,18 @@ int cpuacct_read(struct cpuacct *c, pid_t pid, pid_t tid)
 	/*
 	 * Counters that went backwards belong to another task under the
 	 * same TID: after a non-leader's execve() the leader's TID is the
-	 * exec'ing thread's (de_thread()), or a TID was reused.  Start it
-	 * afresh, as a thread never seen.  (One that went forwards cannot be
-	 * told apart: its CPU time since the old one's last reading is
-	 * counted.)
+	 * exec'ing thread's (de_thread()), or a TID was reused.  So do
+	 * counters that moved by more than the task can have run since
+	 * the last check (beyond_reach()).  A thread that ran 1
+	 * s and then exec'd had its second counted twice, under its own TID
+	 * and again under the leader's (198 samples for 1 s at 100 Hz).
+	 * Start it afresh, as a thread never seen.  (A task whose counters
+	 * are ahead of the old one's by less than that cannot be told
+	 * apart: at most one interval is counted twice.)
 	 */
 	if (c->have_cpu &&
 	    (c->cpu_now < c->cpu_base || c->cpu_now < c->cpu_read ||
-	     c->runs_now < c->runs_base)) {
+	     c->runs_now < c->runs_base || beyond_reach(c, p))) {
 		/* (Its carry stays: the old task's time, not yet counted.) */
 		c->have_cpu = false;
 		c->quiet = false;
@@ -277,6 +299,7 @@ static int due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 		c->have_cpu = true;
 		c->cpu_base = c->cpu_now;
 		c->runs_base = c->runs_now;
+		c->unexpl_base = p->unexpl_total;
 		if (p->wall)
 			return 1;
 		state = procfs_task_state(p->pid, tid);
@@ -293,6 +316,7 @@ static int due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 	c->pending = used;
 	c->cpu_base = c->cpu_now;
 	c->runs_base = c->runs_now;
+	c->unexpl_base = p->unexpl_total;
 	c->idle_checks = idle ? c->idle_checks + 1 : 0;
 	c->quiet = c->idle_checks >= QUIET_AFTER;
 	if (p->wall)
@@ -434,8 +458,10 @@ bool cpuacct_proc_end(struct cpuacct_proc *p, uint64_t explained)
 		p->have_last = false;
 		return false;
 	}
-	if (p->have_last)
+	if (p->have_last) {
 		p->unexplained += (int64_t)(p->now - p->last - explained);
+		p->unexpl_total += (int64_t)(p->now - p->last - explained);
+	}
 	p->have_last = true;
 	p->last = p->now;
 	p->sweep = p->unexplained > (int64_t)(p->period_ns / 2);

@@ -410,7 +410,7 @@ static void forget_user_code(struct thread *th)
  */
 static int read_cpu(struct sampler *s, struct thread *th)
 {
-	int rc = cpuacct_read(&th->cpu, s->cfg->pid, th->tid);
+	int rc = cpuacct_read(&th->cpu, &s->acct, th->tid);
 
 	if (rc > 0) {
 		th->name_tick = 0;
