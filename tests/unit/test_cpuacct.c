@@ -116,6 +116,24 @@ static void check_weights(void)
 	CHECK(cpuacct_settle(&c, &p, &budget, &resid) == 0);
 }
 
+/* Check the thread, then read it as a quiet thread last checked long
+ * ago, having used 1 ms then, since when the process clock left
+ * unexplained_ns to the threads not read. */
+static int read_quiet(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
+		      int64_t unexplained_ns)
+{
+	cpuacct_new_tick(c);
+	CHECK(cpuacct_read(c, p, tid) == 0);
+	cpuacct_due(c, p, tid, mono_now_ns());
+	c->cpu_base = c->cpu_read = 1000 * 1000;
+	c->read_ns = 0;
+	c->quiet = true;
+	p->clock_read = true;
+	p->unexpl_total = c->unexpl_base + unexplained_ns;
+	cpuacct_new_tick(c);
+	return cpuacct_read(c, p, tid);
+}
+
 /*
  * Another task under a TID whose counters are ahead of the old one's: a
  * non-leader's execve() gives the leader's TID to a thread that may have
@@ -153,26 +171,9 @@ static void check_other_task(void)
 	 * read at a sweep: the process clock says its threads' time was
 	 * explained but for 2 ms, so 30 ms and more are another task's (the
 	 * leader in pause(), after another thread that ran 1 s exec'd). */
-	cpuacct_new_tick(&c);
-	CHECK(cpuacct_read(&c, &p, tid) == 0);
-	cpuacct_due(&c, &p, tid, mono_now_ns());
-	c.cpu_base = c.cpu_read = 1000 * 1000;
-	c.read_ns = 0;
-	c.quiet = true;
-	p.clock_read = true;
-	p.unexpl_total = c.unexpl_base + 2 * 1000 * 1000;
-	cpuacct_new_tick(&c);
-	CHECK(cpuacct_read(&c, &p, tid) == 1);
+	CHECK(read_quiet(&c, &p, tid, 2 * 1000 * 1000) == 1);
 	/* ... but not when the process clock allows it. */
-	cpuacct_new_tick(&c);
-	CHECK(cpuacct_read(&c, &p, tid) == 0);
-	cpuacct_due(&c, &p, tid, mono_now_ns());
-	c.cpu_base = c.cpu_read = 1000 * 1000;
-	c.read_ns = 0;
-	c.quiet = true;
-	p.unexpl_total = c.unexpl_base + 10 * 1000 * 1000 * 1000LL;
-	cpuacct_new_tick(&c);
-	CHECK(cpuacct_read(&c, &p, tid) == 0);
+	CHECK(read_quiet(&c, &p, tid, 10 * 1000 * 1000 * 1000LL) == 0);
 	cpuacct_close(&c);
 }
 
