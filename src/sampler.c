@@ -1397,7 +1397,10 @@ static int run_loop(struct sampler *s, uint64_t start)
 		}
 		/* The first tick is always taken, however short the duration
 		 * and however long the start (reading the maps) took. */
+		/* The deadlines passed since the last tick, up to the end,
+		 * are missed too (ticksched_missed()). */
 		if (end && now >= end && ticked) {
+			s->st->missed_ticks += ticksched_missed(&sched, end);
 			s->st->end = SAMPLER_END_DURATION;
 			return 0;
 		}
@@ -1411,6 +1414,7 @@ static int run_loop(struct sampler *s, uint64_t start)
 		/* Behind schedule there is no sleep between ticks to take
 		 * signals in: look for one before each late tick. */
 		if (now - next >= s->period_ns && take_signal(s)) {
+			s->st->missed_ticks += ticksched_missed(&sched, now);
 			s->st->end = SAMPLER_END_SIGNAL;
 			return 0;
 		}
@@ -1421,6 +1425,8 @@ static int run_loop(struct sampler *s, uint64_t start)
 			return -1;
 		ticked = true;
 		if (s->stopping) { /* a stop signal came during the unwinds */
+			s->st->missed_ticks += ticksched_missed(&sched,
+								mono_now_ns());
 			s->st->end = SAMPLER_END_SIGNAL;
 			return 0;
 		}
