@@ -66,22 +66,43 @@ void cpuacct_new_tick(struct cpuacct *c)
 	c->fresh = false;
 }
 
-/* Has the thread run more than its TID's task can have since its last
- * check (see cpuacct_read())? */
+/*
+ * How far a reading of a thread's schedstat may lag behind what it ran:
+ * the kernel brings a running thread's up to date only at its own
+ * scheduler ticks (10 ms apart with HZ=100: BORROW_MAX_NS covers that)
+ * and when it leaves the CPU, as at our stops, which are up to two
+ * periods apart (the ticks are jittered).  (On a nohz_full CPU a thread
+ * that runs alone and is not stopped may lag longer.)
+ */
+static uint64_t lag_max(const struct cpuacct_proc *p)
+{
+	return BORROW_MAX_NS + 2 * p->period_ns;
+}
+
+/*
+ * Has the thread run more than its TID's task can have since its last
+ * check (see cpuacct_read())?  One task runs on one CPU at a time: no
+ * more than the wall time since then, plus what the reading then lagged
+ * (a first version allowed a millisecond: at 1000 Hz a busy thread read
+ * a short interval after a long one was taken for another task, and a
+ * third of its time was lost).  A quiet thread ran only in time that no
+ * thread read explains (cpuacct.c, top), less what the running threads'
+ * readings lagged when it was last checked (one lag_max() per CPU: only
+ * a thread on a CPU lags), and what it ran since this tick's clock read.
+ */
 static bool beyond_reach(const struct cpuacct *c, const struct cpuacct_proc *p)
 {
-	uint64_t used = c->cpu_now - c->cpu_base;
+	uint64_t used = c->cpu_now - c->cpu_base, now = mono_now_ns();
+	int64_t allowed;
 
-	/* One task runs on one CPU at a time. */
-	if (used > mono_now_ns() - c->read_ns + NSEC_PER_MSEC)
+	if (used > now - c->read_ns + lag_max(p))
 		return true;
-	/* A quiet thread ran only in time that no thread read explains
-	 * (cpuacct.c, top), less what ran since the tick's clock reading
-	 * (a period at most, unless ptprof was held up: then wall time
-	 * allows it too). */
-	return c->quiet && p->clock_read &&
-	       (int64_t)used > p->unexpl_total - c->unexpl_base +
-				       (int64_t)(p->period_ns + NSEC_PER_MSEC);
+	if (!c->quiet || !p->clock_read)
+		return false;
+	allowed = p->unexpl_total - c->unexpl_base;
+	allowed = (allowed > 0 ? allowed : 0) +
+		  (int64_t)(p->ncpu * lag_max(p) + (now - p->clock_ns));
+	return (int64_t)used > allowed;
 }
 
 int cpuacct_read(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid)
@@ -103,7 +124,7 @@ int cpuacct_read(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid)
 	 * and again under the leader's (198 samples for 1 s at 100 Hz).
 	 * Start it afresh, as a thread never seen.  (A task whose counters
 	 * are ahead of the old one's by less than that cannot be told
-	 * apart: at most one interval is counted twice.)
+	 * apart: at most that much is counted twice.)
 	 */
 	if (c->have_cpu &&
 	    (c->cpu_now < c->cpu_base || c->cpu_now < c->cpu_read ||
@@ -412,10 +433,14 @@ uint64_t cpuacct_weight(struct cpuacct *c, struct cpuacct_proc *p)
 void cpuacct_proc_init(struct cpuacct_proc *p, pid_t pid, uint64_t period_ns,
 		       bool wall)
 {
+	long ncpu;
+
 	*p = (struct cpuacct_proc){ .pid = pid,
 				    .period_ns = period_ns,
 				    .wall = wall };
 	p->clock_ok = clock_getcpuclockid(pid, &p->clock) == 0;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	p->ncpu = ncpu > 0 ? (uint64_t)ncpu : 1;
 }
 
 bool cpuacct_proc_begin(struct cpuacct_proc *p)
@@ -424,6 +449,7 @@ bool cpuacct_proc_begin(struct cpuacct_proc *p)
 
 	p->sweep = true;
 	p->reserved = 0;
+	p->clock_ns = mono_now_ns();
 	p->clock_read = p->clock_ok && clock_gettime(p->clock, &ts) == 0;
 	if (p->clock_read)
 		p->now = (uint64_t)ts.tv_sec * NSEC_PER_SEC +

@@ -97,6 +97,8 @@ struct cpuacct_proc {
 	uint64_t last;	      /* the previous tick's reading */
 	int64_t unexplained;  /* CPU time used by no thread that was read */
 	int64_t unexpl_total; /* ... all of it since the first tick */
+	uint64_t clock_ns;    /* CLOCK_MONOTONIC when now was read */
+	uint64_t ncpu;	      /* CPUs online */
 	bool sweep;	      /* read the quiet threads too this tick */
 	/* CPU mode totals (see "Small carries" above): */
 	int64_t carry_sum; /* the carries of the threads in the table */

@@ -129,6 +129,8 @@ static int read_quiet(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 	c->read_ns = 0;
 	c->quiet = true;
 	p->clock_read = true;
+	p->ncpu = 1;
+	p->clock_ns = mono_now_ns();
 	p->unexpl_total = c->unexpl_base + unexplained_ns;
 	cpuacct_new_tick(c);
 	return cpuacct_read(c, p, tid);
@@ -150,7 +152,7 @@ static void check_other_task(void)
 
 	cpuacct_proc_init(&p, pid, PERIOD_NS, false);
 	cpuacct_init(&c);
-	burn_ms(30);
+	burn_ms(60);
 	CHECK(cpuacct_read(&c, &p, tid) == 0);
 	cpuacct_due(&c, &p, tid, mono_now_ns());
 	/* This thread, read again: its own counters. */
@@ -159,8 +161,18 @@ static void check_other_task(void)
 	cpuacct_new_tick(&c);
 	CHECK(cpuacct_read(&c, &p, tid) == 0);
 	cpuacct_due(&c, &p, tid, mono_now_ns());
+	/* A busy thread read an eighth of a period after its last check,
+	 * the interval before which was two periods long, its reading then
+	 * lagging: its counters moved by more than the wall time since, and
+	 * are its own (a first version lost a third of such a thread's time
+	 * at 1000 Hz). */
+	c.cpu_base = c.cpu_read = c.cpu_now - 2 * PERIOD_NS;
+	c.read_ns = mono_now_ns() - PERIOD_NS / 8;
+	cpuacct_new_tick(&c);
+	CHECK(cpuacct_read(&c, &p, tid) == 0);
+	cpuacct_due(&c, &p, tid, mono_now_ns());
 	/* The old task under the TID had run 1 ms when last checked; the
-	 * counters read now (30 ms and more) are another's. */
+	 * counters read now (60 ms and more) are another's. */
 	c.cpu_base = c.cpu_read = 1000 * 1000;
 	nanosleep(&pause, NULL);
 	cpuacct_new_tick(&c);
@@ -169,7 +181,7 @@ static void check_other_task(void)
 
 	/* A quiet thread, last checked long ago (wall time allows it all),
 	 * read at a sweep: the process clock says its threads' time was
-	 * explained but for 2 ms, so 30 ms and more are another task's (the
+	 * explained but for 2 ms, so 60 ms and more are another task's (the
 	 * leader in pause(), after another thread that ran 1 s exec'd). */
 	CHECK(read_quiet(&c, &p, tid, 2 * 1000 * 1000) == 1);
 	/* ... but not when the process clock allows it. */
