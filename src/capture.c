@@ -94,12 +94,31 @@ int capture_thread(pid_t tid, const struct maps *maps, struct capture *out)
 #define ERESTARTSYS 512
 #define ERESTART_RESTARTBLOCK 516
 
-bool capture_at_syscall_exit(const struct user_regs_struct *regs)
+/*
+ * Kernel quirk: a stop that cuts a sleeping call short is taken in
+ * get_signal(), before the call's restart is set up
+ * (arch_do_signal_or_restart(), arch/x86/kernel/signal.c): the registers
+ * in the stop show the call returning -ERESTART* with rip past its
+ * `syscall`, as for a call that returned.  Only once the stop ends does
+ * the kernel put the call's number back in rax and move rip back over the
+ * `syscall`: the thread goes back into the call.  It was in the call at
+ * the tick, and will be after: not in user code, and not at the exit of
+ * a call that raced the interrupt (sysbias.h) either.  -EINTR is a sleep
+ * cut short that does not restart: in the call too.
+ */
+enum capture_stop capture_stop_kind(const struct user_regs_struct *regs)
 {
 	int64_t rax = (int64_t)regs->rax;
 
 	if ((int64_t)regs->orig_rax < 0)
-		return false;
-	return !(rax == -EINTR ||
-		 (rax <= -ERESTARTSYS && rax >= -ERESTART_RESTARTBLOCK));
+		return CAPTURE_IN_USER;
+	if (rax == -EINTR ||
+	    (rax <= -ERESTARTSYS && rax >= -ERESTART_RESTARTBLOCK))
+		return CAPTURE_IN_CALL;
+	return CAPTURE_AT_EXIT;
+}
+
+bool capture_at_syscall_exit(const struct user_regs_struct *regs)
+{
+	return capture_stop_kind(regs) == CAPTURE_AT_EXIT;
 }

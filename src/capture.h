@@ -51,16 +51,22 @@ void capture_free(struct capture *cap);
 int capture_thread(pid_t tid, const struct maps *maps, struct capture *out);
 
 /*
- * Do these registers, taken in a ptrace stop, say the stop came on the way
- * out of a system call that returned (not one that slept and was cut short
- * by the stop)?  A first test, from the registers alone: the kernel keeps
- * the call's number in orig_rax, and a sleep cut short returns -ERESTART*
- * or -EINTR.  Interrupts and exceptions (a page fault too: the entry code
- * moves the error code out and stores -1, arch/x86/entry/entry_64.S
- * idtentry_body) leave orig_rax -1, so a stop after a page fault looks
- * like a stop in user code.  The caller confirms with the instruction
- * before rip (unwinder_after_syscall(), unwind.h).
+ * Where was the thread when a ptrace stop came, from its registers alone?
+ * CAPTURE_AT_EXIT: on the way out of a system call that returned (the
+ * kernel keeps the call's number in orig_rax).  CAPTURE_IN_CALL: in a
+ * call that slept and was cut short by the stop, -EINTR or -ERESTART* in
+ * rax (see capture.c: the call restarts after the stop, the thread is in
+ * it).  CAPTURE_IN_USER: anywhere else.  Interrupts and exceptions (a
+ * page fault too: the entry code moves the error code out and stores -1,
+ * arch/x86/entry/entry_64.S idtentry_body) leave orig_rax -1, so a stop
+ * after a page fault looks like a stop in user code.  The caller confirms
+ * a call with the instruction before rip (unwinder_after_syscall(),
+ * unwind.h).
  */
+enum capture_stop { CAPTURE_IN_USER, CAPTURE_AT_EXIT, CAPTURE_IN_CALL };
+enum capture_stop capture_stop_kind(const struct user_regs_struct *regs);
+
+/* capture_stop_kind() == CAPTURE_AT_EXIT. */
 bool capture_at_syscall_exit(const struct user_regs_struct *regs);
 
 #endif /* PTPROF_CAPTURE_H */

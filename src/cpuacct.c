@@ -66,11 +66,50 @@ void cpuacct_new_tick(struct cpuacct *c)
 	c->fresh = false;
 }
 
-int cpuacct_read(struct cpuacct *c, pid_t pid, pid_t tid)
+/*
+ * How far a reading of a thread's schedstat may lag behind what it ran:
+ * the kernel brings a running thread's up to date only at its own
+ * scheduler ticks (10 ms apart with HZ=100: BORROW_MAX_NS covers that)
+ * and when it leaves the CPU, as at our stops, which are up to two
+ * periods apart (the ticks are jittered).  (On a nohz_full CPU a thread
+ * that runs alone and is not stopped may lag longer.)
+ */
+static uint64_t lag_max(const struct cpuacct_proc *p)
+{
+	return BORROW_MAX_NS + 2 * p->period_ns;
+}
+
+/*
+ * Has the thread run more than its TID's task can have since its last
+ * check (see cpuacct_read())?  One task runs on one CPU at a time: no
+ * more than the wall time since then, plus what the reading then lagged
+ * (a first version allowed a millisecond: at 1000 Hz a busy thread read
+ * a short interval after a long one was taken for another task, and a
+ * third of its time was lost).  A quiet thread ran only in time that no
+ * thread read explains (cpuacct.c, top), less what the running threads'
+ * readings lagged when it was last checked (one lag_max() per CPU: only
+ * a thread on a CPU lags), and what it ran since this tick's clock read.
+ */
+static bool beyond_reach(const struct cpuacct *c, const struct cpuacct_proc *p)
+{
+	uint64_t used = c->cpu_now - c->cpu_base, now = mono_now_ns();
+	int64_t allowed;
+
+	if (used > now - c->read_ns + lag_max(p))
+		return true;
+	if (!c->quiet || !p->clock_read)
+		return false;
+	allowed = p->unexpl_total - c->unexpl_base;
+	allowed = (allowed > 0 ? allowed : 0) +
+		  (int64_t)(p->ncpu * lag_max(p) + (now - p->clock_ns));
+	return (int64_t)used > allowed;
+}
+
+int cpuacct_read(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid)
 {
 	if (c->fresh)
 		return 0;
-	if (procfs_read_schedstat(pid, tid, &c->sched_fd, &c->cpu_now,
+	if (procfs_read_schedstat(p->pid, tid, &c->sched_fd, &c->cpu_now,
 				  &c->runs_now))
 		return -1;
 	c->unkept |= c->sched_fd < 0;
@@ -78,14 +117,18 @@ int cpuacct_read(struct cpuacct *c, pid_t pid, pid_t tid)
 	/*
 	 * Counters that went backwards belong to another task under the
 	 * same TID: after a non-leader's execve() the leader's TID is the
-	 * exec'ing thread's (de_thread()), or a TID was reused.  Start it
-	 * afresh, as a thread never seen.  (One that went forwards cannot be
-	 * told apart: its CPU time since the old one's last reading is
-	 * counted.)
+	 * exec'ing thread's (de_thread()), or a TID was reused.  So do
+	 * counters that moved by more than the task can have run since
+	 * the last check (beyond_reach()).  A thread that ran 1
+	 * s and then exec'd had its second counted twice, under its own TID
+	 * and again under the leader's (198 samples for 1 s at 100 Hz).
+	 * Start it afresh, as a thread never seen.  (A task whose counters
+	 * are ahead of the old one's by less than that cannot be told
+	 * apart: at most that much is counted twice.)
 	 */
 	if (c->have_cpu &&
 	    (c->cpu_now < c->cpu_base || c->cpu_now < c->cpu_read ||
-	     c->runs_now < c->runs_base)) {
+	     c->runs_now < c->runs_base || beyond_reach(c, p))) {
 		/* (Its carry stays: the old task's time, not yet counted.) */
 		c->have_cpu = false;
 		c->quiet = false;
@@ -277,6 +320,7 @@ static int due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 		c->have_cpu = true;
 		c->cpu_base = c->cpu_now;
 		c->runs_base = c->runs_now;
+		c->unexpl_base = p->unexpl_total;
 		if (p->wall)
 			return 1;
 		state = procfs_task_state(p->pid, tid);
@@ -293,6 +337,7 @@ static int due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 	c->pending = used;
 	c->cpu_base = c->cpu_now;
 	c->runs_base = c->runs_now;
+	c->unexpl_base = p->unexpl_total;
 	c->idle_checks = idle ? c->idle_checks + 1 : 0;
 	c->quiet = c->idle_checks >= QUIET_AFTER;
 	if (p->wall)
@@ -388,10 +433,14 @@ uint64_t cpuacct_weight(struct cpuacct *c, struct cpuacct_proc *p)
 void cpuacct_proc_init(struct cpuacct_proc *p, pid_t pid, uint64_t period_ns,
 		       bool wall)
 {
+	long ncpu;
+
 	*p = (struct cpuacct_proc){ .pid = pid,
 				    .period_ns = period_ns,
 				    .wall = wall };
 	p->clock_ok = clock_getcpuclockid(pid, &p->clock) == 0;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	p->ncpu = ncpu > 0 ? (uint64_t)ncpu : 1;
 }
 
 bool cpuacct_proc_begin(struct cpuacct_proc *p)
@@ -400,6 +449,7 @@ bool cpuacct_proc_begin(struct cpuacct_proc *p)
 
 	p->sweep = true;
 	p->reserved = 0;
+	p->clock_ns = mono_now_ns();
 	p->clock_read = p->clock_ok && clock_gettime(p->clock, &ts) == 0;
 	if (p->clock_read)
 		p->now = (uint64_t)ts.tv_sec * NSEC_PER_SEC +
@@ -434,8 +484,10 @@ bool cpuacct_proc_end(struct cpuacct_proc *p, uint64_t explained)
 		p->have_last = false;
 		return false;
 	}
-	if (p->have_last)
+	if (p->have_last) {
 		p->unexplained += (int64_t)(p->now - p->last - explained);
+		p->unexpl_total += (int64_t)(p->now - p->last - explained);
+	}
 	p->have_last = true;
 	p->last = p->now;
 	p->sweep = p->unexplained > (int64_t)(p->period_ns / 2);

@@ -77,6 +77,7 @@ struct cpuacct {
 	bool borrowing;	      /* due as running and busy: counted ahead
 				 of its schedstat if need be */
 	int64_t contrib;      /* its part of idle_sum */
+	int64_t unexpl_base;  /* p->unexpl_total at its last due check */
 	int64_t carry;	      /* CPU mode: on-CPU ns not yet counted in a
 				 sample (negative: counted ahead) */
 	uint64_t pending;     /* CPU mode: on-CPU ns of the interval that
@@ -87,15 +88,18 @@ struct cpuacct {
 struct cpuacct_proc {
 	pid_t pid;
 	uint64_t period_ns;
-	bool wall;	     /* --wall: due when it ran at all */
-	clockid_t clock;     /* the target's CPU-time clock */
-	bool clock_ok;	     /* ... which could be had */
-	bool clock_read;     /* this tick's reading is in now */
-	uint64_t now;	     /* ... this tick's reading */
-	bool have_last;	     /* last is a reading */
-	uint64_t last;	     /* the previous tick's reading */
-	int64_t unexplained; /* CPU time used by no thread that was read */
-	bool sweep;	     /* read the quiet threads too this tick */
+	bool wall;	      /* --wall: due when it ran at all */
+	clockid_t clock;      /* the target's CPU-time clock */
+	bool clock_ok;	      /* ... which could be had */
+	bool clock_read;      /* this tick's reading is in now */
+	uint64_t now;	      /* ... this tick's reading */
+	bool have_last;	      /* last is a reading */
+	uint64_t last;	      /* the previous tick's reading */
+	int64_t unexplained;  /* CPU time used by no thread that was read */
+	int64_t unexpl_total; /* ... all of it since the first tick */
+	uint64_t clock_ns;    /* CLOCK_MONOTONIC when now was read */
+	uint64_t ncpu;	      /* CPUs online */
+	bool sweep;	      /* read the quiet threads too this tick */
 	/* CPU mode totals (see "Small carries" above): */
 	int64_t carry_sum; /* the carries of the threads in the table */
 	int64_t idle_sum;  /* the carries of threads not running at their
@@ -115,11 +119,14 @@ void cpuacct_new_tick(struct cpuacct *c);
 
 /*
  * Read tid's schedstat, once per tick (later calls in the tick return 0 at
- * once).  0; 1 when the counters went backwards: another task now has
- * this TID (an exec by a non-leader thread, or a reused TID), and the
+ * once).  0; 1 when the counters went backwards, or forwards by more
+ * than the task can have run since its last check (the wall time; for
+ * a quiet thread, the process's CPU time no thread read explains):
+ * another task now has this
+ * TID (an exec by a non-leader thread, or a reused TID), and the
  * accounting started afresh, as for a thread never seen; -1 with errno.
  */
-int cpuacct_read(struct cpuacct *c, pid_t pid, pid_t tid);
+int cpuacct_read(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid);
 
 /* Has the thread a reading and is it not quiet, so that its CPU time is
  * accounted for thread by thread (cpuacct_explain())? */

@@ -405,22 +405,29 @@ int procfs_read_task_state(pid_t pid, pid_t tid, int *fd)
 }
 
 int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
-			   uint64_t *stime)
+			   uint64_t *stime, uint64_t *ident)
 {
 	char buf[512];
 	const char *p = task_stat(pid, tid, fd, buf, sizeof(buf));
-	unsigned long long ut, st;
+	unsigned long long ut, st, start = 0, code = 0, code_end = 0, stack = 0;
 
 	if (!p)
 		return -1;
-	/* state, then fields 4-13; utime and stime are fields 14-15 */
-	if (sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-		   &ut, &st) != 2) {
+	/* state, then fields 4-13; utime and stime are fields 14-15; after
+	 * 6 more, starttime (22), and after 3 more startcode, endcode and
+	 * startstack (26-28) */
+	if (sscanf(p,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
+		   "%*d %*d %*d %*d %*d %*d %llu %*u %*d %*u %llu %llu %llu",
+		   &ut, &st, &start, &code, &code_end, &stack) < 2) {
 		errno = EINVAL;
 		return -1;
 	}
 	*utime = ut;
 	*stime = st;
+	if (ident)
+		*ident = start * 0x9e3779b97f4a7c15ULL ^ code ^
+			 (code_end << 17) ^ (stack << 3);
 	return 0;
 }
 

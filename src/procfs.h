@@ -95,10 +95,13 @@ int procfs_read_schedstat(pid_t pid, pid_t tid, int *fd, uint64_t *cpu_ns,
 int procfs_read_task_state(pid_t pid, pid_t tid, int *fd);
 
 /* A thread's user and system CPU time (utime, stime: fields 14-15 of the
- * same file, in clock ticks), kept open in *fd as above.  0, or -1 with
- * errno. */
+ * same file, in clock ticks), kept open in *fd as above; and in *ident
+ * (unless NULL) a value that changes when another task has the TID (its
+ * start time) or the thread exec'd (its code and stack addresses: a new
+ * image; the same image at the same addresses, without ASLR, may give
+ * the same).  0, or -1 with errno. */
 int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
-			   uint64_t *stime);
+			   uint64_t *stime, uint64_t *ident);
 
 /*
  * The number of threads of a process (field 20 of /proc/PID/stat), read

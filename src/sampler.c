@@ -55,8 +55,8 @@ struct queued {
 	struct thread *th;
 	struct user_regs_struct regs;
 	uint64_t stack_start;
-	size_t off, len; /* in arena */
-	bool at_syscall; /* capture_at_syscall_exit() said so */
+	size_t off, len;	/* in arena */
+	enum capture_stop kind; /* capture_stop_kind() said so */
 };
 
 struct sampler {
@@ -122,7 +122,8 @@ static void child_exited(struct sampler *s, pid_t pid, int status)
 	}
 }
 
-static void record_stack(struct sampler *s, struct thread *th, bool at_syscall);
+static void record_stack(struct sampler *s, struct thread *th,
+			 enum capture_stop kind);
 
 /*
  * Keep a capture for unwinding once the tick's stops are all in: unwinding
@@ -162,7 +163,7 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	q->stack_start = s->cap.stack_start;
 	q->off = s->arena_len;
 	q->len = s->cap.stack_len;
-	q->at_syscall = capture_at_syscall_exit(&s->cap.regs);
+	q->kind = capture_stop_kind(&s->cap.regs);
 	s->arena_len += s->cap.stack_len;
 }
 
@@ -387,6 +388,21 @@ static int push_active(struct sampler *s, struct thread *th)
 }
 
 /*
+ * Another task has the thread's TID, or it exec'd: its stacks stopped in
+ * user code are of code that is no more (or another thread's), and its
+ * split of user and system time (sysbias.h) is another task's.  Forget
+ * them (the correction starts again as for a new thread).
+ */
+static void forget_user_code(struct thread *th)
+{
+	th->user_stacks.count = 0;
+	th->user_stacks.put = 0;
+	th->user_stacks.turn = 0;
+	th->bias = (struct sysbias_thread){ 0 };
+	th->have_image = false;
+}
+
+/*
  * Read a thread's schedstat, once per tick (cpuacct_read()).  Another task
  * under its TID (the counters went backwards) gets its name read afresh
  * too.  A thread whose files could not be kept open (descriptors ran
@@ -394,11 +410,12 @@ static int push_active(struct sampler *s, struct thread *th)
  */
 static int read_cpu(struct sampler *s, struct thread *th)
 {
-	int rc = cpuacct_read(&th->cpu, s->cfg->pid, th->tid);
+	int rc = cpuacct_read(&th->cpu, &s->acct, th->tid);
 
 	if (rc > 0) {
 		th->name_tick = 0;
 		th->name_reads = 0;
+		forget_user_code(th);
 	}
 	if (th->cpu.unkept && !th->unkept_counted) {
 		th->unkept_counted = true;
@@ -884,7 +901,7 @@ static void unwind_queued(struct sampler *s)
 		s->view.stack_start = q->stack_start;
 		s->view.stack_len = q->len;
 		s->view.stack = q->len ? s->arena + q->off : NULL;
-		record_stack(s, q->th, q->at_syscall);
+		record_stack(s, q->th, q->kind);
 	}
 	s->nqueued = 0;
 	s->arena_len = 0;
@@ -924,45 +941,63 @@ static bool ring_add(struct sampler *s, struct thread *th, struct stack_ring *r,
  * stops land at calls' exits, the rare stop in user code would take all
  * the user time until the next), or, with none yet, to its own stack
  * without the leaf (the call's wrapper): the caller that made the call,
- * where the time before the call was spent.  A stop anywhere else keeps
- * all its samples.
+ * where the time before the call was spent (samples_moved counts what
+ * went elsewhere: a stack of one PC keeps it).  A stop anywhere else
+ * keeps all its samples; only stops in user code go into the ring (not
+ * one in a call that it cut short, which restarts: capture.c).
  */
 static bool emit_split(struct sampler *s, struct thread *th,
-		       const uint64_t *pcs, size_t n, uint64_t count, bool at)
+		       const uint64_t *pcs, size_t n, uint64_t count,
+		       enum sysbias_stop kind)
 {
 	struct sysbias_parts parts;
-	uint64_t ut = 0, stime = 0;
+	uint64_t ut = 0, stime = 0, image = 0;
 	bool read = procfs_read_task_times(s->cfg->pid, th->tid,
-					   &th->cpu.stat_fd, &ut, &stime) == 0;
+					   &th->cpu.stat_fd, &ut, &stime,
+					   &image) == 0;
 	struct stack_ring *user = &th->user_stacks;
 
-	sysbias_split(&th->bias, s->period_ns, count, at, read, ut, stime,
+	/* Another task under the TID whose schedstat went forwards, or the
+	 * thread exec'd (the leader's own exec: same TID, same counters). */
+	if (read && th->have_image && image != th->image)
+		forget_user_code(th);
+	if (read) {
+		th->image = image;
+		th->have_image = true;
+	}
+	sysbias_split(&th->bias, s->period_ns, count, kind, read, ut, stime,
 		      &parts);
 	if (parts.here && !add_samples(s, th, pcs, n, parts.here))
 		return false;
-	if (!at)
+	if (kind == SYSBIAS_USER)
 		ring_put(user, pcs, n);
 	if (!parts.other) /* always so for a stop not at a call's exit */
 		return true;
-	s->st->samples_moved += parts.other;
-	if (user->count)
+	switch (sysbias_dest(user->count, n)) {
+	case SYSBIAS_TO_USER:
+		s->st->samples_moved += parts.other;
 		return ring_add(s, th, user, parts.other);
-	if (n > 1) {
+	case SYSBIAS_TO_CALLER:
+		s->st->samples_moved += parts.other;
 		s->st->samples_to_caller += parts.other;
 		return add_samples(s, th, pcs + 1, n - 1, parts.other);
+	default: /* one PC: nowhere else to go, not moved */
+		return add_samples(s, th, pcs, n, parts.other);
 	}
-	return add_samples(s, th, pcs, n, parts.other);
 }
 
 /*
  * A stack whose stop came at a system call's exit is counted as such
- * (sampler_stats.samples_at_syscall).  The registers said so
- * (at_syscall); the instruction before the PC confirms it (a page fault
- * leaves the same registers), read now that the thread runs again.
+ * (sampler_stats.samples_at_syscall).  The registers said so, or that
+ * the stop cut a call short (stop, capture_stop_kind()); the instruction
+ * before the PC confirms it (a page fault leaves the same registers),
+ * read now that the thread runs again.
  */
-static void record_stack(struct sampler *s, struct thread *th, bool at_syscall)
+static void record_stack(struct sampler *s, struct thread *th,
+			 enum capture_stop stop)
 {
 	int n = unwind_captured(s);
+	enum sysbias_stop kind = SYSBIAS_USER;
 	uint64_t count;
 	bool ok = true;
 
@@ -976,8 +1011,12 @@ static void record_stack(struct sampler *s, struct thread *th, bool at_syscall)
 	if (n <= 0 || s->stopping)
 		return;
 	count = cpuacct_weight(&th->cpu, &s->acct);
-	at_syscall = at_syscall && unwinder_after_syscall(s->unw, &s->view);
-	if (at_syscall) {
+	/* (--wall needs to know only the exits, for --stats.) */
+	if ((stop == CAPTURE_AT_EXIT ||
+	     (stop == CAPTURE_IN_CALL && !s->cfg->wall)) &&
+	    unwinder_after_syscall(s->unw, &s->view))
+		kind = stop == CAPTURE_AT_EXIT ? SYSBIAS_EXIT : SYSBIAS_IN_CALL;
+	if (kind == SYSBIAS_EXIT) {
 		s->st->stacks_at_syscall++;
 		s->st->samples_at_syscall += count;
 	}
@@ -986,7 +1025,7 @@ static void record_stack(struct sampler *s, struct thread *th, bool at_syscall)
 	if (count && s->cfg->wall)
 		ok = emit(s, th, s->pcs, (size_t)n, count);
 	else if (count &&
-		 (ok = emit_split(s, th, s->pcs, (size_t)n, count, at_syscall)))
+		 (ok = emit_split(s, th, s->pcs, (size_t)n, count, kind)))
 		s->st->stacks++;
 	if (!ok)
 		return;
@@ -1358,7 +1397,10 @@ static int run_loop(struct sampler *s, uint64_t start)
 		}
 		/* The first tick is always taken, however short the duration
 		 * and however long the start (reading the maps) took. */
+		/* The deadlines passed since the last tick, up to the end,
+		 * are missed too (ticksched_missed()). */
 		if (end && now >= end && ticked) {
+			s->st->missed_ticks += ticksched_missed(&sched, end);
 			s->st->end = SAMPLER_END_DURATION;
 			return 0;
 		}
@@ -1372,6 +1414,7 @@ static int run_loop(struct sampler *s, uint64_t start)
 		/* Behind schedule there is no sleep between ticks to take
 		 * signals in: look for one before each late tick. */
 		if (now - next >= s->period_ns && take_signal(s)) {
+			s->st->missed_ticks += ticksched_missed(&sched, now);
 			s->st->end = SAMPLER_END_SIGNAL;
 			return 0;
 		}
@@ -1382,6 +1425,8 @@ static int run_loop(struct sampler *s, uint64_t start)
 			return -1;
 		ticked = true;
 		if (s->stopping) { /* a stop signal came during the unwinds */
+			s->st->missed_ticks += ticksched_missed(&sched,
+								mono_now_ns());
 			s->st->end = SAMPLER_END_SIGNAL;
 			return 0;
 		}

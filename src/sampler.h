@@ -178,7 +178,8 @@ struct sampler_stats {
 	uint64_t stacks_at_syscall, samples_at_syscall;
 	/* The correction (sysbias.h): samples given to the thread's last
 	 * stack of the other kind, and of those, to the caller of the call
-	 * (no stack stopped in user code yet). */
+	 * (no stack stopped in user code yet); not those of a stack of one
+	 * PC, which stay on it (sysbias_dest()). */
 	uint64_t samples_moved, samples_to_caller;
 	/* Wall time of each unwind (from the copy, after the release), by
 	 * microsecond up to UNWIND_BUCKETS - 1 (the last bucket: longer). */

@@ -39,18 +39,18 @@ static uint64_t take_periods(int64_t *ns, uint64_t period_ns)
 }
 
 void sysbias_split(struct sysbias_thread *t, uint64_t period_ns, uint64_t count,
-		   bool at_syscall, bool read, uint64_t utime, uint64_t stime,
-		   struct sysbias_parts *parts)
+		   enum sysbias_stop kind, bool read, uint64_t utime,
+		   uint64_t stime, struct sysbias_parts *parts)
 {
 	double k = kernel_share(t, read, utime, stime), f, keep;
 	int64_t ns = (int64_t)(count * period_ns), kept;
 
 	parts->here = count;
 	parts->other = 0;
-	if (k < 0)
+	if (k < 0 || kind == SYSBIAS_IN_CALL)
 		return;
 	t->n_all += count;
-	if (!at_syscall)
+	if (kind != SYSBIAS_EXIT)
 		return;
 	t->n_at += count;
 	f = (double)t->n_at / (double)t->n_all;
@@ -60,6 +60,13 @@ void sysbias_split(struct sysbias_thread *t, uint64_t period_ns, uint64_t count,
 	t->user_ns += ns - kept;
 	parts->here = take_periods(&t->sys_ns, period_ns);
 	parts->other = take_periods(&t->user_ns, period_ns);
+}
+
+enum sysbias_dest sysbias_dest(unsigned user_stacks, size_t n)
+{
+	if (user_stacks)
+		return SYSBIAS_TO_USER;
+	return n > 1 ? SYSBIAS_TO_CALLER : SYSBIAS_STAYS;
 }
 
 bool sysbias_judge(uint64_t stacks, uint64_t samples,

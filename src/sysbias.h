@@ -19,6 +19,7 @@
 #define PTPROF_SYSBIAS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Enough to tell a share from noise: stacks, and CPU time (/proc counts
@@ -82,6 +83,13 @@ struct sysbias_thread {
 	int64_t user_ns, sys_ns; /* parts not yet counted (under a period) */
 };
 
+/* Where a stop came (capture_stop_kind(), confirmed by the unwinder). */
+enum sysbias_stop {
+	SYSBIAS_USER,	/* in user code (or a page fault) */
+	SYSBIAS_EXIT,	/* at the exit of a call that returned */
+	SYSBIAS_IN_CALL /* in a call it cut short, which restarts */
+};
+
 /* How the samples of one stack are split (sysbias_split()). */
 struct sysbias_parts {
 	uint64_t here;	/* periods for the stack stopped */
@@ -90,12 +98,24 @@ struct sysbias_parts {
 
 /*
  * A stack of the thread counting for `count` periods of period_ns,
- * stopped at a call's exit (at_syscall) or not; read: utime and stime
- * (ticks) could be read just after the stop.  Fills parts (here + other
- * need not equal count: what rounds away is carried on).
+ * stopped where kind says; read: utime and stime (ticks) could be read
+ * just after the stop.  Fills parts (here + other need not equal count:
+ * what rounds away is carried on).  A stop in a call (SYSBIAS_IN_CALL:
+ * the thread slept in it at the tick) keeps all its samples and is left
+ * out of F: it is neither a stop in user code nor one that raced the
+ * interrupt to a call's exit.
  */
 void sysbias_split(struct sysbias_thread *t, uint64_t period_ns, uint64_t count,
-		   bool at_syscall, bool read, uint64_t utime, uint64_t stime,
-		   struct sysbias_parts *parts);
+		   enum sysbias_stop kind, bool read, uint64_t utime,
+		   uint64_t stime, struct sysbias_parts *parts);
+
+/*
+ * Where parts.other goes: to the thread's stacks stopped in user code
+ * (it has user_stacks of them), else to the stack's caller (the stack
+ * without its leaf, n > 1 PCs), else nowhere else: it stays on the
+ * stack, and is not a move.
+ */
+enum sysbias_dest { SYSBIAS_TO_USER, SYSBIAS_TO_CALLER, SYSBIAS_STAYS };
+enum sysbias_dest sysbias_dest(unsigned user_stacks, size_t n);
 
 #endif /* PTPROF_SYSBIAS_H */

@@ -81,6 +81,8 @@ struct thread {
 	 * of its time, and its last stacks stopped in user code. */
 	struct sysbias_thread bias;
 	struct stack_ring user_stacks;
+	uint64_t image;	 /* ... of this task and image (procfs ident) */
+	bool have_image; /* image is a reading */
 	struct thread *next_;
 };
 

@@ -73,6 +73,17 @@ uint64_t ticksched_take(struct ticksched *t, uint64_t now)
 	return missed;
 }
 
+uint64_t ticksched_missed(const struct ticksched *t, uint64_t until)
+{
+	struct ticksched c = *t;
+
+	if (until < t->deadline)
+		return 0;
+	/* As if a tick were taken at until: the slot it would be for is
+	 * missed too. */
+	return ticksched_take(&c, until) + 1;
+}
+
 uint64_t ticksched_seed(void)
 {
 	uint64_t seed;

@@ -57,6 +57,12 @@ uint64_t ticksched_next(const struct ticksched *t);
  * their deadlines pass (<= now) without a tick: missed. */
 uint64_t ticksched_take(struct ticksched *t, uint64_t now);
 
+/* The run ends at until, with no tick taken since: how many slots had
+ * their deadlines pass (<= until) since the last tick.  (Without it a run
+ * that ended behind schedule, a long unwind or a stall before its end,
+ * said fewer ticks missed than were.) */
+uint64_t ticksched_missed(const struct ticksched *t, uint64_t until);
+
 /* A seed for ticksched_init(): from getrandom(), or the clock. */
 uint64_t ticksched_seed(void);
 

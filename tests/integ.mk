@@ -12,6 +12,7 @@ check_PROGRAMS += \
 	tests/targets/vforker \
 	tests/targets/zleader \
 	tests/targets/execer \
+	tests/targets/execburn \
 	tests/targets/waker \
 	tests/targets/mangled \
 	tests/targets/cpuwait \
@@ -69,6 +70,10 @@ tests_targets_execer_SOURCES = tests/targets/execer.c
 tests_targets_execer_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_execer_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+tests_targets_execburn_SOURCES = tests/targets/execburn.c
+tests_targets_execburn_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_execburn_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
 tests_targets_waker_SOURCES = tests/targets/waker.c
 tests_targets_waker_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_waker_LDFLAGS = $(PT_TARGET_LINKFLAGS)
@@ -101,6 +106,7 @@ TESTS += \
 	tests/dump.test \
 	tests/hostile-names.test \
 	tests/exec.test \
+	tests/exec-total.test \
 	tests/zombie-leader.test \
 	tests/suspend.test \
 	tests/split.test \

@@ -116,6 +116,85 @@ static void check_weights(void)
 	CHECK(cpuacct_settle(&c, &p, &budget, &resid) == 0);
 }
 
+/* Check the thread, then read it as a quiet thread last checked long
+ * ago, having used 1 ms then, since when the process clock left
+ * unexplained_ns to the threads not read. */
+static int read_quiet(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
+		      int64_t unexplained_ns)
+{
+	cpuacct_new_tick(c);
+	CHECK(cpuacct_read(c, p, tid) == 0);
+	cpuacct_due(c, p, tid, mono_now_ns());
+	c->cpu_base = c->cpu_read = 1000 * 1000;
+	c->read_ns = 0;
+	c->quiet = true;
+	p->clock_read = true;
+	p->ncpu = 1;
+	p->clock_ns = mono_now_ns();
+	p->unexpl_total = c->unexpl_base + unexplained_ns;
+	cpuacct_new_tick(c);
+	return cpuacct_read(c, p, tid);
+}
+
+/*
+ * Another task under a TID whose counters are ahead of the old one's: a
+ * non-leader's execve() gives the leader's TID to a thread that may have
+ * run for seconds.  Its whole time was counted again under the leader's
+ * TID (198 samples for 1 s at 100 Hz).  Counters that moved by more than
+ * the wall time since the last check are another task's.
+ */
+static void check_other_task(void)
+{
+	struct cpuacct c = { 0 };
+	struct cpuacct_proc p;
+	pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
+	struct timespec pause = { 0, 5 * 1000 * 1000 }, cpu;
+
+	cpuacct_proc_init(&p, pid, PERIOD_NS, false);
+	cpuacct_init(&c);
+	/* 60 ms of CPU time, however long a busy machine takes to give it
+	 * (burn_ms() burns wall time); the sleep brings schedstat up to
+	 * date. */
+	while (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0 &&
+	       cpu.tv_sec == 0 && cpu.tv_nsec < 60 * 1000 * 1000)
+		burn_ms(1);
+	nanosleep(&pause, NULL);
+	CHECK(cpuacct_read(&c, &p, tid) == 0);
+	cpuacct_due(&c, &p, tid, mono_now_ns());
+	/* This thread, read again: its own counters. */
+	burn_ms(3);
+	nanosleep(&pause, NULL);
+	cpuacct_new_tick(&c);
+	CHECK(cpuacct_read(&c, &p, tid) == 0);
+	cpuacct_due(&c, &p, tid, mono_now_ns());
+	/* A busy thread read an eighth of a period after its last check,
+	 * the interval before which was two periods long, its reading then
+	 * lagging: its counters moved by more than the wall time since, and
+	 * are its own (a first version lost a third of such a thread's time
+	 * at 1000 Hz). */
+	c.cpu_base = c.cpu_read = c.cpu_now - 2 * PERIOD_NS;
+	c.read_ns = mono_now_ns() - PERIOD_NS / 8;
+	cpuacct_new_tick(&c);
+	CHECK(cpuacct_read(&c, &p, tid) == 0);
+	cpuacct_due(&c, &p, tid, mono_now_ns());
+	/* The old task under the TID had run 1 ms when last checked; the
+	 * counters read now (60 ms and more) are another's. */
+	c.cpu_base = c.cpu_read = 1000 * 1000;
+	c.read_ns = mono_now_ns(); /* however long the machine kept us */
+	cpuacct_new_tick(&c);
+	CHECK(cpuacct_read(&c, &p, tid) == 1);
+	CHECK(!c.have_cpu && cpuacct_explain(&c) == 0);
+
+	/* A quiet thread, last checked long ago (wall time allows it all),
+	 * read at a sweep: the process clock says its threads' time was
+	 * explained but for 2 ms, so 60 ms and more are another task's (the
+	 * leader in pause(), after another thread that ran 1 s exec'd). */
+	CHECK(read_quiet(&c, &p, tid, 2 * 1000 * 1000) == 1);
+	/* ... but not when the process clock allows it. */
+	CHECK(read_quiet(&c, &p, tid, 10 * 1000 * 1000 * 1000LL) == 0);
+	cpuacct_close(&c);
+}
+
 int main(void)
 {
 	struct rlimit rl = { LIMIT, LIMIT };
@@ -126,6 +205,7 @@ int main(void)
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	int rc;
 
+	check_other_task();
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max > LIMIT)
 		rl.rlim_max = LIMIT;
 	rl.rlim_cur = LIMIT;
@@ -135,20 +215,20 @@ int main(void)
 
 	/* Plenty: kept. */
 	cpuacct_init(&kept);
-	CHECK(cpuacct_read(&kept, pid, tid) == 0);
+	CHECK(cpuacct_read(&kept, &cpu, tid) == 0);
 	CHECKF(kept.sched_fd >= 0 && !kept.unkept, "fd %d", kept.sched_fd);
 
 	/* In the reserve (64 - 16 = 48 and up): read, not kept. */
 	take_fds(LIMIT - 16);
 	cpuacct_init(&unkept);
-	CHECK(cpuacct_read(&unkept, pid, tid) == 0);
+	CHECK(cpuacct_read(&unkept, &cpu, tid) == 0);
 	CHECKF(unkept.sched_fd < 0 && unkept.unkept, "fd %d", unkept.sched_fd);
 
 	/* A thread with a reading and a kept file, whose carry comes due
 	 * while it sleeps most of the interval: its state must be read. */
 	give_fds();
 	cpuacct_init(&busy);
-	CHECK(cpuacct_read(&busy, pid, tid) == 0);
+	CHECK(cpuacct_read(&busy, &cpu, tid) == 0);
 	CHECK(cpuacct_due(&busy, &cpu, tid, mono_now_ns()) == 1); /* R, first */
 	burn_ms(5);
 	nanosleep(&pause, NULL);
@@ -158,7 +238,7 @@ int main(void)
 	 * this check is due depends on it too: a thread running at two
 	 * checks in a row may be sampled ahead of its schedstat.) */
 	cpuacct_new_tick(&busy);
-	CHECK(cpuacct_read(&busy, pid, tid) == 0);
+	CHECK(cpuacct_read(&busy, &cpu, tid) == 0);
 	CHECK(cpuacct_due(&busy, &cpu, tid, mono_now_ns()) >= 0);
 	CHECKF(busy.carry == 0 && busy.pending > 0, "carry %lld pending %llu",
 	       (long long)busy.carry, (unsigned long long)busy.pending);
@@ -174,12 +254,12 @@ int main(void)
 	take_fds(-1);
 	cpuacct_init(&none);
 	errno = 0;
-	CHECK(cpuacct_read(&none, pid, tid) == -1 && errno == EMFILE);
+	CHECK(cpuacct_read(&none, &cpu, tid) == -1 && errno == EMFILE);
 	errno = 0;
 	rc = cpuacct_due(&unkept, &cpu, tid, mono_now_ns()); /* first seen */
 	CHECKF(rc == -1 && errno == EMFILE, "rc %d errno %d", rc, errno);
 	cpuacct_new_tick(&busy);
-	CHECK(cpuacct_read(&busy, pid, tid) == 0); /* its fd is kept */
+	CHECK(cpuacct_read(&busy, &cpu, tid) == 0); /* its fd is kept */
 	errno = 0;
 	rc = cpuacct_due(&busy, &cpu, tid, mono_now_ns());
 	CHECKF(rc == -1 && errno == EMFILE, "rc %d errno %d", rc, errno);

@@ -9,11 +9,16 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "capture.h"
+#include "procfs.h"
 #include "sysbias.h"
 #include "unit.h"
 
@@ -41,12 +46,19 @@ static void check_regs(void)
 	CHECK(capture_at_syscall_exit(&r));
 	r = regs(-1, 0); /* an interrupt in user code */
 	CHECK(!capture_at_syscall_exit(&r));
+	CHECK(capture_stop_kind(&r) == CAPTURE_IN_USER);
 	r = regs(232, -EINTR); /* epoll_wait cut short */
 	CHECK(!capture_at_syscall_exit(&r));
+	CHECK(capture_stop_kind(&r) == CAPTURE_IN_CALL);
 	for (int e = 512; e <= 516; e++) { /* -ERESTART*: a sleep cut short */
 		r = regs(35, -e);
 		CHECKF(!capture_at_syscall_exit(&r), "rax -%d", e);
+		/* ... which restarts after the stop: the thread is in the
+		 * call, not in user code */
+		CHECKF(capture_stop_kind(&r) == CAPTURE_IN_CALL, "rax -%d", e);
 	}
+	r = regs(17, 64);
+	CHECK(capture_stop_kind(&r) == CAPTURE_AT_EXIT);
 }
 
 static void check_judge(void)
@@ -155,10 +167,105 @@ static void check_split(void)
 	       (unsigned long long)other);
 }
 
+/*
+ * A stop in a call it cut short (the thread slept there at the tick) is
+ * neither a stop in user code nor one at a call's exit: it keeps its
+ * samples and leaves the correction of the other stops as it was.  It
+ * was once taken for a stop in user code, which lowered F (the share of
+ * samples at calls' exits) and so what the exits gave back.
+ */
+static void check_in_call(void)
+{
+	struct sysbias_thread a = { 0 }, b = { 0 };
+	struct sysbias_parts pa, pb;
+	uint64_t ut = 100, st = 10;
+
+	/* A first reading, then 9 ticks in user code and 1 in the kernel
+	 * (K = 10%), every sample at a call's exit (F = 100%). */
+	sysbias_split(&a, P, 1, SYSBIAS_EXIT, true, ut, st, &pa);
+	sysbias_split(&b, P, 1, SYSBIAS_EXIT, true, ut, st, &pb);
+	sysbias_split(&a, P, 10, SYSBIAS_EXIT, true, ut + 9, st + 1, &pa);
+	sysbias_split(&b, P, 10, SYSBIAS_EXIT, true, ut + 9, st + 1, &pb);
+	/* b: 20 stops in calls; a: none */
+	for (int i = 0; i < 20; i++) {
+		sysbias_split(&b, P, 1, SYSBIAS_IN_CALL, true, ut + 9, st + 1,
+			      &pb);
+		CHECK(pb.here == 1 && pb.other == 0);
+	}
+	CHECK(a.n_all == b.n_all && a.n_at == b.n_at);
+	/* Both move 9 of the next 10 periods back to user code. */
+	sysbias_split(&a, P, 10, SYSBIAS_EXIT, true, ut + 18, st + 2, &pa);
+	sysbias_split(&b, P, 10, SYSBIAS_EXIT, true, ut + 18, st + 2, &pb);
+	CHECKF(pa.here == pb.here && pa.other == pb.other && pa.other == 9,
+	       "no stops in calls: %llu/%llu; 20: %llu/%llu",
+	       (unsigned long long)pa.here, (unsigned long long)pa.other,
+	       (unsigned long long)pb.here, (unsigned long long)pb.other);
+}
+
+/* Where the samples an exit gives back go, and whether they moved. */
+static void check_dest(void)
+{
+	CHECK(sysbias_dest(2, 5) == SYSBIAS_TO_USER);
+	CHECK(sysbias_dest(1, 1) == SYSBIAS_TO_USER);
+	CHECK(sysbias_dest(0, 5) == SYSBIAS_TO_CALLER);
+	/* one PC: no caller to give them to, they stay (not a move) */
+	CHECK(sysbias_dest(0, 1) == SYSBIAS_STAYS);
+}
+
+/*
+ * The sampler forgets a thread's stacks stopped in user code and its
+ * split of the time when the thread exec'd (sampler.c,
+ * forget_user_code()): procfs_read_task_times() tells, through the file
+ * kept open as the sampler keeps it.  A child execs sleep.
+ */
+static void check_image(void)
+{
+	uint64_t ut, st, before = 0, after = 0;
+	int p[2], fd = -1, status, tries = 0;
+	char comm[16] = "";
+	pid_t pid;
+
+	if (pipe(p))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(p[1]);
+		if (read(p[0], &c, 1) >= 0)
+			execlp("sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	CHECK(procfs_read_task_times(pid, pid, &fd, &ut, &st, &before) == 0);
+	CHECK(procfs_read_task_times(pid, pid, &fd, &ut, &st, &after) == 0);
+	CHECK(before == after);
+	close(p[1]); /* it execs */
+	while (strcmp(comm, "sleep") && tries++ < 500) {
+		usleep(10000);
+		if (procfs_comm(pid, pid, comm, sizeof(comm)))
+			break;
+	}
+	CHECK(!strcmp(comm, "sleep"));
+	CHECK(procfs_read_task_times(pid, pid, &fd, &ut, &st, &after) == 0);
+	CHECKF(before != after, "the same after exec: %llx",
+	       (unsigned long long)after);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(void)
 {
 	check_regs();
 	check_judge();
 	check_split();
+	check_in_call();
+	check_dest();
+	check_image();
 	return unit_result("test_sysbias");
 }

@@ -8,12 +8,14 @@
  *  - no tick may start less than an eighth of a period after the last;
  *  - missed ticks: a tick taken 3.25 periods late misses the slots whose
  *    deadlines passed (2 or 3, as their offsets fall), and a suspension of
- *    an hour is counted at once (360,000 slots, give or take one);
+ *    an hour is counted at once (360,000 slots, give or take one); a run
+ *    that ends 10.6 periods after its last tick missed 10 or 11;
  *  - two seeds give two sequences.
  */
 #include "config.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "ticksched.h"
 #include "timeutil.h"
@@ -88,6 +90,19 @@ static void check_missed(void)
 	CHECKF(m + 1 >= hour / PERIOD && m <= hour / PERIOD + 1,
 	       "%llu missed in an hour", (unsigned long long)m);
 	CHECK(t.deadline > START + hour);
+	/* The run ends 10.6 periods after a tick, with none since: the
+	 * next 10 slots' deadlines passed (each within half a period of its
+	 * grid point), the 11th's may have; nothing is taken. */
+	ticksched_init(&t, START, PERIOD, 9);
+	ticksched_take(&t, START);
+	u = t;
+	m = ticksched_missed(&t, START + PERIOD * 106 / 10);
+	CHECKF(m == 10 || m == 11, "%llu missed at the end",
+	       (unsigned long long)m);
+	CHECK(!memcmp(&t, &u, sizeof(t)));
+	/* Before the next deadline: none. */
+	CHECK(ticksched_missed(&t, t.deadline - 1) == 0);
+	CHECK(ticksched_missed(&t, t.deadline) == 1);
 	/* Another seed, other offsets. */
 	ticksched_init(&t, START, PERIOD, 1);
 	ticksched_init(&u, START, PERIOD, 2);
