@@ -117,8 +117,3 @@ enum capture_stop capture_stop_kind(const struct user_regs_struct *regs)
 		return CAPTURE_IN_CALL;
 	return CAPTURE_AT_EXIT;
 }
-
-bool capture_at_syscall_exit(const struct user_regs_struct *regs)
-{
-	return capture_stop_kind(regs) == CAPTURE_AT_EXIT;
-}

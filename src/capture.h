@@ -66,7 +66,4 @@ int capture_thread(pid_t tid, const struct maps *maps, struct capture *out);
 enum capture_stop { CAPTURE_IN_USER, CAPTURE_AT_EXIT, CAPTURE_IN_CALL };
 enum capture_stop capture_stop_kind(const struct user_regs_struct *regs);
 
-/* capture_stop_kind() == CAPTURE_AT_EXIT. */
-bool capture_at_syscall_exit(const struct user_regs_struct *regs);
-
 #endif /* PTPROF_CAPTURE_H */

@@ -171,7 +171,7 @@ struct sampler_stats {
 	uint32_t stop_lat_hist[PAUSE_BUCKETS];
 	/* Stacks (and the samples they count for) whose stop came at the
 	 * exit of a system call that returned, of a thread that was running
-	 * (capture_at_syscall_exit() and a `syscall` before the PC): a stop
+	 * (capture_stop_kind() and a `syscall` before the PC): a stop
 	 * lands at the thread's next return to user mode, which the call's
 	 * exit often reaches before the interrupt does (ptprof(1), SYSTEM
 	 * CALL BIAS). */

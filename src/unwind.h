@@ -69,7 +69,7 @@ void unwinder_set_hook(struct unwinder *u, unwinder_hook hook, void *arg);
 
 /*
  * Is the instruction just before the PC of cap a `syscall` (0f 05)?  With
- * capture_at_syscall_exit(), that tells a stop at a system call's exit from
+ * capture_stop_kind(), that tells a stop at a system call's exit from
  * one after a page fault.  Read from the module image at that address, else
  * from the target (the code does not move while it runs).  False when
  * neither can be read.

@@ -1,6 +1,6 @@
 /*
  * test_sysbias - the system call bias: which registers say a stop came at
- * a system call's exit (capture_at_syscall_exit()), how a sample's
+ * a system call's exit (capture_stop_kind()), how a sample's
  * periods are split between its stack and the thread's stacks of the
  * other kind (sysbias_split()), and when the share of samples there is
  * far enough above the kernel's share of the CPU time, with few stops in
@@ -39,20 +39,20 @@ static void check_regs(void)
 	struct user_regs_struct r;
 
 	r = regs(17, 64); /* pread returned 64 bytes */
-	CHECK(capture_at_syscall_exit(&r));
+	CHECK((capture_stop_kind(&r) == CAPTURE_AT_EXIT));
 	r = regs(110, 1234); /* getppid */
-	CHECK(capture_at_syscall_exit(&r));
+	CHECK((capture_stop_kind(&r) == CAPTURE_AT_EXIT));
 	r = regs(0, -EAGAIN); /* a failed call returned too */
-	CHECK(capture_at_syscall_exit(&r));
+	CHECK((capture_stop_kind(&r) == CAPTURE_AT_EXIT));
 	r = regs(-1, 0); /* an interrupt in user code */
-	CHECK(!capture_at_syscall_exit(&r));
+	CHECK(!(capture_stop_kind(&r) == CAPTURE_AT_EXIT));
 	CHECK(capture_stop_kind(&r) == CAPTURE_IN_USER);
 	r = regs(232, -EINTR); /* epoll_wait cut short */
-	CHECK(!capture_at_syscall_exit(&r));
+	CHECK(!(capture_stop_kind(&r) == CAPTURE_AT_EXIT));
 	CHECK(capture_stop_kind(&r) == CAPTURE_IN_CALL);
 	for (int e = 512; e <= 516; e++) { /* -ERESTART*: a sleep cut short */
 		r = regs(35, -e);
-		CHECKF(!capture_at_syscall_exit(&r), "rax -%d", e);
+		CHECKF(!(capture_stop_kind(&r) == CAPTURE_AT_EXIT), "rax -%d", e);
 		/* ... which restarts after the stop: the thread is in the
 		 * call, not in user code */
 		CHECKF(capture_stop_kind(&r) == CAPTURE_IN_CALL, "rax -%d", e);
