@@ -52,7 +52,8 @@ static void check_regs(void)
 	CHECK(capture_stop_kind(&r) == CAPTURE_IN_CALL);
 	for (int e = 512; e <= 516; e++) { /* -ERESTART*: a sleep cut short */
 		r = regs(35, -e);
-		CHECKF(!(capture_stop_kind(&r) == CAPTURE_AT_EXIT), "rax -%d", e);
+		CHECKF(!(capture_stop_kind(&r) == CAPTURE_AT_EXIT), "rax -%d",
+		       e);
 		/* ... which restarts after the stop: the thread is in the
 		 * call, not in user code */
 		CHECKF(capture_stop_kind(&r) == CAPTURE_IN_CALL, "rax -%d", e);
