@@ -1,0 +1,100 @@
+/*
+ * proctree.h - finding the descendants of the profiled processes without
+ * tracing them.
+ *
+ * ptprof follows a process tree (--children, and a COMMAND's descendants)
+ * but keeps its targets untraced between ticks: no PTRACE_O_TRACEFORK or
+ * TRACECLONE.  So the processes a watched one forks are found from the
+ * outside, in one of two ways:
+ *
+ *  - NETLINK: the kernel's process-events connector (NETLINK_CONNECTOR,
+ *    CN_IDX_PROC, PROC_CN_MCAST_LISTEN) reports every FORK, EXEC and EXIT
+ *    on the machine as it happens.  Subscribing needs CAP_NET_ADMIN in
+ *    the initial user namespace and a kernel with CONFIG_PROC_EVENTS.
+ *    A fork whose parent's thread group is watched adds the child (a
+ *    clone of a thread, child pid != child tgid, is not a process).
+ *    Events lost to a full socket buffer (ENOBUFS) are made up for by a
+ *    /proc scan of every watched process.
+ *  - POLL: reading /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN) of
+ *    the watched processes.  A process that did not run cannot have
+ *    forked, so the caller says which ran (proctree_ran(): their CPU time
+ *    moved), and only those are read at the next proctree_poll(); every
+ *    watched process is read at least once a second besides.
+ *
+ * Either way a process already there when it is watched, and its own
+ * descendants, are found by a /proc scan at the next proctree_poll(),
+ * parents before children.  A descendant that forks and exits between
+ * two polls is missed by POLL (its CPU time goes to nobody's samples);
+ * NETLINK sees it.
+ *
+ * Contract: one tree per run, used from the sampling thread only; never
+ * prints or exits.  Functions returning int give 0 (or a count), or -1
+ * with errno.  It only reads /proc and the netlink socket: it stops,
+ * signals and traces nothing.
+ */
+#ifndef PTPROF_PROCTREE_H
+#define PTPROF_PROCTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum proctree_method {
+	PROCTREE_NETLINK, /* the process-events connector */
+	PROCTREE_POLL,	  /* /proc/PID/task/TID/children */
+};
+
+enum proctree_kind {
+	PROCTREE_NEW,  /* pid is a new descendant of ppid, a watched one */
+	PROCTREE_EXEC, /* watched pid exec'd (NETLINK only: POLL cannot tell) */
+	PROCTREE_EXIT, /* watched pid exited (it is no longer watched) */
+};
+
+struct proctree_event {
+	enum proctree_kind kind;
+	pid_t pid;
+	pid_t ppid; /* PROCTREE_NEW: its parent; else 0 */
+};
+
+struct proctree;
+
+/* A tree with NETLINK when want_netlink and the subscription works, else
+ * POLL.  NULL with errno only when neither can work (no
+ * /proc/self/task/TID/children and no connector: ENOTSUP). */
+struct proctree *proctree_new(bool want_netlink);
+void proctree_free(struct proctree *t);
+
+enum proctree_method proctree_method(const struct proctree *t);
+/* "netlink" or "/proc polling", for --stats. */
+const char *proctree_method_name(const struct proctree *t);
+
+/* Watch pid: report its descendants from now on, and those it already
+ * has at the next proctree_poll().  A pid reported as PROCTREE_NEW is
+ * not watched until the caller says so (it may skip it). */
+int proctree_watch(struct proctree *t, pid_t pid);
+
+/* Stop watching pid (the caller dropped it); its later children are not
+ * reported. */
+void proctree_forget(struct proctree *t, pid_t pid);
+
+/* POLL: pid, a watched process, ran since the last poll: read its
+ * children then.  NETLINK: nothing. */
+void proctree_ran(struct proctree *t, pid_t pid);
+
+/* The descriptor to wait on for events (NETLINK), or -1 (POLL). */
+int proctree_fd(const struct proctree *t);
+
+/* Up to max events since the last call, in order (a NEW before any
+ * event of the same pid; each NEW pid once while it lives).  Returns
+ * how many were written; more may wait when it returns max. */
+int proctree_poll(struct proctree *t, struct proctree_event *ev, size_t max);
+
+/* Counters for --stats and the benchmark. */
+struct proctree_counters {
+	unsigned long long events;  /* connector messages read */
+	unsigned long long scans;   /* children files read */
+	unsigned long long resyncs; /* full rescans after lost events */
+};
+void proctree_counters(const struct proctree *t, struct proctree_counters *c);
+
+#endif /* PTPROF_PROCTREE_H */
