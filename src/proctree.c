@@ -54,11 +54,12 @@ enum proctree_state {
 struct proctree_proc {
 	pid_t pid;
 	unsigned char state;
-	bool ran;	  /* POLL: proctree_ran() since it was last read */
-	bool scan;	  /* read its tree at the next poll (watch, resync) */
-	bool leader_gone; /* NETLINK: its leader exited, threads may remain */
-	uint64_t start;	  /* field 22 of /proc/PID/stat (0: unknown) */
-	uint64_t seen_ns; /* when it was last read */
+	bool ran;	   /* POLL: proctree_ran() since it was last read */
+	bool scan;	   /* read its tree at the next poll (watch, resync) */
+	bool leader_gone;  /* NETLINK: its leader exited, threads may remain */
+	uint64_t check_ns; /* NETLINK: check its life at a poll from then */
+	uint64_t start;	   /* field 22 of /proc/PID/stat (0: unknown) */
+	uint64_t seen_ns;  /* when it was last read */
 };
 
 struct proctree {
@@ -73,6 +74,8 @@ struct proctree {
 	size_t ntodo, todo_cap;
 	pid_t *kids; /* the children just read, reused */
 	size_t nkids, kids_cap;
+	pid_t *due; /* the watched processes to visit at this poll, reused */
+	size_t ndue, due_cap;
 	struct tidlist tids;
 	uint64_t swept_ns; /* last liveness check of unwatched entries */
 	bool resync;	   /* events were lost: scan everything */
@@ -446,8 +449,9 @@ static int proctree_on_fork(struct proctree *t, const struct proc_event *ev)
  * comes when the main thread exits, which pthread_exit() does while the
  * others run on, and the last thread's exit has pid != tgid; so the
  * leader's exit is checked against /proc, and a process whose leader
- * left is checked again at each exit of its threads (and once a second:
- * a thread seen alive while the group was dying sends no later event).
+ * left is checked again at each exit of its threads, and once more at a
+ * later poll: a thread's exit is sent before the thread is a zombie, and
+ * the last one sends no later event (and once a second besides).
  */
 static int proctree_on_exit(struct proctree *t, const struct proc_event *ev)
 {
@@ -464,6 +468,7 @@ static int proctree_on_exit(struct proctree *t, const struct proc_event *ev)
 	}
 	if (proctree_alive(tgid, p->start)) {
 		p->leader_gone = true;
+		p->check_ns = mono_now_ns() + NSEC_PER_MSEC;
 		return 0;
 	}
 	return proctree_exited(t, tgid);
@@ -692,6 +697,7 @@ void proctree_free(struct proctree *t)
 	free(t->queue);
 	free(t->todo);
 	free(t->kids);
+	free(t->due);
 	free(t);
 }
 
@@ -746,6 +752,7 @@ void proctree_forget(struct proctree *t, pid_t pid)
 	if (p) {
 		p->state = PT_FORGOTTEN;
 		p->ran = p->scan = p->leader_gone = false;
+		p->check_ns = 0;
 	}
 }
 
@@ -765,7 +772,8 @@ static bool proctree_due(const struct proctree *t,
 
 	if (p->state != PT_WATCHED)
 		return false;
-	if (p->scan || (p->leader_gone && late))
+	if (p->scan || (p->check_ns && now >= p->check_ns) ||
+	    (p->leader_gone && late))
 		return true;
 	return t->method == PROCTREE_POLL && (p->ran || late);
 }
@@ -780,6 +788,7 @@ static int proctree_visit(struct proctree *t, pid_t pid, uint64_t now)
 	if (!proctree_alive(pid, p->start))
 		return proctree_exited(t, pid);
 	p->ran = p->scan = false;
+	p->check_ns = 0;
 	p->seen_ns = now;
 	return proctree_scan_tree(t, pid);
 }
@@ -802,20 +811,17 @@ static void proctree_prune(struct proctree *t)
 /* Every watched process that is due, visited. */
 static int proctree_visit_due(struct proctree *t, uint64_t now)
 {
-	pid_t *due = NULL;
-	size_t n = 0, cap = 0;
 	int rc = 0;
 
 	/* the list first: visits add entries, which moves them */
+	t->ndue = 0;
 	for (size_t i = 0; i < t->nprocs; i++)
 		if (proctree_due(t, &t->procs[i], now) &&
-		    proctree_pid_push(&due, &n, &cap, t->procs[i].pid)) {
-			free(due);
+		    proctree_pid_push(&t->due, &t->ndue, &t->due_cap,
+				      t->procs[i].pid))
 			return -1;
-		}
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = proctree_visit(t, due[i], now);
-	free(due);
+	for (size_t i = 0; i < t->ndue && !rc; i++)
+		rc = proctree_visit(t, t->due[i], now);
 	return rc;
 }
 

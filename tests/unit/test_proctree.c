@@ -287,14 +287,17 @@ static void test_exec_exit(bool netlink, bool reap)
  * next poll, parents first, each once; the watched one is not NEW. */
 static void test_initial_scan(bool netlink)
 {
-	struct proctree *t = proctree_new(netlink);
 	static struct log lg;
 	pid_t pids[4];
 	size_t a, b, c;
+	struct proctree *t;
 
-	lg.n = 0;
+	/* the tree after the forks: the connector cannot tell of them */
 	hold_open();
 	CHECK(spawn(4, false, pids) == 0);
+	t = proctree_new(netlink);
+
+	lg.n = 0;
 	CHECK(proctree_watch(t, pids[0]) == 0);
 	CHECK(proctree_watch(t, pids[0]) == 0); /* again: nothing more */
 	wait_for(t, &lg, 0, false, PROCTREE_NEW, pids[3], WAIT_MS);
@@ -339,6 +342,72 @@ static void test_outsider(bool netlink)
 	proctree_free(t);
 }
 
+/* A NEW process forgotten: never NEW again, no EXIT. */
+static void test_forget(bool netlink)
+{
+	struct proctree *t = proctree_new(netlink);
+	static struct log lg;
+	pid_t pids[1], self = getpid();
+
+	lg.n = 0;
+	hold_open();
+	CHECK(proctree_watch(t, self) == 0);
+	CHECK(spawn(1, false, pids) == 0);
+	CHECK(wait_for(t, &lg, self, false, PROCTREE_NEW, pids[0], WAIT_MS));
+	proctree_forget(t, pids[0]);
+	wait_for(t, &lg, self, false, PROCTREE_NEW, 0, 100);
+	hold_close(pids, 1);
+	wait_for(t, &lg, self, false, PROCTREE_NEW, 0, 100);
+	CHECK(log_count(&lg, PROCTREE_NEW, pids[0]) == 1);
+	CHECK(log_count(&lg, PROCTREE_EXIT, pids[0]) == 0);
+	proctree_free(t);
+}
+
+static void *last_thread(void *arg)
+{
+	char c;
+
+	(void)!read(*(int *)arg, &c, 1);
+	return NULL; /* the last thread: the process exits */
+}
+
+/*
+ * A process whose main thread called pthread_exit() lives on in its other
+ * thread: no EXIT (though its leader exited) until that thread ends.
+ */
+static void test_leader_exit(bool netlink)
+{
+	struct proctree *t = proctree_new(netlink);
+	static struct log lg;
+	pid_t child, self = getpid();
+	int go[2];
+
+	lg.n = 0;
+	if (pipe(go))
+		_exit(99);
+	CHECK(proctree_watch(t, self) == 0);
+	child = fork();
+	if (child == 0) {
+		pthread_t th;
+
+		close(go[1]);
+		pthread_create(&th, NULL, last_thread, &go[0]);
+		pthread_exit(NULL);
+	}
+	close(go[0]);
+	CHECK(wait_for(t, &lg, self, true, PROCTREE_NEW, child, WAIT_MS));
+	CHECKF(!wait_for(t, &lg, child, true, PROCTREE_EXIT, child, 300),
+	       "%s: EXIT of %d, whose leader only exited",
+	       proctree_method_name(t), (int)child);
+	(void)!write(go[1], "g", 1);
+	close(go[1]);
+	CHECKF(wait_for(t, &lg, child, true, PROCTREE_EXIT, child, WAIT_MS),
+	       "%s: no EXIT of %d after its last thread",
+	       proctree_method_name(t), (int)child);
+	waitpid(child, NULL, 0);
+	proctree_free(t);
+}
+
 static void run_all(bool netlink)
 {
 	test_fork_tree(netlink);
@@ -346,6 +415,8 @@ static void run_all(bool netlink)
 	test_exec_exit(netlink, false);
 	test_initial_scan(netlink);
 	test_outsider(netlink);
+	test_forget(netlink);
+	test_leader_exit(netlink);
 }
 
 int main(void)
