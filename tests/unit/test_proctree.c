@@ -236,6 +236,32 @@ static void test_fork_tree(bool netlink)
 	proctree_free(t);
 }
 
+/* A child that runs body(the read end of go) once forked; the test
+ * keeps go[1] to say go. */
+static pid_t fork_gated(void (*body)(int go_fd), int go[2])
+{
+	pid_t pid;
+
+	if (pipe(go))
+		_exit(99);
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		body(go[0]);
+		_exit(3);
+	}
+	close(go[0]);
+	return pid;
+}
+
+static void exec_on_go(int go_fd)
+{
+	char c;
+
+	if (read(go_fd, &c, 1) == 1)
+		execl("/bin/sleep", "sleep", "10", (char *)NULL);
+}
+
 /* An exec of a watched child (NETLINK), then its exit, reaped or a
  * zombie still. */
 static void test_exec_exit(bool netlink, bool reap)
@@ -247,19 +273,8 @@ static void test_exec_exit(bool netlink, bool reap)
 	pid_t child, self = getpid();
 
 	lg.n = 0;
-	if (pipe(go))
-		_exit(99);
 	CHECK(proctree_watch(t, self) == 0);
-	child = fork();
-	if (child == 0) {
-		char c;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) == 1)
-			execl("/bin/sleep", "sleep", "10", (char *)NULL);
-		_exit(3);
-	}
-	close(go[0]);
+	child = fork_gated(exec_on_go, go);
 	CHECK(wait_for(t, &lg, self, true, PROCTREE_NEW, child, WAIT_MS));
 	(void)!write(go[1], "g", 1);
 	close(go[1]);
@@ -371,6 +386,16 @@ static void *last_thread(void *arg)
 	return NULL; /* the last thread: the process exits */
 }
 
+static void leave_leader(int go_fd)
+{
+	static int fd;
+	pthread_t th;
+
+	fd = go_fd;
+	pthread_create(&th, NULL, last_thread, &fd);
+	pthread_exit(NULL);
+}
+
 /*
  * A process whose main thread called pthread_exit() lives on in its other
  * thread: no EXIT (though its leader exited) until that thread ends.
@@ -383,18 +408,8 @@ static void test_leader_exit(bool netlink)
 	int go[2];
 
 	lg.n = 0;
-	if (pipe(go))
-		_exit(99);
 	CHECK(proctree_watch(t, self) == 0);
-	child = fork();
-	if (child == 0) {
-		pthread_t th;
-
-		close(go[1]);
-		pthread_create(&th, NULL, last_thread, &go[0]);
-		pthread_exit(NULL);
-	}
-	close(go[0]);
+	child = fork_gated(leave_leader, go);
 	CHECK(wait_for(t, &lg, self, true, PROCTREE_NEW, child, WAIT_MS));
 	CHECKF(!wait_for(t, &lg, child, true, PROCTREE_EXIT, child, 300),
 	       "%s: EXIT of %d, whose leader only exited",
