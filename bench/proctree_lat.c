@@ -20,8 +20,9 @@
  * found: reported NEW at all; alive: reported before the forker reaped
  * it (what a sampler could still sample); the latencies run from just
  * before fork() to the poll that reported it, over the found ones.
- * Exits 77 when the connector refuses (no CAP_NET_ADMIN) and netlink
- * was asked.  Kills nothing but its own forker, by PID.
+ * Exits 77 when netlink was asked and the connector refuses (no
+ * CAP_NET_ADMIN before Linux 6.6, a nested pid namespace).  Kills
+ * nothing but its own forker, by PID.
  */
 #include "config.h"
 

@@ -474,6 +474,15 @@ static int proctree_on_exit(struct proctree *t, const struct proc_event *ev)
 	return proctree_exited(t, tgid);
 }
 
+/* Whether n bytes of event_data hold the field (and all before it): the
+ * kernel sends its own struct's size, which a header of another version
+ * may see otherwise. */
+#define PROCTREE_HAS(n, field)                             \
+	((size_t)(n) >=                                    \
+	 offsetof(struct proc_event, event_data.field) -   \
+		 offsetof(struct proc_event, event_data) + \
+		 sizeof(((struct proc_event *)0)->event_data.field))
+
 static int proctree_on_event(struct proctree *t, const void *data, size_t len)
 {
 	struct proc_event ev;
@@ -486,11 +495,11 @@ static int proctree_on_event(struct proctree *t, const void *data, size_t len)
 	t->counters.events++;
 	switch (ev.what) {
 	case PROC_EVENT_FORK:
-		if ((size_t)n < sizeof(ev.event_data.fork))
+		if (!PROCTREE_HAS(n, fork.child_tgid))
 			return 0;
 		return proctree_on_fork(t, &ev);
 	case PROC_EVENT_EXEC:
-		if ((size_t)n < sizeof(ev.event_data.exec))
+		if (!PROCTREE_HAS(n, exec.process_tgid))
 			return 0;
 		/* after de_thread(): the exec'ing thread has the tgid now */
 		p = proctree_lookup(t, ev.event_data.exec.process_tgid);
@@ -498,7 +507,7 @@ static int proctree_on_event(struct proctree *t, const void *data, size_t len)
 			return 0;
 		return proctree_push(t, PROCTREE_EXEC, p->pid, 0);
 	case PROC_EVENT_EXIT:
-		if ((size_t)n < sizeof(ev.event_data.exit))
+		if (!PROCTREE_HAS(n, exit.process_tgid))
 			return 0;
 		return proctree_on_exit(t, &ev);
 	default:
@@ -622,10 +631,11 @@ static int proctree_await_ack(struct proctree *t)
 }
 
 /*
- * The connector's socket, subscribed.  Needs CAP_NET_ADMIN (to bind to the
- * group and to LISTEN).  Kernel quirk: the kernel counts listeners, not
- * sockets; a LISTEN never followed by an IGNORE (a crash) leaves the
- * kernel building events for nobody, harmless but for their cost.
+ * The connector's socket, subscribed.  Before Linux 6.6 that needs
+ * CAP_NET_ADMIN (to bind to the group and to LISTEN), and the kernel
+ * counts LISTENs, not sockets: one never followed by an IGNORE (a crash)
+ * leaves it building events for nobody, harmless but for their cost.
+ * Since 6.6 any user may listen, and closing the socket unsubscribes.
  */
 static int proctree_connect(struct proctree *t)
 {

@@ -5,10 +5,12 @@
  * its PID on a pipe, may start a thread or fork further, then blocks
  * reading a "hold" pipe until the test closes its end, reaps its own
  * children and exits.  Each case runs with NETLINK (skipped, said on
- * stderr, when the connector refuses: no CAP_NET_ADMIN) and with POLL,
- * and checks what proctree_poll() hands out: the parents of new
- * processes, no threads, exec (NETLINK), exits, the descendants already
- * there at proctree_watch(), and nothing from outside the watched tree.
+ * stderr, when the connector refuses: no CAP_NET_ADMIN before Linux
+ * 6.6, a nested pid namespace) and with POLL, and checks what
+ * proctree_poll() hands out: the parents of new processes, no threads,
+ * exec (NETLINK), exits (a leader's own is not the process's), the
+ * descendants already there at proctree_watch(), forgotten processes
+ * left alone, and nothing from outside the watched tree.
  * Every wait is bounded (a few seconds); only the test's own children
  * are killed, by PID, if one is left.
  */
@@ -448,7 +450,8 @@ int main(void)
 		run_all(true);
 	} else {
 		fprintf(stderr, "test_proctree: the connector refused "
-				"(no CAP_NET_ADMIN?): NETLINK not tested\n");
+				"(no CAP_NET_ADMIN before Linux 6.6, or a "
+				"nested pid namespace): NETLINK not tested\n");
 	}
 	proctree_free(t);
 
