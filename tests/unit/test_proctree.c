@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -425,6 +426,43 @@ static void test_leader_exit(bool netlink)
 	proctree_free(t);
 }
 
+/*
+ * NETLINK with a socket too small for the events of 50 forks: the lost
+ * events (ENOBUFS) are made up for by a rescan, which finds the child
+ * that lives, once.
+ */
+static void test_resync(void)
+{
+	struct proctree *t = proctree_new(true);
+	struct proctree_counters c;
+	static struct log lg;
+	pid_t pids[1], self = getpid();
+	int one = 1;
+
+	lg.n = 0;
+	hold_open();
+	CHECK(proctree_watch(t, self) == 0);
+	wait_for(t, &lg, self, true, PROCTREE_NEW, 0, 30);
+	/* the kernel rounds it up to its minimum, a few events */
+	CHECK(setsockopt(proctree_fd(t), SOL_SOCKET, SO_RCVBUF, &one,
+			 sizeof(one)) == 0);
+	for (int i = 0; i < 50; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		waitpid(pid, NULL, 0);
+	}
+	CHECK(spawn(1, false, pids) == 0);
+	CHECK(wait_for(t, &lg, self, true, PROCTREE_NEW, pids[0], WAIT_MS));
+	wait_for(t, &lg, self, true, PROCTREE_NEW, 0, 100);
+	proctree_counters(t, &c);
+	CHECKF(c.resyncs > 0, "no resync after 50 forks into a small socket");
+	CHECK(log_count(&lg, PROCTREE_NEW, pids[0]) == 1);
+	hold_close(pids, 1);
+	proctree_free(t);
+}
+
 static void run_all(bool netlink)
 {
 	test_fork_tree(netlink);
@@ -448,6 +486,7 @@ int main(void)
 	if (proctree_method(t) == PROCTREE_NETLINK) {
 		CHECK(proctree_fd(t) >= 0);
 		run_all(true);
+		test_resync();
 	} else {
 		fprintf(stderr, "test_proctree: the connector refused "
 				"(no CAP_NET_ADMIN before Linux 6.6, or a "
