@@ -9,8 +9,9 @@
  *
  *  - NETLINK: the kernel's process-events connector (NETLINK_CONNECTOR,
  *    CN_IDX_PROC, PROC_CN_MCAST_LISTEN) reports every FORK, EXEC and EXIT
- *    on the machine as it happens.  Subscribing needs CAP_NET_ADMIN in
- *    the initial user namespace and a kernel with CONFIG_PROC_EVENTS.
+ *    on the machine as it happens.  Subscribing needs a kernel with
+ *    CONFIG_PROC_EVENTS, a process in the initial pid and user
+ *    namespaces, and before Linux 6.6 CAP_NET_ADMIN.
  *    A fork whose parent's thread group is watched adds the child (a
  *    clone of a thread, child pid != child tgid, is not a process).
  *    Events lost to a full socket buffer (ENOBUFS) are made up for by a
@@ -26,6 +27,14 @@
  * parents before children.  A descendant that forks and exits between
  * two polls is missed by POLL (its CPU time goes to nobody's samples);
  * NETLINK sees it.
+ *
+ * What the caller sees, either way: a NEW's ppid is watched, or was
+ * itself reported NEW (a descendant found under it); to skip a NEW
+ * process and what it forks, proctree_forget() it.  An EXEC is reported
+ * only for a process watched when it exec'd: call proctree_watch()
+ * before reading a new process's state, which then shows any earlier
+ * exec.  NETLINK may report NEW for a process that has exited already
+ * (it lived a few ms): proctree_watch() of it fails with ESRCH.
  *
  * Contract: one tree per run, used from the sampling thread only; never
  * prints or exits.  Functions returning int give 0 (or a count), or -1
@@ -70,7 +79,9 @@ const char *proctree_method_name(const struct proctree *t);
 
 /* Watch pid: report its descendants from now on, and those it already
  * has at the next proctree_poll().  A pid reported as PROCTREE_NEW is
- * not watched until the caller says so (it may skip it). */
+ * not watched until the caller says so (it may skip it).  Watching a
+ * watched pid again does nothing.  -1 with errno ESRCH when pid is gone
+ * (or the process reported under it is: the PID was reused). */
 int proctree_watch(struct proctree *t, pid_t pid);
 
 /* Stop watching pid (the caller dropped it); its later children are not
