@@ -279,8 +279,9 @@ machine_info() {
 
 # The sections of the report other scripts write between the markers
 # "<!-- bench/NAME.sh: begin -->" and "... end -->" (make bench-accuracy,
-# make bench-truth): kept, in this order, when the rest is rewritten.
-REPORT_BLOCKS="accuracy truth"
+# make bench-truth, make bench-procs): kept, in this order, when the rest
+# is rewritten.
+REPORT_BLOCKS="accuracy truth procs"
 
 write_report() {
 	local dir=$1 tmp
