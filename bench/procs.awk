@@ -99,7 +99,8 @@ END {
 				add("idle" SUBSEP c SUBSEP "excess", at("idle", c, r, "stolen_pct") - at("idle", "none", r, "stolen_pct"))
 		}
 	section_head("Process trees", "bench/procs.sh", "bench-procs")
-	print "- ptprof: " meta["ptprof_version"] " (git " meta["ptprof_git"] "); " meta["perf_version"] \
+	print "- ptprof: " meta["ptprof_version"] " (git " meta["ptprof_git"] ")" \
+		(meta["ptprof"] !~ /\/src\/ptprof$/ ? ", binary " meta["ptprof"] : "") "; " meta["perf_version"] \
 		"; " meta["cc_version"] "."
 	if (meta["quick"] == 1)
 		print "- **A quick run (BENCH_QUICK=1)**: " meta["reps"] " repetition(s), " meta["secs"] \

@@ -58,7 +58,8 @@ machine_since() {
 }
 
 # The figures of ptprof's summary line and --stats in file $1: ticks,
-# missed, samples, processes (when it counts them), threads, pause mean.
+# missed, samples, processes (when the summary or --stats counts them),
+# threads, pause mean.
 ptprof_figures() {
 	local t line
 	t=$(cat "$1" 2>/dev/null)
@@ -67,7 +68,7 @@ ptprof_figures() {
 		"$(grab "$line" '([0-9]+) ticks')" \
 		"$(grab "$line" '\(([0-9]+) missed\)')" \
 		"$(grab "$line" '([0-9]+) samples')" \
-		"$(grab "$line" '([0-9]+) process')" \
+		"$(grab "$line" '([0-9]+) process' || grab "$t" 'processes sampled ([0-9]+)')" \
 		"$(grab "$line" '([0-9]+) threads')" \
 		"$(grab "$line" 'pause mean ([0-9.]+) ?us')"
 }
@@ -277,6 +278,7 @@ grep -q 'PID\[,PID' <<<"$help" && HAVE_LIST=1
 grep -q -- '--children' <<<"$help" && HAVE_CHILDREN=1
 {
 	common_meta
+	echo "ptprof=$PTPROF"
 	echo "quick=${BENCH_QUICK:-0}"
 	echo "rows=$ROWS"
 	echo "reps=$REPS"
