@@ -66,15 +66,17 @@ function idle_row(c, what, cmd,   k, t) {
 		t, cell(k "attach_ms", 0), cell(k "busy_pct", 1), cell(k "load", 2)
 }
 
-function build_row(c, what, cmd,   k, s) {
-	if (failed_row("build", c, what, cmd, 5))
+function build_row(c, what, cmd,   k, s, u) {
+	if (failed_row("build", c, what, cmd, 6))
 		return
 	k = "build" SUBSEP c SUBSEP
 	s = paired("build", c, "none", "wall_us", 1)
-	printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", what, cmd,
+	u = paired("build", c, "none", "cpu_us", 1)
+	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", what, cmd,
 		(k "wall_us") in vals ? mr(scaled(vals[k "wall_us"], 1e6), 2) : "—",
 		c == "none" ? "1" : (s != "" ? mr(s, 2) : "—"),
 		(k "cpu_us") in vals ? mr(scaled(vals[k "cpu_us"], 1e6), 2) : "—",
+		c == "none" ? "1" : (u != "" ? mr(u, 2) : "—"),
 		cell(k "samples", 0), cell(k "busy_pct", 1), cell(k "load", 2)
 }
 
@@ -149,6 +151,8 @@ function idle_section(   s) {
 	if (!("unavailable_siblings" in meta))
 		idle_row("siblings", "(c) with " meta["idlers"] " idle siblings", \
 			"`ptprof -p JPID,P1,...,P" meta["idlers"] " -f " meta["hz"] " --stats`")
+	if ("unavailable_siblings" in meta)
+		return
 	print ""
 	print "| measure | median (min–max) | goal | met? |"
 	print "|---|---|---|---|"
@@ -161,7 +165,7 @@ function idle_section(   s) {
 	printf "| ptprof CPU per tick, (c) / (b) | %s | (shown) | — |\n", s != "" ? mr(s, 2) : "—"
 }
 
-function build_section() {
+function build_section(   h) {
 	print ""
 	print "### A real build"
 	print ""
@@ -170,19 +174,24 @@ function build_section() {
 		" generated headers, left out), `make clean` before each run and one unmeasured build first," \
 		" to warm the caches.  Wall and CPU time (user + system of the command and every process it" \
 		" waited for, the compilers included) from bench/cputime; the slowdown is the wall time over" \
-		" the same repetition's build without a profiler.  perf runs with `--no-buildid-cache` (nothing" \
+		" the same repetition's build without a profiler, *CPU ×* the same for CPU time (steadier than" \
+		" wall time on a loaded machine: it includes the profiler's own CPU time, not the waits for" \
+		" other work).  perf runs with `--no-buildid-cache` (nothing" \
 		" written under ~/.debug)."
 	if (meta["have_children"] == 1)
 		print "\nptprof: children followed (its --help lists `--children`; a launched command's" \
 			" descendants are followed by default)."
-	else
+	else {
+		h = meta["help_children"]
+		sub(/\.$/, "", h)
 		print "\nptprof: **make alone**: this ptprof does not follow children; its --help says: \"" \
-			meta["help_children"] "\".  Its row measures the cost of sampling make, not the compilers."
+			h ".\"  Its row measures the cost of sampling make, not the compilers."
+	}
 	if ("unavailable_perf" in meta)
 		print "\n**perf record not measured:** " meta["unavailable_perf"] "."
 	print ""
-	print "| row | command | wall s | slowdown × | CPU s | samples | machine busy % | load |"
-	print "|---|---|---|---|---|---|---|---|"
+	print "| row | command | wall s | slowdown × | CPU s | CPU × | samples | machine busy % | load |"
+	print "|---|---|---|---|---|---|---|---|---|"
 	build_row("none", "(a) no profiler", "`make -j" meta["jobs"] "`")
 	build_row("ptprof", "(b) ptprof", "`ptprof -f " meta["hz"] " -o X.pb.gz -- make -j" meta["jobs"] "`")
 	if (!("unavailable_perf" in meta))
