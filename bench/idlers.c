@@ -36,7 +36,8 @@
 #define THREAD_STACK (64 * 1024)
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER, up = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER,
+		      up = PTHREAD_COND_INITIALIZER;
 static int started;
 
 static void *block(void *arg)
@@ -91,7 +92,7 @@ static void kill_all(const pid_t *pids, int n)
 /* Wait up to 30 s for one byte from each of the n children. */
 static int wait_started(int fd, int n)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 	char buf[256];
 
 	while (n > 0) {
@@ -99,7 +100,8 @@ static int wait_started(int fd, int n)
 
 		if (poll(&p, 1, 30000) <= 0)
 			return -1;
-		r = read(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf));
+		r = read(fd, buf,
+			 (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf));
 		if (r <= 0)
 			return -1;
 		n -= (int)r;
@@ -109,8 +111,9 @@ static int wait_started(int fd, int n)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: idlers [-t SECS] N T  (1 <= N <= %d, "
-			"1 <= T <= %d)\n",
+	fprintf(stderr,
+		"usage: idlers [-t SECS] N T  (1 <= N <= %d, "
+		"1 <= T <= %d)\n",
 		MAX_PROCS, MAX_THREADS);
 	return 2;
 }
