@@ -73,6 +73,14 @@ ptprof_figures() {
 		"$(grab "$line" 'pause mean ([0-9.]+) ?us')"
 }
 
+# The words of $1 rotated left by $2: each repetition's order.
+rotate() {
+	local a n i
+	read -r -a a <<<"$1"
+	n=${#a[@]}
+	for ((i = 0; i < n; i++)); do printf '%s ' "${a[$(((i + $2) % n))]}"; done
+}
+
 # The PID cputime wrapper $1 runs, once it has forked (up to 5 s).
 child_of() {
 	local i kids=""
@@ -317,13 +325,6 @@ if [[ " $ROWS " = *" build "* ]]; then
 	log "a first build to warm the caches (not measured)"
 	run_build none warm
 fi
-
-# "a b c" rotated left by $2.
-rotate() {
-	local a=($1) n i
-	n=${#a[@]}
-	for ((i = 0; i < n; i++)); do printf '%s ' "${a[$(((i + $2) % n))]}"; done
-}
 
 log "results in $RUN; $REPS repetitions of: $ROWS"
 for ((rep = 1; rep <= REPS; rep++)); do
