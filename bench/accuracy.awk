@@ -19,13 +19,6 @@ function wlabel(w) {
 
 function pct(x) { return sprintf("%.1f", 100 * x) }
 
-base(FILENAME) == "meta" {
-	i = index($0, "=")
-	if (i)
-		meta[substr($0, 1, i - 1)] = substr($0, i + 1)
-	next
-}
-
 base(FILENAME) == "results.tsv" {
 	fields()
 	w = kv["workload"]

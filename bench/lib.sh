@@ -1,5 +1,5 @@
-# bench/lib.sh - the skeleton shared by bench/run.sh, bench/accuracy.sh and
-# bench/truth.sh (sourced, not run): the environment every measurement runs in, the
+# bench/lib.sh - the skeleton shared by bench/run.sh, bench/accuracy.sh,
+# bench/truth.sh and bench/procs.sh (sourced, not run): the environment every measurement runs in, the
 # paths, log/die, the --report argument, a results directory per run, and
 # the process helpers.  Every wait is bounded; a process is only ever
 # signalled by the PID its starter got from $!.
@@ -120,6 +120,54 @@ wait_ready() {
 	return 1
 }
 
+# End a bench/cputime wrapper this script started: it passes INT on to
+# the command it runs; if both are still there, KILL the command (its
+# child, by PID) and then it.
+stop_wrapped() {
+	local kids=""
+	alive "$1" || { wait "$1" 2>/dev/null; return; }
+	read -r kids 2>/dev/null <"/proc/$1/task/$1/children" || :
+	kill -INT "$1" 2>/dev/null
+	if ! wait_gone "$1" 10; then
+		for k in $kids; do kill -KILL "$k" 2>/dev/null; done
+		wait_gone "$1" 5 || kill -KILL "$1" 2>/dev/null
+	fi
+	wait "$1" 2>/dev/null
+}
+
+# Machine-wide jiffies: "total idle" (idle + iowait), from /proc/stat.
+cpustat() {
+	local l
+	read -r l </proc/stat
+	set -- $l
+	echo "$(($2 + $3 + $4 + $5 + $6 + $7 + $8 + $9)) $(($5 + $6))"
+}
+
+# key=value from a "k=v k=v" line.
+kv() {
+	[[ " $1 " =~ \ $2=([^ ]*)\  ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# First number after regex $2 in text $1 (the number is group 1 of $2).
+grab() {
+	[[ $1 =~ $2 ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# Wait up to 10 s for ptprof $1 to sample: blocked in sigtimedwait (128)
+# or with its tick signals blocked (tests/init.sh ptprof_sampling_).
+wait_sampling() {
+	local i blk sc
+	for ((i = 0; i < 1000; i++)); do
+		blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+		sc=$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null)
+		[ "$sc" = 128 ] && return 0
+		[ -n "$blk" ] && [ $((0x$blk & 0x4003)) -eq $((0x4003)) ] && return 0
+		alive "$1" || return 1
+		nap 0.01
+	done
+	return 1
+}
+
 # The machine and ptprof, as key=value lines for a results dir's meta.
 common_meta() {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -129,6 +177,12 @@ common_meta() {
 	echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "ptprof_version=$("$PTPROF" --version 2>&1 | head -1)"
 	echo "ptprof_git=$(git -C "$SRCDIR" describe --always --dirty 2>/dev/null || echo unknown)"
+}
+
+# The section bench/$BENCH_TAG.awk renders from results dir $1's meta and
+# results.tsv (with bench/stats.awk).
+render_results() {
+	awk -f "$bench_here/stats.awk" -f "$bench_here/$BENCH_TAG.awk" "$1/meta" "$1/results.tsv"
 }
 
 # Replace (or append) the block of $REPORT between the lines $BEGIN_MARK

@@ -53,39 +53,6 @@ target_args() {
 }
 
 
-# End a bench/cputime wrapper this script started: it passes INT on to
-# the command it runs; if both are still there, KILL the command (its
-# child, by PID) and then it.
-stop_wrapped() {
-	local kids=""
-	alive "$1" || { wait "$1" 2>/dev/null; return; }
-	read -r kids 2>/dev/null <"/proc/$1/task/$1/children" || :
-	kill -INT "$1" 2>/dev/null
-	if ! wait_gone "$1" 10; then
-		for k in $kids; do kill -KILL "$k" 2>/dev/null; done
-		wait_gone "$1" 5 || kill -KILL "$1" 2>/dev/null
-	fi
-	wait "$1" 2>/dev/null
-}
-
-# Machine-wide jiffies: "total idle" (idle + iowait), from /proc/stat.
-cpustat() {
-	local l
-	read -r l </proc/stat
-	set -- $l
-	echo "$(($2 + $3 + $4 + $5 + $6 + $7 + $8 + $9)) $(($5 + $6))"
-}
-
-# key=value from a "k=v k=v" line.
-kv() {
-	[[ " $1 " =~ \ $2=([^ ]*)\  ]] && echo "${BASH_REMATCH[1]}"
-}
-
-# First number after regex $2 in text $1 (the number is group 1 of $2).
-grab() {
-	[[ $1 =~ $2 ]] && echo "${BASH_REMATCH[1]}"
-}
-
 # Fields of a sampler's summary line (ptprof or floor): only the stable
 # ones; p50/p99 when the sampler prints them on a line about pauses.
 # samples: the thread stacks taken (ptprof --stats "stacks N"; in CPU mode
@@ -312,8 +279,9 @@ machine_info() {
 
 # The sections of the report other scripts write between the markers
 # "<!-- bench/NAME.sh: begin -->" and "... end -->" (make bench-accuracy,
-# make bench-truth): kept, in this order, when the rest is rewritten.
-REPORT_BLOCKS="accuracy truth"
+# make bench-truth, make bench-procs): kept, in this order, when the rest
+# is rewritten.
+REPORT_BLOCKS="accuracy truth procs"
 
 write_report() {
 	local dir=$1 tmp

@@ -1,8 +1,18 @@
-# bench/stats.awk - medians and their ranges, for the report sections of
-# bench/accuracy.sh and bench/truth.sh (awk -f stats.awk -f SECTION.awk).
+# bench/stats.awk - the meta file and medians and their ranges, for the
+# report sections of bench/accuracy.sh, bench/truth.sh and bench/procs.sh
+# (awk -f stats.awk -f SECTION.awk RUN/meta ...).
 # Plain POSIX awk (mawk).  vals[key] is a space-separated list of numbers.
 
 function base(f) { sub(/.*\//, "", f); return f }
+
+# The file named meta (the first): its key=value lines into meta[].  A
+# section's own rules see only the files after it.
+base(FILENAME) == "meta" {
+	i = index($0, "=")
+	if (i)
+		meta[substr($0, 1, i - 1)] = substr($0, i + 1)
+	next
+}
 
 function sorted(list, a,   n, i, j, t) {
 	n = split(list, a, " ")
@@ -47,6 +57,16 @@ function fields(   i, j) {
 		if (j)
 			kv[substr($i, 1, j - 1)] = substr($i, j + 1)
 	}
+}
+
+# A result line (fields() read) whose status is not ok: counted in
+# nfail[key], its status kept in why[key]; true for such a line.
+function failed_line(key) {
+	if (kv["status"] == "ok")
+		return 0
+	nfail[key]++
+	why[key] = kv["status"]
+	return 1
 }
 
 # A section's title and the lines every section starts with: which script

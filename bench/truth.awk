@@ -55,21 +55,11 @@ function load(c,   a, n) {
 		(a[3] > 0 ? ", " a[3] " µs asleep" : ", never asleep") ", " a[4] " Hz"
 }
 
-base(FILENAME) == "meta" {
-	i = index($0, "=")
-	if (i)
-		meta[substr($0, 1, i - 1)] = substr($0, i + 1)
-	next
-}
-
 {
 	fields()
 	key = g(kv["row"], kv["case"], kv["bin"])
-	if (kv["status"] != "ok") {
-		nfail[key]++
-		why[key] = kv["status"]
+	if (failed_line(key))
 		next
-	}
 	add(key SUBSEP "ok", 1)
 	for (k in kv)
 		if (k !~ /^(row|case|bin|rep|status)$/)

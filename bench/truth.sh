@@ -67,21 +67,6 @@ cpu_ticks() {
 	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null
 }
 
-# Wait up to 10 s for ptprof $1 to sample: blocked in sigtimedwait (128)
-# or with its tick signals blocked (tests/init.sh ptprof_sampling_).
-wait_sampling() {
-	local i blk sc
-	for ((i = 0; i < 1000; i++)); do
-		blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
-		sc=$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null)
-		[ "$sc" = 128 ] && return 0
-		[ -n "$blk" ] && [ $((0x$blk & 0x4003)) -eq $((0x4003)) ] && return 0
-		alive "$1" || return 1
-		nap 0.01
-	done
-	return 1
-}
-
 # "A B P" of --stats' "stacks at a system call's exit A of B (P% of
 # samples)", nothing when the binary does not report it.
 at_exit_of() {
@@ -289,12 +274,8 @@ row_bursts() {
 
 # --- The report section ------------------------------------------------------
 
-render() {
-	awk -f "$here/stats.awk" -f "$here/truth.awk" "$1/meta" "$1/results.tsv"
-}
-
 splice() {
-	splice_section "$1" render truth.md
+	splice_section "$1" render_results truth.md
 }
 
 bench_args splice "$@"
