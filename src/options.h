@@ -14,8 +14,14 @@
  * Contract: options_parse() only parses and range-checks; it touches no
  * process and no file, never prints and never exits.  On bad input it
  * returns -1 and writes one sentence (no "ptprof:" prefix, no newline)
- * into err.  argv is borrowed: opts->command points into it.  opts->pids
- * is allocated (also when parsing fails): options_free() releases it.
+ * into err.  argv is borrowed: opts->command points into it.
+ *
+ * -p PID[,PID...] may be repeated: pids holds every process named, in
+ * the order given, each once, at most PROCSET_MAX_LIVE; pid is pids[0]
+ * (0 without -p).  It is allocated, also when parsing fails:
+ * options_free() releases it.  children: 1 with --children and by
+ * default with a COMMAND, 0 with --no-children (COMMAND only), by
+ * default with -p, and for dump without --children.
  */
 #ifndef PTPROF_OPTIONS_H
 #define PTPROF_OPTIONS_H
@@ -54,15 +60,10 @@ enum report_format {
 
 struct options {
 	enum ptprof_action action;
-	/* -p PID[,PID...], repeatable: every process named, in the order
-	 * given, each once (at most PROCSET_MAX_LIVE); pid is pids[0] (0
-	 * without -p), for the code that takes one process. */
-	pid_t *pids;
-	size_t npids, pids_cap_;
-	pid_t pid;
-	/* Follow the descendants: 1 (--children; the default with a
-	 * COMMAND), 0 (--no-children; the default with -p and for dump). */
-	int children;
+	pid_t pid;	/* = pids[0], for code not yet converted */
+	pid_t *pids;	/* -p: the processes to sample */
+	size_t npids;
+	int children;	/* 1: follow their descendants too, 0: not */
 	unsigned hz;
 	double duration_s; /* 0: until the target exits or a signal */
 	const char *output; /* the first output (summary line, --top) */
@@ -72,6 +73,7 @@ struct options {
 	enum output_format output_format; /* --format */
 	const char *outputs_[2];	  /* -o as given */
 	unsigned noutputs_;
+	size_t pids_cap_;		  /* room in pids */
 	unsigned max_depth;
 	int quiet;	   /* -q: no summary line */
 	int wall;	   /* --wall: count threads that did not run too */
