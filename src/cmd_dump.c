@@ -166,7 +166,7 @@ static void list_processes(const struct options *o, struct dprocs *l)
 			add_descendants(l, o->pids[i]);
 	}
 	if (l->over)
-		cli_msg("warning: %zu descendant%s not dumped: at most %d processes are",
+		cli_msg("warning: %zu descendant%s not dumped: at most %d processes are dumped at once",
 			l->over, l->over == 1 ? "" : "s", PROCSET_MAX_LIVE);
 }
 
