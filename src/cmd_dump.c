@@ -25,6 +25,7 @@
 #include "demangle.h"
 #include "maps.h"
 #include "procfs.h"
+#include "procset.h"
 #include "sampler.h"
 #include "stacktab.h"
 #include "symbolize.h"
@@ -46,12 +47,13 @@ struct dump {
 	size_t n;
 };
 
-static void on_stack(void *arg, pid_t tid, const char *name,
+static void on_stack(void *arg, const struct sample_origin *from,
 		     const uint64_t *pcs, size_t n, uint64_t count)
 {
 	struct dump *d = arg;
+	pid_t tid = from->tid;
 
-	(void)name;  /* read from /proc before the capture, with the state */
+	/* from->name: read from /proc before the capture, with the state */
 	(void)count; /* one tick: 1 */
 
 	for (size_t i = 0; i < d->n; i++) {
@@ -114,9 +116,10 @@ static void explain_no_stack(pid_t pid, struct dthread *t)
 
 /* Stop every thread once; their stacks land in d (on_stack). */
 static void capture(pid_t pid, bool unsafe_seccomp, struct dump *d,
-		    struct maps *maps)
+		    struct procset *ps)
 {
-	struct sampler_config cfg = { .pid = pid,
+	struct sampler_config cfg = { .pids = &pid,
+				      .npids = 1,
 				      .hz = 1,
 				      .wall = true,
 				      .unsafe_seccomp = unsafe_seccomp,
@@ -131,7 +134,7 @@ static void capture(pid_t pid, bool unsafe_seccomp, struct dump *d,
 		cli_die(EXIT_FAILURE, "out of memory");
 	cli_block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
-	if (sampler_run(&cfg, tab, maps, &st) && st.seccomp_refused) {
+	if (sampler_run(&cfg, tab, ps, &st) && st.seccomp_refused) {
 		char why[512];
 
 		cli_explain_seccomp(&st, why, sizeof(why));
@@ -267,16 +270,19 @@ static void print_json(const struct dump *d, struct symbolizer *sym, pid_t pid)
 int cmd_dump(const struct options *o)
 {
 	struct dump d = { 0 };
-	struct maps *maps = maps_new();
+	struct procset *ps = procset_new();
 	struct symbolizer *sym;
 
-	if (!maps)
+	if (!ps)
 		cli_die(EXIT_FAILURE, "out of memory");
 	cli_check_target(o->pid);
 	cli_raise_fd_limit();
 	list_threads(o->pid, &d);
-	capture(o->pid, o->unsafe_seccomp, &d, maps);
-	sym = symbolizer_for(o->pid, maps);
+	capture(o->pid, o->unsafe_seccomp, &d, ps);
+	if (!procset_count(ps))
+		cli_die(EXIT_FAILURE, "out of memory");
+	/* One process, one image (an exec during the capture: its last). */
+	sym = symbolizer_for(o->pid, procset_find(ps, o->pid)->maps);
 	if (o->json)
 		print_json(&d, sym, o->pid);
 	else
@@ -285,7 +291,7 @@ int cmd_dump(const struct options *o)
 		cli_die(EXIT_FAILURE, "cannot write the stacks: %s",
 			strerror(errno));
 	symbolizer_free(sym);
-	maps_free(maps);
+	procset_free(ps);
 	for (size_t k = 0; k < d.n; k++)
 		free(d.t[k].pcs);
 	free(d.t);

@@ -771,5 +771,10 @@ int options_parse(int argc, char **argv, struct options *o, char *err,
 		return -1;
 	if (check_action(argc, argv, o, o->pid_given, err, errlen))
 		return -1;
+	/* One -p PID for now (the list comes with the CLI's part of issue
+	 * 14); COMMAND's descendants are followed. */
+	o->pids = &o->pid;
+	o->npids = o->action == ACTION_RECORD_PID;
+	o->children = o->action == ACTION_RECORD_COMMAND;
 	return resolve_outputs(o, err, errlen);
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,6 +30,8 @@
 #include "grow.h"
 #include "mapsync.h"
 #include "procfs.h"
+#include "procset.h"
+#include "proctree.h"
 #include "ptctl.h"
 #include "reaper.h"
 #include "sampler.h"
@@ -49,6 +52,8 @@
 /* Ticks in a row on which the kernel refused every thread before the run
  * ends with EPERM (the target exec'd a set-uid program, or was attached). */
 #define MAX_REFUSED_TICKS 10
+/* Descendant events taken per proctree_poll(). */
+#define TREE_EVENTS 64
 
 /* A capture waiting for its unwind: its stack is in the tick's arena. */
 struct queued {
@@ -59,14 +64,43 @@ struct queued {
 	enum capture_stop kind; /* capture_stop_kind() said so */
 };
 
+/*
+ * One process of the set: what the sampler keeps of it while it lives
+ * (its threads point here).  Its image (procset.h) outlives it.
+ */
+struct sampler_proc {
+	pid_t pid;
+	bool root;	       /* named (-p) or COMMAND: the run waits for it */
+	struct proc_image *im; /* its current image, in the set */
+	int pidfd;	       /* to tell its exit (and PID reuse) apart */
+	void *task_dir;	       /* /proc/PID/task, kept open */
+	int stat_fd;	       /* /proc/PID/stat, kept open: the thread count */
+	struct tidlist tids;   /* its threads as last listed */
+	struct cpuacct_proc acct; /* its CPU time, sweeps */
+	struct unwinder *unw;	  /* of its current image */
+	struct mapsync mapsync;	  /* its maps re-read when code was loaded */
+	pid_t live_tid; /* a thread sampled lately, to read maps through */
+	unsigned refused_ticks;
+	uint64_t first_tick; /* the tick it was first sampled at */
+	uint64_t samples;    /* samples of it (all its images) */
+	dev_t exe_dev;	     /* its main executable (/proc/PID/exe) */
+	ino_t exe_ino;
+	uint64_t exe_tick;  /* the tick its executable was last checked at */
+	bool gone;	    /* exited: finished at the end of the tick */
+	bool late_vanished; /* a LATE thread exec'd away its TID */
+};
+
 struct sampler {
 	const struct sampler_config *cfg;
 	struct stacktab *tab;
-	struct maps *maps;
+	struct procset *ps;
 	struct sampler_stats *st;
 	struct threadtab *threads;
-	struct unwinder *unw;
-	struct tidlist tids;
+	struct sampler_proc **procs; /* the live processes */
+	size_t nprocs, cap_procs;
+	size_t roots_live;	/* of them, roots */
+	struct proctree *tree;	/* cfg->children: their descendants */
+	bool sampled_any;	/* some process was sampled at some tick */
 	struct thread **active; /* threads seized this tick */
 	size_t nactive, cap_active;
 	size_t pending;	      /* of those, SEIZED and not yet stopped */
@@ -80,21 +114,13 @@ struct sampler {
 	uint64_t tick;
 	uint64_t tick_ns; /* CLOCK_MONOTONIC at its start */
 	uint64_t period_ns;
-	uint64_t last_detach_ns;  /* of this tick's sampled threads */
-	struct cpuacct_proc acct; /* the process's CPU time, sweeps */
-	unsigned refused_ticks;
-	sigset_t waitset; /* stop signals and SIGTSTP, read from sigfd */
+	uint64_t last_detach_ns; /* of this tick's sampled threads */
+	sigset_t waitset;	 /* stop signals and SIGTSTP, read from sigfd */
 	int sigfd;
-	struct mapsync mapsync; /* maps re-read when code was loaded */
-	int pidfd;	/* the target, to tell exit (and PID reuse) apart */
-	void *task_dir; /* /proc/PID/task, kept open */
-	int stat_fd;	/* /proc/PID/stat, kept open: the thread count */
-	pid_t live_tid; /* a thread sampled last tick, to read maps through */
-	bool target_gone;
+	bool target_gone;     /* the run is over: its roots are gone */
 	bool unwinding;	      /* in unwind_queued(): stops are not captured */
 	bool stopping;	      /* a stop signal came during an unwind */
 	uint64_t serve_at;    /* when between_steps() next looks for events */
-	bool late_vanished;   /* a LATE thread exec'd away its TID */
 	bool sc_can_read;     /* seccomp_can_read(), at the start */
 	uint64_t progress_at; /* when cfg->progress was last called */
 };
@@ -233,7 +259,7 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 		}
 	} else {
 		/* Filters cannot be read: any filter is unsafe. */
-		if (seccomp_thread_mode(s->cfg->pid, th->tid, &mode, &nf))
+		if (seccomp_thread_mode(th->proc->pid, th->tid, &mode, &nf))
 			goto gone;
 		if (mode != 2)
 			return;
@@ -299,7 +325,8 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 	/* During unwind_queued() the queue and arena are in use: a stop
 	 * that comes then is let go uncaptured. */
 	if (asked && !s->unwinding && reserve_capture(s) == 0)
-		captured = capture_thread(th->tid, s->maps, &s->cap) == 0;
+		captured = capture_thread(th->tid, th->proc->im->maps,
+					  &s->cap) == 0;
 	if (asked && !s->cfg->unsafe_seccomp)
 		guard_seccomp(s, th, captured ? &s->cap.regs : NULL);
 	if (th->probe_only)
@@ -410,7 +437,7 @@ static void forget_user_code(struct thread *th)
  */
 static int read_cpu(struct sampler *s, struct thread *th)
 {
-	int rc = cpuacct_read(&th->cpu, &s->acct, th->tid);
+	int rc = cpuacct_read(&th->cpu, &th->proc->acct, th->tid);
 
 	if (rc > 0) {
 		th->name_tick = 0;
@@ -424,19 +451,35 @@ static int read_cpu(struct sampler *s, struct thread *th)
 	return rc < 0 ? -1 : 0;
 }
 
+/* A thread first listed as one of p's: mark it so.  NULL with EEXIST
+ * when the TID is still another process's (that one exited this tick
+ * and a new one has the TID already: it is for the next tick). */
+static struct thread *proc_thread(struct sampler *s, struct sampler_proc *p,
+				  pid_t tid)
+{
+	struct thread *th = threadtab_get(s->threads, tid, true);
+
+	if (th && !th->proc)
+		th->proc = p;
+	if (th && th->proc != p) {
+		errno = EEXIST;
+		return NULL;
+	}
+	return th;
+}
+
 /*
  * At the start of a tick: the process's CPU time, less what the threads
  * read one by one explain, tells whether the quiet threads are read too
  * this tick (a sweep: see cpuacct.c).
  */
-static void read_process_cpu(struct sampler *s)
+static void read_process_cpu(struct sampler *s, struct sampler_proc *p)
 {
-	bool clock = cpuacct_proc_begin(&s->acct);
+	bool clock = cpuacct_proc_begin(&p->acct);
 	uint64_t explained = 0;
 
-	for (size_t i = 0; i < s->tids.n; i++) {
-		struct thread *th = threadtab_get(s->threads, s->tids.tids[i],
-						  true);
+	for (size_t i = 0; i < p->tids.n; i++) {
+		struct thread *th = proc_thread(s, p, p->tids.tids[i]);
 
 		if (!th)
 			continue;
@@ -446,8 +489,12 @@ static void read_process_cpu(struct sampler *s)
 		if (clock && cpuacct_tracked(&th->cpu) && read_cpu(s, th) == 0)
 			explained += cpuacct_explain(&th->cpu);
 	}
-	if (cpuacct_proc_end(&s->acct, explained))
+	if (cpuacct_proc_end(&p->acct, explained))
 		s->st->sweeps++;
+	/* Only a process that ran can have forked (proctree.h). */
+	if (s->tree && clock &&
+	    (!p->acct.have_last || p->acct.now != p->acct.last))
+		proctree_ran(s->tree, p->pid);
 }
 
 /*
@@ -474,9 +521,9 @@ static void unreadable(struct sampler *s, struct thread *th)
  * not run: its filters are judged at its first real stop instead
  * (sc_probe stays set until then).
  */
-static bool probe_now(struct sampler *s, struct thread *th)
+static bool probe_now(const struct thread *th)
 {
-	return th->sc_probe && procfs_task_state(s->cfg->pid, th->tid) == 'R';
+	return th->sc_probe && procfs_task_state(th->proc->pid, th->tid) == 'R';
 }
 
 /*
@@ -489,10 +536,11 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 {
 	int due = -1;
 
-	if (cpuacct_resting(&th->cpu, &s->acct))
+	if (cpuacct_resting(&th->cpu, &th->proc->acct))
 		return false;
 	if (read_cpu(s, th) == 0)
-		due = cpuacct_due(&th->cpu, &s->acct, th->tid, s->tick_ns);
+		due = cpuacct_due(&th->cpu, &th->proc->acct, th->tid,
+				  s->tick_ns);
 	if (due >= 0)
 		return due;
 	if (s->cfg->wall)
@@ -505,16 +553,23 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 static bool add_samples(struct sampler *s, struct thread *th,
 			const uint64_t *pcs, size_t n, uint64_t count)
 {
-	if (stacktab_add(s->tab, pcs, n, count))
+	struct sampler_proc *p = th->proc;
+	struct sample_origin from = { .image = p->im,
+				      .tid = th->tid,
+				      .name = th->name };
+
+	if ((!s->cfg->tab_pid || s->cfg->tab_pid == p->pid) &&
+	    stacktab_add(s->tab, pcs, n, count))
 		return false;
 	s->st->samples += count;
+	p->samples += count;
+	p->im->samples += count;
 	if (!th->sampled) {
 		th->sampled = true;
 		s->st->threads_seen++;
 	}
 	if (s->cfg->on_stack)
-		s->cfg->on_stack(s->cfg->on_stack_arg, th->tid, th->name, pcs,
-				 n, count);
+		s->cfg->on_stack(s->cfg->on_stack_arg, &from, pcs, n, count);
 	return true;
 }
 
@@ -525,6 +580,7 @@ static bool emit(struct sampler *s, struct thread *th, const uint64_t *pcs,
 	if (!add_samples(s, th, pcs, n, count))
 		return false;
 	s->st->stacks++;
+	th->proc->im->stacks++;
 	return true;
 }
 
@@ -558,7 +614,7 @@ static bool selected(struct sampler *s, struct thread *th, bool due)
 		every = per_sec ? per_sec : 1;
 	if (!th->name_tick || (due && s->tick - th->name_tick >= every)) {
 		th->name_reads++;
-		if (procfs_comm(s->cfg->pid, th->tid, th->name,
+		if (procfs_comm(th->proc->pid, th->tid, th->name,
 				sizeof(th->name)))
 			th->name[0] = '\0';
 		th->name_tick = s->tick;
@@ -589,7 +645,7 @@ static bool selected(struct sampler *s, struct thread *th, bool due)
 static int seize_refused(struct sampler *s, struct thread *th)
 {
 	struct sampler_stats *st = s->st;
-	int tracer = procfs_tracer_pid_of(s->cfg->pid, th->tid);
+	int tracer = procfs_tracer_pid_of(th->proc->pid, th->tid);
 
 	if (tracer == (int)getpid())
 		return 0;
@@ -609,7 +665,7 @@ static int seize_refused(struct sampler *s, struct thread *th)
 		}
 		th->tracer = tracer;
 		th->rebased = false;
-		cpuacct_drop_carry(&th->cpu, &s->acct);
+		cpuacct_drop_carry(&th->cpu, &th->proc->acct);
 		th->retry_tick = s->tick + NSEC_PER_SEC / s->period_ns;
 	}
 	errno = EPERM;
@@ -617,17 +673,18 @@ static int seize_refused(struct sampler *s, struct thread *th)
 }
 
 /* SEIZE one listed thread.  1: seized; 0: skipped; -1: error. */
-static int seize_one(struct sampler *s, pid_t tid, int *eperm)
+static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
+		     int *eperm)
 {
-	struct thread *th = threadtab_get(s->threads, tid, true);
+	struct thread *th = proc_thread(s, p, tid);
 	bool due;
 	int rc;
 
 	if (!th)
-		return -1;
+		return errno == EEXIST ? 0 : -1;
 	th->seen_tick = s->tick;
 	if (th->state == TS_LATE &&
-	    procfs_tracer_pid_of(s->cfg->pid, tid) != getpid())
+	    procfs_tracer_pid_of(p->pid, tid) != getpid())
 		th->state = TS_IDLE; /* exec moved another thread into its TID */
 	if (th->state == TS_LATE && s->cfg->wall)
 		repeat_last_stack(s, th); /* has not run since: same stack */
@@ -640,21 +697,21 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		 * to sample (its carry was dropped); count from now. */
 		th->rebased = true;
 		if (read_cpu(s, th) == 0)
-			cpuacct_rebase(&th->cpu, &s->acct);
+			cpuacct_rebase(&th->cpu, &p->acct);
 	}
 	due = ran_since_capture(s, th); /* for every thread: see there */
 	if (th->sc_unsafe) {
 		/* Its seccomp filters forbid restart_syscall: its CPU time
 		 * is not sampled (see guard_seccomp()). */
-		cpuacct_drop_carry(&th->cpu, &s->acct);
+		cpuacct_drop_carry(&th->cpu, &p->acct);
 		return 0;
 	}
 	if (!selected(s, th, due)) {
 		/* Its CPU time is not for this profile, even if its name
 		 * is selected later. */
-		cpuacct_drop_carry(&th->cpu, &s->acct);
+		cpuacct_drop_carry(&th->cpu, &p->acct);
 		s->st->threads_unselected++;
-		if (!probe_now(s, th))
+		if (!probe_now(th))
 			return 0;
 		th->probe_only = true;
 	} else if (!due && (!s->cfg->wall || repeat_last_stack(s, th))) {
@@ -693,30 +750,79 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
  * without a pidfd, when /proc lists no thread that is not a zombie.  The
  * pidfd also keeps a recycled PID from passing for the target.
  */
-static bool target_exited(struct sampler *s)
+static bool target_exited(const struct sampler_proc *p)
 {
-	struct pollfd p = { .fd = s->pidfd, .events = POLLIN };
+	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
 
-	if (s->pidfd >= 0)
-		return poll(&p, 1, 0) > 0;
-	return !procfs_process_alive(s->cfg->pid);
+	if (p->pidfd >= 0)
+		return poll(&pfd, 1, 0) > 0;
+	return !procfs_process_alive(p->pid);
 }
 
-/* Nothing could be seized: exited, or refused?  -1 (EPERM) ends the run:
- * at the first tick nothing was touched; later, the target has become
- * untraceable (a set-uid exec, another tracer) and would be sampled never. */
-static int nothing_seized(struct sampler *s, int eperm)
+/* Is p the whole run (one process, no descendants to follow)?  Then a
+ * refusal ends the run as it always did; else p alone is skipped. */
+static bool alone(const struct sampler *s)
 {
-	if (target_exited(s)) {
-		s->target_gone = true;
+	return !s->tree && procset_count(s->ps) == 1;
+}
+
+/* p is never to be sampled (again): say why in its image, let it go at
+ * the end of the tick (finish_proc()). */
+static void skip_proc(struct sampler *s, struct sampler_proc *p, int err,
+		      const char *why)
+{
+	p->im->skipped = err;
+	snprintf(p->im->skip_why, sizeof(p->im->skip_why), "%s", why);
+	p->gone = true;
+	s->st->procs_skipped++;
+}
+
+/*
+ * Every thread of p that was tried is held by another tracer (a debugger,
+ * strace): with other processes to sample, p is skipped (EBUSY).
+ */
+static bool skip_if_held(struct sampler *s, struct sampler_proc *p)
+{
+	int tracer = procfs_tracer_pid_of(p->pid, p->pid);
+	char comm[16] = "?", why[96];
+
+	if (alone(s) || tracer <= 0 || tracer == (int)getpid())
+		return false;
+	procfs_comm(tracer, 0, comm, sizeof(comm));
+	snprintf(why, sizeof(why), "it is traced by PID %d (%s)", tracer, comm);
+	skip_proc(s, p, EBUSY, why);
+	return true;
+}
+
+/*
+ * Nothing of p could be seized: exited, or refused?  A process that is the
+ * whole run ends it with -1 (EPERM): at the first tick nothing was
+ * touched; later, it has become untraceable (a set-uid exec, another
+ * tracer) and would be sampled never.  One of several is skipped instead,
+ * and the run goes on (seize_all() fails only when none is left that
+ * was ever sampled).
+ */
+static int nothing_seized(struct sampler *s, struct sampler_proc *p, int eperm)
+{
+	if (target_exited(p)) {
+		p->gone = true;
 		return 0;
 	}
+	if (eperm && p->first_tick == s->tick && skip_if_held(s, p))
+		return 0;
 	/* EPERM is also what exiting threads give (and a whole process in
 	 * the middle of an exec): a refusal counts only when the kernel's
 	 * access check says no as well. */
-	if (eperm && procfs_may_trace(s->cfg->pid) &&
+	if (eperm && procfs_may_trace(p->pid) &&
 	    (errno == EACCES || errno == EPERM) &&
-	    (s->tick == 1 || ++s->refused_ticks >= MAX_REFUSED_TICKS)) {
+	    (p->first_tick == s->tick ||
+	     ++p->refused_ticks >= MAX_REFUSED_TICKS)) {
+		if (!alone(s)) {
+			skip_proc(s, p, EPERM,
+				  "the kernel refused to trace it (another "
+				  "user's process, or a set-uid program)");
+			return 0;
+		}
 		errno = EPERM;
 		return -1;
 	}
@@ -736,74 +842,101 @@ static int nothing_seized(struct sampler *s, int eperm)
  * thread that is gone: its seize fails, and it is skipped as any exiting
  * thread is.
  */
-static bool need_listing(struct sampler *s)
+static bool need_listing(struct sampler *s, struct sampler_proc *p)
 {
+	uint64_t age = s->tick - p->first_tick;
 	int n;
 
-	if (s->tids.n == 0 ||
-	    (s->tick - 1) % (NSEC_PER_SEC / s->period_ns) == 0)
+	if (p->tids.n == 0 || age % (NSEC_PER_SEC / s->period_ns) == 0)
 		return true;
-	if (!s->cfg->wall && s->acct.have_last)
-		return s->acct.sweep;
-	n = procfs_num_threads(s->cfg->pid, &s->stat_fd);
-	return n < 0 || (size_t)n != s->tids.n || s->tick % 8 == 1;
+	if (!s->cfg->wall && p->acct.have_last)
+		return p->acct.sweep;
+	n = procfs_num_threads(p->pid, &p->stat_fd);
+	return n < 0 || (size_t)n != p->tids.n || age % 8 == 0;
 }
 
 /*
- * The first tick: every thread under a seccomp filter (Seccomp: 2) is
- * marked to have its filters judged in its next stop (guard_seccomp()):
- * this tick's for one that is due or running (probe_now()), a later one
- * for a blocked one.  Without the right to read filters nothing is
- * stopped at all: the run fails (see sampler.h).
+ * The first tick of a process: every thread under a seccomp filter
+ * (Seccomp: 2) is marked to have its filters judged in its next stop
+ * (guard_seccomp()): this tick's for one that is due or running
+ * (probe_now()), a later one for a blocked one.  Without the right to
+ * read filters nothing is stopped at all: the run fails (see sampler.h)
+ * when it is the run's first tick; a process found later is skipped.
  */
-static int seccomp_preflight(struct sampler *s)
+static int seccomp_preflight(struct sampler *s, struct sampler_proc *p)
 {
-	bool can_read = s->sc_can_read;
 	int mode, nf;
 
-	for (size_t i = 0; i < s->tids.n; i++) {
-		pid_t tid = s->tids.tids[i];
+	for (size_t i = 0; i < p->tids.n; i++) {
+		pid_t tid = p->tids.tids[i];
 		struct thread *th;
 
-		if (seccomp_thread_mode(s->cfg->pid, tid, &mode, &nf) ||
-		    mode != 2)
+		if (seccomp_thread_mode(p->pid, tid, &mode, &nf) || mode != 2)
 			continue;
-		if (!can_read) {
+		if (!s->sc_can_read && s->tick > 1) {
+			skip_proc(s, p, EACCES,
+				  "it has a seccomp filter, which ptprof may "
+				  "not read (no CAP_SYS_ADMIN)");
+			return 0;
+		}
+		if (!s->sc_can_read) {
 			s->st->seccomp_tid = tid;
 			s->st->seccomp_verdict = SECCOMP_UNREADABLE;
 			s->st->seccomp_refused = true;
 			errno = EACCES;
 			return -1;
 		}
-		th = threadtab_get(s->threads, tid, true);
-		if (!th)
+		th = proc_thread(s, p, tid);
+		if (th)
+			th->sc_probe = true;
+		else if (errno != EEXIST)
 			return -1;
-		th->sc_probe = true;
 	}
+	return 0;
+}
+
+/* List p's threads when due; a process whose list is gone has exited. */
+static int list_threads(struct sampler *s, struct sampler_proc *p)
+{
+	if (!need_listing(s, p) ||
+	    !procfs_list_tasks_cached(p->pid, &p->task_dir, &p->tids))
+		return 0;
+	if (errno != ENOENT && errno != ESRCH)
+		return -1;
+	p->gone = true;
+	return 0;
+}
+
+/* Read p's CPU time, list its threads when due, seize those due. */
+static int seize_proc(struct sampler *s, struct sampler_proc *p)
+{
+	size_t before = s->nactive;
+	int eperm = 0;
+
+	if (!p->first_tick)
+		p->first_tick = s->tick;
+	read_process_cpu(s, p);
+	if (list_threads(s, p) || p->gone)
+		return p->gone ? 0 : -1;
+	if (p->first_tick == s->tick && !s->cfg->unsafe_seccomp &&
+	    seccomp_preflight(s, p))
+		return -1;
+	for (size_t i = 0; i < p->tids.n && !p->gone; i++)
+		if (seize_one(s, p, p->tids.tids[i], &eperm) < 0)
+			return -1;
+	if (s->nactive == before)
+		return nothing_seized(s, p, eperm);
+	p->refused_ticks = 0;
+	s->sampled_any = true;
 	return 0;
 }
 
 static int seize_all(struct sampler *s)
 {
-	int eperm = 0;
-
 	s->nactive = 0;
-	read_process_cpu(s);
-	if (need_listing(s) &&
-	    procfs_list_tasks_cached(s->cfg->pid, &s->task_dir, &s->tids)) {
-		if (errno != ENOENT && errno != ESRCH)
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (!s->procs[i]->gone && seize_proc(s, s->procs[i]))
 			return -1;
-		s->target_gone = true;
-		return 0;
-	}
-	if (s->tick == 1 && !s->cfg->unsafe_seccomp && seccomp_preflight(s))
-		return -1;
-	for (size_t i = 0; i < s->tids.n; i++)
-		if (seize_one(s, s->tids.tids[i], &eperm) < 0)
-			return -1;
-	if (s->nactive == 0)
-		return nothing_seized(s, eperm);
-	s->refused_ticks = 0;
 	return 0;
 }
 
@@ -845,10 +978,10 @@ static void keep_last_stack(struct thread *th, const uint64_t *pcs, size_t n)
 /* Unwind the capture in s->view, and time it (wall time: an unwind makes
  * no system call in steady state, so that is its CPU time unless ptprof
  * was preempted, which the median of --stats sees through). */
-static int unwind_captured(struct sampler *s)
+static int unwind_captured(struct sampler *s, struct sampler_proc *p)
 {
 	uint64_t t0 = mono_now_ns(), us;
-	int n = unwinder_unwind(s->unw, &s->view, s->pcs,
+	int n = unwinder_unwind(p->unw, &s->view, s->pcs,
 				(int)stacktab_max_depth(s->tab));
 
 	us = (mono_now_ns() - t0) / NSEC_PER_USEC;
@@ -857,6 +990,7 @@ static int unwind_captured(struct sampler *s)
 }
 
 static bool take_signal(struct sampler *s);
+static void check_exec(struct sampler *s, struct sampler_proc *p);
 
 /*
  * The unwinder's hook, between two steps: every SERVE_EVERY_NS of
@@ -896,6 +1030,8 @@ static void unwind_queued(struct sampler *s)
 	for (size_t i = 0; i < s->nqueued && !s->stopping; i++) {
 		const struct queued *q = &s->queue[i];
 
+		if (q->th->proc->exe_tick != s->tick)
+			check_exec(s, q->th->proc);
 		s->view.tid = q->th->tid;
 		s->view.regs = q->regs;
 		s->view.stack_start = q->stack_start;
@@ -952,7 +1088,7 @@ static bool emit_split(struct sampler *s, struct thread *th,
 {
 	struct sysbias_parts parts;
 	uint64_t ut = 0, stime = 0, image = 0;
-	bool read = procfs_read_task_times(s->cfg->pid, th->tid,
+	bool read = procfs_read_task_times(th->proc->pid, th->tid,
 					   &th->cpu.stat_fd, &ut, &stime,
 					   &image) == 0;
 	struct stack_ring *user = &th->user_stacks;
@@ -996,7 +1132,8 @@ static bool emit_split(struct sampler *s, struct thread *th,
 static void record_stack(struct sampler *s, struct thread *th,
 			 enum capture_stop stop)
 {
-	int n = unwind_captured(s);
+	struct sampler_proc *p = th->proc;
+	int n = unwind_captured(s, p);
 	enum sysbias_stop kind = SYSBIAS_USER;
 	uint64_t count;
 	bool ok = true;
@@ -1006,15 +1143,15 @@ static void record_stack(struct sampler *s, struct thread *th,
 	 * may have stopped for want of its unwind table.  Read the maps (the
 	 * thread is already released) and, if they changed, unwind again. */
 	if (!s->stopping &&
-	    mapsync_catch_up(&s->mapsync, s->pcs, n, s->live_tid))
-		n = unwind_captured(s);
+	    mapsync_catch_up(&p->mapsync, s->pcs, n, p->live_tid))
+		n = unwind_captured(s, p);
 	if (n <= 0 || s->stopping)
 		return;
-	count = cpuacct_weight(&th->cpu, &s->acct);
+	count = cpuacct_weight(&th->cpu, &p->acct);
 	/* (--wall needs to know only the exits, for --stats.) */
 	if ((stop == CAPTURE_AT_EXIT ||
 	     (stop == CAPTURE_IN_CALL && !s->cfg->wall)) &&
-	    unwinder_after_syscall(s->unw, &s->view))
+	    unwinder_after_syscall(p->unw, &s->view))
 		kind = stop == CAPTURE_AT_EXIT ? SYSBIAS_EXIT : SYSBIAS_IN_CALL;
 	if (kind == SYSBIAS_EXIT) {
 		s->st->stacks_at_syscall++;
@@ -1029,7 +1166,7 @@ static void record_stack(struct sampler *s, struct thread *th,
 		s->st->stacks++;
 	if (!ok)
 		return;
-	s->live_tid = th->tid;
+	p->live_tid = th->tid;
 	/* --wall counts it again when the thread did not run; CPU mode
 	 * gives it what is left of the thread's carry at the end. */
 	keep_last_stack(th, s->pcs, (size_t)n);
@@ -1056,11 +1193,14 @@ static bool drop_vanished(const struct thread *th, void *arg)
 	/* A LATE thread no longer listed cannot still be traced by us (a
 	 * traced zombie stays listed): it exec'd away its TID.  Drop it. */
 	if (th->state == TS_LATE && th->seen_tick != s->tick)
-		s->late_vanished = true;
+		th->proc->late_vanished = true;
+	/* A process that is gone is settled first (finish_proc()). */
+	if (th->proc && th->proc->gone)
+		return false;
 	if (th->state == TS_GONE ||
 	    (th->state != TS_SEIZED && th->seen_tick != s->tick)) {
 		/* Its carry is not lost with it (settle_all()). */
-		cpuacct_gone(&th->cpu, &s->acct);
+		cpuacct_gone(&th->cpu, &th->proc->acct);
 		return true;
 	}
 	return false;
@@ -1074,14 +1214,15 @@ static bool drop_vanished(const struct thread *th, void *arg)
  * on a thread already traced).  Ask the thread now under the leader's TID
  * for a stop: it is captured and detached as LATE when it comes.
  */
-static void reclaim_leader(struct sampler *s)
+static void reclaim_leader(struct sampler *s, struct sampler_proc *p)
 {
-	pid_t pid = s->cfg->pid;
+	pid_t pid = p->pid;
 	struct thread *th;
 
+	p->late_vanished = false;
 	if (procfs_tracer_pid_of(pid, pid) != (int)getpid())
 		return;
-	th = threadtab_get(s->threads, pid, true);
+	th = proc_thread(s, p, pid);
 	if (!th)
 		return;
 	th->intr_ns = mono_now_ns();
@@ -1195,12 +1336,322 @@ static size_t probes_late(struct sampler *s)
 	return n;
 }
 
+/* --- The process set: found, watched, exec'd, finished. --- */
+
+static bool between_steps(void *arg, uint64_t now);
+static void settle_proc(struct sampler *s, struct sampler_proc *p,
+			bool final_read);
+
+static struct sampler_proc *proc_of(const struct sampler *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pid == pid)
+			return s->procs[i];
+	return NULL;
+}
+
+/* p's main executable now: its device and inode (/proc/PID/exe). */
+static bool read_exe(const struct sampler_proc *p, dev_t *dev, ino_t *ino)
+{
+	char path[40];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	if (stat(path, &st))
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
+
+/* The unwinder and map keeping of p's current image, its maps read. */
+static int open_image(struct sampler *s, struct sampler_proc *p)
+{
+	p->unw = unwinder_new(p->pid, p->im->maps);
+	if (!p->unw)
+		return -1;
+	unwinder_set_hook(p->unw, between_steps, s);
+	mapsync_init(&p->mapsync, p->pid, p->im->maps, p->unw);
+	mapsync_refresh(&p->mapsync, 0);
+	read_exe(p, &p->exe_dev, &p->exe_ino);
+	return 0;
+}
+
+/* Its unwinder's counters into the run's (at its end, or an exec). */
+static void close_image(struct sampler *s, struct sampler_proc *p)
+{
+	struct unwinder_counters c, *u = &s->st->unwind;
+
+	if (!p->unw)
+		return;
+	unwinder_counters(p->unw, &c);
+	u->mem_from_stack += c.mem_from_stack;
+	u->mem_from_module += c.mem_from_module;
+	u->mem_from_target += c.mem_from_target;
+	u->tables_built += c.tables_built;
+	u->tables_missing += c.tables_missing;
+	u->cfi_refused += c.cfi_refused;
+	u->budget_cuts += c.budget_cuts;
+	u->cache_size_set = c.cache_size_set;
+	mapsync_free(&p->mapsync);
+	unwinder_free(p->unw);
+	p->unw = NULL;
+}
+
+static void free_proc(struct sampler *s, struct sampler_proc *p)
+{
+	close_image(s, p);
+	procfs_tidlist_free(&p->tids);
+	procfs_tasks_close(&p->task_dir);
+	if (p->stat_fd >= 0)
+		close(p->stat_fd);
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	free(p);
+}
+
+static int push_proc(struct sampler *s, struct sampler_proc *p)
+{
+	struct sampler_proc **a = grow_array(s->procs, &s->cap_procs,
+					     s->nprocs + 1, sizeof(*a));
+
+	if (!a)
+		return -1;
+	s->procs = a;
+	s->procs[s->nprocs++] = p;
+	return 0;
+}
+
+/* Past PROCSET_MAX_LIVE: its image says it was skipped, and why. */
+static int add_capped(struct sampler *s, pid_t pid, pid_t ppid,
+		      const char *comm)
+{
+	struct proc_image *im = procset_add(s->ps, pid, ppid, comm);
+
+	if (!im)
+		return -1;
+	im->skipped = EAGAIN;
+	im->ended = true;
+	snprintf(im->skip_why, sizeof(im->skip_why),
+		 "%d processes were sampled already (the most at once)",
+		 PROCSET_MAX_LIVE);
+	s->st->procs_skipped++;
+	return 0;
+}
+
+/*
+ * A process to sample from the next tick on: a root (cfg->pids), or a
+ * descendant proctree found.  The pidfd is opened first: a descendant
+ * already gone is no part of the run (0), and the PID cannot be another
+ * process's from then on.  Its maps are read now, for the unwinder.
+ */
+static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
+{
+	struct sampler_proc *p;
+	char comm[16] = "";
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	/* No pidfd (old kernel): /proc is read instead (target_exited()). */
+	if (pidfd < 0 && errno == ESRCH && !root)
+		return 0;
+	procfs_comm(pid, 0, comm, sizeof(comm));
+	if (s->nprocs >= PROCSET_MAX_LIVE) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return add_capped(s, pid, ppid, comm);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p || push_proc(s, p)) {
+		free(p);
+		if (pidfd >= 0)
+			close(pidfd);
+		return -1;
+	}
+	p->pid = pid;
+	p->root = root;
+	p->pidfd = pidfd;
+	p->stat_fd = -1;
+	s->roots_live += root;
+	s->st->procs_found++;
+	cpuacct_proc_init(&p->acct, pid, s->period_ns, s->cfg->wall);
+	p->im = procset_add(s->ps, pid, ppid, comm);
+	if (!p->im || open_image(s, p))
+		return -1;
+	if (s->tree && proctree_watch(s->tree, pid) && errno != ESRCH)
+		return -1;
+	return 0;
+}
+
+/* A thread of p that exec'd away its image: its stacks are no more. */
+static void forget_image(struct thread *th, void *arg)
+{
+	if (th->proc != arg)
+		return;
+	free(th->last_pcs);
+	th->last_pcs = NULL;
+	th->last_n = 0;
+	forget_user_code(th);
+}
+
+/*
+ * p's main executable is another file: it exec'd.  From now on its
+ * addresses mean the new image's code: a new image in the set, with its
+ * own maps and a fresh unwinder.  The carry of its threads goes on (the
+ * CPU time they used is theirs), but not their last stacks.
+ */
+static void check_exec(struct sampler *s, struct sampler_proc *p)
+{
+	dev_t dev;
+	ino_t ino;
+	char comm[16] = "";
+	struct proc_image *im;
+
+	p->exe_tick = s->tick;
+	if (!read_exe(p, &dev, &ino) ||
+	    (dev == p->exe_dev && ino == p->exe_ino))
+		return;
+	procfs_comm(p->pid, 0, comm, sizeof(comm));
+	im = procset_add(s->ps, p->pid, p->im->ppid, comm);
+	if (!im)
+		return; /* no memory: the old image goes on */
+	close_image(s, p);
+	p->im = im;
+	threadtab_foreach(s->threads, forget_image, p);
+	if (open_image(s, p))
+		p->gone = true; /* no unwinder: nothing more of it */
+}
+
+static bool of_proc(const struct thread *th, void *arg)
+{
+	return th->proc == arg;
+}
+
+/*
+ * A process that exited (or was skipped): its threads' carries go to
+ * their last stacks (settle_proc()), then it is forgotten; its image
+ * stays in the set.  A LATE thread of it dropped here is let go when its
+ * stop comes, as any stop not asked for (handle_status()).
+ */
+static void finish_proc(struct sampler *s, size_t i)
+{
+	struct sampler_proc *p = s->procs[i];
+
+	settle_proc(s, p, false);
+	threadtab_sweep(s->threads, of_proc, p);
+	p->im->ended = true;
+	if (s->tree)
+		proctree_forget(s->tree, p->pid);
+	s->roots_live -= p->root;
+	memmove(&s->procs[i], &s->procs[i + 1],
+		(s->nprocs - i - 1) * sizeof(*s->procs));
+	s->nprocs--;
+	free_proc(s, p);
+}
+
+static bool roots_left(const struct sampler *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->root && !s->procs[i]->gone)
+			return true;
+	return false;
+}
+
+/* Finish the processes found gone; the run is over once no root is left
+ * (-p: all of them exited; COMMAND: it did). */
+static void finish_gone(struct sampler *s)
+{
+	if (s->nqueued && !s->unwinding)
+		unwind_queued(s); /* LATE captures: of processes still known */
+	for (size_t i = s->nprocs; i-- > 0;)
+		if (s->procs[i]->gone)
+			finish_proc(s, i);
+	if (!s->roots_live)
+		s->target_gone = true;
+}
+
+/* One event of the tree (proctree.h). */
+static int tree_event(struct sampler *s, const struct proctree_event *ev)
+{
+	struct sampler_proc *p = proc_of(s, ev->pid);
+
+	switch (ev->kind) {
+	case PROCTREE_NEW:
+		return p ? 0 : add_proc(s, ev->pid, ev->ppid, false);
+	case PROCTREE_EXEC:
+		if (p)
+			check_exec(s, p);
+		return 0;
+	case PROCTREE_EXIT:
+		if (p && !p->root)
+			p->gone = true;
+		return 0;
+	}
+	return 0;
+}
+
+static int take_tree_events(struct sampler *s)
+{
+	struct proctree_event ev[TREE_EVENTS];
+	int n;
+
+	do {
+		n = proctree_poll(s->tree, ev, TREE_EVENTS);
+		for (int i = 0; i < n; i++)
+			if (tree_event(s, &ev[i]))
+				return -1;
+	} while (n == TREE_EVENTS);
+	return n < 0 && errno != EAGAIN && errno != EINTR ? -1 : 0;
+}
+
+/* Several processes: which exited, all pidfds in one poll(). */
+static void poll_exits(struct sampler *s)
+{
+	struct pollfd *pf = calloc(s->nprocs, sizeof(*pf));
+
+	if (!pf)
+		return; /* then listing their threads tells */
+	for (size_t i = 0; i < s->nprocs; i++) {
+		pf[i].fd = s->procs[i]->pidfd;
+		pf[i].events = POLLIN;
+	}
+	if (poll(pf, s->nprocs, 0) > 0)
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (pf[i].revents & POLLIN)
+				s->procs[i]->gone = true;
+	free(pf);
+}
+
+/* Before a tick: new descendants, execs, exits. */
+static int watch_procs(struct sampler *s)
+{
+	if (s->tree && take_tree_events(s))
+		return -1;
+	if (s->nprocs > 1)
+		poll_exits(s);
+	finish_gone(s);
+	return 0;
+}
+
+/* Has the run nothing left to sample: every process of the set skipped
+ * before one was sampled?  Then it fails as one refused process did. */
+static int check_refused_all(struct sampler *s)
+{
+	if (s->nprocs || s->sampled_any || !s->st->procs_skipped)
+		return 0;
+	errno = EPERM;
+	return -1;
+}
+
 static int tick(struct sampler *s)
 {
 	uint64_t pause;
 
 	s->tick++;
 	s->tick_ns = mono_now_ns();
+	if (watch_procs(s))
+		return -1;
+	if (s->target_gone)
+		return check_refused_all(s);
 	if (seize_all(s)) {
 		int err = errno;
 
@@ -1208,8 +1659,10 @@ static int tick(struct sampler *s)
 		errno = err;
 		return -1;
 	}
-	if (s->target_gone)
+	if (!s->nactive && !roots_left(s)) {
+		finish_gone(s);
 		return 0; /* no tick: nothing was there to sample */
+	}
 	pause = stop_the_world(s);
 	count_pause(s->st, pause);
 	/* The first tick decides on the whole target: a probe that missed
@@ -1222,11 +1675,12 @@ static int tick(struct sampler *s)
 		errno = EACCES;
 		return -1;
 	}
-	s->late_vanished = false;
 	threadtab_sweep(s->threads, drop_vanished, s);
-	if (s->late_vanished)
-		reclaim_leader(s);
-	return 0;
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->late_vanished)
+			reclaim_leader(s, s->procs[i]);
+	finish_gone(s);
+	return check_refused_all(s);
 }
 
 static void count_late(struct thread *th, void *arg)
@@ -1293,6 +1747,9 @@ static bool take_signal(struct sampler *s)
 static bool wait_until(struct sampler *s, uint64_t deadline)
 {
 	for (;;) {
+		/* One process: its exit ends the wait (several: the next
+		 * tick polls them all, poll_exits()). */
+		struct sampler_proc *one = s->nprocs == 1 ? s->procs[0] : NULL;
 		int ready;
 
 		reap_queued(s);
@@ -1301,16 +1758,35 @@ static bool wait_until(struct sampler *s, uint64_t deadline)
 			return true;
 		if (mono_now_ns() >= deadline || s->target_gone)
 			return false;
-		ready = reaper_poll(s->sigfd, s->pidfd, deadline);
-		if ((ready & REAPER_PIDFD) && target_exited(s))
-			s->target_gone = true;
+		ready = reaper_poll(s->sigfd, one ? one->pidfd : -1, deadline);
+		if ((ready & REAPER_PIDFD) && target_exited(one)) {
+			one->gone = true;
+			finish_gone(s);
+		}
 		if ((ready & REAPER_SIGNAL) && take_signal(s))
 			return true;
 	}
 }
 
+/* The roots, and with cfg->children the tree that finds descendants. */
+static int add_roots(struct sampler *s)
+{
+	const struct sampler_config *cfg = s->cfg;
+
+	if (cfg->children) {
+		s->tree = proctree_new(true);
+		if (!s->tree)
+			return -1;
+		s->st->discovery = proctree_method_name(s->tree);
+	}
+	for (size_t i = 0; i < cfg->npids; i++)
+		if (add_proc(s, cfg->pids[i], 0, true))
+			return -1;
+	return 0;
+}
+
 static int setup(struct sampler *s, const struct sampler_config *cfg,
-		 struct stacktab *tab, struct maps *maps,
+		 struct stacktab *tab, struct procset *ps,
 		 struct sampler_stats *st)
 {
 	memset(s, 0, sizeof(*s));
@@ -1326,45 +1802,36 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	}
 	s->cfg = cfg;
 	s->tab = tab;
-	s->maps = maps;
+	s->ps = ps;
 	s->st = st;
 	s->period_ns = NSEC_PER_SEC / (cfg->hz ? cfg->hz : 100);
-	s->stat_fd = -1;
 	s->sc_can_read = !cfg->unsafe_seccomp && seccomp_can_read();
 	s->waitset = *cfg->stop_signals;
 	sigaddset(&s->waitset, SIGTSTP);
 	s->sigfd = signalfd(-1, &s->waitset, SFD_CLOEXEC | SFD_NONBLOCK);
-	/* No pidfd (old kernel): fall back to reading /proc each tick. */
-	s->pidfd = (int)syscall(SYS_pidfd_open, cfg->pid, 0);
-	cpuacct_proc_init(&s->acct, cfg->pid, s->period_ns, cfg->wall);
 	s->threads = threadtab_new();
-	s->unw = unwinder_new(cfg->pid, maps);
-	mapsync_init(&s->mapsync, cfg->pid, maps, s->unw);
-	if (s->unw)
-		unwinder_set_hook(s->unw, between_steps, s);
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
-	if (!s->threads || !s->unw || !s->pcs || s->sigfd < 0 || reaper_start())
+	if (!s->threads || !s->pcs || s->sigfd < 0 || reaper_start())
 		return -1;
-	return 0;
+	return add_roots(s);
 }
 
 static void teardown(struct sampler *s)
 {
+	for (size_t i = 0; i < s->nprocs; i++)
+		free_proc(s, s->procs[i]);
+	free(s->procs);
+	if (s->tree) {
+		proctree_counters(s->tree, &s->st->tree);
+		proctree_free(s->tree);
+	}
 	threadtab_free(s->threads);
-	unwinder_free(s->unw);
 	free(s->queue);
 	free(s->arena);
-	procfs_tidlist_free(&s->tids);
 	free(s->active);
 	free(s->pcs);
-	mapsync_free(&s->mapsync);
-	if (s->pidfd >= 0)
-		close(s->pidfd);
-	if (s->sigfd >= 0)
+	if (s->sigfd > 0)
 		close(s->sigfd);
-	procfs_tasks_close(&s->task_dir);
-	if (s->stat_fd >= 0)
-		close(s->stat_fd);
 }
 
 /* After a tick (every thread let go): the caller's progress hook. */
@@ -1438,36 +1905,39 @@ static int run_loop(struct sampler *s, uint64_t start)
 	}
 }
 
-/* At the end of a CPU profile: each thread's time since its last check. */
-static void final_read(struct thread *th, void *arg)
-{
-	struct sampler *s = arg;
-
-	if (th->state == TS_GONE || !th->cpu.have_cpu)
-		return;
-	cpuacct_new_tick(&th->cpu);
-	if (read_cpu(s, th) == 0)
-		cpuacct_catch_up(&th->cpu, &s->acct);
-	/* Not for this profile: see seize_one(). */
-	if (th->sc_unsafe || th->tracer || (s->cfg->select && !th->selected))
-		cpuacct_drop_carry(&th->cpu, &s->acct);
-}
-
+/* The settling of one process's CPU time (settle_proc()). */
 struct settling {
 	struct sampler *s;
+	struct sampler_proc *p;
 	int64_t budget, resid;
 	size_t pool_stacks; /* threads with a stack taken for the pool */
 	int64_t share;	    /* ... the budget each gets in the 2nd pass */
 };
+
+/* At the end of a CPU profile: each thread's time since its last check. */
+static void final_read(struct thread *th, void *arg)
+{
+	struct settling *z = arg;
+	struct sampler *s = z->s;
+
+	if (th->proc != z->p || th->state == TS_GONE || !th->cpu.have_cpu)
+		return;
+	cpuacct_new_tick(&th->cpu);
+	if (read_cpu(s, th) == 0)
+		cpuacct_catch_up(&th->cpu, &z->p->acct);
+	/* Not for this profile: see seize_one(). */
+	if (th->sc_unsafe || th->tracer || (s->cfg->select && !th->selected))
+		cpuacct_drop_carry(&th->cpu, &z->p->acct);
+}
 
 static void settle_one(struct thread *th, void *arg)
 {
 	struct settling *z = arg;
 	uint64_t w;
 
-	if (!th->last_n || th->cpu.carry <= 0)
+	if (th->proc != z->p || !th->last_n || th->cpu.carry <= 0)
 		return;
-	w = cpuacct_settle(&th->cpu, &z->s->acct, &z->budget, &z->resid);
+	w = cpuacct_settle(&th->cpu, &z->p->acct, &z->budget, &z->resid);
 	if (w && emit(z->s, th, th->last_pcs, th->last_n, w))
 		z->s->st->settled_samples += w;
 }
@@ -1476,52 +1946,55 @@ static void count_pool_stack(struct thread *th, void *arg)
 {
 	struct settling *z = arg;
 
-	z->pool_stacks += th->last_n && th->cpu.pool_stack;
+	z->pool_stacks += th->proc == z->p && th->last_n && th->cpu.pool_stack;
 }
 
 /* The second pass: a share of what is left to each stack taken for the
- * pool (see settle_all()). */
+ * pool (see settle_proc()). */
 static void settle_pool(struct thread *th, void *arg)
 {
 	struct settling *z = arg;
 	int64_t take = z->share < z->budget ? z->share : z->budget;
 	uint64_t w;
 
-	if (!th->last_n || !th->cpu.pool_stack || take <= 0)
+	if (th->proc != z->p || !th->last_n || !th->cpu.pool_stack || take <= 0)
 		return;
 	z->budget -= take;
-	w = cpuacct_periods(&z->s->acct, take, &z->resid);
+	w = cpuacct_periods(&z->p->acct, take, &z->resid);
 	if (w && emit(z->s, th, th->last_pcs, th->last_n, w))
 		z->s->st->settled_samples += w;
 }
 
 /*
- * The end of a CPU profile: the CPU time read but not yet in a sample (a
- * carry under half a period, a running thread's last periods) goes to
- * its thread's last stack, so that samples x period add up to the CPU
- * time the threads used.  Threads borrow (cpuacct.h), so what is given is
- * the net sum of all carries, not each positive one: a thread that
- * borrowed was counted ahead with another's time.  What is left then
- * has no stack of its own: the time of threads never caught running, of
- * threads that exited or were first read after they ran (the process
- * clock tells).  It is shared among the stacks taken for the small
- * carries (cpuacct.h), which sampled such threads as they ran; without
- * any, it is counted in unsampled_ns, and never hidden.
+ * The end of a process in a CPU profile (it exited, or the run ends): the
+ * CPU time read but not yet in a sample (a carry under half a period, a
+ * running thread's last periods) goes to its thread's last stack, so
+ * that samples x period add up to the CPU time the threads used.  Threads
+ * borrow (cpuacct.h), so what is given is the net sum of all carries, not
+ * each positive one: a thread that borrowed was counted ahead with
+ * another's time.  What is left then has no stack of its own: the time
+ * of threads never caught running, of threads that exited or were first
+ * read after they ran (the process clock tells).  It is shared among the
+ * stacks taken for the small carries (cpuacct.h), which sampled such
+ * threads as they ran; without any, it is counted in unsampled_ns, and
+ * never hidden.  final_read: the process lives, read its threads once
+ * more.
  */
-static void settle_all(struct sampler *s)
+static void settle_proc(struct sampler *s, struct sampler_proc *p,
+			bool final_read_too)
 {
-	struct settling z = { .s = s };
+	struct settling z = { .s = s, .p = p };
 	int64_t gap;
 
-	if (s->cfg->wall)
+	if (s->cfg->wall || p->im->skipped)
 		return;
-	if (!s->target_gone)
-		threadtab_foreach(s->threads, final_read, s);
+	if (final_read_too)
+		threadtab_foreach(s->threads, final_read, &z);
 	/* With a selection the process clock counts threads left out. */
 	gap = s->cfg->select ?
 		      0 :
-		      cpuacct_proc_gap(&s->acct, s->st->samples * s->period_ns);
-	z.budget = s->acct.carry_sum + s->acct.pool + gap;
+		      cpuacct_proc_gap(&p->acct, p->samples * s->period_ns);
+	z.budget = p->acct.carry_sum + p->acct.pool + gap;
 	if (z.budget > 0)
 		threadtab_foreach(s->threads, settle_one, &z);
 	threadtab_foreach(s->threads, count_pool_stack, &z);
@@ -1530,11 +2003,25 @@ static void settle_all(struct sampler *s)
 		threadtab_foreach(s->threads, settle_pool, &z);
 	}
 	if (z.budget + z.resid > 0)
-		s->st->unsampled_ns = (uint64_t)(z.budget + z.resid);
+		s->st->unsampled_ns += (uint64_t)(z.budget + z.resid);
+}
+
+/* The end of the run: every process still known is settled, and its maps
+ * read once more while it lives (for the writers). */
+static void settle_all(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct sampler_proc *p = s->procs[i];
+		bool lives = !p->gone && !target_exited(p);
+
+		settle_proc(s, p, lives);
+		if (lives)
+			mapsync_refresh(&p->mapsync, p->live_tid);
+	}
 }
 
 int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
-		struct maps *maps, struct sampler_stats *st)
+		struct procset *ps, struct sampler_stats *st)
 {
 	struct sampler s;
 	sigset_t own, old;
@@ -1543,20 +2030,18 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 
 	sigemptyset(&own);
 	sigaddset(&own, SIGTSTP);
-	if (setup(&s, cfg, tab, maps, st) == 0 &&
+	if (setup(&s, cfg, tab, ps, st) == 0 &&
 	    sigprocmask(SIG_BLOCK, &own, &old) == 0) {
 		start = mono_now_ns();
-		mapsync_refresh(&s.mapsync, s.live_tid); /* for the unwinder */
 		rc = run_loop(&s, start);
 		err = errno;
 		release_late(&s);
 		s.stopping = false; /* the last LATE captures: budgeted */
 		unwind_queued(&s);
 		settle_all(&s);
-		if (!s.target_gone)
-			mapsync_refresh(&s.mapsync, s.live_tid);
 		st->elapsed_ns = mono_now_ns() - start;
-		unwinder_counters(s.unw, &st->unwind);
+		for (size_t i = 0; i < s.nprocs; i++)
+			close_image(&s, s.procs[i]);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		errno = err;
 	}
