@@ -26,39 +26,39 @@
 #define PTPROF_MIN_HZ 1
 #define PTPROF_MAX_HZ 10000
 #define PTPROF_DEFAULT_OUTPUT "ptprof.prof"
-#define OPTIONS_MAX_TIDS 256 /* -t TID,... at most */
+#define OPTIONS_MAX_TIDS 256	/* -t TID,... at most */
 #define PTPROF_DEFAULT_PPROF_OUTPUT "ptprof.pb.gz"
 
 enum ptprof_action {
-	ACTION_RECORD_PID,     /* -p PID */
-	ACTION_RECORD_COMMAND, /* -- COMMAND ... */
-	ACTION_REPORT,	       /* report FILE */
-	ACTION_DUMP,	       /* dump -p PID */
+	ACTION_RECORD_PID,	/* -p PID */
+	ACTION_RECORD_COMMAND,	/* -- COMMAND ... */
+	ACTION_REPORT,		/* report FILE */
+	ACTION_DUMP,		/* dump -p PID */
 	ACTION_HELP,
 	ACTION_VERSION,
 };
 
 /* What a recording writes (--format; a -o name ending in .pb.gz: pprof). */
 enum output_format {
-	OUTPUT_DEFAULT, /* --format not given: legacy */
+	OUTPUT_DEFAULT,	/* --format not given: legacy */
 	OUTPUT_LEGACY,	/* gperftools CPU profile (profile_out.h) */
 	OUTPUT_PPROF,	/* gzipped pprof protobuf (pprof_out.h) */
 };
 
 enum report_format {
-	REPORT_TEXT,   /* flat and cumulative table, like pprof --text */
-	REPORT_FOLDED, /* root;...;leaf COUNT, for flamegraph.pl */
-	REPORT_SVG,    /* a self-contained flame graph */
+	REPORT_TEXT,	/* flat and cumulative table, like pprof --text */
+	REPORT_FOLDED,	/* root;...;leaf COUNT, for flamegraph.pl */
+	REPORT_SVG,	/* a self-contained flame graph */
 };
 
 struct options {
 	enum ptprof_action action;
-	pid_t pid;   /* = pids[0], for code not yet converted */
-	pid_t *pids; /* -p: the processes to sample */
+	pid_t pid;	/* = pids[0], for code not yet converted */
+	pid_t *pids;	/* -p: the processes to sample */
 	size_t npids;
-	int children; /* 1: follow their descendants too, 0: not */
+	int children;	/* 1: follow their descendants too, 0: not */
 	unsigned hz;
-	double duration_s;  /* 0: until the target exits or a signal */
+	double duration_s; /* 0: until the target exits or a signal */
 	const char *output; /* the first output (summary line, --top) */
 	/* The files to write, each NULL when not wanted: -o may be given
 	 * twice, one legacy and one pprof name, for both from one run. */
@@ -67,27 +67,27 @@ struct options {
 	const char *outputs_[2];	  /* -o as given */
 	unsigned noutputs_;
 	unsigned max_depth;
-	int quiet;	    /* -q: no summary line */
-	int wall;	    /* --wall: count threads that did not run too */
-	int stats;	    /* --stats: more figures after the summary */
+	int quiet;	   /* -q: no summary line */
+	int wall;	   /* --wall: count threads that did not run too */
+	int stats;	   /* --stats: more figures after the summary */
 	int unsafe_seccomp; /* --unsafe-seccomp (record and dump) */
 	pid_t tids[OPTIONS_MAX_TIDS]; /* -t: the threads to sample */
 	size_t ntids;
 	const char *thread_name; /* --thread-name: POSIX extended regex */
-	char **command; /* NULL-terminated, for ACTION_RECORD_COMMAND */
-	unsigned top;	/* report / record: rows of the table, 0: all
+	char **command;	   /* NULL-terminated, for ACTION_RECORD_COMMAND */
+	unsigned top;	   /* report / record: rows of the table, 0: all
 			      (record: 0 = no table) */
 	/* report */
-	const char *input; /* the profile to read */
+	const char *input;  /* the profile to read */
 	enum report_format format;
 	int lines;	    /* --lines: by source line, not by function */
 	int threads;	    /* --threads: samples by thread */
 	const char *thread; /* --thread=TID|NAME: only that thread's samples */
 	const char *root;   /* --root DIR: prefix of every path opened */
 	/* dump */
-	int json;	   /* --json */
-	const char *usage; /* the --help text of the (sub)command */
-	int pid_given;	   /* -p was given */
+	int json;	    /* --json */
+	const char *usage;  /* the --help text of the (sub)command */
+	int pid_given;	    /* -p was given */
 };
 
 int options_parse(int argc, char **argv, struct options *opts, char *err,
