@@ -614,21 +614,22 @@ static int write_all_processes(struct output *w, const struct procset *ps,
 {
 	const struct proc_image *im = procset_at(ps, 0);
 	uint64_t others = other_samples(ps);
-	char *path;
+	size_t sampled = procset_sampled_pids(ps);
+	char *path, all[40] = "samples";
 	int rc;
 
 	if (w->o->pprof_output || !w->o->legacy_output || !others || !w->pprof)
 		return 0;
 	path = all_processes_path(w->o->legacy_output);
+	if (sampled > 1)
+		snprintf(all, sizeof(all), "%zu processes", sampled);
 	rc = write_pprof_to(w, path, ps, st);
 	if (rc == 0)
 		cli_msg("%s holds %s (%d) only: %llu of %llu samples; the "
-			"gperftools format holds one process; all %zu processes "
-			"are in %s",
+			"gperftools format holds one process; all %s are in %s",
 			w->o->legacy_output, im->comm, (int)im->pid,
 			(unsigned long long)(st->samples - others),
-			(unsigned long long)st->samples,
-			procset_sampled_pids(ps), path);
+			(unsigned long long)st->samples, all, path);
 	free(path);
 	return rc;
 }

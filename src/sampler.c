@@ -759,11 +759,11 @@ static bool target_exited(const struct sampler_proc *p)
 	return !procfs_process_alive(p->pid);
 }
 
-/* Is p the whole run (one process, no descendants to follow)?  Then a
+/* Is p the whole run (a root, and no other process left)?  Then a
  * refusal ends the run as it always did; else p alone is skipped. */
-static bool alone(const struct sampler *s)
+static bool alone(const struct sampler *s, const struct sampler_proc *p)
 {
-	return !s->tree && procset_count(s->ps) == 1;
+	return p->root && s->nprocs == 1;
 }
 
 /* p is never to be sampled (again): say why in its image, let it go at
@@ -786,7 +786,7 @@ static bool skip_if_held(struct sampler *s, struct sampler_proc *p)
 	int tracer = procfs_tracer_pid_of(p->pid, p->pid);
 	char comm[16] = "?", why[96];
 
-	if (alone(s) || tracer <= 0 || tracer == (int)getpid())
+	if (alone(s, p) || tracer <= 0 || tracer == (int)getpid())
 		return false;
 	procfs_comm(tracer, 0, comm, sizeof(comm));
 	snprintf(why, sizeof(why), "it is traced by PID %d (%s)", tracer, comm);
@@ -817,7 +817,7 @@ static int nothing_seized(struct sampler *s, struct sampler_proc *p, int eperm)
 	    (errno == EACCES || errno == EPERM) &&
 	    (p->first_tick == s->tick ||
 	     ++p->refused_ticks >= MAX_REFUSED_TICKS)) {
-		if (!alone(s)) {
+		if (!alone(s, p)) {
 			skip_proc(s, p, EPERM,
 				  "the kernel refused to trace it (another "
 				  "user's process, or a set-uid program)");
@@ -873,7 +873,7 @@ static int seccomp_preflight(struct sampler *s, struct sampler_proc *p)
 
 		if (seccomp_thread_mode(p->pid, tid, &mode, &nf) || mode != 2)
 			continue;
-		if (!s->sc_can_read && s->tick > 1) {
+		if (!s->sc_can_read && !p->root) {
 			skip_proc(s, p, EACCES,
 				  "it has a seccomp filter, which ptprof may "
 				  "not read (no CAP_SYS_ADMIN)");
@@ -950,6 +950,7 @@ static void interrupt_all(struct sampler *s)
 	for (size_t i = 0; i < s->nactive; i++) {
 		s->active[i]->intr_ns = mono_now_ns();
 		ptctl_interrupt(s->active[i]->tid);
+		s->active[i]->proc->im->threads_stopped++;
 	}
 	s->pending = s->nactive;
 	s->st->threads_stopped += s->nactive;
@@ -1364,7 +1365,9 @@ static bool read_exe(const struct sampler_proc *p, dev_t *dev, ino_t *ino)
 	return true;
 }
 
-/* The unwinder and map keeping of p's current image, its maps read. */
+/* The unwinder and map keeping of p's current image, its maps read.
+ * (Its executable was read before its name and maps: an exec after that
+ * is seen at its next capture, check_exec().) */
 static int open_image(struct sampler *s, struct sampler_proc *p)
 {
 	p->unw = unwinder_new(p->pid, p->im->maps);
@@ -1373,7 +1376,6 @@ static int open_image(struct sampler *s, struct sampler_proc *p)
 	unwinder_set_hook(p->unw, between_steps, s);
 	mapsync_init(&p->mapsync, p->pid, p->im->maps, p->unw);
 	mapsync_refresh(&p->mapsync, 0);
-	read_exe(p, &p->exe_dev, &p->exe_ino);
 	return 0;
 }
 
@@ -1454,8 +1456,8 @@ static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 	/* No pidfd (old kernel): /proc is read instead (target_exited()). */
 	if (pidfd < 0 && errno == ESRCH && !root)
 		return 0;
-	procfs_comm(pid, 0, comm, sizeof(comm));
 	if (s->nprocs >= PROCSET_MAX_LIVE) {
+		procfs_comm(pid, 0, comm, sizeof(comm));
 		if (pidfd >= 0)
 			close(pidfd);
 		return add_capped(s, pid, ppid, comm);
@@ -1470,9 +1472,11 @@ static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 	p->pid = pid;
 	p->root = root;
 	p->pidfd = pidfd;
+	read_exe(p, &p->exe_dev, &p->exe_ino);
 	p->stat_fd = -1;
 	s->roots_live += root;
 	s->st->procs_found++;
+	procfs_comm(pid, 0, comm, sizeof(comm));
 	cpuacct_proc_init(&p->acct, pid, s->period_ns, s->cfg->wall);
 	p->im = procset_add(s->ps, pid, ppid, comm);
 	if (!p->im || open_image(s, p))
@@ -1510,6 +1514,8 @@ static void check_exec(struct sampler *s, struct sampler_proc *p)
 	if (!read_exe(p, &dev, &ino) ||
 	    (dev == p->exe_dev && ino == p->exe_ino))
 		return;
+	p->exe_dev = dev;
+	p->exe_ino = ino;
 	procfs_comm(p->pid, 0, comm, sizeof(comm));
 	im = procset_add(s->ps, p->pid, p->im->ppid, comm);
 	if (!im)
