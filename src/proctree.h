@@ -27,6 +27,14 @@
  * two polls is missed by POLL (its CPU time goes to nobody's samples);
  * NETLINK sees it.
  *
+ * What the caller sees, either way: a NEW's ppid is watched, or was
+ * itself reported NEW (a descendant found under it); to skip a NEW
+ * process and what it forks, proctree_forget() it.  An EXEC is reported
+ * only for a process watched when it exec'd: call proctree_watch()
+ * before reading a new process's state, which then shows any earlier
+ * exec.  NETLINK may report NEW for a process that has exited already
+ * (it lived a few ms): proctree_watch() of it fails with ESRCH.
+ *
  * Contract: one tree per run, used from the sampling thread only; never
  * prints or exits.  Functions returning int give 0 (or a count), or -1
  * with errno.  It only reads /proc and the netlink socket: it stops,
@@ -70,7 +78,9 @@ const char *proctree_method_name(const struct proctree *t);
 
 /* Watch pid: report its descendants from now on, and those it already
  * has at the next proctree_poll().  A pid reported as PROCTREE_NEW is
- * not watched until the caller says so (it may skip it). */
+ * not watched until the caller says so (it may skip it).  Watching a
+ * watched pid again does nothing.  -1 with errno ESRCH when pid is gone
+ * (or the process reported under it is: the PID was reused). */
 int proctree_watch(struct proctree *t, pid_t pid);
 
 /* Stop watching pid (the caller dropped it); its later children are not

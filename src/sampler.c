@@ -1442,21 +1442,59 @@ static int add_capped(struct sampler *s, pid_t pid, pid_t ppid,
 }
 
 /*
+ * Watch pid's descendants (proctree.h): before its executable, name and
+ * maps are read, so that an exec after that is reported.  A descendant
+ * gone already (proctree_watch() says ESRCH) is no part of the run: 1.
+ */
+static int watch_tree(struct sampler *s, pid_t pid, bool root)
+{
+	if (!s->tree || proctree_watch(s->tree, pid) == 0)
+		return 0;
+	if (errno != ESRCH)
+		return -1;
+	return root ? 0 : 1;
+}
+
+/* The sampler's state of a new process, its image added to the set. */
+static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
+{
+	char comm[16] = "";
+
+	p->stat_fd = -1;
+	read_exe(p, &p->exe_dev, &p->exe_ino);
+	procfs_comm(p->pid, 0, comm, sizeof(comm));
+	cpuacct_proc_init(&p->acct, p->pid, s->period_ns, s->cfg->wall);
+	p->im = procset_add(s->ps, p->pid, ppid, comm);
+	s->roots_live += p->root;
+	s->st->procs_found++;
+	return p->im ? open_image(s, p) : -1;
+}
+
+/*
  * A process to sample from the next tick on: a root (cfg->pids), or a
  * descendant proctree found.  The pidfd is opened first: a descendant
  * already gone is no part of the run (0), and the PID cannot be another
- * process's from then on.  Its maps are read now, for the unwinder.
+ * process's from then on.  Past PROCSET_MAX_LIVE it is skipped, and so
+ * are its descendants.  Its maps are read now, for the unwinder.
  */
 static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 {
 	struct sampler_proc *p;
 	char comm[16] = "";
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), w;
 
 	/* No pidfd (old kernel): /proc is read instead (target_exited()). */
 	if (pidfd < 0 && errno == ESRCH && !root)
 		return 0;
+	w = watch_tree(s, pid, root);
+	if (w) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return w > 0 ? 0 : -1;
+	}
 	if (s->nprocs >= PROCSET_MAX_LIVE) {
+		if (s->tree)
+			proctree_forget(s->tree, pid);
 		procfs_comm(pid, 0, comm, sizeof(comm));
 		if (pidfd >= 0)
 			close(pidfd);
@@ -1472,18 +1510,7 @@ static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 	p->pid = pid;
 	p->root = root;
 	p->pidfd = pidfd;
-	read_exe(p, &p->exe_dev, &p->exe_ino);
-	p->stat_fd = -1;
-	s->roots_live += root;
-	s->st->procs_found++;
-	procfs_comm(pid, 0, comm, sizeof(comm));
-	cpuacct_proc_init(&p->acct, pid, s->period_ns, s->cfg->wall);
-	p->im = procset_add(s->ps, pid, ppid, comm);
-	if (!p->im || open_image(s, p))
-		return -1;
-	if (s->tree && proctree_watch(s->tree, pid) && errno != ESRCH)
-		return -1;
-	return 0;
+	return start_proc(s, p, ppid);
 }
 
 /* A thread of p that exec'd away its image: its stacks are no more. */
