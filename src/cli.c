@@ -16,10 +16,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "procfs.h"
-#include "textsafe.h"
 #include "sampler.h"
 #include "seccomp.h"
+#include "textsafe.h"
 
 /*
  * Messages name paths, threads, tracers' comm: things another user may
@@ -179,39 +180,111 @@ void cli_explain_refusal(pid_t pid, char *buf, size_t len)
 	}
 }
 
-/* Everything that can be checked about -p PID without touching it. */
-void cli_check_target(pid_t pid)
+/* Whether the kernel would refuse to let us trace pid, as far as can be
+ * told without touching it.  In CPU mode a target that never runs is
+ * never seized, so a refusal must be found out before. */
+static bool refused(pid_t pid)
 {
-	char why[256];
-	int state;
+	return procfs_tracer_pid(pid) > 0 || procfs_yama_scope() == 3 ||
+	       (procfs_may_trace(pid) && (errno == EACCES || errno == EPERM));
+}
+
+/* Why pid cannot be a target, found without touching it: 0 when
+ * nothing is known against it, else -1 and one sentence in why (the
+ * process named first).  hint: give the -t way out for a thread ID. */
+static int target_problem(pid_t pid, bool hint, char *why, size_t len)
+{
+	char comm[64] = "?", reason[256];
+	int state = procfs_task_state(pid, 0), err = errno;
+	int tgid = state < 0 ? -1 : procfs_tgid(pid);
+
+	if (state >= 0 && procfs_comm(pid, 0, comm, sizeof(comm)))
+		snprintf(comm, sizeof(comm), "?");
 
 	if (pid == getpid())
-		cli_die(EXIT_FAILURE,
-			"cannot profile PID %d: that is ptprof itself",
-			(int)pid);
-	state = procfs_task_state(pid, 0);
-	if (state < 0 && (errno == ENOENT || errno == ESRCH))
-		cli_die(EXIT_FAILURE, "no such process: %d", (int)pid);
-	if (state < 0)
-		cli_die(EXIT_FAILURE, "cannot read /proc/%d: %s", (int)pid,
-			strerror(errno));
-	if (procfs_tgid(pid) > 0 && procfs_tgid(pid) != pid)
-		cli_die(EXIT_FAILURE,
-			"%d is a thread of process %d: give the process ID",
-			(int)pid, procfs_tgid(pid));
-	if ((state == 'Z' || state == 'X') && !procfs_process_alive(pid))
-		cli_die(EXIT_FAILURE, "process %d has exited (zombie)",
-			(int)pid);
-	if (procfs_is_kernel_thread(pid))
-		cli_die(EXIT_FAILURE,
-			"process %d is a kernel thread: it has no user stack to sample",
-			(int)pid);
-	/* In CPU mode a target that never runs is never seized, so a refusal
-	 * must be found out here, without touching it. */
-	if (procfs_tracer_pid(pid) > 0 || procfs_yama_scope() == 3 ||
-	    (procfs_may_trace(pid) && (errno == EACCES || errno == EPERM))) {
-		cli_explain_refusal(pid, why, sizeof(why));
-		cli_die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid,
-			why);
+		snprintf(why, len,
+			 "cannot profile PID %d: that is ptprof itself",
+			 (int)pid);
+	else if (state < 0 && (err == ENOENT || err == ESRCH))
+		snprintf(why, len, "no such process: %d", (int)pid);
+	else if (state < 0)
+		snprintf(why, len, "cannot read /proc/%d: %s", (int)pid,
+			 strerror(err));
+	else if (tgid > 0 && tgid != pid && hint)
+		snprintf(why, len,
+			 "%d is a thread of process %d, not a process: give -p %d (and -t %d for that thread alone)",
+			 (int)pid, tgid, tgid, (int)pid);
+	else if (tgid > 0 && tgid != pid)
+		snprintf(why, len,
+			 "%d is a thread of process %d, not a process: give -p %d",
+			 (int)pid, tgid, tgid);
+	else if ((state == 'Z' || state == 'X') && !procfs_process_alive(pid))
+		snprintf(why, len, "process %d has exited (zombie)", (int)pid);
+	else if (procfs_is_kernel_thread(pid))
+		snprintf(why, len,
+			 "process %d (%s) is a kernel thread, which ptprof cannot profile: it has no user stack",
+			 (int)pid, comm);
+	else if (refused(pid)) {
+		cli_explain_refusal(pid, reason, sizeof(reason));
+		snprintf(why, len, "cannot trace process %d: %s", (int)pid,
+			 reason);
+	} else
+		return 0;
+	return -1;
+}
+
+void cli_check_target(pid_t pid)
+{
+	char why[512];
+
+	if (target_problem(pid, false, why, sizeof(why)))
+		cli_die(EXIT_FAILURE, "%s", why);
+}
+
+int cli_target_problem(pid_t pid, char *why, size_t len)
+{
+	return target_problem(pid, false, why, len);
+}
+
+static bool listed(pid_t pid, const pid_t *pids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* -t: each TID a thread of a -p process, now.  With --children too: the
+ * descendants found later have TIDs no one can name in advance. */
+static void check_tids(const struct options *o)
+{
+	for (size_t i = 0; i < o->ntids; i++) {
+		pid_t tid = o->tids[i];
+		char who[64];
+
+		if (listed(procfs_tgid(tid), o->pids, o->npids))
+			continue;
+		if (o->npids == 1)
+			snprintf(who, sizeof(who), "process %d", (int)o->pid);
+		else
+			snprintf(who, sizeof(who),
+				 "any of the %zu processes given with -p",
+				 o->npids);
+		cli_die(EXIT_FAILURE, "thread %d is not a thread of %s%s",
+			(int)tid, who,
+			o->children ?
+				" (with --children too, -t names threads of the -p processes only)" :
+				"");
 	}
+}
+
+void cli_check_targets(const struct options *o)
+{
+	char why[512];
+
+	for (size_t i = 0; i < o->npids; i++)
+		if (target_problem(o->pids[i], o->action != ACTION_DUMP, why,
+				   sizeof(why)))
+			cli_die(EXIT_FAILURE, "%s", why);
+	check_tids(o);
 }

@@ -4,10 +4,15 @@
  *
  * cli_msg() prints "ptprof: " and one line on stderr, escaped as
  * textsafe.h says (a newline or an escape sequence in a name it quotes is
- * shown as \xHH); cli_die() does that and exits with status.  cli_check_target() checks everything about -p PID that
- * can be checked without touching the process, and dies with one clear
- * line (no such process, a thread ID, a zombie, a kernel thread, ptprof
- * itself, a ptrace refusal and its reason) when it cannot be profiled.
+ * shown as \xHH); cli_die() does that and exits with status.
+ * cli_check_target() checks everything about one PID that can be checked
+ * without touching the process, and dies with one clear line (no such
+ * process, a thread ID, a zombie, a kernel thread, ptprof itself, a
+ * ptrace refusal and its reason) when it cannot be profiled;
+ * cli_target_problem() gives that line instead (0: none), for a process
+ * that may be skipped.  cli_check_targets() checks every -p PID so, in
+ * the order given, then that each -t TID is a thread of one of them, and
+ * dies at the first problem: nothing is touched before all are checked.
  * cli_block_stop_signals() blocks the signals that end a recording or a
  * dump (SIGINT, SIGTERM, SIGHUP) and gives their set, for the sampler's
  * config->stop_signals.  cli_raise_fd_limit() raises the soft
@@ -27,6 +32,9 @@ void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_die(int status, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 void cli_check_target(pid_t pid);
+int cli_target_problem(pid_t pid, char *why, size_t len);
+struct options;
+void cli_check_targets(const struct options *o);
 void cli_block_stop_signals(sigset_t *set);
 void cli_raise_fd_limit(void);
 

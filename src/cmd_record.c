@@ -683,18 +683,14 @@ static void top_table(const struct options *o, pid_t pid, bool launched)
 }
 
 /* -t, --thread-name: the selection handed to the sampler.  Every -t TID
- * must be a thread of PID now; a name matches whenever it is read. */
+ * is a thread of a -p process now (cli_check_targets()); a name matches
+ * whenever it is read. */
 static void select_threads(const struct options *o, struct tselect *sel,
 			   struct sampler_config *cfg)
 {
 	if (tselect_init(sel, o->tids, o->ntids, o->thread_name))
 		cli_die(EXIT_FAILURE, "cannot use --thread-name '%s': %s",
 			o->thread_name, strerror(errno));
-	for (size_t i = 0; i < o->ntids; i++)
-		if (procfs_tgid(o->tids[i]) != o->pid)
-			cli_die(EXIT_FAILURE,
-				"thread %d is not a thread of process %d",
-				(int)o->tids[i], (int)o->pid);
 	if (tselect_active(sel)) {
 		cfg->select = tselect_match;
 		cfg->select_arg = sel;
@@ -938,7 +934,7 @@ static void check_record(const struct options *o, struct tselect *sel,
 			 struct sampler_config *cfg)
 {
 	if (o->action == ACTION_RECORD_PID)
-		cli_check_target(o->pid);
+		cli_check_targets(o);
 	else
 		check_launch();
 	check_output(o->legacy_output);

@@ -14,17 +14,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "options.h"
+#include "procset.h"
 #include "stacktab.h"
 
 const char options_usage[] =
-	"Usage: ptprof -p PID [OPTION...]\n"
+	"Usage: ptprof -p PID[,PID...] [OPTION...]\n"
 	"       ptprof [OPTION...] -- COMMAND [ARG...]\n"
-	"Sample the call stacks of every thread of a running process (-p) or of\n"
+	"Sample the call stacks of every thread of running processes (-p) or of\n"
 	"COMMAND, and write a profile that pprof reads: a gperftools CPU profile,\n"
 	"or a gzipped pprof protobuf with every sample's thread (--format=pprof).\n"
 	"\n"
-	"  -p, --pid=PID         attach to the running process PID\n"
+	"  -p, --pid=PID[,PID...]  attach to the running processes PID...\n"
+	"                        (repeatable; at most 4096 processes)\n"
+	"      --children        also every descendant of the -p processes, those\n"
+	"                        there now and those they start, until each exits\n"
+	"      --no-children     with -- COMMAND: COMMAND's process only (default:\n"
+	"                        its descendants too, as perf record does)\n"
 	"  -f, --frequency=HZ    samples per second, 1..10000 (default 100)\n"
 	"  -o, --output=FILE     profile to write (default ptprof.prof, or\n"
 	"                        ptprof.pb.gz with --format=pprof); a FILE ending\n"
@@ -41,7 +48,8 @@ const char options_usage[] =
 	"                        each thread's samples in proportion to the CPU\n"
 	"                        time it used; threads that did not run are not\n"
 	"                        even stopped)\n"
-	"  -t, --tid=TID[,TID...]  sample only these threads of PID (repeatable)\n"
+	"  -t, --tid=TID[,TID...]  sample only these threads of the -p processes\n"
+	"                        (repeatable)\n"
 	"      --thread-name=REGEX  sample only the threads whose name (comm)\n"
 	"                        matches the POSIX extended REGEX; with -t, the\n"
 	"                        threads that either one selects\n"
@@ -66,13 +74,11 @@ const char options_usage[] =
 	"(PTRACE_INTERRUPT), copies their registers and stack, detaches, and\n"
 	"unwinds the copies with libunwind: the target is not traced between\n"
 	"ticks.  With -- COMMAND, ptprof exits with COMMAND's exit status.\n"
-	"Child processes are not followed: a warning says when they used notable\n"
-	"CPU time (profile the busy one with -p PID).\n"
 	"\n"
 	"Reading a profile, and one-shot stacks:\n"
 	"  ptprof report [--top=N] [--lines] [--folded | --svg] FILE\n"
 	"  ptprof report --threads FILE\n"
-	"  ptprof dump -p PID [--json]\n"
+	"  ptprof dump -p PID[,PID...] [--children] [--json]\n"
 	"See 'ptprof report --help', 'ptprof dump --help' and ptprof(1).\n";
 
 const char options_report_usage[] =
@@ -105,17 +111,22 @@ const char options_report_usage[] =
 	"module+0xOFFSET.\n";
 
 const char options_dump_usage[] =
-	"Usage: ptprof dump -p PID [--json] [--unsafe-seccomp]\n"
-	"Stop every thread of PID once, copy its registers and stack, let it go,\n"
-	"then print each thread's stack: TID, name and state, then one line per\n"
-	"frame (address, function+offset, module).  Like pstack or eu-stack,\n"
-	"without gdb.\n"
+	"Usage: ptprof dump -p PID[,PID...] [--children] [--json] [--unsafe-seccomp]\n"
+	"Stop every thread of each process once, copy its registers and stack,\n"
+	"let it go, then print each thread's stack: TID, name and state, then\n"
+	"one line per frame (address, function+offset, module), under a header\n"
+	"naming its process.  Like pstack or eu-stack, without gdb.\n"
 	"\n"
-	"  -p, --pid=PID     the process\n"
+	"  -p, --pid=PID[,PID...]  the processes (repeatable; at most 4096)\n"
+	"      --children    also every descendant they have now\n"
 	"      --json        one JSON document, for scripts\n"
 	"      --unsafe-seccomp  stop the threads whatever their seccomp\n"
 	"                    filters say of restart_syscall (see ptprof(1))\n"
-	"  -h, --help        show this help and exit\n";
+	"  -h, --help        show this help and exit\n"
+	"\n"
+	"A process that cannot be dumped (it exited meanwhile, or ptrace was\n"
+	"refused) gets one line on stderr and the others are printed; the exit\n"
+	"status is 1 when a process named with -p could not be dumped.\n";
 
 enum {
 	OPT_MAX_DEPTH = 256,
@@ -131,7 +142,9 @@ enum {
 	OPT_FORMAT,
 	OPT_THREADS,
 	OPT_THREAD,
-	OPT_UNSAFE_SECCOMP
+	OPT_UNSAFE_SECCOMP,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN
 };
 
 static const struct option long_options[] = {
@@ -147,6 +160,8 @@ static const struct option long_options[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -168,6 +183,7 @@ static const struct option report_options[] = {
 static const struct option dump_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -203,19 +219,74 @@ static int parse_ulong(const char *s, unsigned long min, unsigned long max,
 	return 0;
 }
 
-static int parse_pid(const char *s, struct options *o, char *err, size_t len)
+/* The next item of a comma-separated list at *p, into num, *p moved past
+ * it; whether another item follows.  An item too long for num is cut
+ * and ends in "...", which no number check takes. */
+static bool list_item(const char **p, char *num, size_t size)
+{
+	size_t n = strcspn(*p, ",");
+
+	if (n < size)
+		snprintf(num, size, "%.*s", (int)n, *p);
+	else
+		snprintf(num, size, "%.*s...", (int)size - 4, *p);
+	*p += n;
+	return *(*p)++ == ',';
+}
+
+_Static_assert(PROCSET_MAX_LIVE == 4096, "the --help texts say 4096");
+
+/* The next PID of -p, s the whole argument: a positive number, not
+ * given yet, within the cap (perf's convention: -p 1,2 -p 3). */
+static int add_pid(const char *num, const char *s, struct options *o, char *err,
+		   size_t len)
 {
 	unsigned long v;
+	pid_t *np;
 
-	/* The sampler follows one process: a second -p would be dropped. */
-	if (o->pid_given)
+	if (parse_ulong(num, 1, INT_MAX, &v))
+		return strchr(s, ',') ?
+			       fail(err, len,
+				    "invalid PID '%s' in -p '%s': expected positive numbers separated by commas",
+				    num, s) :
+			       fail(err, len,
+				    "invalid PID '%s': expected a positive number",
+				    s);
+	for (size_t i = 0; i < o->npids; i++)
+		if (o->pids[i] == (pid_t)v)
+			return fail(err, len,
+				    "PID %lu is given twice with -p: name each process once",
+				    v);
+	if (o->npids == PROCSET_MAX_LIVE)
 		return fail(err, len,
-			    "-p given twice (%d, then '%s'): ptprof follows one process; run one ptprof per process",
-			    (int)o->pid, s);
-	if (parse_ulong(s, 1, INT_MAX, &v))
-		return fail(err, len,
-			    "invalid PID '%s': expected a positive number", s);
-	o->pid = (pid_t)v;
+			    "too many PIDs: -p takes at most %d processes",
+			    PROCSET_MAX_LIVE);
+	np = grow_array(o->pids, &o->pids_cap_, o->npids + 1, sizeof(*np));
+	if (!np)
+		return fail(err, len, "out of memory");
+	o->pids = np;
+	o->pids[o->npids++] = (pid_t)v;
+	o->pid = o->pids[0];
+	return 0;
+}
+
+/* One item of a list option (num), s the whole argument. */
+typedef int (*add_fn)(const char *num, const char *s, struct options *o,
+		      char *err, size_t len);
+
+/* -p PID[,PID...], -t TID[,TID...]: each item to add(). */
+static int parse_list(const char *s, add_fn add, struct options *o, char *err,
+		      size_t len)
+{
+	const char *p = s;
+	char num[24];
+	bool more;
+
+	do {
+		more = list_item(&p, num, sizeof(num));
+		if (add(num, s, o, err, len))
+			return -1;
+	} while (more);
 	return 0;
 }
 
@@ -272,31 +343,20 @@ static int parse_depth(const char *s, struct options *o, char *err, size_t len)
 	return 0;
 }
 
-/* -t TID[,TID...]: adds to the list. */
-static int parse_tids(const char *s, struct options *o, char *err, size_t len)
+/* The next TID of -t, s the whole argument. */
+static int add_tid(const char *num, const char *s, struct options *o, char *err,
+		   size_t len)
 {
-	const char *p = s;
+	unsigned long v;
 
-	do {
-		char num[24];
-		size_t n = strcspn(p, ",");
-		unsigned long v;
-
-		if (n >= sizeof(num))
-			n = sizeof(num) - 1;
-		memcpy(num, p, n);
-		num[n] = '\0';
-		if (parse_ulong(num, 1, INT_MAX, &v))
-			return fail(err, len,
-				    "invalid TID '%s' in -t '%s': expected positive numbers separated by commas",
-				    num, s);
-		if (o->ntids == OPTIONS_MAX_TIDS)
-			return fail(err, len,
-				    "too many TIDs: -t takes at most %d",
-				    OPTIONS_MAX_TIDS);
-		o->tids[o->ntids++] = (pid_t)v;
-		p += strcspn(p, ",");
-	} while (*p++ == ',');
+	if (parse_ulong(num, 1, INT_MAX, &v))
+		return fail(err, len,
+			    "invalid TID '%s' in -t '%s': expected positive numbers separated by commas",
+			    num, s);
+	if (o->ntids == OPTIONS_MAX_TIDS)
+		return fail(err, len, "too many TIDs: -t takes at most %d",
+			    OPTIONS_MAX_TIDS);
+	o->tids[o->ntids++] = (pid_t)v;
 	return 0;
 }
 
@@ -529,7 +589,7 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 {
 	switch (c) {
 	case 'p':
-		return parse_pid(arg, o, err, len);
+		return parse_list(arg, add_pid, o, err, len);
 	case 'f':
 		return parse_hz(arg, o, err, len);
 	case 'o':
@@ -549,11 +609,16 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 	case OPT_WALL:
 		o->wall = 1;
 		return 0;
+	case OPT_CHILDREN:
+	case OPT_NO_CHILDREN:
+		/* the last one given counts */
+		o->children = c == OPT_CHILDREN;
+		return 0;
 	case OPT_STATS:
 		o->stats = 1;
 		return 0;
 	case 't':
-		return parse_tids(arg, o, err, len);
+		return parse_list(arg, add_tid, o, err, len);
 	case OPT_THREAD_NAME:
 		return parse_thread_name(arg, o, err, len);
 	case 'V':
@@ -601,9 +666,12 @@ static int parse_dump_one(int c, const char *arg, struct options *o, char *err,
 {
 	switch (c) {
 	case 'p':
-		return parse_pid(arg, o, err, len);
+		return parse_list(arg, add_pid, o, err, len);
 	case OPT_JSON:
 		o->json = 1;
+		return 0;
+	case OPT_CHILDREN:
+		o->children = 1;
 		return 0;
 	case OPT_UNSAFE_SECCOMP:
 		o->unsafe_seccomp = 1;
@@ -621,6 +689,7 @@ static void set_defaults(struct options *o)
 	o->output = PTPROF_DEFAULT_OUTPUT;
 	o->max_depth = STACKTAB_DEFAULT_DEPTH;
 	o->usage = options_usage;
+	o->children = -1; /* not given: by action, check_children() */
 }
 
 static const struct option *long_option_named(const struct option *table,
@@ -658,6 +727,23 @@ static int bad_option(const struct option *table, int c, int argc, char **argv,
 	return fail(err, len, "unknown option '%s'", word);
 }
 
+/* --children, --no-children or the action's default: COMMAND's
+ * descendants are followed unless --no-children (as perf record does),
+ * those of -p processes only with --children.  --no-children says
+ * nothing with -p: refused rather than ignored. */
+static int check_children(struct options *o, char *err, size_t len)
+{
+	bool command = o->action == ACTION_RECORD_COMMAND;
+
+	if (o->children == 0 && !command)
+		return fail(
+			err, len,
+			"--no-children goes with -- COMMAND only (the descendants of -p PID are followed only with --children)");
+	if (o->children < 0)
+		o->children = command;
+	return 0;
+}
+
 static int check_action(int argc, char **argv, struct options *o, bool have_pid,
 			char *err, size_t len)
 {
@@ -679,13 +765,13 @@ static int check_action(int argc, char **argv, struct options *o, bool have_pid,
 			return fail(err, len, "empty COMMAND name");
 		o->action = ACTION_RECORD_COMMAND;
 		o->command = argv + optind;
-		return 0;
+		return check_children(o, err, len);
 	}
 	if (!have_pid)
 		return fail(
 			err, len,
 			"nothing to profile: give -p PID or -- COMMAND (see --help)");
-	return 0;
+	return check_children(o, err, len);
 }
 
 /* One subcommand's options: getopt_long over table, each option to one(). */
@@ -757,24 +843,38 @@ static int parse_dump(int argc, char **argv, struct options *o, char *err,
 	return 0;
 }
 
-int options_parse(int argc, char **argv, struct options *o, char *err,
-		  size_t errlen)
+void options_free(struct options *o)
 {
-	set_defaults(o);
-	if (argc > 1 && !strcmp(argv[1], "report"))
-		return parse_report(argc - 1, argv + 1, o, err, errlen);
-	if (argc > 1 && !strcmp(argv[1], "dump"))
-		return parse_dump(argc - 1, argv + 1, o, err, errlen);
+	free(o->pids);
+	o->pids = NULL;
+	o->npids = 0;
+}
+
+static int parse_record(int argc, char **argv, struct options *o, char *err,
+			size_t errlen)
+{
 	/* '+': stop at the first non-option, so COMMAND's own flags are its. */
 	if (parse_with(argc, argv, "+:p:f:o:d:t:qhV", long_options, parse_one,
 		       o, err, errlen))
 		return -1;
 	if (check_action(argc, argv, o, o->pid_given, err, errlen))
 		return -1;
-	/* One -p PID for now (the list comes with the CLI's part of issue
-	 * 14); COMMAND's descendants are followed. */
-	o->pids = &o->pid;
-	o->npids = o->action == ACTION_RECORD_PID;
-	o->children = o->action == ACTION_RECORD_COMMAND;
 	return resolve_outputs(o, err, errlen);
+}
+
+int options_parse(int argc, char **argv, struct options *o, char *err,
+		  size_t errlen)
+{
+	int rc;
+
+	set_defaults(o);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		rc = parse_report(argc - 1, argv + 1, o, err, errlen);
+	else if (argc > 1 && !strcmp(argv[1], "dump"))
+		rc = parse_dump(argc - 1, argv + 1, o, err, errlen);
+	else
+		rc = parse_record(argc, argv, o, err, errlen);
+	if (o->children < 0) /* report, --help, --version */
+		o->children = 0;
+	return rc;
 }

@@ -1,20 +1,27 @@
 /*
  * options.h - ptprof's command line.
  *
- *   ptprof -p PID [-f HZ] [-o FILE [-o FILE]] [--format=legacy|pprof]
- *                 [-d SECONDS] [--wall] [-t TID,...] [--thread-name REGEX]
- *                 [--stats] ...
- *   ptprof [OPTION...] -- COMMAND [ARG...]
+ *   ptprof -p PID[,PID...] [--children] [-f HZ] [-o FILE [-o FILE]]
+ *                 [--format=legacy|pprof] [-d SECONDS] [--wall]
+ *                 [-t TID,...] [--thread-name REGEX] [--stats] ...
+ *   ptprof [OPTION...] [--no-children] -- COMMAND [ARG...]
  *   ptprof report [--top N] [--lines] [--folded | --svg] [--root DIR]
  *                 [--thread=TID|NAME] FILE
  *   ptprof report --threads FILE
- *   ptprof dump -p PID [--json]
+ *   ptprof dump -p PID[,PID...] [--children] [--json]
  *   ptprof --help | --version     (also: ptprof report|dump --help)
  *
  * Contract: options_parse() only parses and range-checks; it touches no
  * process and no file, never prints and never exits.  On bad input it
  * returns -1 and writes one sentence (no "ptprof:" prefix, no newline)
  * into err.  argv is borrowed: opts->command points into it.
+ *
+ * -p PID[,PID...] may be repeated: pids holds every process named, in
+ * the order given, each once, at most PROCSET_MAX_LIVE; pid is pids[0]
+ * (0 without -p).  It is allocated, also when parsing fails:
+ * options_free() releases it.  children: 1 with --children and by
+ * default with a COMMAND, 0 with --no-children (COMMAND only), by
+ * default with -p, and for dump without --children.
  */
 #ifndef PTPROF_OPTIONS_H
 #define PTPROF_OPTIONS_H
@@ -30,10 +37,10 @@
 #define PTPROF_DEFAULT_PPROF_OUTPUT "ptprof.pb.gz"
 
 enum ptprof_action {
-	ACTION_RECORD_PID,	/* -p PID */
+	ACTION_RECORD_PID,	/* -p PID[,PID...] */
 	ACTION_RECORD_COMMAND,	/* -- COMMAND ... */
 	ACTION_REPORT,		/* report FILE */
-	ACTION_DUMP,		/* dump -p PID */
+	ACTION_DUMP,		/* dump -p PID[,PID...] */
 	ACTION_HELP,
 	ACTION_VERSION,
 };
@@ -66,6 +73,7 @@ struct options {
 	enum output_format output_format; /* --format */
 	const char *outputs_[2];	  /* -o as given */
 	unsigned noutputs_;
+	size_t pids_cap_;		  /* room in pids */
 	unsigned max_depth;
 	int quiet;	   /* -q: no summary line */
 	int wall;	   /* --wall: count threads that did not run too */
@@ -92,6 +100,7 @@ struct options {
 
 int options_parse(int argc, char **argv, struct options *opts, char *err,
 		  size_t errlen);
+void options_free(struct options *opts);
 
 /* The --help texts. */
 extern const char options_usage[];

@@ -17,6 +17,7 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	char err[512];
+	int rc;
 
 	/* An inherited SIG_IGN would let the kernel reap COMMAND behind our
 	 * back and lose its exit status (strace resets it too). */
@@ -26,15 +27,22 @@ int main(int argc, char **argv)
 	switch (o.action) {
 	case ACTION_HELP:
 		fputs(o.usage, stdout);
-		return 0;
+		rc = 0;
+		break;
 	case ACTION_VERSION:
 		printf("ptprof %s\n", PACKAGE_VERSION);
-		return 0;
+		rc = 0;
+		break;
 	case ACTION_REPORT:
-		return cmd_report(&o);
+		rc = cmd_report(&o);
+		break;
 	case ACTION_DUMP:
-		return cmd_dump(&o);
+		rc = cmd_dump(&o);
+		break;
 	default:
-		return cmd_record(&o);
+		rc = cmd_record(&o);
+		break;
 	}
+	options_free(&o);
+	return rc;
 }

@@ -104,6 +104,7 @@ TESTS += \
 	tests/report-errors.test \
 	tests/report-hostile.test \
 	tests/dump.test \
+	tests/dump-procs.test \
 	tests/hostile-names.test \
 	tests/exec.test \
 	tests/exec-total.test \
