@@ -46,12 +46,13 @@ struct dump {
 	size_t n;
 };
 
-static void on_stack(void *arg, pid_t tid, const char *name,
+static void on_stack(void *arg, const struct sample_origin *from,
 		     const uint64_t *pcs, size_t n, uint64_t count)
 {
 	struct dump *d = arg;
+	pid_t tid = from->tid; /* its name was read from /proc before the
+				  capture, with the state */
 
-	(void)name;  /* read from /proc before the capture, with the state */
 	(void)count; /* one tick: 1 */
 
 	for (size_t i = 0; i < d->n; i++) {

@@ -379,6 +379,7 @@ struct output {
 	size_t records;		 /* records written so far */
 	struct pprof_out *pprof; /* with a pprof output */
 	struct timespec start;	 /* wall clock at the start, for pprof */
+	struct procset *ps;	 /* the one process sampled: image 0 */
 };
 
 /* Distinct stacks kept in memory before they go to the file. */
@@ -435,35 +436,40 @@ static int write_legacy(struct output *w, const struct maps *maps)
 	return -1;
 }
 
+/* pprof_meta.root_of: the image's process's root while it is there. */
+static const char *image_root(void *arg, const struct proc_image *im, char *buf,
+			      size_t len)
+{
+	(void)arg;
+	return target_root(im->pid, buf, len);
+}
+
 /* The pprof protobuf, symbolized now through the target's root. */
-static int write_pprof(struct output *w, const struct maps *maps, pid_t pid,
-		       const struct sampler_stats *st)
+static int write_pprof(struct output *w, const struct sampler_stats *st)
 {
 	const char *path = w->o->pprof_output;
-	char root[64];
 	struct pprof_meta meta = {
 		.period_ns = NSEC_PER_SEC / w->o->hz,
 		.wall = w->o->wall,
 		.time_nanos = (int64_t)w->start.tv_sec * NSEC_PER_SEC +
 			      w->start.tv_nsec,
 		.duration_nanos = (int64_t)st->elapsed_ns,
-		.root = target_root(pid, root, sizeof(root)),
-		.pid = pid,
+		.root_of = image_root,
 	};
 
-	if (!path || pprof_out_write_file(path, w->pprof, maps, &meta) == 0)
+	if (!path || pprof_out_write_file(path, w->pprof, w->ps, &meta) == 0)
 		return 0;
 	cli_msg("cannot write output file '%s': %s", path,
 		output_error(path, errno));
 	return -1;
 }
 
-static int write_profile(struct output *w, const struct maps *maps, pid_t pid,
+static int write_profile(struct output *w, const struct maps *maps,
 			 const struct sampler_stats *st)
 {
 	int rc = write_legacy(w, maps);
 
-	return write_pprof(w, maps, pid, st) || rc ? -1 : 0;
+	return write_pprof(w, st) || rc ? -1 : 0;
 }
 
 /* A pprof output collects samples by thread as the sampler hands them. */
@@ -478,6 +484,31 @@ static void want_pprof(struct output *w, struct sampler_config *cfg)
 	cfg->on_stack = pprof_out_add;
 	cfg->on_stack_arg = w->pprof;
 	cfg->want_names = true;
+}
+
+/*
+ * The one process sampled, as image 0 of a set (procset.h), named as its
+ * comm, or for COMMAND as its file name (as exec names it): the pprof
+ * writer's process labels.  Its maps are the ones the sampler keeps.
+ */
+static struct maps *one_image(struct output *w, struct sampler_config *cfg)
+{
+	const struct options *o = w->o;
+	char comm[64] = "";
+	struct proc_image *im;
+
+	/* COMMAND may not have exec'd yet: its comm would be ptprof's. */
+	if (o->action == ACTION_RECORD_COMMAND)
+		snprintf(comm, sizeof(comm), "%s",
+			 report_base_name(o->command[0]));
+	else if (procfs_comm(cfg->pid, 0, comm, sizeof(comm)) < 0)
+		comm[0] = '\0';
+	w->ps = procset_new();
+	im = w->ps ? procset_add(w->ps, cfg->pid, 0, comm) : NULL;
+	if (!im)
+		cli_die(EXIT_FAILURE, "out of memory");
+	cfg->image = im;
+	return im->maps;
 }
 
 /*
@@ -787,14 +818,14 @@ int cmd_record(const struct options *o)
 				      .spill_at = SPILL_AT };
 	struct sampler_stats st;
 	struct stacktab *tab = stacktab_new(o->max_depth);
-	struct maps *maps = maps_new();
+	struct maps *maps;
 	struct output w = { .o = o, .tab = tab };
 	struct watch watch;
 	struct tselect sel;
 	sigset_t stop;
 	int rc = 0, failed, unwritten = 0;
 
-	if (!tab || !maps)
+	if (!tab)
 		cli_die(EXIT_FAILURE, "out of memory");
 	check_record(o, &sel, &cfg);
 	want_pprof(&w, &cfg);
@@ -804,6 +835,7 @@ int cmd_record(const struct options *o)
 	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
 	if (o->action == ACTION_RECORD_COMMAND)
 		cfg.pid = cfg.child = start_command(o->command);
+	maps = one_image(&w, &cfg);
 	/* After COMMAND has started: it keeps the limit it was given (a
 	 * program that select()s breaks on descriptors past 1023). */
 	cli_raise_fd_limit();
@@ -813,7 +845,7 @@ int cmd_record(const struct options *o)
 	if (failed)
 		sampling_failed(&cfg, &st);
 	if ((!failed || st.ticks) && !st.seccomp_refused)
-		unwritten = write_profile(&w, maps, cfg.pid, &st);
+		unwritten = write_profile(&w, maps, &st);
 	else if (w.out)
 		profile_out_abort(w.out);
 	if (!failed && !unwritten)
@@ -825,6 +857,6 @@ int cmd_record(const struct options *o)
 	tselect_free(&sel);
 	stacktab_free(tab);
 	pprof_out_free(w.pprof);
-	maps_free(maps);
+	procset_free(w.ps);
 	return failed || unwritten ? EXIT_FAILURE : rc;
 }

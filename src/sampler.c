@@ -512,9 +512,12 @@ static bool add_samples(struct sampler *s, struct thread *th,
 		th->sampled = true;
 		s->st->threads_seen++;
 	}
-	if (s->cfg->on_stack)
-		s->cfg->on_stack(s->cfg->on_stack_arg, th->tid, th->name, pcs,
-				 n, count);
+	if (s->cfg->on_stack) {
+		struct sample_origin from = { s->cfg->image, th->tid,
+					      th->name };
+
+		s->cfg->on_stack(s->cfg->on_stack_arg, &from, pcs, n, count);
+	}
 	return true;
 }
 

@@ -85,6 +85,7 @@
 #include <sys/types.h>
 
 #include "maps.h"
+#include "procset.h"
 #include "stacktab.h"
 #include "unwind.h"
 
@@ -103,13 +104,16 @@ struct sampler_config {
 	int (*spill)(void *arg);
 	void *spill_arg;
 	size_t spill_at;
-	/* Called with every stack recorded (leaf first), with its thread,
-	 * the thread's name (comm; "" unless want_names) and the samples it
-	 * stands for: for a caller that wants stacks by thread (ptprof dump,
-	 * the pprof writer).  NULL: none. */
-	void (*on_stack)(void *arg, pid_t tid, const char *name,
+	/* Called with every stack recorded (leaf first), with where it came
+	 * from (procset.h: image, the thread, the thread's name: its comm,
+	 * "" unless want_names) and the samples it stands for: for a caller
+	 * that wants stacks by thread (ptprof dump, the pprof writer).
+	 * NULL: none. */
+	void (*on_stack)(void *arg, const struct sample_origin *from,
 			 const uint64_t *pcs, size_t n, uint64_t count);
 	void *on_stack_arg;
+	/* The image every sample_origin names (one process); may be NULL. */
+	const struct proc_image *image;
 	bool want_names; /* read thread names (once a second each) */
 	/* Thread selection (-t, --thread-name): when select is set, only
 	 * the threads it accepts are stopped; it is asked when a thread is
