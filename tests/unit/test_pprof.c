@@ -155,12 +155,14 @@ static void check_read_back(const char *path)
 	CHECK(r && r->pcs[2] == caller_pc + 8);
 	CHECK(p.maps_text && strstr(p.maps_text, " r-xp "));
 	/* The file's own names, for files report cannot check (Go). */
-	CHECKF(p.nnames > 0 && profile_name_of(&p, leaf_pc) &&
-		       !strcmp(profile_name_of(&p, leaf_pc), "pprof_test_leaf"),
+	CHECKF(p.nnames > 0 && profile_name_of(&p, 0, leaf_pc) &&
+		       !strcmp(profile_name_of(&p, 0, leaf_pc),
+			       "pprof_test_leaf"),
 	       "%zu names, leaf named %s", p.nnames,
-	       profile_name_of(&p, leaf_pc) ? profile_name_of(&p, leaf_pc) :
-					      "nothing");
-	CHECK(!profile_name_of(&p, 1));
+	       profile_name_of(&p, 0, leaf_pc) ?
+		       profile_name_of(&p, 0, leaf_pc) :
+		       "nothing");
+	CHECK(!profile_name_of(&p, 0, 1));
 	profile_free(&p);
 }
 
