@@ -875,54 +875,152 @@ static void link_mappings(const struct rd *rd, size_t *up)
 	}
 }
 
-/* Whether a mapping of group a overlaps one of group b (roots). */
-static bool groups_overlap(const struct rd *rd, const size_t *up, size_t a,
-			   size_t b)
-{
-	const PbProfile *pp = rd->pp;
+/* Mapping-pair comparisons join_groups() may make: past them, groups
+ * stay apart (more spaces, names still right), so a hostile file of a
+ * million mappings cannot make it quadratic. */
+#define JOIN_BUDGET (1UL << 22)
 
-	for (size_t i = 0; i < pp->n_mapping; i++) {
-		if (up[i] != a)
-			continue;
-		for (size_t j = 0; j < pp->n_mapping; j++)
-			if (up[j] == b &&
-			    pp->mapping[i]->memory_start <
-				    pp->mapping[j]->memory_limit &&
-			    pp->mapping[j]->memory_start <
-				    pp->mapping[i]->memory_limit)
+/* The union-find and what join_groups() needs of each group (by root). */
+struct groups {
+	const struct rd *rd;
+	size_t *up;	    /* mapping -> its group's root */
+	struct labels *key; /* root -> labels of its first sample */
+	bool *sampled;	    /* root -> some sample is in it */
+	size_t *head;	    /* root -> the root it was joined to (itself) */
+	size_t *order;	    /* mappings sorted by group */
+	size_t *first;	    /* root -> its mappings: order[first..] */
+	size_t *count;
+	size_t *roots; /* sampled roots, sorted by labels */
+	size_t nroots;
+	size_t *space; /* head root -> its space, or SIZE_MAX */
+	size_t budget;
+};
+
+static const struct groups *sort_groups_;
+
+static int cmp_root_key(const void *pa, const void *pb)
+{
+	const struct groups *g = sort_groups_;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+
+	if (g->key[a].pid != g->key[b].pid)
+		return g->key[a].pid < g->key[b].pid ? -1 : 1;
+	if (g->key[a].pname != g->key[b].pname)
+		return g->key[a].pname < g->key[b].pname ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Each group's mappings together (order, first, count), and the sampled
+ * roots sorted by labels. */
+static void sort_groups(struct groups *g)
+{
+	size_t n = g->rd->pp->n_mapping, at = 0;
+
+	for (size_t i = 0; i < n; i++)
+		g->count[g->up[i]]++;
+	for (size_t i = 0; i < n; i++)
+		if (g->up[i] == i) {
+			g->first[i] = at;
+			at += g->count[i];
+			g->count[i] = 0;
+		}
+	for (size_t i = 0; i < n; i++) {
+		size_t r = g->up[i];
+
+		g->order[g->first[r] + g->count[r]++] = i;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (g->up[i] == i && g->sampled[i])
+			g->roots[g->nroots++] = i;
+	sort_groups_ = g;
+	qsort(g->roots, g->nroots, sizeof(*g->roots), cmp_root_key);
+	sort_groups_ = NULL;
+}
+
+/* Whether a mapping of group a overlaps one of group b (roots); true
+ * too when the budget is spent. */
+static bool groups_overlap(struct groups *g, size_t a, size_t b)
+{
+	const PbProfile *pp = g->rd->pp;
+	size_t cost = g->count[a] * g->count[b];
+
+	if (cost > g->budget)
+		return true;
+	g->budget -= cost;
+	for (size_t i = 0; i < g->count[a]; i++) {
+		const PbMapping *x = pp->mapping[g->order[g->first[a] + i]];
+
+		for (size_t j = 0; j < g->count[b]; j++) {
+			const PbMapping *y =
+				pp->mapping[g->order[g->first[b] + j]];
+
+			if (x->memory_start < y->memory_limit &&
+			    y->memory_start < x->memory_limit)
 				return true;
+		}
 	}
 	return false;
 }
 
-/* Join the groups of equal process labels that do not overlap: key[r]
- * holds the labels of group r's first sample. */
-static void join_groups(const struct rd *rd, size_t *up,
-			const struct labels *key)
+/* Whether group a may join head h: no overlap with any group joined to
+ * h so far (those are in roots[from..to)). */
+static bool may_join(struct groups *g, size_t a, size_t h, size_t from,
+		     size_t to)
 {
-	size_t n = rd->pp->n_mapping;
+	for (size_t k = from; k < to; k++)
+		if (g->head[g->roots[k]] == h &&
+		    groups_overlap(g, a, g->roots[k]))
+			return false;
+	return true;
+}
 
-	for (size_t a = 0; a < n; a++) {
-		if (up[a] != a)
-			continue;
-		for (size_t b = 0; b < a; b++)
-			if (up[b] == b && key[a].pid == key[b].pid &&
-			    key[a].pname == key[b].pname &&
-			    !groups_overlap(rd, up, a, b)) {
-				for (size_t i = 0; i < n; i++)
-					if (up[i] == a)
-						up[i] = b;
+static bool same_key(const struct groups *g, size_t a, size_t b)
+{
+	return g->key[a].pid == g->key[b].pid &&
+	       g->key[a].pname == g->key[b].pname;
+}
+
+/* Join the sampled groups of equal process labels that do not overlap,
+ * each to the first it may join: g->head. */
+static void join_groups(struct groups *g)
+{
+	size_t from = 0;
+
+	for (size_t k = 0; k < g->nroots; k++) {
+		size_t a = g->roots[k];
+
+		if (k && !same_key(g, a, g->roots[k - 1]))
+			from = k;
+		g->head[a] = a;
+		for (size_t j = from; j < k; j++) {
+			size_t h = g->roots[j];
+
+			if (g->head[h] == h && may_join(g, a, h, from, k)) {
+				g->head[a] = h;
 				break;
 			}
+		}
 	}
 }
 
-/* Number the groups 0, 1, ... in mapping order: rd->map_space. */
-static void number_spaces(struct rd *rd, const size_t *up)
+/* Number the spaces 0, 1, ... in mapping order: rd->map_space; the
+ * mappings of no sample are in none (SIZE_MAX): no record needs them. */
+static void number_spaces(struct rd *rd, struct groups *g)
 {
-	for (size_t i = 0; i < rd->pp->n_mapping; i++)
-		rd->map_space[i] = up[i] == i ? rd->nspaces++ :
-						rd->map_space[up[i]];
+	size_t n = rd->pp->n_mapping;
+
+	for (size_t i = 0; i < n; i++)
+		g->space[i] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t r = g->up[i], h = g->sampled[r] ? g->head[r] : SIZE_MAX;
+
+		rd->map_space[i] = SIZE_MAX;
+		if (h == SIZE_MAX)
+			continue;
+		if (g->space[h] == SIZE_MAX)
+			g->space[h] = rd->nspaces++;
+		rd->map_space[i] = g->space[h];
+	}
 }
 
 /* The space of sample i: its first mapping's; a sample in no mapping
@@ -968,39 +1066,70 @@ static void locate_spaces(struct rd *rd)
 			rd->loc_space[i] = 0; /* in no sample */
 }
 
-static int find_spaces(struct rd *rd)
+static void free_groups(struct groups *g)
+{
+	free(g->up);
+	free(g->key);
+	free(g->sampled);
+	free(g->head);
+	free(g->order);
+	free(g->first);
+	free(g->count);
+	free(g->roots);
+	free(g->space);
+}
+
+static int alloc_groups(struct rd *rd, struct groups *g)
 {
 	size_t n = rd->pp->n_mapping ? rd->pp->n_mapping : 1;
-	size_t *up = malloc(n * sizeof(*up));
-	struct labels *key = calloc(n, sizeof(*key));
 
+	*g = (struct groups){ .rd = rd, .budget = JOIN_BUDGET };
+	g->up = malloc(n * sizeof(*g->up));
+	g->key = calloc(n, sizeof(*g->key));
+	g->sampled = calloc(n, sizeof(*g->sampled));
+	g->head = malloc(n * sizeof(*g->head));
+	g->order = malloc(n * sizeof(*g->order));
+	g->first = calloc(n, sizeof(*g->first));
+	g->count = calloc(n, sizeof(*g->count));
+	g->roots = malloc(n * sizeof(*g->roots));
+	g->space = malloc(n * sizeof(*g->space));
 	rd->map_space = malloc(n * sizeof(*rd->map_space));
 	rd->loc_space = malloc((rd->pp->n_location ? rd->pp->n_location : 1) *
 			       sizeof(*rd->loc_space));
-	if (!up || !key || !rd->map_space || !rd->loc_space) {
-		free(up);
-		free(key);
-		return profile_fail(rd->err, rd->errlen, ENOMEM,
-				    "out of memory");
-	}
+	if (g->up && g->key && g->sampled && g->head && g->order && g->first &&
+	    g->count && g->roots && g->space && rd->map_space && rd->loc_space)
+		return 0;
+	free_groups(g);
+	return profile_fail(rd->err, rd->errlen, ENOMEM, "out of memory");
+}
+
+static int find_spaces(struct rd *rd)
+{
+	struct groups g;
+
+	if (alloc_groups(rd, &g))
+		return -1;
 	for (size_t i = 0; i < rd->pp->n_mapping; i++)
-		up[i] = i;
-	link_mappings(rd, up);
+		g.up[i] = i;
+	link_mappings(rd, g.up);
 	for (size_t i = 0; i < rd->pp->n_mapping; i++)
-		up[i] = uf_root(up, i);
+		g.up[i] = uf_root(g.up, i);
 	for (size_t i = rd->pp->n_sample; i-- > 0;) {
 		size_t m = rd->pp->sample[i]->value[rd->ci] ?
 				   sample_mapping(rd, i) :
 				   SIZE_MAX;
 
-		if (m != SIZE_MAX) /* the first sample's labels win */
-			sample_labels(rd, i, &key[up[m]]);
+		if (m == SIZE_MAX)
+			continue;
+		/* the first sample's labels win */
+		sample_labels(rd, i, &g.key[g.up[m]]);
+		g.sampled[g.up[m]] = true;
 	}
-	join_groups(rd, up, key);
-	number_spaces(rd, up);
+	sort_groups(&g);
+	join_groups(&g);
+	number_spaces(rd, &g);
 	locate_spaces(rd);
-	free(up);
-	free(key);
+	free_groups(&g);
 	return 0;
 }
 
