@@ -125,8 +125,10 @@ static struct procset *make_set(void)
 		struct twin *t = &twins[i];
 		struct proc_image *im;
 
-		if (start_twin(t))
-			return ps;
+		if (start_twin(t)) {
+			procset_free(ps);
+			return NULL;
+		}
 		snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
 		t->maps = slurp(path);
 		im = procset_add(ps, t->pid, 0, t->name);
@@ -158,10 +160,10 @@ static int write_profile(const char *path)
 {
 	struct pprof_meta meta = { .period_ns = 10000000 };
 	struct procset *ps = make_set();
-	struct pprof_out *b = make_builder(ps);
-	int rc = pprof_out_write_file(path, b, ps, &meta);
+	struct pprof_out *b = ps ? make_builder(ps) : NULL;
+	int rc = b ? pprof_out_write_file(path, b, ps, &meta) : -1;
 
-	CHECKF(rc == 0, "%s", strerror(errno));
+	CHECKF(rc == 0, "%s", b ? strerror(errno) : "the twins did not start");
 	pprof_out_free(b);
 	procset_free(ps);
 	for (int i = 0; i < NTWINS; i++)
