@@ -563,25 +563,33 @@ static uint64_t other_samples(const struct procset *ps)
 	return n;
 }
 
-/* The pprof protobuf at path, symbolized now through the root process's
- * root directory, with its first image's maps. */
+/*
+ * pprof_meta.root_of: an image's files are opened through its process's
+ * root while the process lives and is that image (its map_files are then
+ * read too); an image it exec'd away from, or of a process gone, under /.
+ */
+static const char *image_root(void *arg, const struct proc_image *im, char *buf,
+			      size_t len)
+{
+	(void)arg;
+	return im->ended ? NULL : target_root(im->pid, buf, len);
+}
+
+/* The pprof protobuf at path, every image with its own mappings. */
 static int write_pprof_to(struct output *w, const char *path,
 			  const struct procset *ps,
 			  const struct sampler_stats *st)
 {
-	const struct proc_image *im = procset_at(ps, 0);
-	char root[64];
 	struct pprof_meta meta = {
 		.period_ns = NSEC_PER_SEC / w->o->hz,
 		.wall = w->o->wall,
 		.time_nanos = (int64_t)w->start.tv_sec * NSEC_PER_SEC +
 			      w->start.tv_nsec,
 		.duration_nanos = (int64_t)st->elapsed_ns,
-		.root = target_root(im->pid, root, sizeof(root)),
-		.pid = im->pid,
+		.root_of = image_root,
 	};
 
-	if (pprof_out_write_file(path, w->pprof, im->maps, &meta) == 0)
+	if (pprof_out_write_file(path, w->pprof, ps, &meta) == 0)
 		return 0;
 	cli_msg("cannot write output file '%s': %s", path,
 		output_error(path, errno));
@@ -644,13 +652,6 @@ static int write_profile(struct output *w, const struct procset *ps,
 	return write_all_processes(w, ps, st) || rc ? -1 : 0;
 }
 
-/* The pprof builder keeps a stack by its thread. */
-static void pprof_add(void *arg, const struct sample_origin *from,
-		      const uint64_t *pcs, size_t n, uint64_t count)
-{
-	pprof_out_add(arg, from->tid, from->name, pcs, n, count);
-}
-
 /* A pprof output collects samples by thread as the sampler hands them;
  * so does a run that may cover several processes, for BASE.pb.gz. */
 static void want_pprof(struct output *w, struct sampler_config *cfg)
@@ -661,7 +662,7 @@ static void want_pprof(struct output *w, struct sampler_config *cfg)
 	w->pprof = pprof_out_new(w->o->max_depth);
 	if (!w->pprof)
 		cli_die(EXIT_FAILURE, "out of memory");
-	cfg->on_stack = pprof_add;
+	cfg->on_stack = pprof_out_add;
 	cfg->on_stack_arg = w->pprof;
 	cfg->want_names = true;
 }

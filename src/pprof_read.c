@@ -522,6 +522,18 @@ struct rd {
 	uint64_t total;
 	size_t *name_off; /* per string: offset in the names, or -1 */
 	size_t names_len;
+	bool processes; /* a sample has a process_id label */
+	/* address spaces (find_spaces()): of each mapping, each location */
+	size_t *map_space, *loc_space;
+	size_t nspaces;
+	size_t unmapped; /* the space of samples in no mapping, or -1 */
+};
+
+/* The labels ptprof reads from a sample: numbers, and strings as
+ * indexes into the string table (-1: none). */
+struct labels {
+	int64_t tid, name, pid, pname;
+	bool has_pid;
 };
 
 static const char *str_at(const struct rd *rd, int64_t i)
@@ -654,13 +666,12 @@ static int check_locations(struct rd *rd)
 	return index_ids(rd, rd->locs, pp->n_location, "location");
 }
 
-/* The thread labels of sample i: TID and name (a string index, or -1). */
-static int sample_thread(struct rd *rd, size_t i, int64_t *tid, int64_t *name)
+/* The thread and process labels of sample i. */
+static int sample_labels(const struct rd *rd, size_t i, struct labels *lb)
 {
 	const PbSample *s = rd->pp->sample[i];
 
-	*tid = 0;
-	*name = -1;
+	*lb = (struct labels){ .name = -1, .pname = -1 };
 	for (size_t k = 0; k < s->n_label; k++) {
 		const Perftools__Profiles__Label *l = s->label[k];
 		const char *key;
@@ -670,17 +681,32 @@ static int sample_thread(struct rd *rd, size_t i, int64_t *tid, int64_t *name)
 			return -1;
 		key = str_at(rd, l->key);
 		if (!strcmp(key, "thread_id"))
-			*tid = l->num;
+			lb->tid = l->num;
 		else if (!strcmp(key, "thread_name"))
-			*name = l->str;
+			lb->name = l->str;
+		else if (!strcmp(key, "process_id")) {
+			lb->pid = l->num;
+			lb->has_pid = true;
+		} else if (!strcmp(key, "process_name"))
+			lb->pname = l->str;
 	}
 	return 0;
+}
+
+/* String i goes into the names block (once). */
+static void keep_string(struct rd *rd, int64_t i)
+{
+	if (i > 0 && rd->name_off[i] == SIZE_MAX) {
+		rd->name_off[i] = rd->names_len;
+		rd->names_len += strlen(str_at(rd, i)) + 1;
+	}
 }
 
 static int check_sample(struct rd *rd, size_t i)
 {
 	const PbSample *s = rd->pp->sample[i];
-	int64_t count, tid, name;
+	struct labels lb;
+	int64_t count;
 
 	if (s->n_value != rd->pp->n_sample_type)
 		return BAD(rd, "sample %zu has %zu values for %zu sample types",
@@ -689,7 +715,7 @@ static int check_sample(struct rd *rd, size_t i)
 	if (count < 0)
 		return BAD(rd, "sample %zu has a negative count %" PRId64, i,
 			   count);
-	if (sample_thread(rd, i, &tid, &name))
+	if (sample_labels(rd, i, &lb))
 		return -1;
 	if (!count)
 		return 0;
@@ -710,10 +736,9 @@ static int check_sample(struct rd *rd, size_t i)
 	rd->total += (uint64_t)count;
 	rd->nrecords++;
 	rd->npcs += s->n_location_id;
-	if (name > 0 && rd->name_off[name] == SIZE_MAX) {
-		rd->name_off[name] = rd->names_len;
-		rd->names_len += strlen(str_at(rd, name)) + 1;
-	}
+	rd->processes |= lb.has_pid;
+	keep_string(rd, lb.name);
+	keep_string(rd, lb.pname);
 	return 0;
 }
 
@@ -778,11 +803,333 @@ static int check_names(struct rd *rd)
 		if (s < 0)
 			continue;
 		rd->nnamed++;
-		if (rd->name_off[s] == SIZE_MAX) {
-			rd->name_off[s] = rd->names_len;
-			rd->names_len += strlen(str_at(rd, s)) + 1;
+		keep_string(rd, s);
+	}
+	return 0;
+}
+
+/* ---- address spaces ---- */
+
+/*
+ * Which mappings share an address space.  A writer of several processes
+ * (ptprof: one per image) gives each its own mappings, and a sample's
+ * locations are in its own process's mappings only; so the mappings the
+ * samples link (one sample's locations) are one space, found with a
+ * union-find.  Spaces with the same process labels whose mappings do
+ * not overlap are then joined (a process's thread stacks that never
+ * reach its main executable would otherwise be a space of their own,
+ * whose files would be read twice); two that overlap never are, so each
+ * address is named from its own mapping.  Another tool's profile, of one
+ * process, is one space, or several that share nothing.
+ */
+
+static size_t uf_root(size_t *up, size_t i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+/* The mapping index of location id, or SIZE_MAX when it has none. */
+static size_t loc_mapping(const struct rd *rd, uint64_t loc_id, size_t *li)
+{
+	const struct id_index *l = find_id(rd->locs, rd->pp->n_location,
+					   loc_id);
+	const struct id_index *m;
+
+	*li = l ? l->i : 0; /* check_sample() found it */
+	if (!l)
+		return SIZE_MAX;
+	m = rd->pp->location[l->i]->mapping_id ?
+		    find_id(rd->maps, rd->pp->n_mapping,
+			    rd->pp->location[l->i]->mapping_id) :
+		    NULL;
+	return m ? m->i : SIZE_MAX;
+}
+
+/* The first mapping sample i's locations are in, or SIZE_MAX. */
+static size_t sample_mapping(const struct rd *rd, size_t i)
+{
+	const PbSample *s = rd->pp->sample[i];
+	size_t li, m = SIZE_MAX;
+
+	for (size_t k = 0; k < s->n_location_id && m == SIZE_MAX; k++)
+		m = loc_mapping(rd, s->location_id[k], &li);
+	return m;
+}
+
+static void link_mappings(const struct rd *rd, size_t *up)
+{
+	for (size_t i = 0; i < rd->pp->n_sample; i++) {
+		const PbSample *s = rd->pp->sample[i];
+		size_t first = sample_mapping(rd, i), li;
+
+		if (!s->value[rd->ci] || first == SIZE_MAX)
+			continue;
+		for (size_t k = 0; k < s->n_location_id; k++) {
+			size_t m = loc_mapping(rd, s->location_id[k], &li);
+
+			if (m != SIZE_MAX)
+				up[uf_root(up, m)] = uf_root(up, first);
 		}
 	}
+}
+
+/* Mapping-pair comparisons join_groups() may make: past them, groups
+ * stay apart (more spaces, names still right), so a hostile file of a
+ * million mappings cannot make it quadratic. */
+#define JOIN_BUDGET (1UL << 22)
+
+/* The union-find and what join_groups() needs of each group (by root). */
+struct groups {
+	const struct rd *rd;
+	size_t *up;	    /* mapping -> its group's root */
+	struct labels *key; /* root -> labels of its first sample */
+	bool *sampled;	    /* root -> some sample is in it */
+	size_t *head;	    /* root -> the root it was joined to (itself) */
+	size_t *order;	    /* mappings sorted by group */
+	size_t *first;	    /* root -> its mappings: order[first..] */
+	size_t *count;
+	size_t *roots; /* sampled roots, sorted by labels */
+	size_t nroots;
+	size_t *space; /* head root -> its space, or SIZE_MAX */
+	size_t budget;
+};
+
+static const struct groups *sort_groups_;
+
+static int cmp_root_key(const void *pa, const void *pb)
+{
+	const struct groups *g = sort_groups_;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+
+	if (g->key[a].pid != g->key[b].pid)
+		return g->key[a].pid < g->key[b].pid ? -1 : 1;
+	if (g->key[a].pname != g->key[b].pname)
+		return g->key[a].pname < g->key[b].pname ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Each group's mappings together (order, first, count), and the sampled
+ * roots sorted by labels. */
+static void sort_groups(struct groups *g)
+{
+	size_t n = g->rd->pp->n_mapping, at = 0;
+
+	for (size_t i = 0; i < n; i++)
+		g->count[g->up[i]]++;
+	for (size_t i = 0; i < n; i++)
+		if (g->up[i] == i) {
+			g->first[i] = at;
+			at += g->count[i];
+			g->count[i] = 0;
+		}
+	for (size_t i = 0; i < n; i++) {
+		size_t r = g->up[i];
+
+		g->order[g->first[r] + g->count[r]++] = i;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (g->up[i] == i && g->sampled[i])
+			g->roots[g->nroots++] = i;
+	sort_groups_ = g;
+	qsort(g->roots, g->nroots, sizeof(*g->roots), cmp_root_key);
+	sort_groups_ = NULL;
+}
+
+/* Whether a mapping of group a overlaps one of group b (roots); true
+ * too when the budget is spent. */
+static bool groups_overlap(struct groups *g, size_t a, size_t b)
+{
+	const PbProfile *pp = g->rd->pp;
+	size_t cost = g->count[a] * g->count[b];
+
+	if (cost > g->budget)
+		return true;
+	g->budget -= cost;
+	for (size_t i = 0; i < g->count[a]; i++) {
+		const PbMapping *x = pp->mapping[g->order[g->first[a] + i]];
+
+		for (size_t j = 0; j < g->count[b]; j++) {
+			const PbMapping *y =
+				pp->mapping[g->order[g->first[b] + j]];
+
+			if (x->memory_start < y->memory_limit &&
+			    y->memory_start < x->memory_limit)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether group a may join head h: no overlap with any group joined to
+ * h so far (those are in roots[from..to)). */
+static bool may_join(struct groups *g, size_t a, size_t h, size_t from,
+		     size_t to)
+{
+	for (size_t k = from; k < to; k++)
+		if (g->head[g->roots[k]] == h &&
+		    groups_overlap(g, a, g->roots[k]))
+			return false;
+	return true;
+}
+
+static bool same_key(const struct groups *g, size_t a, size_t b)
+{
+	return g->key[a].pid == g->key[b].pid &&
+	       g->key[a].pname == g->key[b].pname;
+}
+
+/* Join the sampled groups of equal process labels that do not overlap,
+ * each to the first it may join: g->head. */
+static void join_groups(struct groups *g)
+{
+	size_t from = 0;
+
+	for (size_t k = 0; k < g->nroots; k++) {
+		size_t a = g->roots[k];
+
+		if (k && !same_key(g, a, g->roots[k - 1]))
+			from = k;
+		g->head[a] = a;
+		for (size_t j = from; j < k; j++) {
+			size_t h = g->roots[j];
+
+			if (g->head[h] == h && may_join(g, a, h, from, k)) {
+				g->head[a] = h;
+				break;
+			}
+		}
+	}
+}
+
+/* Number the spaces 0, 1, ... in mapping order: rd->map_space; the
+ * mappings of no sample are in none (SIZE_MAX): no record needs them. */
+static void number_spaces(struct rd *rd, struct groups *g)
+{
+	size_t n = rd->pp->n_mapping;
+
+	for (size_t i = 0; i < n; i++)
+		g->space[i] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t r = g->up[i], h = g->sampled[r] ? g->head[r] : SIZE_MAX;
+
+		rd->map_space[i] = SIZE_MAX;
+		if (h == SIZE_MAX)
+			continue;
+		if (g->space[h] == SIZE_MAX)
+			g->space[h] = rd->nspaces++;
+		rd->map_space[i] = g->space[h];
+	}
+}
+
+/* The space of sample i: its first mapping's; a sample in no mapping
+ * is in a space of its own, with no lines (rd->nspaces, made then). */
+static size_t sample_space(struct rd *rd, size_t i)
+{
+	size_t m = sample_mapping(rd, i);
+
+	if (m != SIZE_MAX)
+		return rd->map_space[m];
+	if (rd->unmapped == SIZE_MAX)
+		rd->unmapped = rd->nspaces++;
+	return rd->unmapped;
+}
+
+/* Each location's space: its mapping's, else that of the first sample
+ * it is in. */
+static void locate_spaces(struct rd *rd)
+{
+	size_t li;
+
+	rd->unmapped = SIZE_MAX;
+	for (size_t i = 0; i < rd->pp->n_location; i++)
+		rd->loc_space[i] = SIZE_MAX;
+	for (size_t i = 0; i < rd->pp->n_sample; i++) {
+		const PbSample *s = rd->pp->sample[i];
+		size_t sp;
+
+		if (!s->value[rd->ci])
+			continue;
+		sp = sample_space(rd, i);
+		for (size_t k = 0; k < s->n_location_id; k++) {
+			size_t m = loc_mapping(rd, s->location_id[k], &li);
+
+			if (rd->loc_space[li] == SIZE_MAX)
+				rd->loc_space[li] = m != SIZE_MAX ?
+							    rd->map_space[m] :
+							    sp;
+		}
+	}
+	for (size_t i = 0; i < rd->pp->n_location; i++)
+		if (rd->loc_space[i] == SIZE_MAX)
+			rd->loc_space[i] = 0; /* in no sample */
+}
+
+static void free_groups(struct groups *g)
+{
+	free(g->up);
+	free(g->key);
+	free(g->sampled);
+	free(g->head);
+	free(g->order);
+	free(g->first);
+	free(g->count);
+	free(g->roots);
+	free(g->space);
+}
+
+static int alloc_groups(struct rd *rd, struct groups *g)
+{
+	size_t n = rd->pp->n_mapping ? rd->pp->n_mapping : 1;
+
+	*g = (struct groups){ .rd = rd, .budget = JOIN_BUDGET };
+	g->up = malloc(n * sizeof(*g->up));
+	g->key = calloc(n, sizeof(*g->key));
+	g->sampled = calloc(n, sizeof(*g->sampled));
+	g->head = malloc(n * sizeof(*g->head));
+	g->order = malloc(n * sizeof(*g->order));
+	g->first = calloc(n, sizeof(*g->first));
+	g->count = calloc(n, sizeof(*g->count));
+	g->roots = malloc(n * sizeof(*g->roots));
+	g->space = malloc(n * sizeof(*g->space));
+	rd->map_space = malloc(n * sizeof(*rd->map_space));
+	rd->loc_space = malloc((rd->pp->n_location ? rd->pp->n_location : 1) *
+			       sizeof(*rd->loc_space));
+	if (g->up && g->key && g->sampled && g->head && g->order && g->first &&
+	    g->count && g->roots && g->space && rd->map_space && rd->loc_space)
+		return 0;
+	free_groups(g);
+	return profile_fail(rd->err, rd->errlen, ENOMEM, "out of memory");
+}
+
+static int find_spaces(struct rd *rd)
+{
+	struct groups g;
+
+	if (alloc_groups(rd, &g))
+		return -1;
+	for (size_t i = 0; i < rd->pp->n_mapping; i++)
+		g.up[i] = i;
+	link_mappings(rd, g.up);
+	for (size_t i = 0; i < rd->pp->n_mapping; i++)
+		g.up[i] = uf_root(g.up, i);
+	for (size_t i = rd->pp->n_sample; i-- > 0;) {
+		size_t m = rd->pp->sample[i]->value[rd->ci] ?
+				   sample_mapping(rd, i) :
+				   SIZE_MAX;
+
+		if (m == SIZE_MAX)
+			continue;
+		/* the first sample's labels win */
+		sample_labels(rd, i, &g.key[g.up[m]]);
+		g.sampled[g.up[m]] = true;
+	}
+	sort_groups(&g);
+	join_groups(&g);
+	number_spaces(rd, &g);
+	locate_spaces(rd);
+	free_groups(&g);
 	return 0;
 }
 
@@ -807,20 +1154,24 @@ static void build_records(const struct rd *rd, struct profile *out,
 	for (size_t i = 0; i < rd->pp->n_sample; i++) {
 		const PbSample *s = rd->pp->sample[i];
 		struct profile_record *rec = &out->records[r];
-		int64_t tid, name;
+		struct labels lb;
 
 		if (!s->value[rd->ci])
 			continue;
-		sample_thread((struct rd *)rd, i, &tid, &name);
+		sample_labels(rd, i, &lb);
 		rec->count = (uint64_t)s->value[rd->ci];
 		rec->npcs = s->n_location_id;
 		rec->pcs = pcs;
 		for (size_t k = 0; k < s->n_location_id; k++)
 			pcs[k] = pc_of(rd, s->location_id[k], k);
 		pcs += s->n_location_id;
-		rec->tid = tid;
-		if (name > 0)
-			rec->thread = names + rd->name_off[name];
+		rec->tid = lb.tid;
+		if (lb.name > 0)
+			rec->thread = names + rd->name_off[lb.name];
+		rec->pid = lb.pid;
+		if (lb.pname > 0)
+			rec->process = names + rd->name_off[lb.pname];
+		rec->space = sample_space((struct rd *)rd, i); /* made */
 		r++;
 	}
 	for (size_t i = 0; i < rd->pp->n_string_table; i++)
@@ -861,22 +1212,17 @@ static int write_brief(const struct rd *rd, const PbMapping *m, FILE *f)
 		       id);
 }
 
-/* The mappings as /proc/PID/maps lines, in address order. */
-static int build_maps(const struct rd *rd, struct profile *out)
+/* The mappings of one space as /proc/PID/maps lines, in address order
+ * (v: room for all of them). */
+static int write_space(const struct rd *rd, size_t space, PbMapping **v,
+		       FILE *f)
 {
-	size_t n = rd->pp->n_mapping, len = 0;
-	PbMapping **v = malloc((n ? n : 1) * sizeof(*v));
-	FILE *f = open_memstream(&out->maps_text, &len);
+	size_t n = 0;
 	int rc = 0;
 
-	if (!v || !f) {
-		free(v);
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	if (n) /* no mapping: the array is NULL, not to be given to memcpy */
-		memcpy(v, rd->pp->mapping, n * sizeof(*v));
+	for (size_t i = 0; i < rd->pp->n_mapping; i++)
+		if (rd->map_space[i] == space)
+			v[n++] = rd->pp->mapping[i];
 	qsort(v, n, sizeof(*v), cmp_start);
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		rc = write_brief(rd, v[i], f);
@@ -888,8 +1234,32 @@ static int build_maps(const struct rd *rd, struct profile *out)
 				     v[i]->file_offset,
 				     str_at(rd, v[i]->filename));
 	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* The maps text, space after space, and where each space's lines are. */
+static int build_maps(const struct rd *rd, struct profile *out)
+{
+	size_t n = rd->pp->n_mapping, len = 0;
+	PbMapping **v = malloc((n ? n : 1) * sizeof(*v));
+	FILE *f = open_memstream(&out->maps_text, &len);
+	int rc = 0;
+
+	out->nspaces = rd->nspaces ? rd->nspaces : 1;
+	out->spaces = calloc(out->nspaces, sizeof(*out->spaces));
+	if (!v || !f || !out->spaces) {
+		free(v);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	for (size_t sp = 0; sp < rd->nspaces && !rc; sp++) {
+		out->spaces[sp].off = (size_t)ftell(f);
+		rc = write_space(rd, sp, v, f);
+		out->spaces[sp].len = (size_t)ftell(f) - out->spaces[sp].off;
+	}
 	free(v);
-	if (fclose(f) || rc < 0)
+	if (fclose(f) || rc)
 		return -1;
 	out->maps_len = len;
 	return 0;
@@ -919,7 +1289,7 @@ static int build(const struct rd *rd, struct profile *out)
 			if (k >= 0)
 				out->names[out->nnames++] =
 					(struct profile_name){
-						l->address,
+						rd->loc_space[i], l->address,
 						names + rd->name_off[k]
 					};
 		}
@@ -929,6 +1299,7 @@ static int build(const struct rd *rd, struct profile *out)
 	out->nrecords = rd->nrecords;
 	out->total_samples = rd->total;
 	out->threads = true; /* the format has them, if only as labels */
+	out->processes = rd->processes;
 	return 0;
 }
 
@@ -954,7 +1325,8 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 	int rc = -1;
 
 	if (!check_types(&rd) && !check_mappings(&rd) &&
-	    !check_locations(&rd) && !check_samples(&rd) && !check_names(&rd)) {
+	    !check_locations(&rd) && !check_samples(&rd) && !check_names(&rd) &&
+	    !find_spaces(&rd)) {
 		rc = build(&rd, out);
 		if (rc) {
 			profile_free(out);
@@ -966,6 +1338,8 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 	free(rd.locs);
 	free(rd.funcs);
 	free(rd.name_off);
+	free(rd.map_space);
+	free(rd.loc_space);
 	return rc;
 }
 
