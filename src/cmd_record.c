@@ -331,14 +331,16 @@ static void print_process_stats(const struct sampler_stats *st,
 		return;
 	fprintf(stderr,
 		"ptprof: stats: processes sampled %llu, skipped %llu, images "
-		"%zu; descendants found by %s (%llu events, %llu children "
-		"files read, %llu rescans)\n",
+		"%zu\n",
 		(unsigned long long)st->procs_found,
-		(unsigned long long)st->procs_skipped, n,
-		st->discovery ? st->discovery : "nothing (not followed)",
-		(unsigned long long)st->tree.events,
-		(unsigned long long)st->tree.scans,
-		(unsigned long long)st->tree.resyncs);
+		(unsigned long long)st->procs_skipped, n);
+	if (st->discovery)
+		fprintf(stderr,
+			"ptprof: stats: descendants found by %s: %llu events, "
+			"%llu children files read, %llu rescans\n",
+			st->discovery, (unsigned long long)st->tree.events,
+			(unsigned long long)st->tree.scans,
+			(unsigned long long)st->tree.resyncs);
 	v = malloc(n * sizeof(*v));
 	if (!v)
 		return;
@@ -460,6 +462,7 @@ struct output {
 	size_t records;		 /* records written so far */
 	struct pprof_out *pprof; /* with a pprof output */
 	struct timespec start;	 /* wall clock at the start, for pprof */
+	char *all_path; /* BASE.pb.gz, when written (write_all_processes()) */
 };
 
 /* Distinct stacks kept in memory before they go to the file. */
@@ -620,26 +623,39 @@ static char *all_processes_path(const char *legacy)
 static int write_all_processes(struct output *w, const struct procset *ps,
 			       const struct sampler_stats *st)
 {
-	const struct proc_image *im = procset_at(ps, 0);
-	uint64_t others = other_samples(ps);
-	size_t sampled = procset_sampled_pids(ps);
-	char *path, all[40] = "samples";
+	char *path;
 	int rc;
 
-	if (w->o->pprof_output || !w->o->legacy_output || !others || !w->pprof)
+	if (w->o->pprof_output || !w->o->legacy_output || !w->pprof ||
+	    !other_samples(ps))
 		return 0;
 	path = all_processes_path(w->o->legacy_output);
-	if (sampled > 1)
-		snprintf(all, sizeof(all), "%zu processes", sampled);
 	rc = write_pprof_to(w, path, ps, st);
 	if (rc == 0)
-		cli_msg("%s holds %s (%d) only: %llu of %llu samples; the "
-			"gperftools format holds one process; all %s are in %s",
-			w->o->legacy_output, im->comm, (int)im->pid,
-			(unsigned long long)(st->samples - others),
-			(unsigned long long)st->samples, all, path);
-	free(path);
+		w->all_path = path;
+	else
+		free(path);
 	return rc;
+}
+
+/* After the summary: what the legacy FILE holds, and where the rest is. */
+static void say_all_processes(const struct output *w, const struct procset *ps,
+			      const struct sampler_stats *st)
+{
+	pid_t pid = procset_at(ps, 0)->pid;
+	const struct proc_image *im = procset_find(ps, pid);
+	size_t sampled = procset_sampled_pids(ps);
+	char all[40] = "samples";
+
+	if (!w->all_path)
+		return;
+	if (sampled > 1)
+		snprintf(all, sizeof(all), "%zu processes", sampled);
+	cli_msg("%s holds %s (%d) only: %llu of %llu samples; the gperftools "
+		"format holds one process; all %s are in %s",
+		w->o->legacy_output, im->comm, (int)pid,
+		(unsigned long long)(st->samples - other_samples(ps)),
+		(unsigned long long)st->samples, all, w->all_path);
 }
 
 static int write_profile(struct output *w, const struct procset *ps,
@@ -949,6 +965,7 @@ static void report_run(const struct options *o, const struct output *w,
 		       const struct sampler_stats *st, const struct procset *ps)
 {
 	print_summary(o, st, w->records, ps);
+	say_all_processes(w, ps, st);
 	warn_foreign(st);
 	warn_fd_limit(st);
 	warn_unsampled(o, st);
@@ -1020,6 +1037,7 @@ int cmd_record(const struct options *o)
 	tselect_free(&sel);
 	stacktab_free(tab);
 	pprof_out_free(w.pprof);
+	free(w.all_path);
 	procset_free(ps);
 	return failed || unwritten ? EXIT_FAILURE : rc;
 }

@@ -41,3 +41,28 @@ go_labels_()
 	go tool pprof -raw "$1" 2> /dev/null |
 		sed -n 's/.*thread_id:\[\([0-9]*\)\].*/\1/p' | sort -u
 }
+
+# check_by_process_ FILE COMM FUNC...: `ptprof report` of FILE shows a
+# --processes row for COMM, and in --pid=COMM's table each FUNC: the
+# process labels and each image's own mappings.  Returns 2 (and says so)
+# when this ptprof's report has no --processes.
+check_by_process_()
+{
+	local file=$1 comm=$2 f
+	shift 2
+	if ! "$PTPROF" report --processes "$file" > "$file.procs" 2> "$file.procs.err"; then
+		grep -q 'processes' "$file.procs.err" ||
+			fail_ "report --processes $file: $(cat "$file.procs.err")"
+		info_ "note: report has no --processes here: $(head -n 1 "$file.procs.err")"
+		return 2
+	fi
+	grep -Eq "^ +[0-9]+ +[0-9.]+% +[0-9]+ +$comm\$" "$file.procs" ||
+		fail_ "report --processes $file: no row for $comm: $(cat "$file.procs")"
+	"$PTPROF" report --pid="$comm" --top=0 "$file" > "$file.$comm" 2>&1 ||
+		fail_ "report --pid=$comm $file: $(cat "$file.$comm")"
+	for f in "$@"; do
+		grep -q " $f \[$comm\]\$" "$file.$comm" ||
+			fail_ "report --pid=$comm: no $f [$comm]: $(cat "$file.$comm")"
+	done
+	info_ "ok: $comm is in $file, labelled, its functions named"
+}
