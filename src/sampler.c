@@ -85,9 +85,10 @@ struct sampler_proc {
 	uint64_t samples;    /* samples of it (all its images) */
 	dev_t exe_dev;	     /* its main executable (/proc/PID/exe) */
 	ino_t exe_ino;
-	uint64_t exe_tick;  /* the tick its executable was last checked at */
-	bool gone;	    /* exited: finished at the end of the tick */
-	bool late_vanished; /* a LATE thread exec'd away its TID */
+	uint64_t exe_tick;     /* the tick its executable was last checked at */
+	uint64_t held_threads; /* of them in stats->foreign_traced */
+	bool gone;	       /* exited: finished at the end of the tick */
+	bool late_vanished;    /* a LATE thread exec'd away its TID */
 };
 
 struct sampler {
@@ -652,8 +653,10 @@ static int seize_refused(struct sampler *s, struct thread *th)
 	if (tracer > 0) {
 		/* Threads, not holds: one let go and taken again by the
 		 * other tracer is counted once. */
-		if (!th->held_counted)
+		if (!th->held_counted) {
 			st->foreign_traced++;
+			th->proc->held_threads++;
+		}
 		th->held_counted = true;
 		if (!st->foreign_tid) {
 			st->foreign_tid = th->tid;
@@ -778,8 +781,10 @@ static void skip_proc(struct sampler *s, struct sampler_proc *p, int err,
 }
 
 /*
- * Every thread of p that was tried is held by another tracer (a debugger,
- * strace): with other processes to sample, p is skipped (EBUSY).
+ * Nothing of p could be seized, and its leader is held by another tracer
+ * (a debugger, strace): with other processes to sample, p is skipped
+ * (EBUSY) for the rest of the run.  (Alone, its threads are tried again
+ * once a second, as ever: seize_refused().)
  */
 static bool skip_if_held(struct sampler *s, struct sampler_proc *p)
 {
@@ -791,6 +796,8 @@ static bool skip_if_held(struct sampler *s, struct sampler_proc *p)
 	procfs_comm(tracer, 0, comm, sizeof(comm));
 	snprintf(why, sizeof(why), "it is traced by PID %d (%s)", tracer, comm);
 	skip_proc(s, p, EBUSY, why);
+	/* Said of the process as a whole, not thread by thread. */
+	s->st->foreign_traced -= p->held_threads;
 	return true;
 }
 
@@ -808,7 +815,7 @@ static int nothing_seized(struct sampler *s, struct sampler_proc *p, int eperm)
 		p->gone = true;
 		return 0;
 	}
-	if (eperm && p->first_tick == s->tick && skip_if_held(s, p))
+	if (eperm && skip_if_held(s, p))
 		return 0;
 	/* EPERM is also what exiting threads give (and a whole process in
 	 * the middle of an exec): a refusal counts only when the kernel's
