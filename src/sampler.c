@@ -99,8 +99,10 @@ struct sampler {
 	struct threadtab *threads;
 	struct sampler_proc **procs; /* the live processes */
 	size_t nprocs, cap_procs;
-	size_t roots_live;	/* of them, roots */
-	struct proctree *tree;	/* cfg->children: their descendants */
+	size_t roots_live;     /* of them, roots */
+	struct proctree *tree; /* cfg->children: their descendants */
+	struct pollfd *pfds;   /* their pidfds, for poll_exits() */
+	size_t cap_pfds;
 	bool sampled_any;	/* some process was sampled at some tick */
 	struct thread **active; /* threads seized this tick */
 	size_t nactive, cap_active;
@@ -1646,10 +1648,12 @@ static int take_tree_events(struct sampler *s)
 /* Several processes: which exited, all pidfds in one poll(). */
 static void poll_exits(struct sampler *s)
 {
-	struct pollfd *pf = calloc(s->nprocs, sizeof(*pf));
+	struct pollfd *pf = grow_array(s->pfds, &s->cap_pfds, s->nprocs,
+				       sizeof(*pf));
 
 	if (!pf)
 		return; /* then listing their threads tells */
+	s->pfds = pf;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		pf[i].fd = s->procs[i]->pidfd;
 		pf[i].events = POLLIN;
@@ -1658,7 +1662,6 @@ static void poll_exits(struct sampler *s)
 		for (size_t i = 0; i < s->nprocs; i++)
 			if (pf[i].revents & POLLIN)
 				s->procs[i]->gone = true;
-	free(pf);
 }
 
 /* Before a tick: new descendants, execs, exits. */
@@ -1813,11 +1816,14 @@ static int add_roots(struct sampler *s)
 {
 	const struct sampler_config *cfg = s->cfg;
 
+	/* Without a way to find descendants the roots are sampled alone
+	 * (stats->tree_errno says why). */
 	if (cfg->children) {
 		s->tree = proctree_new(true);
-		if (!s->tree)
-			return -1;
-		s->st->discovery = proctree_method_name(s->tree);
+		if (s->tree)
+			s->st->discovery = proctree_method_name(s->tree);
+		else
+			s->st->tree_errno = errno;
 	}
 	for (size_t i = 0; i < cfg->npids; i++)
 		if (add_proc(s, cfg->pids[i], 0, true))
@@ -1861,6 +1867,7 @@ static void teardown(struct sampler *s)
 	for (size_t i = 0; i < s->nprocs; i++)
 		free_proc(s, s->procs[i]);
 	free(s->procs);
+	free(s->pfds);
 	if (s->tree) {
 		proctree_counters(s->tree, &s->st->tree);
 		proctree_free(s->tree);
