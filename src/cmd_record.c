@@ -362,6 +362,15 @@ static void print_process_stats(const struct sampler_stats *st,
 	free(v);
 }
 
+/* Descendants were to be followed but could not be, even with -q. */
+static void warn_no_tree(const struct sampler_stats *st)
+{
+	if (st->tree_errno)
+		cli_msg("warning: child processes were not followed: they "
+			"cannot be found on this system (%s)",
+			strerror(st->tree_errno));
+}
+
 /* Processes of the set not sampled: the first, and why, even with -q. */
 static void warn_skipped(const struct procset *ps)
 {
@@ -505,8 +514,8 @@ static const char *target_root(pid_t pid, char *buf, size_t len)
  * The maps of the root process for the legacy file, which holds its
  * samples only: one image, as ever, or the union of its images (it
  * exec'd), in the order they came, as one struct maps held them before
- * images (a later image's mapping replaces an earlier one it overlaps).
- * *merged is to be freed by the caller.
+ * images (a later image's mapping replaces an earlier one it overlaps),
+ * with the build IDs each had.  *merged is to be freed by the caller.
  */
 static const struct maps *root_maps(const struct procset *ps,
 				    struct maps **merged)
@@ -528,8 +537,8 @@ static const struct maps *root_maps(const struct procset *ps,
 		if (im->pid != pid || !(f = open_memstream(&text, &len)))
 			continue;
 		maps_write(im->maps, f);
-		if (fclose(f) == 0)
-			maps_update(*merged, text, len);
+		if (fclose(f) == 0 && maps_update(*merged, text, len) == 0)
+			maps_copy_build_ids(*merged, im->maps);
 		free(text);
 	}
 	return *merged ? *merged : procset_at(ps, 0)->maps;
@@ -542,10 +551,12 @@ static int write_legacy(struct output *w, const struct procset *ps)
 
 	if (!w->o->legacy_output)
 		return rc;
-	if (rc == 0)
+	if (rc == 0) {
 		rc = profile_out_close(w->out, root_maps(ps, &merged));
-	else if (w->out)
+		maps_free(merged);
+	} else if (w->out) {
 		profile_out_abort(w->out);
+	}
 	w->out = NULL;
 	if (rc == 0)
 		return 0;
@@ -974,6 +985,7 @@ static void report_run(const struct options *o, const struct output *w,
 	warn_children(o, watch, st);
 	warn_syscall_bias(o, watch, st);
 	warn_skipped(ps);
+	warn_no_tree(st);
 	print_stats(o, st);
 	if (o->stats)
 		print_process_stats(st, ps);

@@ -85,9 +85,10 @@ struct sampler_proc {
 	uint64_t samples;    /* samples of it (all its images) */
 	dev_t exe_dev;	     /* its main executable (/proc/PID/exe) */
 	ino_t exe_ino;
-	uint64_t exe_tick;  /* the tick its executable was last checked at */
-	bool gone;	    /* exited: finished at the end of the tick */
-	bool late_vanished; /* a LATE thread exec'd away its TID */
+	uint64_t exe_tick;     /* the tick its executable was last checked at */
+	uint64_t held_threads; /* of them in stats->foreign_traced */
+	bool gone;	       /* exited: finished at the end of the tick */
+	bool late_vanished;    /* a LATE thread exec'd away its TID */
 };
 
 struct sampler {
@@ -98,8 +99,10 @@ struct sampler {
 	struct threadtab *threads;
 	struct sampler_proc **procs; /* the live processes */
 	size_t nprocs, cap_procs;
-	size_t roots_live;	/* of them, roots */
-	struct proctree *tree;	/* cfg->children: their descendants */
+	size_t roots_live;     /* of them, roots */
+	struct proctree *tree; /* cfg->children: their descendants */
+	struct pollfd *pfds;   /* their pidfds, for poll_exits() */
+	size_t cap_pfds;
 	bool sampled_any;	/* some process was sampled at some tick */
 	struct thread **active; /* threads seized this tick */
 	size_t nactive, cap_active;
@@ -652,8 +655,10 @@ static int seize_refused(struct sampler *s, struct thread *th)
 	if (tracer > 0) {
 		/* Threads, not holds: one let go and taken again by the
 		 * other tracer is counted once. */
-		if (!th->held_counted)
+		if (!th->held_counted) {
 			st->foreign_traced++;
+			th->proc->held_threads++;
+		}
 		th->held_counted = true;
 		if (!st->foreign_tid) {
 			st->foreign_tid = th->tid;
@@ -778,8 +783,10 @@ static void skip_proc(struct sampler *s, struct sampler_proc *p, int err,
 }
 
 /*
- * Every thread of p that was tried is held by another tracer (a debugger,
- * strace): with other processes to sample, p is skipped (EBUSY).
+ * Nothing of p could be seized, and its leader is held by another tracer
+ * (a debugger, strace): with other processes to sample, p is skipped
+ * (EBUSY) for the rest of the run.  (Alone, its threads are tried again
+ * once a second, as ever: seize_refused().)
  */
 static bool skip_if_held(struct sampler *s, struct sampler_proc *p)
 {
@@ -791,6 +798,8 @@ static bool skip_if_held(struct sampler *s, struct sampler_proc *p)
 	procfs_comm(tracer, 0, comm, sizeof(comm));
 	snprintf(why, sizeof(why), "it is traced by PID %d (%s)", tracer, comm);
 	skip_proc(s, p, EBUSY, why);
+	/* Said of the process as a whole, not thread by thread. */
+	s->st->foreign_traced -= p->held_threads;
 	return true;
 }
 
@@ -808,7 +817,7 @@ static int nothing_seized(struct sampler *s, struct sampler_proc *p, int eperm)
 		p->gone = true;
 		return 0;
 	}
-	if (eperm && p->first_tick == s->tick && skip_if_held(s, p))
+	if (eperm && skip_if_held(s, p))
 		return 0;
 	/* EPERM is also what exiting threads give (and a whole process in
 	 * the middle of an exec): a refusal counts only when the kernel's
@@ -1639,10 +1648,12 @@ static int take_tree_events(struct sampler *s)
 /* Several processes: which exited, all pidfds in one poll(). */
 static void poll_exits(struct sampler *s)
 {
-	struct pollfd *pf = calloc(s->nprocs, sizeof(*pf));
+	struct pollfd *pf = grow_array(s->pfds, &s->cap_pfds, s->nprocs,
+				       sizeof(*pf));
 
 	if (!pf)
 		return; /* then listing their threads tells */
+	s->pfds = pf;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		pf[i].fd = s->procs[i]->pidfd;
 		pf[i].events = POLLIN;
@@ -1651,7 +1662,6 @@ static void poll_exits(struct sampler *s)
 		for (size_t i = 0; i < s->nprocs; i++)
 			if (pf[i].revents & POLLIN)
 				s->procs[i]->gone = true;
-	free(pf);
 }
 
 /* Before a tick: new descendants, execs, exits. */
@@ -1806,11 +1816,14 @@ static int add_roots(struct sampler *s)
 {
 	const struct sampler_config *cfg = s->cfg;
 
+	/* Without a way to find descendants the roots are sampled alone
+	 * (stats->tree_errno says why). */
 	if (cfg->children) {
 		s->tree = proctree_new(true);
-		if (!s->tree)
-			return -1;
-		s->st->discovery = proctree_method_name(s->tree);
+		if (s->tree)
+			s->st->discovery = proctree_method_name(s->tree);
+		else
+			s->st->tree_errno = errno;
 	}
 	for (size_t i = 0; i < cfg->npids; i++)
 		if (add_proc(s, cfg->pids[i], 0, true))
@@ -1854,6 +1867,7 @@ static void teardown(struct sampler *s)
 	for (size_t i = 0; i < s->nprocs; i++)
 		free_proc(s, s->procs[i]);
 	free(s->procs);
+	free(s->pfds);
 	if (s->tree) {
 		proctree_counters(s->tree, &s->st->tree);
 		proctree_free(s->tree);

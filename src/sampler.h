@@ -38,13 +38,35 @@
  * passes without a tick (one started late) is counted as missed; ticks
  * are never bunched (none starts within period/8 of the last).
  *
+ *
+ * Several processes (issue 14): the roots (config->pids) and, with
+ * config->children, their descendants, which proctree.h finds without
+ * tracing them; a new one is sampled from the tick after it is found.
+ * All share the one tick: each process's CPU time is read (an idle one
+ * costs its CPU clock's reading and nothing more), the due threads of
+ * all are seized and interrupted, their stops collected in one window,
+ * and each copy unwound with its own process's unwinder.  Per process:
+ * its task list, cpuacct_proc, pidfd, unwinder and mapsync; threads are
+ * kept in one table by TID (unique machine-wide), each pointing to its
+ * process.  A process whose main executable changed (/proc/PID/exe's
+ * device and inode, checked before the first unwind of its stacks in a
+ * tick, and on a PROCTREE_EXEC) exec'd: a new image in ps, with new maps
+ * and a fresh unwinder.  A process that exits is settled (its carries go
+ * to its threads' last stacks, as at the end) and forgotten.  A process
+ * the kernel refuses, or another tracer holds, is skipped (its image
+ * says why) unless it is the only one left: then the run fails as a
+ * one-process run did.  At most PROCSET_MAX_LIVE live processes: one
+ * found past that is skipped (EAGAIN) with its descendants.
+ *
  * Contract:
  *  - sampler_run() blocks the caller until the duration ends, a signal of
  *    config->stop_signals arrives (those signals must be blocked by the
- *    caller), the target exits, or a fatal error.  It records samples into
- *    tab (cfg->tab_pid's only, when set), and in ps an image per
- *    process found and per exec seen (procset.h), with its maps.  SIGTSTP suspends ptprof only
- *    between ticks (see suspend_self).
+ *    caller), every root has exited (config->child: that one has), or a
+ *    fatal error; the descendants still alive then are let go.  It
+ *    records samples into tab (config->tab_pid's only, when set), and in
+ *    ps an image per process found and per exec seen (procset.h), with
+ *    its maps.  SIGTSTP suspends ptprof only between ticks (see
+ *    suspend_self).
  *  - However it returns, every target thread it seized has been detached
  *    with any signal it was stopped for, except a thread whose stop had not
  *    come 500 ms after the end (inside vfork(), in D state): that one is
@@ -52,8 +74,9 @@
  *    latest, by the kernel when ptprof exits.  Group-stopped targets stay
  *    stopped.
  *  - Returns 0, or -1 with errno.  EPERM when the kernel refused every
- *    thread: at the first tick (nothing was touched), or for 10 ticks in a
- *    row later.  It never prints or exits.
+ *    thread of the only process left: at the first tick (nothing was
+ *    touched), or for 10 ticks in a row later; or when every process was
+ *    skipped before one was sampled.  It never prints or exits.
  *  - Seccomp (seccomp.h): a thread stopped in a sleep is resumed by the
  *    kernel through restart_syscall, which a seccomp filter may forbid.
  *    At the first tick every thread's Seccomp: mode is read; with a
@@ -225,6 +248,7 @@ struct sampler_stats {
 	 * not followed), and the tree's counters. */
 	uint64_t procs_found, procs_skipped;
 	const char *discovery;
+	int tree_errno; /* cfg->children, but proctree_new() failed so */
 	struct proctree_counters tree;
 	uint64_t elapsed_ns;
 	enum sampler_end end;

@@ -6,5 +6,6 @@ TESTS += \
 	tests/procs-pids.test \
 	tests/procs-launch.test \
 	tests/procs-short.test \
-	tests/procs-untraced.test
+	tests/procs-untraced.test \
+	tests/procs-skip.test
 EXTRA_DIST += tests/procs.sh
