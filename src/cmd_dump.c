@@ -84,7 +84,8 @@ static void on_stack(void *arg, const struct sample_origin *from,
 /* A process to dump. */
 struct dproc {
 	pid_t pid;
-	pid_t ppid;	 /* its parent (found under it, or from /proc) */
+	pid_t ppid;	 /* its parent (found under it, or from /proc; 0:
+			    unknown) */
 	bool named;	 /* given with -p */
 	bool descendant; /* found by --children under ppid */
 	char comm[64];	 /* its name when listed */
@@ -157,12 +158,14 @@ static void list_processes(const struct options *o, struct dprocs *l)
 	l->room = PROCSET_MAX_LIVE - o->npids;
 	for (size_t i = 0; i < o->npids; i++) {
 		struct dproc *p = find_proc(l, o->pids[i]);
+		int ppid;
 
 		if (p) {
 			p->named = true;
 			continue;
 		}
-		add_proc(l, o->pids[i], procfs_ppid(o->pids[i]), true);
+		ppid = procfs_ppid(o->pids[i]);
+		add_proc(l, o->pids[i], ppid > 0 ? ppid : 0, true);
 		if (o->children)
 			add_descendants(l, o->pids[i]);
 	}
