@@ -525,6 +525,7 @@ struct rd {
 	bool processes; /* a sample has a process_id label */
 	/* address spaces (find_spaces()): of each mapping, each location */
 	size_t *map_space, *loc_space;
+	size_t *loc_map; /* location index -> mapping index, or -1 */
 	size_t nspaces;
 	size_t unmapped; /* the space of samples in no mapping, or -1 */
 };
@@ -642,6 +643,17 @@ static int check_mappings(struct rd *rd)
 	return index_ids(rd, rd->maps, pp->n_mapping, "mapping");
 }
 
+/* Location id's entry: at once when ids are 1, 2, ... (as ptprof and
+ * pprof write them), else by binary search. */
+static const struct id_index *find_loc(const struct rd *rd, uint64_t id)
+{
+	size_t n = rd->pp->n_location;
+
+	if (id && id <= n && rd->locs[id - 1].id == id)
+		return &rd->locs[id - 1];
+	return find_id(rd->locs, n, id);
+}
+
 static int check_locations(struct rd *rd)
 {
 	const PbProfile *pp = rd->pp;
@@ -725,7 +737,7 @@ static int check_sample(struct rd *rd, size_t i)
 		return BAD(rd, "sample %zu has %zu locations, more than %d", i,
 			   s->n_location_id, PROFILE_MAX_PCS);
 	for (size_t k = 0; k < s->n_location_id; k++)
-		if (!find_id(rd->locs, rd->pp->n_location, s->location_id[k]))
+		if (!find_loc(rd, s->location_id[k]))
 			return BAD(rd,
 				   "sample %zu names location %" PRIu64
 				   ", which does not exist",
@@ -833,18 +845,23 @@ static size_t uf_root(size_t *up, size_t i)
 /* The mapping index of location id, or SIZE_MAX when it has none. */
 static size_t loc_mapping(const struct rd *rd, uint64_t loc_id, size_t *li)
 {
-	const struct id_index *l = find_id(rd->locs, rd->pp->n_location,
-					   loc_id);
-	const struct id_index *m;
+	const struct id_index *l = find_loc(rd, loc_id);
 
 	*li = l ? l->i : 0; /* check_sample() found it */
-	if (!l)
-		return SIZE_MAX;
-	m = rd->pp->location[l->i]->mapping_id ?
-		    find_id(rd->maps, rd->pp->n_mapping,
-			    rd->pp->location[l->i]->mapping_id) :
-		    NULL;
-	return m ? m->i : SIZE_MAX;
+	return l ? rd->loc_map[l->i] : SIZE_MAX;
+}
+
+/* Each location's mapping index (SIZE_MAX: none), for loc_mapping(). */
+static void map_locations(struct rd *rd)
+{
+	for (size_t i = 0; i < rd->pp->n_location; i++) {
+		uint64_t id = rd->pp->location[i]->mapping_id;
+		const struct id_index *m = id ? find_id(rd->maps,
+							rd->pp->n_mapping, id) :
+						NULL;
+
+		rd->loc_map[i] = m ? m->i : SIZE_MAX;
+	}
 }
 
 /* The first mapping sample i's locations are in, or SIZE_MAX. */
@@ -1037,14 +1054,18 @@ static size_t sample_space(struct rd *rd, size_t i)
 }
 
 /* Each location's space: its mapping's, else that of the first sample
- * it is in. */
+ * it is in (else 0).  Makes the space of the samples in no mapping. */
 static void locate_spaces(struct rd *rd)
 {
-	size_t li;
+	size_t li, unmapped = 0;
 
 	rd->unmapped = SIZE_MAX;
-	for (size_t i = 0; i < rd->pp->n_location; i++)
-		rd->loc_space[i] = SIZE_MAX;
+	for (size_t i = 0; i < rd->pp->n_location; i++) {
+		size_t m = rd->loc_map[i];
+
+		rd->loc_space[i] = m != SIZE_MAX ? rd->map_space[m] : SIZE_MAX;
+		unmapped += m == SIZE_MAX;
+	}
 	for (size_t i = 0; i < rd->pp->n_sample; i++) {
 		const PbSample *s = rd->pp->sample[i];
 		size_t sp;
@@ -1052,14 +1073,11 @@ static void locate_spaces(struct rd *rd)
 		if (!s->value[rd->ci])
 			continue;
 		sp = sample_space(rd, i);
-		for (size_t k = 0; k < s->n_location_id; k++) {
-			size_t m = loc_mapping(rd, s->location_id[k], &li);
-
-			if (rd->loc_space[li] == SIZE_MAX)
-				rd->loc_space[li] = m != SIZE_MAX ?
-							    rd->map_space[m] :
-							    sp;
-		}
+		for (size_t k = 0; unmapped && k < s->n_location_id; k++)
+			if (loc_mapping(rd, s->location_id[k], &li) ==
+				    SIZE_MAX &&
+			    rd->loc_space[li] == SIZE_MAX)
+				rd->loc_space[li] = sp;
 	}
 	for (size_t i = 0; i < rd->pp->n_location; i++)
 		if (rd->loc_space[i] == SIZE_MAX)
@@ -1096,8 +1114,11 @@ static int alloc_groups(struct rd *rd, struct groups *g)
 	rd->map_space = malloc(n * sizeof(*rd->map_space));
 	rd->loc_space = malloc((rd->pp->n_location ? rd->pp->n_location : 1) *
 			       sizeof(*rd->loc_space));
+	rd->loc_map = malloc((rd->pp->n_location ? rd->pp->n_location : 1) *
+			     sizeof(*rd->loc_map));
 	if (g->up && g->key && g->sampled && g->head && g->order && g->first &&
-	    g->count && g->roots && g->space && rd->map_space && rd->loc_space)
+	    g->count && g->roots && g->space && rd->map_space &&
+	    rd->loc_space && rd->loc_map)
 		return 0;
 	free_groups(g);
 	return profile_fail(rd->err, rd->errlen, ENOMEM, "out of memory");
@@ -1111,6 +1132,7 @@ static int find_spaces(struct rd *rd)
 		return -1;
 	for (size_t i = 0; i < rd->pp->n_mapping; i++)
 		g.up[i] = i;
+	map_locations(rd);
 	link_mappings(rd, g.up);
 	for (size_t i = 0; i < rd->pp->n_mapping; i++)
 		g.up[i] = uf_root(g.up, i);
@@ -1139,8 +1161,7 @@ static int find_spaces(struct rd *rd)
  * location was found by check_sample(). */
 static uint64_t pc_of(const struct rd *rd, uint64_t loc_id, size_t k)
 {
-	const struct id_index *ix = find_id(rd->locs, rd->pp->n_location,
-					    loc_id);
+	const struct id_index *ix = find_loc(rd, loc_id);
 	uint64_t a = ix ? rd->pp->location[ix->i]->address : 0;
 
 	return k ? a + 1 : a;
@@ -1340,6 +1361,7 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 	free(rd.name_off);
 	free(rd.map_space);
 	free(rd.loc_space);
+	free(rd.loc_map);
 	return rc;
 }
 
