@@ -16,12 +16,18 @@
  * socket is readable.  One line per method and L:
  *
  *   method L_ms N found_pct alive_pct lat_p50_ms lat_p90_ms lat_max_ms
+ *     cpu_pct events/poll files/poll resyncs
  *
  * found: reported NEW at all; alive: reported before the forker reaped
  * it (what a sampler could still sample); the latencies run from just
- * before fork() to the poll that reported it, over the found ones.
- * Exits 77 when the connector refuses (no CAP_NET_ADMIN) and netlink
- * was asked.  Kills nothing but its own forker, by PID.
+ * before fork() to the poll that reported it, over the found ones;
+ * cpu_pct: this process's CPU time over the run's wall time (what the
+ * polling costs: the forker is another process); events and children
+ * files read per proctree_poll() (connector events come from the whole
+ * machine).
+ * Exits 77 when netlink was asked and the connector refuses (no
+ * CAP_NET_ADMIN before Linux 6.6, a nested pid namespace).  Kills
+ * nothing but its own forker, by PID.
  */
 #include "config.h"
 
@@ -32,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,6 +161,8 @@ static void match(struct child *c, int n)
 	nseen = 0;
 }
 
+static unsigned long polls; /* proctree_poll() calls of the run */
+
 /* One poll: the events noted, each NEW watched. */
 static void poll_once(struct proctree *t, pid_t fk)
 {
@@ -165,6 +174,7 @@ static void poll_once(struct proctree *t, pid_t fk)
 		uint64_t now;
 
 		got = proctree_poll(t, ev, 64);
+		polls++;
 		now = mono_now_ns();
 		for (int i = 0; i < got; i++) {
 			if (ev[i].kind != PROCTREE_NEW)
@@ -205,6 +215,29 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* This process's CPU time so far (the forker's not included), in ns. */
+static uint64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ((uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+		(uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec)) *
+	       NSEC_PER_USEC;
+}
+
+/* The cost columns: CPU time of the polling per second of the run, and
+ * the tree's counters per poll. */
+static void print_cost(const struct proctree *t, uint64_t cpu_ns,
+		       uint64_t wall_ns, unsigned long npolls)
+{
+	struct proctree_counters k;
+
+	proctree_counters(t, &k);
+	printf(" %7.2f %7.1f %7.1f %3llu\n", 100.0 * cpu_ns / wall_ns,
+	       (double)k.events / npolls, (double)k.scans / npolls, k.resyncs);
+}
+
 static void print_row(const char *method, int ms, const struct child *c, int n)
 {
 	uint64_t *lat = calloc((size_t)n, sizeof(*lat));
@@ -222,10 +255,10 @@ static void print_row(const char *method, int ms, const struct child *c, int n)
 	printf("%-10s %4d %5d %6.1f %6.1f", method, ms, n, 100.0 * found / n,
 	       100.0 * alive / n);
 	if (found)
-		printf(" %8.2f %8.2f %8.2f\n", lat[found / 2] / 1e6,
+		printf(" %8.2f %8.2f %8.2f", lat[found / 2] / 1e6,
 		       lat[found * 9 / 10] / 1e6, lat[found - 1] / 1e6);
 	else
-		printf(" %8s %8s %8s\n", "-", "-", "-");
+		printf(" %8s %8s %8s", "-", "-", "-");
 	free(lat);
 }
 
@@ -237,6 +270,9 @@ static int run_one(const char *method, int ms, const struct opts *o)
 			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int nl = strncmp(method, "netlink", 7) == 0, go[2];
 	struct proctree *t = proctree_new(nl);
+	uint64_t cpu0 = self_cpu_ns(), wall0 = mono_now_ns();
+
+	polls = 0;
 	pid_t fk;
 
 	if (c == MAP_FAILED || !t || pipe(go))
@@ -258,6 +294,7 @@ static int run_one(const char *method, int ms, const struct opts *o)
 	poll_once(t, fk);
 	match(c, o->n);
 	print_row(method, ms, c, o->n);
+	print_cost(t, self_cpu_ns() - cpu0, mono_now_ns() - wall0, polls);
 	proctree_free(t);
 	munmap(c, size);
 	return 0;
@@ -313,7 +350,8 @@ int main(int argc, char **argv)
 	}
 	snprintf(methods, sizeof(methods), "%s", o.methods);
 	printf("# method L_ms N found_pct alive_pct lat_p50_ms lat_p90_ms "
-	       "lat_max_ms (%d Hz, children %s)\n",
+	       "lat_max_ms cpu_pct events/poll files/poll resyncs "
+	       "(%d Hz, children %s)\n",
 	       o.hz, o.busy ? "spinning" : "asleep");
 	for (s = methods; (m = strtok(s, ",")) != NULL; s = NULL)
 		for (int i = 0; i < o.nlives && rc != 1; i++) {

@@ -390,8 +390,8 @@ static int proctree_mcast(struct proctree *t, enum proc_cn_mcast_op op)
 /*
  * One process event of cn_len payload bytes at data (unaligned: the
  * payload starts 20 bytes into the connector message), copied into *ev.
- * Returns the bytes of event_data the kernel sent, or -1 when the
- * message is not a process event.
+ * Returns the event's length, or -1 when the message is not a process
+ * event.
  */
 static ssize_t proctree_event_of(const void *data, size_t len,
 				 struct proc_event *ev, struct cn_msg *cn)
@@ -408,7 +408,7 @@ static ssize_t proctree_event_of(const void *data, size_t len,
 	n = cn->len < sizeof(*ev) ? cn->len : sizeof(*ev);
 	memset(ev, 0, sizeof(*ev));
 	memcpy(ev, (const char *)data + sizeof(*cn), n);
-	return (ssize_t)(cn->len - offsetof(struct proc_event, event_data));
+	return (ssize_t)cn->len;
 }
 
 /*
@@ -418,8 +418,7 @@ static ssize_t proctree_event_of(const void *data, size_t len,
  * process, not that process: a thread of a watched process's child would
  * read as a new child of the watched process.  A thread is told by its
  * pid differing from its tgid.  A fork by any thread of a watched or
- * reported process counts (parent_tgid): children file or not, a process
- * is the parent.
+ * reported process counts: parent_tgid names the process.
  */
 static int proctree_on_fork(struct proctree *t, const struct proc_event *ev)
 {
@@ -474,23 +473,30 @@ static int proctree_on_exit(struct proctree *t, const struct proc_event *ev)
 	return proctree_exited(t, tgid);
 }
 
+/* Whether an event of len bytes holds the pid field (and all before
+ * it): the kernel sends its own struct's size, which may differ from
+ * this header's. */
+#define PROCTREE_HAS(len, field) \
+	((len) >= offsetof(struct proc_event, event_data.field) + sizeof(pid_t))
+
 static int proctree_on_event(struct proctree *t, const void *data, size_t len)
 {
 	struct proc_event ev;
 	struct cn_msg cn;
-	ssize_t n = proctree_event_of(data, len, &ev, &cn);
+	ssize_t r = proctree_event_of(data, len, &ev, &cn);
 	const struct proctree_proc *p;
+	size_t n = (size_t)r;
 
-	if (n < 0)
+	if (r < 0)
 		return 0;
 	t->counters.events++;
 	switch (ev.what) {
 	case PROC_EVENT_FORK:
-		if ((size_t)n < sizeof(ev.event_data.fork))
+		if (!PROCTREE_HAS(n, fork.child_tgid))
 			return 0;
 		return proctree_on_fork(t, &ev);
 	case PROC_EVENT_EXEC:
-		if ((size_t)n < sizeof(ev.event_data.exec))
+		if (!PROCTREE_HAS(n, exec.process_tgid))
 			return 0;
 		/* after de_thread(): the exec'ing thread has the tgid now */
 		p = proctree_lookup(t, ev.event_data.exec.process_tgid);
@@ -498,7 +504,7 @@ static int proctree_on_event(struct proctree *t, const void *data, size_t len)
 			return 0;
 		return proctree_push(t, PROCTREE_EXEC, p->pid, 0);
 	case PROC_EVENT_EXIT:
-		if ((size_t)n < sizeof(ev.event_data.exit))
+		if (!PROCTREE_HAS(n, exit.process_tgid))
 			return 0;
 		return proctree_on_exit(t, &ev);
 	default:
@@ -586,12 +592,12 @@ static int proctree_is_ack(const struct proctree *t, const void *buf, size_t n)
  * The connector's answer to our LISTEN: a PROC_EVENT_NONE with our ack
  * + 1 and the error (and not our seq, which the kernel overwrites with
  * its event counter, as in every event).  Kernel quirk: a request the
- * connector ignores
- * gets no answer at all: from a process outside the initial pid or user
- * namespace (the events carry the initial namespace's PIDs), or when
- * nobody listens (the answer is multicast like the events, and an
- * unprivileged LISTEN leaves nobody listening).  So no answer within
- * ACK_WAIT_MS is a refusal too.  0, or -1 with errno.
+ * connector ignores gets no answer at all: from a process outside the
+ * initial pid or user namespace (the events carry the initial
+ * namespace's PIDs), or when nobody listens (the answer is multicast
+ * like the events, and an unprivileged LISTEN leaves nobody listening).
+ * So no answer within ACK_WAIT_MS is a refusal too.  0, or -1 with
+ * errno.
  */
 static int proctree_await_ack(struct proctree *t)
 {
@@ -622,16 +628,17 @@ static int proctree_await_ack(struct proctree *t)
 }
 
 /*
- * The connector's socket, subscribed.  Needs CAP_NET_ADMIN (to bind to the
- * group and to LISTEN).  Kernel quirk: the kernel counts listeners, not
- * sockets; a LISTEN never followed by an IGNORE (a crash) leaves the
- * kernel building events for nobody, harmless but for their cost.
+ * The connector's socket, subscribed.  Before Linux 6.6 that needs
+ * CAP_NET_ADMIN (to bind to the group and to LISTEN), and the kernel
+ * counts LISTENs, not sockets: one never followed by an IGNORE (a crash)
+ * leaves it building events for nobody, harmless but for their cost.
+ * Since 6.6 any user may listen, and closing the socket unsubscribes.
  */
 static int proctree_connect(struct proctree *t)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
 				  .nl_groups = CN_IDX_PROC };
-	int size = RCVBUF_BYTES;
+	int size = RCVBUF_BYTES, err;
 
 	t->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		       NETLINK_CONNECTOR);
@@ -642,14 +649,16 @@ static int proctree_connect(struct proctree *t)
 	if (setsockopt(t->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
 		(void)setsockopt(t->fd, SOL_SOCKET, SO_RCVBUF, &size,
 				 sizeof(size));
+	/* refused: no IGNORE, which a kernel before 6.6 would take off its
+	 * count of listeners, another program's LISTEN */
 	if (proctree_mcast(t, PROC_CN_MCAST_LISTEN) || proctree_await_ack(t))
 		goto fail;
 	return 0;
 fail:
-	size = errno;
+	err = errno;
 	close(t->fd);
 	t->fd = -1;
-	errno = size;
+	errno = err;
 	return -1;
 }
 

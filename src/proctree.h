@@ -9,8 +9,9 @@
  *
  *  - NETLINK: the kernel's process-events connector (NETLINK_CONNECTOR,
  *    CN_IDX_PROC, PROC_CN_MCAST_LISTEN) reports every FORK, EXEC and EXIT
- *    on the machine as it happens.  Subscribing needs CAP_NET_ADMIN in
- *    the initial user namespace and a kernel with CONFIG_PROC_EVENTS.
+ *    on the machine as it happens.  Subscribing needs a kernel with
+ *    CONFIG_PROC_EVENTS, a process in the initial pid and user
+ *    namespaces, and before Linux 6.6 CAP_NET_ADMIN.
  *    A fork whose parent's thread group is watched adds the child (a
  *    clone of a thread, child pid != child tgid, is not a process).
  *    Events lost to a full socket buffer (ENOBUFS) are made up for by a
