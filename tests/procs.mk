@@ -7,5 +7,6 @@ TESTS += \
 	tests/procs-launch.test \
 	tests/procs-short.test \
 	tests/procs-untraced.test \
-	tests/procs-skip.test
+	tests/procs-skip.test \
+	tests/procs-exec.test
 EXTRA_DIST += tests/procs.sh
