@@ -191,8 +191,7 @@ static void parse_lines(void)
 
 /* maps_copy_build_ids(): a union of src's text, as cmd_record makes for
  * an exec'd process, gets src's brief lines back. */
-static void copy_build_ids(const struct maps *src, const char *text,
-			   size_t len)
+static void copy_build_ids(const struct maps *src, const char *text, size_t len)
 {
 	struct maps *u = maps_new();
 	char *out;
