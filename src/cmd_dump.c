@@ -491,8 +491,7 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 	ps = procset_new();
 	if (!ps)
 		cli_die(EXIT_FAILURE, "out of memory");
-	if (capture(p, r->o, &r->stop, &d, ps, &r->signalled, why, len) ==
-		    0 &&
+	if (capture(p, r->o, &r->stop, &d, ps, &r->signalled, why, len) == 0 &&
 	    procset_count(ps)) {
 		/* One process: its last image (an exec during the capture). */
 		sym = symbolizer_for(p->pid, procset_find(ps, p->pid)->maps);
