@@ -218,29 +218,28 @@ static void explain_no_stack(pid_t pid, struct dthread *t)
 	}
 }
 
-/* Why the capture of p failed, as one sentence. */
+/* Why the capture of p failed, as one sentence (worded as ptprof's own
+ * refusals, cli_check_target()). */
 static void capture_failed(const struct dproc *p,
 			   const struct sampler_stats *st, int err, char *why,
 			   size_t len)
 {
 	char reason[512];
 
-	if (st->seccomp_refused) {
+	if (st->seccomp_refused)
 		cli_explain_seccomp(st, reason, sizeof(reason));
-		snprintf(why, len, "cannot trace process %d (%s): %s",
-			 (int)p->pid, p->comm, reason);
-	} else if (err == ESRCH || err == ENOENT) {
-		snprintf(why, len,
-			 "process %d (%s) exited before it could be stopped",
-			 (int)p->pid, p->comm);
-	} else if (err == EPERM) {
+	else if (err == EPERM)
 		cli_explain_refusal(p->pid, reason, sizeof(reason));
-		snprintf(why, len, "cannot trace process %d (%s): %s",
-			 (int)p->pid, p->comm, reason);
-	} else {
-		snprintf(why, len, "cannot capture process %d (%s): %s",
-			 (int)p->pid, p->comm, strerror(err));
-	}
+	if (st->seccomp_refused || err == EPERM)
+		snprintf(why, len, "cannot trace process %d: %s", (int)p->pid,
+			 reason);
+	else if (err == ESRCH || err == ENOENT)
+		snprintf(why, len,
+			 "process %d exited before it could be stopped",
+			 (int)p->pid);
+	else
+		snprintf(why, len, "cannot capture process %d: %s", (int)p->pid,
+			 strerror(err));
 }
 
 /* Stop every thread of p once; their stacks land in d (on_stack).  0,
@@ -523,7 +522,8 @@ int cmd_dump(const struct options *o)
 	for (i = 0; i < l.n && !r.signalled; i++) {
 		if (dump_one(&r, &l.p[i], why, sizeof(why)) == 0)
 			continue;
-		cli_msg("not dumped: %s", why);
+		/* one process: the message a one-process dump always gave */
+		cli_msg("%s%s", l.n > 1 ? "not dumped: " : "", why);
 		named_missed |= l.p[i].named;
 	}
 	if (i < l.n)
