@@ -436,11 +436,16 @@ static int write_legacy(struct output *w, const struct maps *maps)
 	return -1;
 }
 
-/* pprof_meta.root_of: the image's process's root while it is there. */
+/* pprof_meta.root_of (arg: the procset): the image's process's root
+ * while it is there and still is that image (its newest, not ended);
+ * NULL otherwise: its PID may be another process's by now. */
 static const char *image_root(void *arg, const struct proc_image *im, char *buf,
 			      size_t len)
 {
-	(void)arg;
+	const struct procset *ps = arg;
+
+	if (procset_find(ps, im->pid) != im || im->ended)
+		return NULL;
 	return target_root(im->pid, buf, len);
 }
 
@@ -455,6 +460,7 @@ static int write_pprof(struct output *w, const struct sampler_stats *st)
 			      w->start.tv_nsec,
 		.duration_nanos = (int64_t)st->elapsed_ns,
 		.root_of = image_root,
+		.root_arg = w->ps,
 	};
 
 	if (!path || pprof_out_write_file(path, w->pprof, w->ps, &meta) == 0)
