@@ -577,16 +577,17 @@ static uint64_t other_samples(const struct procset *ps)
 	return n;
 }
 
-/*
- * pprof_meta.root_of: an image's files are opened through its process's
- * root while the process lives and is that image (its map_files are then
- * read too); an image it exec'd away from, or of a process gone, under /.
- */
+/* pprof_meta.root_of (arg: the procset): the image's process's root
+ * while it is there and still is that image (its newest, not ended);
+ * NULL otherwise: its PID may be another process's by now. */
 static const char *image_root(void *arg, const struct proc_image *im, char *buf,
 			      size_t len)
 {
-	(void)arg;
-	return im->ended ? NULL : target_root(im->pid, buf, len);
+	const struct procset *ps = arg;
+
+	if (procset_find(ps, im->pid) != im || im->ended)
+		return NULL;
+	return target_root(im->pid, buf, len);
 }
 
 /* The pprof protobuf at path, every image with its own mappings. */
@@ -601,6 +602,7 @@ static int write_pprof_to(struct output *w, const char *path,
 			      w->start.tv_nsec,
 		.duration_nanos = (int64_t)st->elapsed_ns,
 		.root_of = image_root,
+		.root_arg = (void *)ps,
 	};
 
 	if (pprof_out_write_file(path, w->pprof, ps, &meta) == 0)

@@ -100,29 +100,52 @@ static int load_profile(const struct options *o, struct profile *p)
 	return 0;
 }
 
+/*
+ * Address spaces named from their files, at most: a file's processes
+ * share a few spaces (pprof_read.h), so only a hostile one has more, and
+ * a symbolizer each would cost it memory without bound.  The spaces past
+ * them share syms[n], which names nothing.
+ */
+#define REPORT_MAX_SPACES 4096
+
 static void free_symbolizers(struct symbolizer **syms, size_t n)
 {
 	for (size_t i = 0; syms && i < n; i++)
-		symbolizer_free(syms[i]);
+		if (syms[i] != syms[n])
+			symbolizer_free(syms[i]);
+	if (syms)
+		symbolizer_free(syms[n]);
 	free(syms);
 }
 
 /* A symbolizer for each address space of p that has records (profile.h:
- * the same address may mean other code in each); NULL on ENOMEM. */
+ * the same address may mean other code in each), and one more at the
+ * end for the spaces past REPORT_MAX_SPACES; NULL on ENOMEM. */
 static struct symbolizer **space_symbolizers(const struct profile *p,
-					     const char *root)
+					     const char *root, size_t *past)
 {
-	size_t n = profile_nspaces(p), len;
-	struct symbolizer **syms = calloc(n, sizeof(*syms));
+	size_t n = profile_nspaces(p), len, made = 0;
+	struct symbolizer **syms = calloc(n + 1, sizeof(*syms));
 	const char *text;
 
-	for (size_t i = 0; syms && i < p->nrecords; i++) {
+	*past = 0;
+	if (!syms || !(syms[n] = symbolizer_new(NULL, 0, NULL, 0))) {
+		free(syms);
+		return NULL;
+	}
+	for (size_t i = 0; i < p->nrecords; i++) {
 		size_t sp = p->records[i].space;
 
 		if (sp >= n || syms[sp])
 			continue;
+		if (made == REPORT_MAX_SPACES) {
+			syms[sp] = syms[n];
+			++*past;
+			continue;
+		}
 		text = profile_space_maps(p, sp, &len);
 		syms[sp] = symbolizer_new(text, len, root, root_pid(root));
+		made++;
 		if (!syms[sp]) {
 			free_symbolizers(syms, n);
 			return NULL;
@@ -163,10 +186,15 @@ static struct report *load(const struct options *o)
 	struct symbolizer **syms;
 	struct profile p;
 	struct report *r;
+	size_t past;
 
 	if (load_profile(o, &p))
 		return NULL;
-	syms = space_symbolizers(&p, o->root);
+	syms = space_symbolizers(&p, o->root, &past);
+	if (past)
+		cli_msg("%s: %zu address spaces have samples: the addresses of the %zu past the first %d are not named",
+			o->input, past + REPORT_MAX_SPACES, past,
+			REPORT_MAX_SPACES);
 	r = syms ? report_build(&p, syms, &ro) : NULL;
 	if (!r && errno == ENOMEM)
 		cli_msg("%s: out of memory building the report", o->input);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "grow.h"
 #include "pprof_read.h"
 #include "profile.pb-c.h"
 
@@ -826,13 +827,14 @@ static int check_names(struct rd *rd)
  * Which mappings share an address space.  A writer of several processes
  * (ptprof: one per image) gives each its own mappings, and a sample's
  * locations are in its own process's mappings only; so the mappings the
- * samples link (one sample's locations) are one space, found with a
- * union-find.  Spaces with the same process labels whose mappings do
- * not overlap are then joined (a process's thread stacks that never
- * reach its main executable would otherwise be a space of their own,
- * whose files would be read twice); two that overlap never are, so each
- * address is named from its own mapping.  Another tool's profile, of one
- * process, is one space, or several that share nothing.
+ * samples link (one sample's locations) are one group, found with a
+ * union-find.  Groups whose mappings do not overlap (but for equal ones)
+ * are then put in one space (join_groups()): the report reads each
+ * space's files once, and most processes share a few spaces, since
+ * address space randomisation puts their mappings apart; two groups that
+ * map different files at one address (two non-PIE programs) never share
+ * one, so each address is named from its own mapping.  Another tool's
+ * profile, of one process, is one space.
  */
 
 static size_t uf_root(size_t *up, size_t i)
@@ -892,43 +894,79 @@ static void link_mappings(const struct rd *rd, size_t *up)
 	}
 }
 
-/* Mapping-pair comparisons join_groups() may make: past them, groups
- * stay apart (more spaces, names still right), so a hostile file of a
- * million mappings cannot make it quadratic. */
-#define JOIN_BUDGET (1UL << 22)
+/* Steps join_groups() may take (a space tried, an interval compared or
+ * moved): past them, the groups left get a space each (more spaces,
+ * names still right), so a hostile file of a million mappings cannot
+ * make it quadratic. */
+#define JOIN_BUDGET (1UL << 25)
+
+/* A space being filled: its mappings' ranges, sorted and disjoint. */
+struct jspace {
+	size_t *v; /* mapping indexes, by memory_start */
+	size_t n, cap;
+};
 
 /* The union-find and what join_groups() needs of each group (by root). */
 struct groups {
 	const struct rd *rd;
-	size_t *up;	    /* mapping -> its group's root */
-	struct labels *key; /* root -> labels of its first sample */
-	bool *sampled;	    /* root -> some sample is in it */
-	size_t *head;	    /* root -> the root it was joined to (itself) */
-	size_t *order;	    /* mappings sorted by group */
-	size_t *first;	    /* root -> its mappings: order[first..] */
+	size_t *up;    /* mapping -> its group's root */
+	bool *sampled; /* root -> some sample is in it */
+	size_t *space; /* root -> its space */
+	size_t *order; /* mappings by group, by start within one */
+	size_t *first; /* root -> its mappings: order[first..] */
 	size_t *count;
-	size_t *roots; /* sampled roots, sorted by labels */
-	size_t nroots;
-	size_t *space; /* head root -> its space, or SIZE_MAX */
+	struct jspace *sp; /* the spaces made */
+	size_t nsp, capsp;
 	size_t budget;
 };
 
+static const PbMapping *jmap(const struct groups *g, size_t m)
+{
+	return g->rd->pp->mapping[m];
+}
+
+static bool same_str(const struct rd *rd, int64_t a, int64_t b)
+{
+	return a == b || !strcmp(str_at(rd, a), str_at(rd, b));
+}
+
+/* The same file at the same place (two runs of one non-PIE program). */
+static bool same_mapping(const struct rd *rd, const PbMapping *x,
+			 const PbMapping *y)
+{
+	return x->memory_start == y->memory_start &&
+	       x->memory_limit == y->memory_limit &&
+	       x->file_offset == y->file_offset &&
+	       same_str(rd, x->filename, y->filename) &&
+	       same_str(rd, x->build_id, y->build_id);
+}
+
+/* Mappings a and b may be in one space: they do not overlap, or are the
+ * same mapping. */
+static bool compatible(const struct groups *g, size_t a, size_t b)
+{
+	const PbMapping *x = jmap(g, a), *y = jmap(g, b);
+
+	if (x->memory_start >= y->memory_limit ||
+	    y->memory_start >= x->memory_limit)
+		return true;
+	return same_mapping(g->rd, x, y);
+}
+
 static const struct groups *sort_groups_;
 
-static int cmp_root_key(const void *pa, const void *pb)
+static int cmp_member(const void *pa, const void *pb)
 {
-	const struct groups *g = sort_groups_;
 	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	uint64_t x = jmap(sort_groups_, a)->memory_start;
+	uint64_t y = jmap(sort_groups_, b)->memory_start;
 
-	if (g->key[a].pid != g->key[b].pid)
-		return g->key[a].pid < g->key[b].pid ? -1 : 1;
-	if (g->key[a].pname != g->key[b].pname)
-		return g->key[a].pname < g->key[b].pname ? -1 : 1;
+	if (x != y)
+		return x < y ? -1 : 1;
 	return a < b ? -1 : a > b;
 }
 
-/* Each group's mappings together (order, first, count), and the sampled
- * roots sorted by labels. */
+/* Each group's mappings together, by start (order, first, count). */
 static void sort_groups(struct groups *g)
 {
 	size_t n = g->rd->pp->n_mapping, at = 0;
@@ -946,98 +984,149 @@ static void sort_groups(struct groups *g)
 
 		g->order[g->first[r] + g->count[r]++] = i;
 	}
+	sort_groups_ = g;
 	for (size_t i = 0; i < n; i++)
 		if (g->up[i] == i && g->sampled[i])
-			g->roots[g->nroots++] = i;
-	sort_groups_ = g;
-	qsort(g->roots, g->nroots, sizeof(*g->roots), cmp_root_key);
+			qsort(g->order + g->first[i], g->count[i],
+			      sizeof(*g->order), cmp_member);
 	sort_groups_ = NULL;
 }
 
-/* Whether a mapping of group a overlaps one of group b (roots); true
- * too when the budget is spent. */
-static bool groups_overlap(struct groups *g, size_t a, size_t b)
+/* Where mapping m would go in space s: the first of its ranges that
+ * starts at or after m's limit. */
+static size_t jspace_pos(const struct groups *g, const struct jspace *s,
+			 size_t m)
 {
-	const PbProfile *pp = g->rd->pp;
-	size_t cost = g->count[a] * g->count[b];
+	size_t lo = 0, hi = s->n;
+	uint64_t limit = jmap(g, m)->memory_limit;
 
-	if (cost > g->budget)
-		return true;
-	g->budget -= cost;
-	for (size_t i = 0; i < g->count[a]; i++) {
-		const PbMapping *x = pp->mapping[g->order[g->first[a] + i]];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		for (size_t j = 0; j < g->count[b]; j++) {
-			const PbMapping *y =
-				pp->mapping[g->order[g->first[b] + j]];
-
-			if (x->memory_start < y->memory_limit &&
-			    y->memory_start < x->memory_limit)
-				return true;
-		}
+		if (jmap(g, s->v[mid])->memory_start < limit)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	return lo;
 }
 
-/* Whether group a may join head h: no overlap with any group joined to
- * h so far (those are in roots[from..to)). */
-static bool may_join(struct groups *g, size_t a, size_t h, size_t from,
-		     size_t to)
+/* Whether mapping m conflicts with space s: the range before its place
+ * is the only one that may overlap it (the ranges are disjoint). */
+static bool jspace_conflicts(const struct groups *g, const struct jspace *s,
+			     size_t m)
 {
-	for (size_t k = from; k < to; k++)
-		if (g->head[g->roots[k]] == h &&
-		    groups_overlap(g, a, g->roots[k]))
+	size_t pos = jspace_pos(g, s, m);
+
+	return pos && !compatible(g, s->v[pos - 1], m);
+}
+
+/* Group r fits space s: none of its mappings conflicts. */
+static bool group_fits(struct groups *g, size_t r, const struct jspace *s)
+{
+	for (size_t i = 0; i < g->count[r]; i++) {
+		if (!g->budget)
 			return false;
+		g->budget--;
+		if (jspace_conflicts(g, s, g->order[g->first[r] + i]))
+			return false;
+	}
 	return true;
 }
 
-static bool same_key(const struct groups *g, size_t a, size_t b)
+/* A group whose own mappings conflict (a library unloaded and another
+ * loaded at its place) can share no space: it gets one of its own. */
+static bool group_alone(const struct groups *g, size_t r)
 {
-	return g->key[a].pid == g->key[b].pid &&
-	       g->key[a].pname == g->key[b].pname;
+	for (size_t i = 1; i < g->count[r]; i++)
+		if (!compatible(g, g->order[g->first[r] + i - 1],
+				g->order[g->first[r] + i]))
+			return true;
+	return false;
 }
 
-/* Join the sampled groups of equal process labels that do not overlap,
- * each to the first it may join: g->head. */
-static void join_groups(struct groups *g)
+/* Add group r's mappings to space s (one of equal ones). */
+static int jspace_add(struct groups *g, size_t r, struct jspace *s)
 {
-	size_t from = 0;
+	for (size_t i = 0; i < g->count[r]; i++) {
+		size_t m = g->order[g->first[r] + i], pos = jspace_pos(g, s, m);
+		size_t *nv;
 
-	for (size_t k = 0; k < g->nroots; k++) {
-		size_t a = g->roots[k];
+		if (pos && jmap(g, s->v[pos - 1])->memory_limit >
+				   jmap(g, m)->memory_start)
+			continue; /* the same mapping: there already */
+		nv = grow_array(s->v, &s->cap, s->n + 1, sizeof(*nv));
+		if (!nv)
+			return -1;
+		s->v = nv;
+		memmove(s->v + pos + 1, s->v + pos,
+			(s->n - pos) * sizeof(*s->v));
+		g->budget -= s->n - pos < g->budget ? s->n - pos : g->budget;
+		s->v[pos] = m;
+		s->n++;
+	}
+	return 0;
+}
 
-		if (k && !same_key(g, a, g->roots[k - 1]))
-			from = k;
-		g->head[a] = a;
-		for (size_t j = from; j < k; j++) {
-			size_t h = g->roots[j];
+/* A new space for group r (its ranges kept only while the budget lasts:
+ * after it, no group joins another). */
+static int new_space(struct groups *g, size_t r, bool alone)
+{
+	struct jspace *ns = grow_array(g->sp, &g->capsp, g->nsp + 1,
+				       sizeof(*ns));
 
-			if (g->head[h] == h && may_join(g, a, h, from, k)) {
-				g->head[a] = h;
+	if (!ns)
+		return -1;
+	g->sp = ns;
+	g->sp[g->nsp] = (struct jspace){ .v = NULL };
+	g->space[r] = g->nsp++;
+	return alone || !g->budget ? 0 : jspace_add(g, r, &g->sp[g->space[r]]);
+}
+
+/*
+ * Put each sampled group in the first space it fits (no mapping of it
+ * overlaps another there, but the same one), else in a new one: so the
+ * processes of a file share a few spaces, each of whose files the report
+ * reads once, and each address is still named from its own mapping.
+ * Groups are taken in mapping order, so the spaces are numbered so too.
+ */
+static int join_groups(struct groups *g)
+{
+	size_t n = g->rd->pp->n_mapping;
+
+	for (size_t r = 0; r < n; r++) {
+		bool alone;
+		size_t k;
+
+		if (g->up[r] != r || !g->sampled[r])
+			continue;
+		alone = group_alone(g, r);
+		for (k = 0; !alone && k < g->nsp && g->budget; k++) {
+			g->budget--;
+			if (g->sp[k].v && group_fits(g, r, &g->sp[k]))
 				break;
-			}
+		}
+		if (!alone && k < g->nsp && g->budget) {
+			g->space[r] = k;
+			if (jspace_add(g, r, &g->sp[k]))
+				return -1;
+		} else if (new_space(g, r, alone)) {
+			return -1;
 		}
 	}
+	return 0;
 }
 
-/* Number the spaces 0, 1, ... in mapping order: rd->map_space; the
- * mappings of no sample are in none (SIZE_MAX): no record needs them. */
-static void number_spaces(struct rd *rd, struct groups *g)
+/* rd->map_space from the groups' spaces; the mappings of no sample are
+ * in none (SIZE_MAX): no record needs them. */
+static void number_spaces(struct rd *rd, const struct groups *g)
 {
-	size_t n = rd->pp->n_mapping;
+	for (size_t i = 0; i < rd->pp->n_mapping; i++) {
+		size_t r = g->up[i];
 
-	for (size_t i = 0; i < n; i++)
-		g->space[i] = SIZE_MAX;
-	for (size_t i = 0; i < n; i++) {
-		size_t r = g->up[i], h = g->sampled[r] ? g->head[r] : SIZE_MAX;
-
-		rd->map_space[i] = SIZE_MAX;
-		if (h == SIZE_MAX)
-			continue;
-		if (g->space[h] == SIZE_MAX)
-			g->space[h] = rd->nspaces++;
-		rd->map_space[i] = g->space[h];
+		rd->map_space[i] = g->sampled[r] ? g->space[r] : SIZE_MAX;
 	}
+	rd->nspaces = g->nsp;
 }
 
 /* The space of sample i: its first mapping's; a sample in no mapping
@@ -1086,39 +1175,34 @@ static void locate_spaces(struct rd *rd)
 
 static void free_groups(struct groups *g)
 {
+	for (size_t i = 0; g->sp && i < g->nsp; i++)
+		free(g->sp[i].v);
+	free(g->sp);
 	free(g->up);
-	free(g->key);
 	free(g->sampled);
-	free(g->head);
+	free(g->space);
 	free(g->order);
 	free(g->first);
 	free(g->count);
-	free(g->roots);
-	free(g->space);
 }
 
 static int alloc_groups(struct rd *rd, struct groups *g)
 {
 	size_t n = rd->pp->n_mapping ? rd->pp->n_mapping : 1;
+	size_t nl = rd->pp->n_location ? rd->pp->n_location : 1;
 
 	*g = (struct groups){ .rd = rd, .budget = JOIN_BUDGET };
 	g->up = malloc(n * sizeof(*g->up));
-	g->key = calloc(n, sizeof(*g->key));
 	g->sampled = calloc(n, sizeof(*g->sampled));
-	g->head = malloc(n * sizeof(*g->head));
+	g->space = malloc(n * sizeof(*g->space));
 	g->order = malloc(n * sizeof(*g->order));
 	g->first = calloc(n, sizeof(*g->first));
 	g->count = calloc(n, sizeof(*g->count));
-	g->roots = malloc(n * sizeof(*g->roots));
-	g->space = malloc(n * sizeof(*g->space));
 	rd->map_space = malloc(n * sizeof(*rd->map_space));
-	rd->loc_space = malloc((rd->pp->n_location ? rd->pp->n_location : 1) *
-			       sizeof(*rd->loc_space));
-	rd->loc_map = malloc((rd->pp->n_location ? rd->pp->n_location : 1) *
-			     sizeof(*rd->loc_map));
-	if (g->up && g->key && g->sampled && g->head && g->order && g->first &&
-	    g->count && g->roots && g->space && rd->map_space &&
-	    rd->loc_space && rd->loc_map)
+	rd->loc_space = malloc(nl * sizeof(*rd->loc_space));
+	rd->loc_map = malloc(nl * sizeof(*rd->loc_map));
+	if (g->up && g->sampled && g->space && g->order && g->first &&
+	    g->count && rd->map_space && rd->loc_space && rd->loc_map)
 		return 0;
 	free_groups(g);
 	return profile_fail(rd->err, rd->errlen, ENOMEM, "out of memory");
@@ -1127,6 +1211,7 @@ static int alloc_groups(struct rd *rd, struct groups *g)
 static int find_spaces(struct rd *rd)
 {
 	struct groups g;
+	int rc;
 
 	if (alloc_groups(rd, &g))
 		return -1;
@@ -1136,23 +1221,23 @@ static int find_spaces(struct rd *rd)
 	link_mappings(rd, g.up);
 	for (size_t i = 0; i < rd->pp->n_mapping; i++)
 		g.up[i] = uf_root(g.up, i);
-	for (size_t i = rd->pp->n_sample; i-- > 0;) {
+	for (size_t i = 0; i < rd->pp->n_sample; i++) {
 		size_t m = rd->pp->sample[i]->value[rd->ci] ?
 				   sample_mapping(rd, i) :
 				   SIZE_MAX;
 
-		if (m == SIZE_MAX)
-			continue;
-		/* the first sample's labels win */
-		sample_labels(rd, i, &g.key[g.up[m]]);
-		g.sampled[g.up[m]] = true;
+		if (m != SIZE_MAX)
+			g.sampled[g.up[m]] = true;
 	}
 	sort_groups(&g);
-	join_groups(&g);
-	number_spaces(rd, &g);
-	locate_spaces(rd);
+	rc = join_groups(&g);
+	if (!rc) {
+		number_spaces(rd, &g);
+		locate_spaces(rd);
+	}
 	free_groups(&g);
-	return 0;
+	return rc ? profile_fail(rd->err, rd->errlen, ENOMEM, "out of memory") :
+		    0;
 }
 
 /* ---- building the struct profile ---- */
@@ -1200,14 +1285,6 @@ static void build_records(const struct rd *rd, struct profile *out,
 			strcpy(names + rd->name_off[i], str_at(rd, (int64_t)i));
 }
 
-static int cmp_start(const void *a, const void *b)
-{
-	uint64_t x = (*(PbMapping *const *)a)->memory_start;
-	uint64_t y = (*(PbMapping *const *)b)->memory_start;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The build ID of mapping m on a line of pprof's brief form before its
  * maps line, as the legacy format carries it (maps.h): what the
@@ -1233,38 +1310,72 @@ static int write_brief(const struct rd *rd, const PbMapping *m, FILE *f)
 		       id);
 }
 
-/* The mappings of one space as /proc/PID/maps lines, in address order
- * (v: room for all of them). */
-static int write_space(const struct rd *rd, size_t space, PbMapping **v,
-		       FILE *f)
-{
-	size_t n = 0;
-	int rc = 0;
+/* A mapping in its space, to sort them by space, then address. */
+struct spaced {
+	size_t space;
+	const PbMapping *m;
+};
 
-	for (size_t i = 0; i < rd->pp->n_mapping; i++)
-		if (rd->map_space[i] == space)
-			v[n++] = rd->pp->mapping[i];
-	qsort(v, n, sizeof(*v), cmp_start);
-	for (size_t i = 0; i < n && rc >= 0; i++) {
-		rc = write_brief(rd, v[i], f);
-		if (rc >= 0)
-			rc = fprintf(f,
-				     "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
-				     " 00:00 0 %s\n",
-				     v[i]->memory_start, v[i]->memory_limit,
-				     v[i]->file_offset,
-				     str_at(rd, v[i]->filename));
-	}
+static int cmp_spaced(const void *a, const void *b)
+{
+	const struct spaced *x = a, *y = b;
+
+	if (x->space != y->space)
+		return x->space < y->space ? -1 : 1;
+	return x->m->memory_start < y->m->memory_start ?
+		       -1 :
+		       x->m->memory_start > y->m->memory_start;
+}
+
+/* One mapping as a /proc/PID/maps line (its build ID's line before). */
+static int write_mapping(const struct rd *rd, const PbMapping *m, FILE *f)
+{
+	int rc = write_brief(rd, m, f);
+
+	if (rc >= 0)
+		rc = fprintf(f,
+			     "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
+			     " 00:00 0 %s\n",
+			     m->memory_start, m->memory_limit, m->file_offset,
+			     str_at(rd, m->filename));
 	return rc < 0 ? -1 : 0;
 }
 
-/* The maps text, space after space, and where each space's lines are. */
+/* The sampled mappings, space after space, each space's in address
+ * order, equal ones once (two processes', join_groups()); v has room
+ * for all; out->spaces says where each space's lines are. */
+static int write_spaces(const struct rd *rd, struct spaced *v,
+			struct profile *out, FILE *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rd->pp->n_mapping; i++)
+		if (rd->map_space[i] != SIZE_MAX)
+			v[n++] = (struct spaced){ rd->map_space[i],
+						  rd->pp->mapping[i] };
+	qsort(v, n, sizeof(*v), cmp_spaced);
+	for (size_t i = 0; i < n; i++) {
+		struct profile_space *ps = &out->spaces[v[i].space];
+		bool again = i && v[i - 1].space == v[i].space;
+
+		if (!again)
+			ps->off = (size_t)ftell(f);
+		if (again && same_mapping(rd, v[i - 1].m, v[i].m))
+			continue;
+		if (write_mapping(rd, v[i].m, f))
+			return -1;
+		ps->len = (size_t)ftell(f) - ps->off;
+	}
+	return 0;
+}
+
+/* The maps text, and where each space's lines are. */
 static int build_maps(const struct rd *rd, struct profile *out)
 {
 	size_t n = rd->pp->n_mapping, len = 0;
-	PbMapping **v = malloc((n ? n : 1) * sizeof(*v));
+	struct spaced *v = malloc((n ? n : 1) * sizeof(*v));
 	FILE *f = open_memstream(&out->maps_text, &len);
-	int rc = 0;
+	int rc;
 
 	out->nspaces = rd->nspaces ? rd->nspaces : 1;
 	out->spaces = calloc(out->nspaces, sizeof(*out->spaces));
@@ -1274,11 +1385,7 @@ static int build_maps(const struct rd *rd, struct profile *out)
 			fclose(f);
 		return -1;
 	}
-	for (size_t sp = 0; sp < rd->nspaces && !rc; sp++) {
-		out->spaces[sp].off = (size_t)ftell(f);
-		rc = write_space(rd, sp, v, f);
-		out->spaces[sp].len = (size_t)ftell(f) - out->spaces[sp].off;
-	}
+	rc = write_spaces(rd, v, out, f);
 	free(v);
 	if (fclose(f) || rc)
 		return -1;

@@ -18,10 +18,14 @@
  * address order within each address space (profile.h), so that the
  * symbolizer names the PCs from the files, as for a legacy profile; the
  * protobuf's own function names are kept for what no file names.  The
- * address spaces: the mappings one sample's locations link are one space
- * (a writer of several processes gives each its own mappings), and two
- * spaces with the same process labels whose mappings do not overlap are
- * one; a record's space is that of its locations' mappings.  A mapping's
+ * address spaces: the mappings one sample's locations link are one group
+ * (a writer of several processes gives each its own mappings); groups go
+ * into the first space where none of their mappings overlaps another
+ * (but for an equal one: the same file at the same place, written once),
+ * so different files at one address are in different spaces, and the
+ * processes of a file share a few (ASLR puts them apart); a record's
+ * space is that of its locations' mappings.  Mappings no sample is in
+ * are left out.  A mapping's
  * build ID goes on a brief line before its line, as in a legacy profile
  * (maps.h): the symbolizer uses only a file that carries it
  * (symbolize.h); the lines carry no inode.  period_us is

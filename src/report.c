@@ -21,7 +21,8 @@
  */
 struct slot {
 	uint64_t key;
-	uint32_t id; /* UINT32_MAX: empty */
+	uint32_t id;	/* UINT32_MAX: empty */
+	uint32_t space; /* addr_tab: the address space of the address */
 };
 
 struct table {
@@ -41,8 +42,8 @@ struct report {
 	uint64_t *flat, *cum;
 	uint64_t *seen_in; /* last record (+1) that counted the id's cum */
 	size_t nnames, cap_names;
-	struct table name_tab;	 /* name hash -> name id */
-	struct table *addr_tabs; /* per address space: address -> name id */
+	struct table name_tab; /* name hash -> name id */
+	struct table addr_tab; /* (space, address) -> name id */
 	size_t nspaces;
 	/* distinct stacks */
 	uint32_t *frames;
@@ -190,23 +191,27 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 }
 
 /* The frame id of addr in space, symbolized at most once per address
- * of each space, by that space's symbolizer. */
+ * of each space, by that space's symbolizer.  The key is the address
+ * mixed with its space: equal keys of one space are equal addresses. */
 static uint32_t frame_of(struct report *r, struct symbolizer *const *syms,
 			 size_t space, uint64_t addr, bool lines)
 {
-	struct table *t = &r->addr_tabs[space];
+	struct table *t = &r->addr_tab;
+	uint64_t key = addr ^ ((uint64_t)space * 0x9e3779b97f4a7c15ULL);
 	size_t j;
 	uint32_t id;
 
 	if (table_reserve(t))
 		return EMPTY;
-	for (j = table_first(t, addr); t->slots[j].id != EMPTY;
+	for (j = table_first(t, key); t->slots[j].id != EMPTY;
 	     j = table_next(t, j))
-		if (t->slots[j].key == addr)
+		if (t->slots[j].key == key && t->slots[j].space == space)
 			return t->slots[j].id;
 	id = name_addr(r, syms[space], space, addr, lines);
-	if (id != EMPTY)
-		table_set(t, j, addr, id);
+	if (id != EMPTY) {
+		table_set(t, j, key, id);
+		t->slots[j].space = (uint32_t)space;
+	}
 	return id;
 }
 
@@ -365,11 +370,9 @@ struct report *report_build(const struct profile *p,
 		return NULL;
 	r->profile = p;
 	r->nspaces = profile_nspaces(p);
-	r->addr_tabs = calloc(r->nspaces, sizeof(*r->addr_tabs));
-	if (!r->addr_tabs)
-		goto fail;
 	for (size_t i = 0; i < p->nrecords; i++)
 		if (p->records[i].space >= r->nspaces ||
+		    p->records[i].space > UINT32_MAX ||
 		    add_record(r, syms, &p->records[i], i, opt, &counts_cap))
 			goto fail;
 	if (grow_counts(r, &counts_cap) || make_rows(r))
@@ -396,9 +399,7 @@ void report_free(struct report *r)
 	free(r->cum);
 	free(r->seen_in);
 	free(r->name_tab.slots);
-	for (size_t i = 0; r->addr_tabs && i < r->nspaces; i++)
-		free(r->addr_tabs[i].slots);
-	free(r->addr_tabs);
+	free(r->addr_tab.slots);
 	free(r->frames);
 	free(r->stacks);
 	free(r->stack_tab.slots);
