@@ -11,6 +11,8 @@
  * is detached the moment it is reported, during the unwinds too (they
  * serve stops and stop signals between two steps, every millisecond):
  * it cannot be detached before, as PTRACE_DETACH needs a stopped tracee.
+ * The process set (roots, descendants, execs, exits) is sampler_procs.c's;
+ * the state both files share is in sampler_int.h.
  */
 #include "config.h"
 
@@ -21,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@
 #include "ptctl.h"
 #include "reaper.h"
 #include "sampler.h"
+#include "sampler_int.h"
 #include "seccomp.h"
 #include "sysbias.h"
 #include "threadtab.h"
@@ -47,86 +49,11 @@
 #define STOP_WINDOW_NS (500 * NSEC_PER_USEC)
 /* How long the end of a run waits for the stops of LATE threads. */
 #define FINAL_LATE_WAIT_NS (500 * NSEC_PER_MSEC)
-/* How often a long unwind stops to serve stops and signals (between_steps). */
+/* How often a long unwind stops to serve stops and signals (sampler_between_steps). */
 #define SERVE_EVERY_NS (1 * NSEC_PER_MSEC)
 /* Ticks in a row on which the kernel refused every thread before the run
  * ends with EPERM (the target exec'd a set-uid program, or was attached). */
 #define MAX_REFUSED_TICKS 10
-/* Descendant events taken per proctree_poll(). */
-#define TREE_EVENTS 64
-
-/* A capture waiting for its unwind: its stack is in the tick's arena. */
-struct queued {
-	struct thread *th;
-	struct user_regs_struct regs;
-	uint64_t stack_start;
-	size_t off, len;	/* in arena */
-	enum capture_stop kind; /* capture_stop_kind() said so */
-};
-
-/*
- * One process of the set: what the sampler keeps of it while it lives
- * (its threads point here).  Its image (procset.h) outlives it.
- */
-struct sampler_proc {
-	pid_t pid;
-	bool root;	       /* named (-p) or COMMAND: the run waits for it */
-	struct proc_image *im; /* its current image, in the set */
-	int pidfd;	       /* to tell its exit (and PID reuse) apart */
-	void *task_dir;	       /* /proc/PID/task, kept open */
-	int stat_fd;	       /* /proc/PID/stat, kept open: the thread count */
-	struct tidlist tids;   /* its threads as last listed */
-	struct cpuacct_proc acct; /* its CPU time, sweeps */
-	struct unwinder *unw;	  /* of its current image */
-	struct mapsync mapsync;	  /* its maps re-read when code was loaded */
-	pid_t live_tid; /* a thread sampled lately, to read maps through */
-	unsigned refused_ticks;
-	uint64_t first_tick; /* the tick it was first sampled at */
-	uint64_t samples;    /* samples of it (all its images) */
-	dev_t exe_dev;	     /* its main executable (/proc/PID/exe) */
-	ino_t exe_ino;
-	uint64_t exe_tick;     /* the tick its executable was last checked at */
-	uint64_t held_threads; /* of them in stats->foreign_traced */
-	bool gone;	       /* exited: finished at the end of the tick */
-	bool late_vanished;    /* a LATE thread exec'd away its TID */
-};
-
-struct sampler {
-	const struct sampler_config *cfg;
-	struct stacktab *tab;
-	struct procset *ps;
-	struct sampler_stats *st;
-	struct threadtab *threads;
-	struct sampler_proc **procs; /* the live processes */
-	size_t nprocs, cap_procs;
-	size_t roots_live;     /* of them, roots */
-	struct proctree *tree; /* cfg->children: their descendants */
-	struct pollfd *pfds;   /* their pidfds, for poll_exits() */
-	size_t cap_pfds;
-	bool sampled_any;	/* some process was sampled at some tick */
-	struct thread **active; /* threads seized this tick */
-	size_t nactive, cap_active;
-	size_t pending;	      /* of those, SEIZED and not yet stopped */
-	struct capture cap;   /* the capture being taken (stack: in arena) */
-	struct queued *queue; /* this tick's captures, unwound after it */
-	size_t nqueued, cap_queued;
-	uint8_t *arena;
-	size_t arena_len, arena_cap;
-	struct capture view; /* a queued capture, as the unwinder sees it */
-	uint64_t *pcs;
-	uint64_t tick;
-	uint64_t tick_ns; /* CLOCK_MONOTONIC at its start */
-	uint64_t period_ns;
-	uint64_t last_detach_ns; /* of this tick's sampled threads */
-	sigset_t waitset;	 /* stop signals and SIGTSTP, read from sigfd */
-	int sigfd;
-	bool target_gone;     /* the run is over: its roots are gone */
-	bool unwinding;	      /* in unwind_queued(): stops are not captured */
-	bool stopping;	      /* a stop signal came during an unwind */
-	uint64_t serve_at;    /* when between_steps() next looks for events */
-	bool sc_can_read;     /* seccomp_can_read(), at the start */
-	uint64_t progress_at; /* when cfg->progress was last called */
-};
 
 static int detach(struct thread *th)
 {
@@ -325,7 +252,7 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 		s->pending--;
 	if (asked && th->intr_ns)
 		count_stop_latency(s->st, mono_now_ns() - th->intr_ns);
-	/* During unwind_queued() the queue and arena are in use: a stop
+	/* During sampler_unwind_queued() the queue and arena are in use: a stop
 	 * that comes then is let go uncaptured. */
 	if (asked && !s->unwinding && reserve_capture(s) == 0)
 		captured = capture_thread(th->tid, th->proc->im->maps,
@@ -423,7 +350,7 @@ static int push_active(struct sampler *s, struct thread *th)
  * split of user and system time (sysbias.h) is another task's.  Forget
  * them (the correction starts again as for a new thread).
  */
-static void forget_user_code(struct thread *th)
+void sampler_forget_user_code(struct thread *th)
 {
 	th->user_stacks.count = 0;
 	th->user_stacks.put = 0;
@@ -445,7 +372,7 @@ static int read_cpu(struct sampler *s, struct thread *th)
 	if (rc > 0) {
 		th->name_tick = 0;
 		th->name_reads = 0;
-		forget_user_code(th);
+		sampler_forget_user_code(th);
 	}
 	if (th->cpu.unkept && !th->unkept_counted) {
 		th->unkept_counted = true;
@@ -749,21 +676,6 @@ static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
 	return 1;
 }
 
-/*
- * The target has exited when its pidfd polls readable (the whole thread
- * group is gone: a zombie leader with live threads is not "exited"), or,
- * without a pidfd, when /proc lists no thread that is not a zombie.  The
- * pidfd also keeps a recycled PID from passing for the target.
- */
-static bool target_exited(const struct sampler_proc *p)
-{
-	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
-
-	if (p->pidfd >= 0)
-		return poll(&pfd, 1, 0) > 0;
-	return !procfs_process_alive(p->pid);
-}
-
 /* Is p the whole run (a root, and no other process left)?  Then a
  * refusal ends the run as it always did; else p alone is skipped. */
 static bool alone(const struct sampler *s, const struct sampler_proc *p)
@@ -813,7 +725,7 @@ static bool skip_if_held(struct sampler *s, struct sampler_proc *p)
  */
 static int nothing_seized(struct sampler *s, struct sampler_proc *p, int eperm)
 {
-	if (target_exited(p)) {
+	if (sampler_procs_exited(p)) {
 		p->gone = true;
 		return 0;
 	}
@@ -1000,7 +912,6 @@ static int unwind_captured(struct sampler *s, struct sampler_proc *p)
 }
 
 static bool take_signal(struct sampler *s);
-static void check_exec(struct sampler *s, struct sampler_proc *p);
 
 /*
  * The unwinder's hook, between two steps: every SERVE_EVERY_NS of
@@ -1009,7 +920,7 @@ static void check_exec(struct sampler *s, struct sampler_proc *p);
  * "t", traced, as long as they last) and take a stop signal (SIGINT must
  * end the run however long the unwinds).  True ends the unwind.
  */
-static bool between_steps(void *arg, uint64_t now)
+bool sampler_between_steps(void *arg, uint64_t now)
 {
 	struct sampler *s = arg;
 	int ready;
@@ -1030,10 +941,10 @@ static bool between_steps(void *arg, uint64_t now)
 /*
  * After the tick's stop window: unwind every queued capture.  Every
  * thread captured is already detached; a LATE one is still seized and
- * may stop meanwhile: between_steps() lets it go.  Once a stop signal
+ * may stop meanwhile: sampler_between_steps() lets it go.  Once a stop signal
  * came the rest are dropped (a stack cut short by it would be wrong).
  */
-static void unwind_queued(struct sampler *s)
+void sampler_unwind_queued(struct sampler *s)
 {
 	s->unwinding = true;
 	s->serve_at = mono_now_ns() + SERVE_EVERY_NS;
@@ -1041,7 +952,7 @@ static void unwind_queued(struct sampler *s)
 		const struct queued *q = &s->queue[i];
 
 		if (q->th->proc->exe_tick != s->tick)
-			check_exec(s, q->th->proc);
+			sampler_procs_check_exec(s, q->th->proc);
 		s->view.tid = q->th->tid;
 		s->view.regs = q->regs;
 		s->view.stack_start = q->stack_start;
@@ -1106,7 +1017,7 @@ static bool emit_split(struct sampler *s, struct thread *th,
 	/* Another task under the TID whose schedstat went forwards, or the
 	 * thread exec'd (the leader's own exec: same TID, same counters). */
 	if (read && th->have_image && image != th->image)
-		forget_user_code(th);
+		sampler_forget_user_code(th);
 	if (read) {
 		th->image = image;
 		th->have_image = true;
@@ -1325,7 +1236,7 @@ static uint64_t stop_the_world(struct sampler *s)
 	interrupt_all(s);
 	collect_stops(s, t0 + window);
 	mark_late(s);
-	unwind_queued(s);
+	sampler_unwind_queued(s);
 	return s->last_detach_ns > t0 ? s->last_detach_ns - t0 : 0;
 }
 
@@ -1346,335 +1257,6 @@ static size_t probes_late(struct sampler *s)
 	return n;
 }
 
-/* --- The process set: found, watched, exec'd, finished. --- */
-
-static bool between_steps(void *arg, uint64_t now);
-static void settle_proc(struct sampler *s, struct sampler_proc *p,
-			bool final_read);
-
-static struct sampler_proc *proc_of(const struct sampler *s, pid_t pid)
-{
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (s->procs[i]->pid == pid)
-			return s->procs[i];
-	return NULL;
-}
-
-/* p's main executable now: its device and inode (/proc/PID/exe). */
-static bool read_exe(const struct sampler_proc *p, dev_t *dev, ino_t *ino)
-{
-	char path[40];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
-	if (stat(path, &st))
-		return false;
-	*dev = st.st_dev;
-	*ino = st.st_ino;
-	return true;
-}
-
-/* The unwinder and map keeping of p's current image, its maps read.
- * (Its executable was read before its name and maps: an exec after that
- * is seen at its next capture, check_exec().) */
-static int open_image(struct sampler *s, struct sampler_proc *p)
-{
-	p->unw = unwinder_new(p->pid, p->im->maps);
-	if (!p->unw)
-		return -1;
-	unwinder_set_hook(p->unw, between_steps, s);
-	mapsync_init(&p->mapsync, p->pid, p->im->maps, p->unw);
-	mapsync_refresh(&p->mapsync, 0);
-	return 0;
-}
-
-/* Its unwinder's counters into the run's (at its end, or an exec). */
-static void close_image(struct sampler *s, struct sampler_proc *p)
-{
-	struct unwinder_counters c, *u = &s->st->unwind;
-
-	if (!p->unw)
-		return;
-	unwinder_counters(p->unw, &c);
-	u->mem_from_stack += c.mem_from_stack;
-	u->mem_from_module += c.mem_from_module;
-	u->mem_from_target += c.mem_from_target;
-	u->tables_built += c.tables_built;
-	u->tables_missing += c.tables_missing;
-	u->cfi_refused += c.cfi_refused;
-	u->budget_cuts += c.budget_cuts;
-	u->cache_size_set = c.cache_size_set;
-	mapsync_free(&p->mapsync);
-	unwinder_free(p->unw);
-	p->unw = NULL;
-}
-
-static void free_proc(struct sampler *s, struct sampler_proc *p)
-{
-	close_image(s, p);
-	procfs_tidlist_free(&p->tids);
-	procfs_tasks_close(&p->task_dir);
-	if (p->stat_fd >= 0)
-		close(p->stat_fd);
-	if (p->pidfd >= 0)
-		close(p->pidfd);
-	free(p);
-}
-
-static int push_proc(struct sampler *s, struct sampler_proc *p)
-{
-	struct sampler_proc **a = grow_array(s->procs, &s->cap_procs,
-					     s->nprocs + 1, sizeof(*a));
-
-	if (!a)
-		return -1;
-	s->procs = a;
-	s->procs[s->nprocs++] = p;
-	return 0;
-}
-
-/* Past PROCSET_MAX_LIVE: its image says it was skipped, and why. */
-static int add_capped(struct sampler *s, pid_t pid, pid_t ppid,
-		      const char *comm)
-{
-	struct proc_image *im = procset_add(s->ps, pid, ppid, comm);
-
-	if (!im)
-		return -1;
-	im->skipped = EAGAIN;
-	im->ended = true;
-	snprintf(im->skip_why, sizeof(im->skip_why),
-		 "%d processes were sampled already (the most at once)",
-		 PROCSET_MAX_LIVE);
-	s->st->procs_skipped++;
-	return 0;
-}
-
-/*
- * Watch pid's descendants (proctree.h): before its executable, name and
- * maps are read, so that an exec after that is reported.  A descendant
- * gone already (proctree_watch() says ESRCH) is no part of the run: 1.
- */
-static int watch_tree(struct sampler *s, pid_t pid, bool root)
-{
-	if (!s->tree || proctree_watch(s->tree, pid) == 0)
-		return 0;
-	if (errno != ESRCH)
-		return -1;
-	return root ? 0 : 1;
-}
-
-/* The sampler's state of a new process, its image added to the set. */
-static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
-{
-	char comm[16] = "";
-
-	p->stat_fd = -1;
-	read_exe(p, &p->exe_dev, &p->exe_ino);
-	procfs_comm(p->pid, 0, comm, sizeof(comm));
-	cpuacct_proc_init(&p->acct, p->pid, s->period_ns, s->cfg->wall);
-	p->im = procset_add(s->ps, p->pid, ppid, comm);
-	s->roots_live += p->root;
-	s->st->procs_found++;
-	return p->im ? open_image(s, p) : -1;
-}
-
-/*
- * A process to sample from the next tick on: a root (cfg->pids), or a
- * descendant proctree found.  The pidfd is opened first: a descendant
- * already gone is no part of the run (0), and the PID cannot be another
- * process's from then on.  Past PROCSET_MAX_LIVE it is skipped, and so
- * are its descendants.  Its maps are read now, for the unwinder.
- */
-static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
-{
-	struct sampler_proc *p;
-	char comm[16] = "";
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), w;
-
-	/* No pidfd (old kernel): /proc is read instead (target_exited()). */
-	if (pidfd < 0 && errno == ESRCH && !root)
-		return 0;
-	w = watch_tree(s, pid, root);
-	if (w) {
-		if (pidfd >= 0)
-			close(pidfd);
-		return w > 0 ? 0 : -1;
-	}
-	if (s->nprocs >= PROCSET_MAX_LIVE) {
-		if (s->tree)
-			proctree_forget(s->tree, pid);
-		procfs_comm(pid, 0, comm, sizeof(comm));
-		if (pidfd >= 0)
-			close(pidfd);
-		return add_capped(s, pid, ppid, comm);
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p || push_proc(s, p)) {
-		free(p);
-		if (pidfd >= 0)
-			close(pidfd);
-		return -1;
-	}
-	p->pid = pid;
-	p->root = root;
-	p->pidfd = pidfd;
-	return start_proc(s, p, ppid);
-}
-
-/* A thread of p that exec'd away its image: its stacks are no more. */
-static void forget_image(struct thread *th, void *arg)
-{
-	if (th->proc != arg)
-		return;
-	free(th->last_pcs);
-	th->last_pcs = NULL;
-	th->last_n = 0;
-	forget_user_code(th);
-}
-
-/*
- * p's main executable is another file: it exec'd.  From now on its
- * addresses mean the new image's code: a new image in the set, with its
- * own maps and a fresh unwinder.  The carry of its threads goes on (the
- * CPU time they used is theirs), but not their last stacks.
- */
-static void check_exec(struct sampler *s, struct sampler_proc *p)
-{
-	dev_t dev;
-	ino_t ino;
-	char comm[16] = "";
-	struct proc_image *im;
-
-	p->exe_tick = s->tick;
-	if (!read_exe(p, &dev, &ino) ||
-	    (dev == p->exe_dev && ino == p->exe_ino))
-		return;
-	p->exe_dev = dev;
-	p->exe_ino = ino;
-	procfs_comm(p->pid, 0, comm, sizeof(comm));
-	im = procset_add(s->ps, p->pid, p->im->ppid, comm);
-	if (!im)
-		return; /* no memory: the old image goes on */
-	close_image(s, p);
-	p->im = im;
-	threadtab_foreach(s->threads, forget_image, p);
-	if (open_image(s, p))
-		p->gone = true; /* no unwinder: nothing more of it */
-}
-
-static bool of_proc(const struct thread *th, void *arg)
-{
-	return th->proc == arg;
-}
-
-/*
- * A process that exited (or was skipped): its threads' carries go to
- * their last stacks (settle_proc()), then it is forgotten; its image
- * stays in the set.  A LATE thread of it dropped here is let go when its
- * stop comes, as any stop not asked for (handle_status()).
- */
-static void finish_proc(struct sampler *s, size_t i)
-{
-	struct sampler_proc *p = s->procs[i];
-
-	settle_proc(s, p, false);
-	threadtab_sweep(s->threads, of_proc, p);
-	p->im->ended = true;
-	if (s->tree)
-		proctree_forget(s->tree, p->pid);
-	s->roots_live -= p->root;
-	memmove(&s->procs[i], &s->procs[i + 1],
-		(s->nprocs - i - 1) * sizeof(*s->procs));
-	s->nprocs--;
-	free_proc(s, p);
-}
-
-static bool roots_left(const struct sampler *s)
-{
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (s->procs[i]->root && !s->procs[i]->gone)
-			return true;
-	return false;
-}
-
-/* Finish the processes found gone; the run is over once no root is left
- * (-p: all of them exited; COMMAND: it did). */
-static void finish_gone(struct sampler *s)
-{
-	if (s->nqueued && !s->unwinding)
-		unwind_queued(s); /* LATE captures: of processes still known */
-	for (size_t i = s->nprocs; i-- > 0;)
-		if (s->procs[i]->gone)
-			finish_proc(s, i);
-	if (!s->roots_live)
-		s->target_gone = true;
-}
-
-/* One event of the tree (proctree.h). */
-static int tree_event(struct sampler *s, const struct proctree_event *ev)
-{
-	struct sampler_proc *p = proc_of(s, ev->pid);
-
-	switch (ev->kind) {
-	case PROCTREE_NEW:
-		return p ? 0 : add_proc(s, ev->pid, ev->ppid, false);
-	case PROCTREE_EXEC:
-		if (p)
-			check_exec(s, p);
-		return 0;
-	case PROCTREE_EXIT:
-		if (p && !p->root)
-			p->gone = true;
-		return 0;
-	}
-	return 0;
-}
-
-static int take_tree_events(struct sampler *s)
-{
-	struct proctree_event ev[TREE_EVENTS];
-	int n;
-
-	do {
-		n = proctree_poll(s->tree, ev, TREE_EVENTS);
-		for (int i = 0; i < n; i++)
-			if (tree_event(s, &ev[i]))
-				return -1;
-	} while (n == TREE_EVENTS);
-	return n < 0 && errno != EAGAIN && errno != EINTR ? -1 : 0;
-}
-
-/* Several processes: which exited, all pidfds in one poll(). */
-static void poll_exits(struct sampler *s)
-{
-	struct pollfd *pf = grow_array(s->pfds, &s->cap_pfds, s->nprocs,
-				       sizeof(*pf));
-
-	if (!pf)
-		return; /* then listing their threads tells */
-	s->pfds = pf;
-	for (size_t i = 0; i < s->nprocs; i++) {
-		pf[i].fd = s->procs[i]->pidfd;
-		pf[i].events = POLLIN;
-	}
-	if (poll(pf, s->nprocs, 0) > 0)
-		for (size_t i = 0; i < s->nprocs; i++)
-			if (pf[i].revents & POLLIN)
-				s->procs[i]->gone = true;
-}
-
-/* Before a tick: new descendants, execs, exits. */
-static int watch_procs(struct sampler *s)
-{
-	if (s->tree && take_tree_events(s))
-		return -1;
-	if (s->nprocs > 1)
-		poll_exits(s);
-	finish_gone(s);
-	return 0;
-}
-
 /* Has the run nothing left to sample: every process of the set skipped
  * before one was sampled?  Then it fails as one refused process did. */
 static int check_refused_all(struct sampler *s)
@@ -1691,7 +1273,7 @@ static int tick(struct sampler *s)
 
 	s->tick++;
 	s->tick_ns = mono_now_ns();
-	if (watch_procs(s))
+	if (sampler_procs_watch(s))
 		return -1;
 	if (s->target_gone)
 		return check_refused_all(s);
@@ -1702,8 +1284,8 @@ static int tick(struct sampler *s)
 		errno = err;
 		return -1;
 	}
-	if (!s->nactive && !roots_left(s)) {
-		finish_gone(s);
+	if (!s->nactive && !sampler_procs_roots_left(s)) {
+		sampler_procs_finish_gone(s);
 		return 0; /* no tick: nothing was there to sample */
 	}
 	pause = stop_the_world(s);
@@ -1722,7 +1304,7 @@ static int tick(struct sampler *s)
 	for (size_t i = 0; i < s->nprocs; i++)
 		if (s->procs[i]->late_vanished)
 			reclaim_leader(s, s->procs[i]);
-	finish_gone(s);
+	sampler_procs_finish_gone(s);
 	return check_refused_all(s);
 }
 
@@ -1796,39 +1378,19 @@ static bool wait_until(struct sampler *s, uint64_t deadline)
 		int ready;
 
 		reap_queued(s);
-		unwind_queued(s); /* LATE captures: nothing is held */
+		sampler_unwind_queued(s); /* LATE captures: nothing is held */
 		if (s->stopping)
 			return true;
 		if (mono_now_ns() >= deadline || s->target_gone)
 			return false;
 		ready = reaper_poll(s->sigfd, one ? one->pidfd : -1, deadline);
-		if ((ready & REAPER_PIDFD) && target_exited(one)) {
+		if ((ready & REAPER_PIDFD) && sampler_procs_exited(one)) {
 			one->gone = true;
-			finish_gone(s);
+			sampler_procs_finish_gone(s);
 		}
 		if ((ready & REAPER_SIGNAL) && take_signal(s))
 			return true;
 	}
-}
-
-/* The roots, and with cfg->children the tree that finds descendants. */
-static int add_roots(struct sampler *s)
-{
-	const struct sampler_config *cfg = s->cfg;
-
-	/* Without a way to find descendants the roots are sampled alone
-	 * (stats->tree_errno says why). */
-	if (cfg->children) {
-		s->tree = proctree_new(true);
-		if (s->tree)
-			s->st->discovery = proctree_method_name(s->tree);
-		else
-			s->st->tree_errno = errno;
-	}
-	for (size_t i = 0; i < cfg->npids; i++)
-		if (add_proc(s, cfg->pids[i], 0, true))
-			return -1;
-	return 0;
 }
 
 static int setup(struct sampler *s, const struct sampler_config *cfg,
@@ -1859,13 +1421,13 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
 	if (!s->threads || !s->pcs || s->sigfd < 0 || reaper_start())
 		return -1;
-	return add_roots(s);
+	return sampler_procs_add_roots(s);
 }
 
 static void teardown(struct sampler *s)
 {
 	for (size_t i = 0; i < s->nprocs; i++)
-		free_proc(s, s->procs[i]);
+		sampler_procs_free(s, s->procs[i]);
 	free(s->procs);
 	free(s->pfds);
 	if (s->tree) {
@@ -1952,7 +1514,7 @@ static int run_loop(struct sampler *s, uint64_t start)
 	}
 }
 
-/* The settling of one process's CPU time (settle_proc()). */
+/* The settling of one process's CPU time (sampler_settle_proc()). */
 struct settling {
 	struct sampler *s;
 	struct sampler_proc *p;
@@ -1997,7 +1559,7 @@ static void count_pool_stack(struct thread *th, void *arg)
 }
 
 /* The second pass: a share of what is left to each stack taken for the
- * pool (see settle_proc()). */
+ * pool (see sampler_settle_proc()). */
 static void settle_pool(struct thread *th, void *arg)
 {
 	struct settling *z = arg;
@@ -2027,8 +1589,8 @@ static void settle_pool(struct thread *th, void *arg)
  * never hidden.  final_read: the process lives, read its threads once
  * more.
  */
-static void settle_proc(struct sampler *s, struct sampler_proc *p,
-			bool final_read_too)
+void sampler_settle_proc(struct sampler *s, struct sampler_proc *p,
+			 bool final_read_too)
 {
 	struct settling z = { .s = s, .p = p };
 	int64_t gap;
@@ -2059,9 +1621,9 @@ static void settle_all(struct sampler *s)
 {
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct sampler_proc *p = s->procs[i];
-		bool lives = !p->gone && !target_exited(p);
+		bool lives = !p->gone && !sampler_procs_exited(p);
 
-		settle_proc(s, p, lives);
+		sampler_settle_proc(s, p, lives);
 		if (lives)
 			mapsync_refresh(&p->mapsync, p->live_tid);
 	}
@@ -2084,11 +1646,11 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 		err = errno;
 		release_late(&s);
 		s.stopping = false; /* the last LATE captures: budgeted */
-		unwind_queued(&s);
+		sampler_unwind_queued(&s);
 		settle_all(&s);
 		st->elapsed_ns = mono_now_ns() - start;
 		for (size_t i = 0; i < s.nprocs; i++)
-			close_image(&s, s.procs[i]);
+			sampler_procs_close_image(&s, s.procs[i]);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		errno = err;
 	}
