@@ -58,12 +58,13 @@ struct dump {
 	size_t n;
 };
 
-static void on_stack(void *arg, pid_t tid, const char *name,
+static void on_stack(void *arg, const struct sample_origin *from,
 		     const uint64_t *pcs, size_t n, uint64_t count)
 {
 	struct dump *d = arg;
+	pid_t tid = from->tid;
 
-	(void)name;  /* read from /proc before the capture, with the state */
+	/* from->name: read from /proc before the capture, with the state */
 	(void)count; /* one tick: 1 */
 
 	for (size_t i = 0; i < d->n; i++) {
@@ -244,10 +245,11 @@ static void capture_failed(const struct dproc *p,
 /* Stop every thread of p once; their stacks land in d (on_stack).  0,
  * or -1 with why; *signalled when a stop signal came meanwhile. */
 static int capture(const struct dproc *p, const struct options *o,
-		   const sigset_t *stop, struct dump *d, struct maps *maps,
+		   const sigset_t *stop, struct dump *d, struct procset *ps,
 		   bool *signalled, char *why, size_t len)
 {
-	struct sampler_config cfg = { .pid = p->pid,
+	struct sampler_config cfg = { .pids = &p->pid,
+				      .npids = 1,
 				      .hz = 1,
 				      .wall = true,
 				      .unsafe_seccomp = o->unsafe_seccomp,
@@ -261,7 +263,7 @@ static int capture(const struct dproc *p, const struct options *o,
 
 	if (!tab)
 		cli_die(EXIT_FAILURE, "out of memory");
-	rc = sampler_run(&cfg, tab, maps, &st);
+	rc = sampler_run(&cfg, tab, ps, &st);
 	err = errno;
 	stacktab_free(tab);
 	*signalled = st.end == SAMPLER_END_SIGNAL;
@@ -473,7 +475,7 @@ struct run {
 static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 {
 	struct dump d = { 0 };
-	struct maps *maps;
+	struct procset *ps;
 	struct symbolizer *sym;
 	int rc = -1;
 
@@ -485,12 +487,13 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 			       len);
 		return -1;
 	}
-	maps = maps_new();
-	if (!maps)
+	ps = procset_new();
+	if (!ps)
 		cli_die(EXIT_FAILURE, "out of memory");
-	if (capture(p, r->o, &r->stop, &d, maps, &r->signalled, why, len) ==
-	    0) {
-		sym = symbolizer_for(p->pid, maps);
+	if (capture(p, r->o, &r->stop, &d, ps, &r->signalled, why, len) == 0 &&
+	    procset_count(ps)) {
+		/* One process: its last image (an exec during the capture). */
+		sym = symbolizer_for(p->pid, procset_find(ps, p->pid)->maps);
 		if (r->o->json)
 			print_json(&r->json, &d, sym, p);
 		else
@@ -499,7 +502,7 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 		r->dumped++;
 		rc = 0;
 	}
-	maps_free(maps);
+	procset_free(ps);
 	free_dump(&d);
 	return rc;
 }

@@ -33,6 +33,7 @@
 #include "outfile.h"
 #include "pprof_out.h"
 #include "procfs.h"
+#include "procset.h"
 #include "profile_out.h"
 #include "report.h"
 #include "sampler.h"
@@ -138,21 +139,25 @@ static const char *end_reason(const struct sampler_stats *st, char *buf,
 }
 
 static void print_summary(const struct options *o,
-			  const struct sampler_stats *st, size_t records)
+			  const struct sampler_stats *st, size_t records,
+			  const struct procset *ps)
 {
 	uint64_t mean = st->ticks ? st->pause_total_ns / st->ticks : 0;
-	char why[64];
+	size_t procs = procset_sampled_pids(ps);
+	char why[64], nprocs[40] = "";
 
 	if (o->quiet)
 		return;
+	if (procs > 1)
+		snprintf(nprocs, sizeof(nprocs), "%zu processes, ", procs);
 	/* cli_msg(): the output names are escaped there (textsafe.h). */
-	cli_msg("%llu ticks (%llu missed), %llu samples, %llu threads, "
+	cli_msg("%llu ticks (%llu missed), %llu samples, %s%llu threads, "
 		"%zu distinct stacks, %.1f threads stopped/tick, pause mean "
 		"%llu us max %llu us p50 %llu us p99 %llu us, %.2f%% of %.1f s; "
 		"ended: %s; wrote %s%s%s",
 		(unsigned long long)st->ticks,
 		(unsigned long long)st->missed_ticks,
-		(unsigned long long)st->samples,
+		(unsigned long long)st->samples, nprocs,
 		(unsigned long long)st->threads_seen, records,
 		per_tick(st->threads_stopped, st->ticks), us(mean),
 		us(st->pause_max_ns), us(sampler_pause_quantile(st, 0.5)),
@@ -301,6 +306,92 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		(unsigned long long)u->budget_cuts);
 }
 
+/* The images by samples, most first: --stats shows the top ones. */
+static int by_samples(const void *a, const void *b)
+{
+	const struct proc_image *x = *(const struct proc_image *const *)a;
+	const struct proc_image *y = *(const struct proc_image *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+#define STATS_PROCESSES 10
+
+/* --stats of a run over several processes: how they were found, the
+ * busiest, the skipped. */
+static void print_process_stats(const struct sampler_stats *st,
+				const struct procset *ps)
+{
+	size_t n = procset_count(ps);
+	const struct proc_image **v;
+
+	if (n < 2 && !st->discovery)
+		return;
+	fprintf(stderr,
+		"ptprof: stats: processes sampled %llu, skipped %llu, images "
+		"%zu\n",
+		(unsigned long long)st->procs_found,
+		(unsigned long long)st->procs_skipped, n);
+	if (st->discovery)
+		fprintf(stderr,
+			"ptprof: stats: descendants found by %s: %llu events, "
+			"%llu children files read, %llu rescans\n",
+			st->discovery, (unsigned long long)st->tree.events,
+			(unsigned long long)st->tree.scans,
+			(unsigned long long)st->tree.resyncs);
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		v[i] = procset_at(ps, i);
+	qsort(v, n, sizeof(*v), by_samples);
+	for (size_t i = 0; i < n && i < STATS_PROCESSES && v[i]->samples; i++)
+		fprintf(stderr,
+			"ptprof: stats: process %d (%s): %llu samples, %llu "
+			"threads stopped\n",
+			(int)v[i]->pid, v[i]->comm,
+			(unsigned long long)v[i]->samples,
+			(unsigned long long)v[i]->threads_stopped);
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->skipped)
+			fprintf(stderr,
+				"ptprof: stats: process %d (%s) skipped: %s\n",
+				(int)v[i]->pid, v[i]->comm, v[i]->skip_why);
+	free(v);
+}
+
+/* Descendants were to be followed but could not be, even with -q. */
+static void warn_no_tree(const struct sampler_stats *st)
+{
+	if (st->tree_errno)
+		cli_msg("warning: child processes were not followed: they "
+			"cannot be found on this system (%s)",
+			strerror(st->tree_errno));
+}
+
+/* Processes of the set not sampled: the first, and why, even with -q. */
+static void warn_skipped(const struct procset *ps)
+{
+	const struct proc_image *first = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < procset_count(ps); i++) {
+		const struct proc_image *im = procset_at(ps, i);
+
+		if (im->skipped && !n++)
+			first = im;
+	}
+	if (n == 1)
+		cli_msg("warning: process %d (%s) was not sampled: %s",
+			(int)first->pid, first->comm, first->skip_why);
+	else if (n > 1)
+		cli_msg("warning: %zu processes were not sampled: process %d "
+			"(%s): %s, ...",
+			n, (int)first->pid, first->comm, first->skip_why);
+}
+
 /*
  * Sampling stopped on an error.  With -p and a refused first seize nothing
  * was touched: say why and exit.  Otherwise say what failed; the caller
@@ -311,13 +402,14 @@ static void sampling_failed(const struct sampler_config *cfg,
 {
 	char why[512];
 	int err = errno;
+	pid_t pid = cfg->pids[0];
 
 	if (st->seccomp_refused) {
 		cli_explain_seccomp(st, why, sizeof(why));
 		if (!cfg->child)
 			cli_die(EXIT_FAILURE, "cannot trace process %d: %s",
-				(int)cfg->pid, why);
-		cli_msg("cannot trace process %d: %s", (int)cfg->pid, why);
+				(int)pid, why);
+		cli_msg("cannot trace process %d: %s", (int)pid, why);
 		return;
 	}
 	if (err == ENOTSUP) {
@@ -327,14 +419,14 @@ static void sampling_failed(const struct sampler_config *cfg,
 		return;
 	}
 	if (err == EPERM)
-		cli_explain_refusal(cfg->pid, why, sizeof(why));
+		cli_explain_refusal(pid, why, sizeof(why));
 	if (err == EPERM && !cfg->child)
-		cli_die(EXIT_FAILURE, "cannot trace process %d: %s",
-			(int)cfg->pid, why);
+		cli_die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid,
+			why);
 	if (err == EPERM)
-		cli_msg("cannot trace process %d: %s", (int)cfg->pid, why);
+		cli_msg("cannot trace process %d: %s", (int)pid, why);
 	else
-		cli_msg("sampling process %d failed: %s", (int)cfg->pid,
+		cli_msg("sampling process %d failed: %s", (int)pid,
 			strerror(err));
 }
 
@@ -379,6 +471,7 @@ struct output {
 	size_t records;		 /* records written so far */
 	struct pprof_out *pprof; /* with a pprof output */
 	struct timespec start;	 /* wall clock at the start, for pprof */
+	char *all_path; /* BASE.pb.gz, when written (write_all_processes()) */
 };
 
 /* Distinct stacks kept in memory before they go to the file. */
@@ -417,16 +510,53 @@ static const char *target_root(pid_t pid, char *buf, size_t len)
 	return buf;
 }
 
-static int write_legacy(struct output *w, const struct maps *maps)
+/*
+ * The maps of the root process for the legacy file, which holds its
+ * samples only: one image, as ever, or the union of its images (it
+ * exec'd), in the order they came, as one struct maps held them before
+ * images (a later image's mapping replaces an earlier one it overlaps),
+ * with the build IDs each had.  *merged is to be freed by the caller.
+ */
+static const struct maps *root_maps(const struct procset *ps,
+				    struct maps **merged)
 {
+	pid_t pid = procset_at(ps, 0)->pid;
+	size_t n = 0, len;
+	char *text;
+	FILE *f;
+
+	*merged = NULL;
+	for (size_t i = 0; i < procset_count(ps); i++)
+		n += procset_at(ps, i)->pid == pid;
+	if (n == 1)
+		return procset_at(ps, 0)->maps;
+	*merged = maps_new();
+	for (size_t i = 0; *merged && i < procset_count(ps); i++) {
+		const struct proc_image *im = procset_at(ps, i);
+
+		if (im->pid != pid || !(f = open_memstream(&text, &len)))
+			continue;
+		maps_write(im->maps, f);
+		if (fclose(f) == 0 && maps_update(*merged, text, len) == 0)
+			maps_copy_build_ids(*merged, im->maps);
+		free(text);
+	}
+	return *merged ? *merged : procset_at(ps, 0)->maps;
+}
+
+static int write_legacy(struct output *w, const struct procset *ps)
+{
+	struct maps *merged;
 	int rc = spill(w);
 
 	if (!w->o->legacy_output)
 		return rc;
-	if (rc == 0)
-		rc = profile_out_close(w->out, maps);
-	else if (w->out)
+	if (rc == 0) {
+		rc = profile_out_close(w->out, root_maps(ps, &merged));
+		maps_free(merged);
+	} else if (w->out) {
 		profile_out_abort(w->out);
+	}
 	w->out = NULL;
 	if (rc == 0)
 		return 0;
@@ -435,42 +565,128 @@ static int write_legacy(struct output *w, const struct maps *maps)
 	return -1;
 }
 
-/* The pprof protobuf, symbolized now through the target's root. */
-static int write_pprof(struct output *w, const struct maps *maps, pid_t pid,
-		       const struct sampler_stats *st)
+/* Samples of processes other than the root (image 0's PID). */
+static uint64_t other_samples(const struct procset *ps)
 {
-	const char *path = w->o->pprof_output;
-	char root[64];
+	pid_t root = procset_at(ps, 0)->pid;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < procset_count(ps); i++)
+		if (procset_at(ps, i)->pid != root)
+			n += procset_at(ps, i)->samples;
+	return n;
+}
+
+/* pprof_meta.root_of (arg: the procset): the image's process's root
+ * while it is there and still is that image (its newest, not ended);
+ * NULL otherwise: its PID may be another process's by now. */
+static const char *image_root(void *arg, const struct proc_image *im, char *buf,
+			      size_t len)
+{
+	const struct procset *ps = arg;
+
+	if (procset_find(ps, im->pid) != im || im->ended)
+		return NULL;
+	return target_root(im->pid, buf, len);
+}
+
+/* The pprof protobuf at path, every image with its own mappings. */
+static int write_pprof_to(struct output *w, const char *path,
+			  const struct procset *ps,
+			  const struct sampler_stats *st)
+{
 	struct pprof_meta meta = {
 		.period_ns = NSEC_PER_SEC / w->o->hz,
 		.wall = w->o->wall,
 		.time_nanos = (int64_t)w->start.tv_sec * NSEC_PER_SEC +
 			      w->start.tv_nsec,
 		.duration_nanos = (int64_t)st->elapsed_ns,
-		.root = target_root(pid, root, sizeof(root)),
-		.pid = pid,
+		.root_of = image_root,
+		.root_arg = (void *)ps,
 	};
 
-	if (!path || pprof_out_write_file(path, w->pprof, maps, &meta) == 0)
+	if (pprof_out_write_file(path, w->pprof, ps, &meta) == 0)
 		return 0;
 	cli_msg("cannot write output file '%s': %s", path,
 		output_error(path, errno));
 	return -1;
 }
 
-static int write_profile(struct output *w, const struct maps *maps, pid_t pid,
-			 const struct sampler_stats *st)
+/* BASE.pb.gz beside the legacy FILE (BASE: FILE without ".prof"). */
+static char *all_processes_path(const char *legacy)
 {
-	int rc = write_legacy(w, maps);
+	size_t n = strlen(legacy);
+	char *path;
 
-	return write_pprof(w, maps, pid, st) || rc ? -1 : 0;
+	if (n > 5 && !strcmp(legacy + n - 5, ".prof"))
+		n -= 5;
+	path = malloc(n + sizeof(".pb.gz"));
+	if (!path)
+		cli_die(EXIT_FAILURE, "out of memory");
+	memcpy(path, legacy, n);
+	strcpy(path + n, ".pb.gz");
+	return path;
 }
 
-/* A pprof output collects samples by thread as the sampler hands them. */
+/*
+ * The legacy format holds one address space: FILE has the root process's
+ * samples only.  When others have samples and no pprof output was asked
+ * for, all of them go to BASE.pb.gz too, and the user is told (one line).
+ */
+static int write_all_processes(struct output *w, const struct procset *ps,
+			       const struct sampler_stats *st)
+{
+	char *path;
+	int rc;
+
+	if (w->o->pprof_output || !w->o->legacy_output || !w->pprof ||
+	    !other_samples(ps))
+		return 0;
+	path = all_processes_path(w->o->legacy_output);
+	rc = write_pprof_to(w, path, ps, st);
+	if (rc == 0)
+		w->all_path = path;
+	else
+		free(path);
+	return rc;
+}
+
+/* After the summary: what the legacy FILE holds, and where the rest is. */
+static void say_all_processes(const struct output *w, const struct procset *ps,
+			      const struct sampler_stats *st)
+{
+	pid_t pid = procset_at(ps, 0)->pid;
+	const struct proc_image *im = procset_find(ps, pid);
+	size_t sampled = procset_sampled_pids(ps);
+	char all[40] = "samples";
+
+	if (!w->all_path)
+		return;
+	if (sampled > 1)
+		snprintf(all, sizeof(all), "%zu processes", sampled);
+	cli_msg("%s holds %s (%d) only: %llu of %llu samples; the gperftools "
+		"format holds one process; all %s are in %s",
+		w->o->legacy_output, im->comm, (int)pid,
+		(unsigned long long)(st->samples - other_samples(ps)),
+		(unsigned long long)st->samples, all, w->all_path);
+}
+
+static int write_profile(struct output *w, const struct procset *ps,
+			 const struct sampler_stats *st)
+{
+	int rc = write_legacy(w, ps);
+
+	if (w->o->pprof_output && write_pprof_to(w, w->o->pprof_output, ps, st))
+		rc = -1;
+	return write_all_processes(w, ps, st) || rc ? -1 : 0;
+}
+
+/* A pprof output collects samples by thread as the sampler hands them;
+ * so does a run that may cover several processes, for BASE.pb.gz. */
 static void want_pprof(struct output *w, struct sampler_config *cfg)
 {
 	clock_gettime(CLOCK_REALTIME, &w->start);
-	if (!w->o->pprof_output)
+	if (!w->o->pprof_output && !w->o->children && w->o->npids < 2)
 		return;
 	w->pprof = pprof_out_new(w->o->max_depth);
 	if (!w->pprof)
@@ -616,7 +832,7 @@ static void watch_start(struct watch *w, const struct options *o,
 	sigset_t ttou;
 
 	memset(w, 0, sizeof(*w));
-	w->pid = cfg->pid;
+	w->pid = cfg->pids[0];
 	w->tty = -1;
 	if (!o->quiet && isatty(STDERR_FILENO)) {
 		w->tty = open("/proc/self/fd/2",
@@ -704,7 +920,8 @@ static void warn_children(const struct options *o, const struct watch *w,
 			       0;
 	char who[64];
 
-	if (kids < CHILD_CPU_MIN_NS || kids < (own + kids) / 10)
+	/* Followed, they are in the profile. */
+	if (o->children || kids < CHILD_CPU_MIN_NS || kids < (own + kids) / 10)
 		return;
 	if (o->action == ACTION_RECORD_COMMAND)
 		snprintf(who, sizeof(who), "%s's",
@@ -750,11 +967,6 @@ static void check_record(const struct options *o, struct tselect *sel,
 		cli_check_targets(o);
 	else
 		check_launch();
-	/* Until the sampler takes a process set (issue 14): refused rather
-	 * than one process sampled in silence.  Drop when merging it. */
-	if (o->npids > 1 || (o->action == ACTION_RECORD_PID && o->children))
-		cli_die(EXIT_FAILURE,
-			"recording several processes (-p PID,PID or --children) is not built in yet");
 	check_output(o->legacy_output);
 	check_output(o->pprof_output);
 	select_threads(o, sel, cfg);
@@ -763,9 +975,10 @@ static void check_record(const struct options *o, struct tselect *sel,
 /* After a run written out: the summary, the warnings, --stats, --top. */
 static void report_run(const struct options *o, const struct output *w,
 		       const struct watch *watch, const struct tselect *sel,
-		       const struct sampler_stats *st)
+		       const struct sampler_stats *st, const struct procset *ps)
 {
-	print_summary(o, st, w->records);
+	print_summary(o, st, w->records, ps);
+	say_all_processes(w, ps, st);
 	warn_foreign(st);
 	warn_fd_limit(st);
 	warn_unsampled(o, st);
@@ -773,7 +986,11 @@ static void report_run(const struct options *o, const struct output *w,
 	warn_unselected(sel, st);
 	warn_children(o, watch, st);
 	warn_syscall_bias(o, watch, st);
+	warn_skipped(ps);
+	warn_no_tree(st);
 	print_stats(o, st);
+	if (o->stats)
+		print_process_stats(st, ps);
 	if (o->top)
 		top_table(o, watch->pid, o->action == ACTION_RECORD_COMMAND);
 }
@@ -781,21 +998,24 @@ static void report_run(const struct options *o, const struct output *w,
 int cmd_record(const struct options *o)
 {
 	struct sampler_config cfg = { .hz = o->hz,
-				      .pid = o->pid,
+				      .pids = o->pids,
+				      .npids = o->npids,
+				      .children = o->children,
 				      .wall = o->wall,
 				      .unsafe_seccomp = o->unsafe_seccomp,
 				      .spill = spill,
 				      .spill_at = SPILL_AT };
 	struct sampler_stats st;
 	struct stacktab *tab = stacktab_new(o->max_depth);
-	struct maps *maps = maps_new();
+	struct procset *ps = procset_new();
 	struct output w = { .o = o, .tab = tab };
 	struct watch watch;
 	struct tselect sel;
 	sigset_t stop;
+	pid_t child = 0;
 	int rc = 0, failed, unwritten = 0;
 
-	if (!tab || !maps)
+	if (!tab || !ps)
 		cli_die(EXIT_FAILURE, "out of memory");
 	check_record(o, &sel, &cfg);
 	want_pprof(&w, &cfg);
@@ -803,22 +1023,27 @@ int cmd_record(const struct options *o)
 	cfg.stop_signals = &stop;
 	cfg.spill_arg = &w;
 	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
-	if (o->action == ACTION_RECORD_COMMAND)
-		cfg.pid = cfg.child = start_command(o->command);
+	if (o->action == ACTION_RECORD_COMMAND) {
+		cfg.child = child = start_command(o->command);
+		cfg.pids = &child;
+		cfg.npids = 1;
+	}
+	/* The legacy file holds the first process's samples (procset.h). */
+	cfg.tab_pid = cfg.pids[0];
 	/* After COMMAND has started: it keeps the limit it was given (a
 	 * program that select()s breaks on descriptors past 1023). */
 	cli_raise_fd_limit();
 	watch_start(&watch, o, &cfg);
-	failed = sampler_run(&cfg, tab, maps, &st);
+	failed = sampler_run(&cfg, tab, ps, &st);
 	watch_end(&watch);
 	if (failed)
 		sampling_failed(&cfg, &st);
-	if ((!failed || st.ticks) && !st.seccomp_refused)
-		unwritten = write_profile(&w, maps, cfg.pid, &st);
+	if ((!failed || st.ticks) && !st.seccomp_refused && procset_count(ps))
+		unwritten = write_profile(&w, ps, &st);
 	else if (w.out)
 		profile_out_abort(w.out);
 	if (!failed && !unwritten)
-		report_run(o, &w, &watch, &sel, &st);
+		report_run(o, &w, &watch, &sel, &st, ps);
 	if (cfg.child)
 		rc = finish_command(cfg.child, &st, &stop);
 	if ((failed || unwritten) && cfg.child)
@@ -826,6 +1051,7 @@ int cmd_record(const struct options *o)
 	tselect_free(&sel);
 	stacktab_free(tab);
 	pprof_out_free(w.pprof);
-	maps_free(maps);
+	free(w.all_path);
+	procset_free(ps);
 	return failed || unwritten ? EXIT_FAILURE : rc;
 }

@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "profile_load.h"
 #include "report.h"
+#include "strpool.h"
 #include "symbolize.h"
 #include "thread_report.h"
 
@@ -63,46 +64,179 @@ static pid_t root_pid(const char *root)
 	return pid > 0 ? pid : 0;
 }
 
-/* Read path and build its report; one line on stderr and NULL on error. */
-static struct report *load(const char *path, const char *root, bool lines,
-			   const char *thread)
+/* --pid and --by-process need process labels, which legacy files and
+ * older protobufs lack. */
+static void need_processes(const char *path, struct profile *p, const char *opt)
 {
-	struct profile p;
-	struct symbolizer *sym;
-	struct report *r;
+	if (p->processes)
+		return;
+	profile_free(p);
+	cli_die(EXIT_FAILURE,
+		"%s has no process information (a legacy profile, or a pprof one without process_id labels): %s needs it",
+		path, opt);
+}
+
+/* --pid: only that process's samples (dies when it has none). */
+static void keep_process(const char *path, const char *sel, struct profile *p)
+{
+	need_processes(path, p, "--pid");
+	if (thread_report_keep_process(p, sel))
+		return;
+	profile_free(p);
+	cli_die(EXIT_FAILURE, "%s: no samples of process '%s'", path, sel);
+}
+
+/* Read path and apply the filters (--pid, --thread) and checks of o. */
+static int load_profile(const struct options *o, struct profile *p)
+{
+	if (read_profile(o->input, p))
+		return -1;
+	if (o->process)
+		keep_process(o->input, o->process, p);
+	if (o->by_process)
+		need_processes(o->input, p, "--by-process");
+	if (o->thread)
+		keep_thread(o->input, o->thread, p);
+	return 0;
+}
+
+/*
+ * Address spaces named from their files, at most: a file's processes
+ * share a few spaces (pprof_read.h), so only a hostile one has more, and
+ * a symbolizer each would cost it memory without bound.  The spaces past
+ * them share syms[n], which names nothing.
+ */
+#define REPORT_MAX_SPACES 4096
+
+static void free_symbolizers(struct symbolizer **syms, size_t n)
+{
+	for (size_t i = 0; syms && i < n; i++)
+		if (syms[i] != syms[n])
+			symbolizer_free(syms[i]);
+	if (syms)
+		symbolizer_free(syms[n]);
+	free(syms);
+}
+
+/* A symbolizer for each address space of p that has records (profile.h:
+ * the same address may mean other code in each), and one more at the
+ * end for the spaces past REPORT_MAX_SPACES; NULL on ENOMEM. */
+static struct symbolizer **space_symbolizers(const struct profile *p,
+					     const char *root, size_t *past)
+{
+	size_t n = profile_nspaces(p), len, made = 0;
+	struct symbolizer **syms = calloc(n + 1, sizeof(*syms));
+	const char *text;
+
+	*past = 0;
+	if (!syms || !(syms[n] = symbolizer_new(NULL, 0, NULL, 0))) {
+		free(syms);
+		return NULL;
+	}
+	for (size_t i = 0; i < p->nrecords; i++) {
+		size_t sp = p->records[i].space;
+
+		if (sp >= n || syms[sp])
+			continue;
+		if (made == REPORT_MAX_SPACES) {
+			syms[sp] = syms[n];
+			++*past;
+			continue;
+		}
+		text = profile_space_maps(p, sp, &len);
+		syms[sp] = symbolizer_new(text, len, root, root_pid(root));
+		made++;
+		if (!syms[sp]) {
+			free_symbolizers(syms, n);
+			return NULL;
+		}
+	}
+	return syms;
+}
+
+/* The files the symbolizers would not trust, each once. */
+static void warn_refused(const struct profile *p, struct symbolizer **syms)
+{
+	struct strpool *seen = strpool_new();
 	const char *bad, *why;
 
-	if (read_profile(path, &p))
+	for (size_t i = 0; seen && i < profile_nspaces(p); i++)
+		for (size_t next = 0;
+		     syms[i] &&
+		     (bad = symbolizer_refused(syms[i], &next, &why));) {
+			size_t before = strpool_count(seen);
+
+			if (strpool_intern(seen, bad) < 0 ||
+			    strpool_count(seen) == before)
+				continue;
+			cli_msg("%s %s: %s", bad, why,
+				p->nnames ? "its addresses are named as the "
+					    "profile names them" :
+					    "its addresses are not named");
+		}
+	strpool_free(seen);
+}
+
+/* Read o->input and build its report; one line on stderr and NULL on
+ * error. */
+static struct report *load(const struct options *o)
+{
+	struct report_options ro = { .lines = o->lines,
+				     .by_process = o->by_process };
+	struct symbolizer **syms;
+	struct profile p;
+	struct report *r;
+	size_t past;
+
+	if (load_profile(o, &p))
 		return NULL;
-	if (thread)
-		keep_thread(path, thread, &p);
-	sym = symbolizer_new(p.maps_text, p.maps_len, root, root_pid(root));
-	r = sym ? report_build(&p, sym, lines) : NULL;
+	syms = space_symbolizers(&p, o->root, &past);
+	if (past)
+		cli_msg("%s: %zu address spaces have samples: the addresses of the %zu past the first %d are not named",
+			o->input, past + REPORT_MAX_SPACES, past,
+			REPORT_MAX_SPACES);
+	r = syms ? report_build(&p, syms, &ro) : NULL;
 	if (!r && errno == ENOMEM)
-		cli_msg("%s: out of memory building the report", path);
+		cli_msg("%s: out of memory building the report", o->input);
 	else if (!r)
-		cli_msg("%s: %s", path, strerror(errno));
-	for (size_t next = 0;
-	     r && (bad = symbolizer_refused(sym, &next, &why));)
-		cli_msg("%s %s: %s", bad, why,
-			p.nnames ? "its addresses are named as the profile "
-				   "names them" :
-				   "its addresses are not named");
-	symbolizer_free(sym);
+		cli_msg("%s: %s", o->input, strerror(errno));
+	if (r)
+		warn_refused(&p, syms);
+	free_symbolizers(syms, profile_nspaces(&p));
 	profile_free(&p);
 	return r;
 }
 
 /* ptprof report --threads: no symbols needed. */
-static int threads_table(const char *path)
+static int threads_table(const struct options *o)
 {
 	struct profile p;
 	int rc;
 
-	if (read_profile(path, &p))
+	if (load_profile(o, &p))
 		return EXIT_FAILURE;
-	need_threads(path, &p);
+	need_threads(o->input, &p);
 	rc = thread_report_write(&p, stdout);
+	profile_free(&p);
+	if (rc)
+		cli_die(EXIT_FAILURE, "cannot write the report: %s",
+			strerror(errno));
+	return 0;
+}
+
+/* ptprof report --processes: a legacy file, or a protobuf without
+ * process labels, is one process whose PID is not known. */
+static int processes_table(const struct options *o)
+{
+	struct profile p;
+	int rc;
+
+	if (read_profile(o->input, &p))
+		return EXIT_FAILURE;
+	if (!p.processes)
+		cli_msg("%s has no process information (a legacy profile, or a pprof one without process_id labels): its samples are one process, PID unknown",
+			o->input);
+	rc = thread_report_write_processes(&p, stdout);
 	profile_free(&p);
 	if (rc)
 		cli_die(EXIT_FAILURE, "cannot write the report: %s",
@@ -117,8 +251,10 @@ int cmd_report(const struct options *o)
 	int rc;
 
 	if (o->threads)
-		return threads_table(o->input);
-	r = load(o->input, o->root, o->lines, o->thread);
+		return threads_table(o);
+	if (o->processes)
+		return processes_table(o);
+	r = load(o);
 	if (!r)
 		return EXIT_FAILURE;
 	switch (o->format) {
@@ -150,7 +286,8 @@ int cmd_report(const struct options *o)
 
 int cmd_report_top(const char *path, unsigned top, const char *root, FILE *out)
 {
-	struct report *r = load(path, root, false, NULL);
+	struct options o = { .input = path, .root = root };
+	struct report *r = load(&o);
 	int rc;
 
 	if (!r)

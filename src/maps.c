@@ -306,6 +306,30 @@ static void carry_over(struct mapping *nv, size_t nn, struct mapping *old,
 	}
 }
 
+/*
+ * The build IDs src knows of mappings dst holds too (the same line at the
+ * same address): for a union of several snapshots' texts (maps_write()
+ * then maps_update()), which carries no build ID over.  Both are in
+ * address order.
+ */
+void maps_copy_build_ids(struct maps *dst, const struct maps *src)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < dst->n; i++) {
+		struct mapping *d = &dst->v[i];
+
+		while (j < src->n && src->v[j].start < d->start)
+			j++;
+		if (j == src->n || d->build_id || !src->v[j].build_id ||
+		    src->v[j].start != d->start ||
+		    strcmp(src->v[j].line, d->line))
+			continue;
+		d->build_id = strdup(src->v[j].build_id);
+		d->build_id_tried = d->build_id != NULL;
+	}
+}
+
 /* Keep an old mapping: executable, and its range not reused since. */
 static bool survives(const struct mapping *old, const struct mapping *v,
 		     size_t n)

@@ -130,6 +130,11 @@ const struct map_entry *maps_entry(const struct maps *m, size_t i);
  */
 void maps_read_build_ids(struct maps *m, const char *root, pid_t pid);
 
+/* Give dst's mappings the build IDs src has for the same mappings (same
+ * address and line): for a union made of several maps' written texts.
+ * A copy that fails for want of memory leaves that mapping without. */
+void maps_copy_build_ids(struct maps *dst, const struct maps *src);
+
 /* Write the mappings, gone ones included, as /proc/PID/maps lines ordered
  * by start address, each known build ID on a brief line before its
  * mapping's line (see above). */

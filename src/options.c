@@ -78,6 +78,7 @@ const char options_usage[] =
 	"Reading a profile, and one-shot stacks:\n"
 	"  ptprof report [--top=N] [--lines] [--folded | --svg] FILE\n"
 	"  ptprof report --threads FILE\n"
+	"  ptprof report --processes FILE\n"
 	"  ptprof dump -p PID[,PID...] [--children] [--json]\n"
 	"See 'ptprof report --help', 'ptprof dump --help' and ptprof(1).\n";
 
@@ -102,6 +103,12 @@ const char options_report_usage[] =
 	"                    --format=pprof or -o NAME.pb.gz)\n"
 	"      --thread=T    only the samples of thread T, a TID or a name\n"
 	"                    (pprof protobuf profiles)\n"
+	"      --processes   samples by process instead: samples, %, PID, name\n"
+	"      --pid=P       only the samples of process P (all its images): a\n"
+	"                    PID, or a name, which keeps every process of that\n"
+	"                    name (pprof protobuf profiles with process labels)\n"
+	"      --by-process  with --folded or --svg: a \"name (pid)\" root frame\n"
+	"                    on every stack, one tree per process\n"
 	"  -h, --help        show this help and exit\n"
 	"\n"
 	"Functions come from the binaries and libraries named in the profile's\n"
@@ -144,7 +151,10 @@ enum {
 	OPT_THREAD,
 	OPT_UNSAFE_SECCOMP,
 	OPT_CHILDREN,
-	OPT_NO_CHILDREN
+	OPT_NO_CHILDREN,
+	OPT_PROCESSES,
+	OPT_REPORT_PID,
+	OPT_BY_PROCESS
 };
 
 static const struct option long_options[] = {
@@ -176,6 +186,9 @@ static const struct option report_options[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "processes", no_argument, NULL, OPT_PROCESSES },
+	{ "pid", required_argument, NULL, OPT_REPORT_PID },
+	{ "by-process", no_argument, NULL, OPT_BY_PROCESS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -656,6 +669,17 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 			return fail(err, len, "empty --thread");
 		o->thread = arg;
 		return 0;
+	case OPT_PROCESSES:
+		o->processes = 1;
+		return 0;
+	case OPT_REPORT_PID:
+		if (!*arg)
+			return fail(err, len, "empty --pid");
+		o->process = arg;
+		return 0;
+	case OPT_BY_PROCESS:
+		o->by_process = 1;
+		return 0;
 	default:
 		return parse_common(c, arg, o, err, len);
 	}
@@ -797,6 +821,24 @@ static int parse_with(int argc, char **argv, const char *shorts,
 	return 0;
 }
 
+/* --processes, --pid and --by-process with the other report options. */
+static int check_report_processes(struct options *o, const char *input,
+				  char *err, size_t len)
+{
+	if (o->processes &&
+	    (o->lines || o->format != REPORT_TEXT || o->thread || o->threads ||
+	     o->process || o->by_process))
+		return fail(
+			err, len,
+			"report: --processes goes with no --lines, --folded, --svg, --thread, --threads, --pid or --by-process");
+	if (o->by_process && o->format == REPORT_TEXT)
+		return fail(
+			err, len,
+			"report: --by-process goes with --folded or --svg only");
+	o->input = input;
+	return 0;
+}
+
 static int parse_report(int argc, char **argv, struct options *o, char *err,
 			size_t len)
 {
@@ -821,8 +863,7 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 		return fail(
 			err, len,
 			"report: --threads goes with no --lines, --folded, --svg or --thread");
-	o->input = argv[optind];
-	return 0;
+	return check_report_processes(o, argv[optind], err, len);
 }
 
 static int parse_dump(int argc, char **argv, struct options *o, char *err,

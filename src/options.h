@@ -6,8 +6,9 @@
  *                 [-t TID,...] [--thread-name REGEX] [--stats] ...
  *   ptprof [OPTION...] [--no-children] -- COMMAND [ARG...]
  *   ptprof report [--top N] [--lines] [--folded | --svg] [--root DIR]
- *                 [--thread=TID|NAME] FILE
- *   ptprof report --threads FILE
+ *                 [--thread=TID|NAME] [--pid=PID|NAME] [--by-process] FILE
+ *   ptprof report --threads [--pid=PID|NAME] FILE
+ *   ptprof report --processes FILE
  *   ptprof dump -p PID[,PID...] [--children] [--json]
  *   ptprof --help | --version     (also: ptprof report|dump --help)
  *
@@ -91,6 +92,9 @@ struct options {
 	int lines;	    /* --lines: by source line, not by function */
 	int threads;	    /* --threads: samples by thread */
 	const char *thread; /* --thread=TID|NAME: only that thread's samples */
+	int processes;	    /* --processes: samples by process */
+	const char *process; /* --pid=PID|NAME: only that process's samples */
+	int by_process;	    /* --by-process: a "name (pid)" root frame */
 	const char *root;   /* --root DIR: prefix of every path opened */
 	/* dump */
 	int json;	    /* --json */

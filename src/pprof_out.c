@@ -3,8 +3,9 @@
  * gzipped pprof protobuf (see pprof_out.h).
  *
  * The builder keeps its samples in a stacktab: each chain is the PCs with
- * one more slot in front, the thread's key (name index and TID), so that
- * equal stacks of different threads stay apart.  Writing makes the
+ * two more slots in front, the image's key (its index) and the thread's
+ * (name index and TID), so that equal stacks of different images or
+ * threads stay apart.  Writing makes the
  * protobuf-c messages in an arena (struct pb, freed at once at the end),
  * packs them straight into a zlib deflate stream with a gzip header, and
  * that into the file.
@@ -12,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +29,17 @@
 #include "strpool.h"
 #include "symbolize.h"
 
+/* A chain's head: the image's key, then the thread's, before the PCs. */
+#define CHAIN_HEAD 2
+/* The image index of a stack handed without one. */
+#define NO_IMAGE UINT32_MAX
+
 struct pprof_out {
-	struct stacktab *tab;  /* [key, pc0, pc1, ...] -> samples */
+	struct stacktab *tab;  /* [image, thread, pc0, pc1, ...] -> samples */
 	struct strpool *names; /* thread names */
 	unsigned max_depth;
 	bool failed; /* an add ran out of memory */
-	uint64_t chain[STACKTAB_MAX_DEPTH + 1];
+	uint64_t chain[STACKTAB_MAX_DEPTH + CHAIN_HEAD];
 };
 
 struct pprof_out *pprof_out_new(unsigned max_depth)
@@ -44,7 +51,7 @@ struct pprof_out *pprof_out_new(unsigned max_depth)
 	if (max_depth == 0 || max_depth > STACKTAB_MAX_DEPTH)
 		max_depth = STACKTAB_DEFAULT_DEPTH;
 	b->max_depth = max_depth;
-	b->tab = stacktab_new(max_depth + 1);
+	b->tab = stacktab_new(max_depth + CHAIN_HEAD);
 	b->names = strpool_new();
 	if (b->tab && b->names)
 		return b;
@@ -62,27 +69,37 @@ void pprof_out_free(struct pprof_out *b)
 	free(b);
 }
 
-/* The key slot: never 0 (stacktab would cut the chain there). */
+/* The key slots: never 0 (stacktab would cut the chain there). */
+static uint64_t image_key(const struct sample_origin *from)
+{
+	return (uint64_t)(from->image ? from->image->index : NO_IMAGE) + 1;
+}
+
+static uint32_t key_image(const uint64_t *chain)
+{
+	return (uint32_t)(chain[0] - 1);
+}
+
 static uint64_t thread_key(int64_t name, pid_t tid)
 {
 	return ((uint64_t)(name + 1) << 32) | (uint32_t)tid;
 }
 
-static pid_t key_tid(uint64_t key)
+static pid_t key_tid(const uint64_t *chain)
 {
-	return (pid_t)(uint32_t)key;
+	return (pid_t)(uint32_t)chain[1];
 }
 
-static size_t key_name(uint64_t key)
+static size_t key_name(const uint64_t *chain)
 {
-	return (size_t)(key >> 32) - 1;
+	return (size_t)(chain[1] >> 32) - 1;
 }
 
-void pprof_out_add(void *arg, pid_t tid, const char *name,
-		       const uint64_t *pcs, size_t n, uint64_t count)
+void pprof_out_add(void *arg, const struct sample_origin *from,
+		   const uint64_t *pcs, size_t n, uint64_t count)
 {
 	struct pprof_out *b = arg;
-	int64_t ni = strpool_intern(b->names, name ? name : "");
+	int64_t ni = strpool_intern(b->names, from->name ? from->name : "");
 	size_t k;
 
 	if (ni < 0) {
@@ -90,11 +107,12 @@ void pprof_out_add(void *arg, pid_t tid, const char *name,
 		return;
 	}
 	for (k = 0; k < n && k < b->max_depth && pcs[k]; k++)
-		b->chain[k + 1] = pcs[k];
+		b->chain[k + CHAIN_HEAD] = pcs[k];
 	if (!k)
 		return;
-	b->chain[0] = thread_key(ni, tid);
-	if (stacktab_add(b->tab, b->chain, k + 1, count))
+	b->chain[0] = image_key(from);
+	b->chain[1] = thread_key(ni, from->tid);
+	if (stacktab_add(b->tab, b->chain, k + CHAIN_HEAD, count))
 		b->failed = true;
 }
 
@@ -114,9 +132,21 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
+/* An image's mappings: pb->ents[first .. first + n). */
+struct img_maps {
+	size_t first, n;
+	bool used; /* it has samples */
+};
+
+/* A location: an address in one image. */
+struct loc_key {
+	uint32_t image;
+	uint64_t addr;
+};
+
 struct pb {
 	const struct pprof_out *b;
-	const struct maps *maps;
+	const struct procset *ps;
 	const struct pprof_meta *meta;
 	PbProfile prof;
 	struct strpool *strs;  /* the string table */
@@ -126,14 +156,16 @@ struct pb {
 	bool oom;
 	/* the mappings, and their map entries, in the same order */
 	const struct map_entry **ents;
-	/* distinct location addresses, sorted: location i has id i+1 */
-	uint64_t *addrs;
-	size_t naddrs;
+	struct img_maps *imgs; /* per image of ps */
+	size_t nimgs;
+	/* distinct locations, sorted: location i has id i+1 */
+	struct loc_key *locs;
+	size_t nlocs;
 	size_t capfuncs;
 	PbValueType types[2], period_type;
 	PbValueType *type_ptrs[2];
 	int64_t comment;
-	int64_t k_thread_id, k_thread_name;
+	int64_t k_thread_id, k_thread_name, k_process_id, k_process_name;
 };
 
 static void *pb_alloc(struct pb *pb, size_t n, size_t size)
@@ -173,7 +205,8 @@ static void pb_free(struct pb *pb)
 	for (size_t i = 0; i < pb->nblocks; i++)
 		free(pb->blocks[i]);
 	free(pb->blocks);
-	free(pb->addrs);
+	free(pb->locs);
+	free(pb->imgs);
 	strpool_free(pb->strs);
 	strpool_free(pb->funcs);
 }
@@ -193,6 +226,7 @@ static bool is_library(const char *path)
 	return (n >= 3 && !strcmp(base + n - 3, ".so")) || strstr(base, ".so.");
 }
 
+/* The executable mappings of m into out (when not NULL); how many. */
 static size_t collect_exec(const struct maps *m, const struct map_entry **out)
 {
 	const struct map_entry *e;
@@ -200,7 +234,7 @@ static size_t collect_exec(const struct maps *m, const struct map_entry **out)
 
 	/* gone ones too: a library dlclose'd during the run still names
 	 * its samples */
-	for (size_t i = 0; (e = maps_entry(m, i)); i++)
+	for (size_t i = 0; m && (e = maps_entry(m, i)); i++)
 		if (e->exec) {
 			if (out)
 				out[n] = e;
@@ -223,17 +257,62 @@ static void main_first(const struct map_entry **ents, size_t n)
 	}
 }
 
+/* The image of a stack, or NULL (none given, or not in the set). */
+static const struct proc_image *image_of(const struct pb *pb, uint32_t i)
+{
+	return i < pb->nimgs ? procset_at(pb->ps, i) : NULL;
+}
+
+static int mark_used(const uint64_t *chain, size_t n, uint64_t count, void *arg)
+{
+	struct pb *pb = arg;
+	uint32_t i = key_image(chain);
+
+	(void)n;
+	(void)count;
+	if (i < pb->nimgs)
+		pb->imgs[i].used = true;
+	return 0;
+}
+
+/* Each image with samples: its executable mappings, main one first. */
+static size_t collect_images(struct pb *pb, bool fill)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pb->nimgs; i++) {
+		const struct maps *m = procset_at(pb->ps, i)->maps;
+
+		if (!pb->imgs[i].used)
+			continue;
+		pb->imgs[i].first = n;
+		pb->imgs[i].n = collect_exec(m, fill ? pb->ents + n : NULL);
+		if (fill)
+			main_first(pb->ents + n, pb->imgs[i].n);
+		n += pb->imgs[i].n;
+	}
+	return n;
+}
+
+/* pprof takes mapping[0] for the main executable; with several images,
+ * each image's own mappings come together, its main executable first. */
 static int add_mappings(struct pb *pb)
 {
-	size_t n = collect_exec(pb->maps, NULL), i;
-	PbMapping *m = pb_alloc(pb, n, sizeof(*m));
-	PbMapping **mp = pb_alloc(pb, n, sizeof(*mp));
+	size_t n, i;
+	PbMapping *m, **mp;
 
+	pb->nimgs = procset_count(pb->ps);
+	pb->imgs = calloc(pb->nimgs ? pb->nimgs : 1, sizeof(*pb->imgs));
+	if (!pb->imgs)
+		return -1;
+	stacktab_foreach(pb->b->tab, mark_used, pb);
+	n = collect_images(pb, false);
+	m = pb_alloc(pb, n, sizeof(*m));
+	mp = pb_alloc(pb, n, sizeof(*mp));
 	pb->ents = pb_alloc(pb, n, sizeof(*pb->ents));
 	if (!m || !mp || !pb->ents)
 		return -1;
-	collect_exec(pb->maps, pb->ents);
-	main_first(pb->ents, n);
+	collect_images(pb, true);
 	for (i = 0; i < n; i++) {
 		const struct map_entry *e = pb->ents[i];
 
@@ -252,10 +331,16 @@ static int add_mappings(struct pb *pb)
 	return pb->oom ? -1 : 0;
 }
 
-/* The mapping holding addr (index into prof.mapping), or -1. */
-static ssize_t mapping_of(const struct pb *pb, uint64_t addr)
+/* The mapping of image img holding addr (index into prof.mapping), or
+ * -1: only that image's, since another may map other files there. */
+static ssize_t mapping_of(const struct pb *pb, uint32_t img, uint64_t addr)
 {
-	for (size_t i = 0; i < pb->prof.n_mapping; i++)
+	const struct img_maps *im;
+
+	if (img >= pb->nimgs)
+		return -1;
+	im = &pb->imgs[img];
+	for (size_t i = im->first; i < im->first + im->n; i++)
 		if (addr >= pb->ents[i]->start && addr < pb->ents[i]->end)
 			return (ssize_t)i;
 	return -1;
@@ -267,7 +352,7 @@ static ssize_t mapping_of(const struct pb *pb, uint64_t addr)
  * address minus 1 (inside the call instruction). */
 static uint64_t loc_addr(const uint64_t *chain, size_t i)
 {
-	return i == 1 ? chain[i] : chain[i] - 1;
+	return i == CHAIN_HEAD ? chain[i] : chain[i] - 1;
 }
 
 static int count_addrs(const uint64_t *chain, size_t n, uint64_t count,
@@ -275,7 +360,7 @@ static int count_addrs(const uint64_t *chain, size_t n, uint64_t count,
 {
 	(void)chain;
 	(void)count;
-	*(size_t *)arg += n - 1;
+	*(size_t *)arg += n - CHAIN_HEAD;
 	return 0;
 }
 
@@ -285,41 +370,46 @@ static int push_addrs(const uint64_t *chain, size_t n, uint64_t count,
 	struct pb *pb = arg;
 
 	(void)count;
-	for (size_t i = 1; i < n; i++)
-		pb->addrs[pb->naddrs++] = loc_addr(chain, i);
+	for (size_t i = CHAIN_HEAD; i < n; i++)
+		pb->locs[pb->nlocs++] = (struct loc_key){ key_image(chain),
+							  loc_addr(chain, i) };
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_loc(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct loc_key *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	if (x->image != y->image)
+		return x->image < y->image ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int collect_addrs(struct pb *pb)
+/* The distinct (image, address) pairs of the stacks, sorted. */
+static int collect_locs(struct pb *pb)
 {
 	size_t i, k = 0, n = 0;
 
 	stacktab_foreach(pb->b->tab, count_addrs, &n);
-	pb->addrs = malloc((n ? n : 1) * sizeof(*pb->addrs));
-	if (!pb->addrs)
+	pb->locs = malloc((n ? n : 1) * sizeof(*pb->locs));
+	if (!pb->locs)
 		return -1;
 	stacktab_foreach(pb->b->tab, push_addrs, pb);
-	qsort(pb->addrs, pb->naddrs, sizeof(*pb->addrs), cmp_u64);
-	for (i = 0; i < pb->naddrs; i++)
-		if (!k || pb->addrs[i] != pb->addrs[k - 1])
-			pb->addrs[k++] = pb->addrs[i];
-	pb->naddrs = k;
+	qsort(pb->locs, pb->nlocs, sizeof(*pb->locs), cmp_loc);
+	for (i = 0; i < pb->nlocs; i++)
+		if (!k || cmp_loc(&pb->locs[i], &pb->locs[k - 1]))
+			pb->locs[k++] = pb->locs[i];
+	pb->nlocs = k;
 	return 0;
 }
 
-static uint64_t location_id(const struct pb *pb, uint64_t addr)
+static uint64_t location_id(const struct pb *pb, uint32_t img, uint64_t addr)
 {
-	const uint64_t *p = bsearch(&addr, pb->addrs, pb->naddrs,
-				    sizeof(*pb->addrs), cmp_u64);
+	struct loc_key key = { img, addr };
+	const struct loc_key *p = bsearch(&key, pb->locs, pb->nlocs,
+					  sizeof(*pb->locs), cmp_loc);
 
-	return p ? (uint64_t)(p - pb->addrs) + 1 : 0;
+	return p ? (uint64_t)(p - pb->locs) + 1 : 0;
 }
 
 /* Room for one more Function pointer (the array lives in the arena). */
@@ -414,75 +504,121 @@ static void symbolize_location(struct pb *pb, struct symbolizer *sym,
 	}
 }
 
+/* A symbolizer over image img's files: opened under the root
+ * meta->root_of gives (through the live process's map_files too), else
+ * under "/".  An image not in the set has no maps: nothing is named. */
+static struct symbolizer *image_symbolizer(const struct pb *pb, uint32_t img)
+{
+	const struct proc_image *im = image_of(pb, img);
+	const char *root = NULL;
+	char buf[PATH_MAX];
+
+	if (im && pb->meta->root_of)
+		root = pb->meta->root_of(pb->meta->root_arg, im, buf,
+					 sizeof(buf));
+	/* No root: the process is gone (or is another image now), and its
+	 * PID may be another process's by now, whose map_files must not be
+	 * read. */
+	if (!im || !im->maps)
+		return symbolizer_new(NULL, 0, NULL, 0);
+	return symbolizer_new_maps(im->maps, root, root ? im->pid : 0);
+}
+
 static int add_locations(struct pb *pb)
 {
 	PbLocation *loc, **lp;
-	struct symbolizer *sym;
+	struct symbolizer *sym = NULL;
 
 	pb->funcs = strpool_new();
-	if (!pb->funcs || collect_addrs(pb))
+	if (!pb->funcs || collect_locs(pb))
 		return -1;
-	loc = pb_alloc(pb, pb->naddrs, sizeof(*loc));
-	lp = pb_alloc(pb, pb->naddrs, sizeof(*lp));
-	/* No root: the target is gone, and its PID may be another process's
-	 * by now, whose map_files must not be read. */
-	sym = symbolizer_new_maps(pb->maps, pb->meta->root,
-				  pb->meta->root ? pb->meta->pid : 0);
-	if (!loc || !lp || !sym) {
-		symbolizer_free(sym);
+	loc = pb_alloc(pb, pb->nlocs, sizeof(*loc));
+	lp = pb_alloc(pb, pb->nlocs, sizeof(*lp));
+	if (!loc || !lp)
 		return -1;
-	}
-	for (size_t i = 0; i < pb->naddrs; i++) {
-		ssize_t mi = mapping_of(pb, pb->addrs[i]);
+	for (size_t i = 0; i < pb->nlocs; i++) {
+		uint32_t img = pb->locs[i].image;
+		ssize_t mi = mapping_of(pb, img, pb->locs[i].addr);
 
+		if (!i || img != pb->locs[i - 1].image) {
+			symbolizer_free(sym);
+			sym = image_symbolizer(pb, img);
+			if (!sym)
+				return -1;
+		}
 		perftools__profiles__location__init(&loc[i]);
 		loc[i].id = i + 1;
-		loc[i].address = pb->addrs[i];
+		loc[i].address = pb->locs[i].addr;
 		loc[i].mapping_id = mi < 0 ? 0 : (uint64_t)mi + 1;
 		symbolize_location(pb, sym, &loc[i], mi);
 		lp[i] = &loc[i];
 	}
 	symbolizer_free(sym);
-	pb->prof.n_location = pb->naddrs;
+	pb->prof.n_location = pb->nlocs;
 	pb->prof.location = lp;
 	return pb->oom ? -1 : 0;
 }
 
 /* ---- samples ---- */
 
+/* Room for the labels of one sample. */
+#define SAMPLE_LABELS 4
+
+static void add_label(struct pb *pb, PbSample *s, PbLabel *l, int64_t key,
+		      int64_t num, const char *str)
+{
+	perftools__profiles__label__init(l);
+	l->key = key;
+	if (str)
+		l->str = pb_str(pb, str);
+	else
+		l->num = num;
+	s->label[s->n_label++] = l;
+}
+
+/* thread_id, thread_name (when it has one), and the process's
+ * process_id and process_name (when the stack came with its image). */
+static void add_labels(struct pb *pb, PbSample *s, PbLabel *l,
+		       const uint64_t *chain)
+{
+	const char *name = strpool_get(pb->b->names, key_name(chain));
+	const struct proc_image *im = image_of(pb, key_image(chain));
+
+	add_label(pb, s, &l[0], pb->k_thread_id, key_tid(chain), NULL);
+	if (name && name[0])
+		add_label(pb, s, &l[1], pb->k_thread_name, 0, name);
+	if (!im)
+		return;
+	add_label(pb, s, &l[2], pb->k_process_id, im->pid, NULL);
+	if (im->comm[0])
+		add_label(pb, s, &l[3], pb->k_process_name, 0, im->comm);
+}
+
 static int add_sample(const uint64_t *chain, size_t n, uint64_t count,
 		      void *arg)
 {
 	struct pb *pb = arg;
+	size_t nloc = n - CHAIN_HEAD;
 	PbSample *s = pb_alloc(pb, 1, sizeof(*s));
-	uint64_t *ids = pb_alloc(pb, n - 1, sizeof(*ids));
+	uint64_t *ids = pb_alloc(pb, nloc, sizeof(*ids));
 	int64_t *v = pb_alloc(pb, 2, sizeof(*v));
-	PbLabel *l = pb_alloc(pb, 2, sizeof(*l));
-	PbLabel **lp = pb_alloc(pb, 2, sizeof(*lp));
-	const char *name = strpool_get(pb->b->names, key_name(chain[0]));
+	PbLabel *l = pb_alloc(pb, SAMPLE_LABELS, sizeof(*l));
+	PbLabel **lp = pb_alloc(pb, SAMPLE_LABELS, sizeof(*lp));
 
 	if (!s || !ids || !v || !l || !lp)
 		return -1;
 	perftools__profiles__sample__init(s);
-	for (size_t i = 1; i < n; i++)
-		ids[i - 1] = location_id(pb, loc_addr(chain, i));
-	s->n_location_id = n - 1;
+	for (size_t i = 0; i < nloc; i++)
+		ids[i] = location_id(pb, key_image(chain),
+				     loc_addr(chain, i + CHAIN_HEAD));
+	s->n_location_id = nloc;
 	s->location_id = ids;
 	v[0] = (int64_t)count;
 	v[1] = (int64_t)(count * pb->meta->period_ns);
 	s->n_value = 2;
 	s->value = v;
-	perftools__profiles__label__init(&l[0]);
-	l[0].key = pb->k_thread_id;
-	l[0].num = key_tid(chain[0]);
-	lp[s->n_label++] = &l[0];
-	if (name && name[0]) {
-		perftools__profiles__label__init(&l[1]);
-		l[1].key = pb->k_thread_name;
-		l[1].str = pb_str(pb, name);
-		lp[s->n_label++] = &l[1];
-	}
 	s->label = lp;
+	add_labels(pb, s, l, chain);
 	pb->prof.sample[pb->prof.n_sample++] = s;
 	return pb->oom ? -1 : 0;
 }
@@ -493,6 +629,8 @@ static int add_samples(struct pb *pb)
 				   sizeof(*pb->prof.sample));
 	pb->k_thread_id = pb_str(pb, "thread_id");
 	pb->k_thread_name = pb_str(pb, "thread_name");
+	pb->k_process_id = pb_str(pb, "process_id");
+	pb->k_process_name = pb_str(pb, "process_name");
 	if (!pb->prof.sample || pb->oom)
 		return -1;
 	return stacktab_foreach(pb->b->tab, add_sample, pb) ? -1 : 0;
@@ -595,10 +733,10 @@ static int write_gzipped(FILE *f, const PbProfile *prof)
 	return 0;
 }
 
-int pprof_out_write(FILE *f, const struct pprof_out *b, const struct maps *maps,
-		const struct pprof_meta *meta)
+int pprof_out_write(FILE *f, const struct pprof_out *b,
+		    const struct procset *ps, const struct pprof_meta *meta)
 {
-	struct pb pb = { .b = b, .maps = maps, .meta = meta };
+	struct pb pb = { .b = b, .ps = ps, .meta = meta };
 	int rc = -1, saved;
 
 	if (b->failed) {
@@ -625,14 +763,15 @@ int pprof_out_write(FILE *f, const struct pprof_out *b, const struct maps *maps,
 }
 
 int pprof_out_write_file(const char *path, const struct pprof_out *b,
-		     const struct maps *maps, const struct pprof_meta *meta)
+			 const struct procset *ps,
+			 const struct pprof_meta *meta)
 {
 	struct outfile o;
 	int saved;
 
 	if (outfile_open(&o, path))
 		return -1;
-	if (pprof_out_write(o.f, b, maps, meta)) {
+	if (pprof_out_write(o.f, b, ps, meta)) {
 		saved = errno;
 		outfile_abort(&o);
 		errno = saved;

@@ -3,29 +3,38 @@
  * format go tool pprof reads natively.  docs/FORMAT.md says what goes in
  * each field.
  *
- * A builder collects samples during the run, keyed by thread (ID and
- * name) and stack: pprof_out_add() has the signature of
+ * A builder collects samples during the run, keyed by image (procset.h),
+ * thread (ID and name) and stack: pprof_out_add() has the signature of
  * sampler_config.on_stack, so it can be handed to the sampler as is.
  * Stacks are cut as a stacktab cuts them (at the first zero PC, then to
  * max_depth frames keeping the innermost).
  *
  * pprof_out_write_file() then builds the profile: sample types samples/count
  * and cpu/nanoseconds (wall/nanoseconds for a --wall run), the period,
- * one mapping per executable mapping of maps (main executable first, the
- * GNU build ID maps_read_build_ids() found for it), one location per
- * distinct address (the leaf PC as sampled, callers' return addresses
- * minus 1, since pprof does not adjust addresses read from a protobuf),
- * functions and source lines
- * found by the symbolizer (files opened under meta->root, or through
- * meta->pid's map_files), and labels
- * thread_id (a number) and thread_name (a string) on every sample.  It is
- * gzipped (zlib) and written atomically as outfile.h says.
+ * and for each image of the set that has samples, in the set's order,
+ * one mapping per executable mapping of its maps (its main executable
+ * first, with the GNU build ID maps_read_build_ids() found for it).  Two
+ * images never share a mapping or a location, even at equal addresses
+ * (two non-PIE programs both at 0x400000): a location is one address of
+ * one image (the leaf PC as sampled, callers' return addresses minus 1,
+ * since pprof does not adjust addresses read from a protobuf), its
+ * mapping one of that image's, and its function and source line found
+ * by a symbolizer over that image's files, opened under the directory
+ * meta->root_of gives for the image (and through the live process's
+ * map_files), or under "/" when it gives NULL or there is none.  Labels
+ * on every sample: thread_id (a number), thread_name (a string, when the
+ * thread had one), process_id (a number) and process_name (a string: the
+ * image's comm, when known).  A stack added without an image has no
+ * mapping, no name and no process labels.  The profile is gzipped (zlib)
+ * and written atomically as outfile.h says.
  *
  * Contract: not thread-safe; never prints or exits.  An allocation that
  * fails in pprof_out_add() (which cannot return an error to the
  * sampler) is remembered: pprof_out_write_file() then fails with ENOMEM
  * rather than write a profile missing samples.  pprof_out_write_file()
- * returns 0, or -1 with errno, the file untouched.
+ * returns 0, or -1 with errno, the file untouched.  The images the
+ * stacks came with must still be in the set given to the writer (a
+ * procset keeps them until it is freed).
  */
 #ifndef PTPROF_PPROF_OUT_H
 #define PTPROF_PPROF_OUT_H
@@ -36,19 +45,20 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "maps.h"
+#include "procset.h"
 
 struct pprof_out;
 
 struct pprof_out *pprof_out_new(unsigned max_depth);
 void pprof_out_free(struct pprof_out *b);
 
-/* Count count samples of the stack pcs[0..n) (leaf first) of thread tid
- * named name (NULL or "": no name label).  arg is the builder. */
-void pprof_out_add(void *arg, pid_t tid, const char *name,
-		       const uint64_t *pcs, size_t n, uint64_t count);
+/* Count count samples of the stack pcs[0..n) (leaf first) of from's
+ * image and thread (from->name NULL or "": no name label).  arg is the
+ * builder. */
+void pprof_out_add(void *arg, const struct sample_origin *from,
+		   const uint64_t *pcs, size_t n, uint64_t count);
 
-/* Distinct (thread, name, stack) samples held. */
+/* Distinct (image, thread, name, stack) samples held. */
 size_t pprof_out_samples(const struct pprof_out *b);
 
 struct pprof_meta {
@@ -56,16 +66,22 @@ struct pprof_meta {
 	bool wall;		/* wall/nanoseconds instead of cpu/... */
 	int64_t time_nanos;	/* start of the run, ns since the epoch */
 	int64_t duration_nanos; /* length of the run */
-	const char *root;	/* open the mapped files under root (NULL: /) */
-	pid_t pid;		/* or its map_files (0: none) */
+	/* The directory to open image im's files under (e.g.
+	 * "/proc/PID/root" while that process lives and is that image: its
+	 * map_files are then read too), written into buf (len bytes) or
+	 * static; NULL: "/".  root_of NULL: "/" for every image. */
+	const char *(*root_of)(void *arg, const struct proc_image *im,
+			       char *buf, size_t len);
+	void *root_arg; /* root_of's arg */
 };
 
 /* Build, gzip and write the profile to f (no flush, no close). */
-int pprof_out_write(FILE *f, const struct pprof_out *b, const struct maps *maps,
-		const struct pprof_meta *meta);
+int pprof_out_write(FILE *f, const struct pprof_out *b,
+		    const struct procset *ps, const struct pprof_meta *meta);
 
 /* The same, atomically (temporary file, fsync, rename) to path. */
 int pprof_out_write_file(const char *path, const struct pprof_out *b,
-		     const struct maps *maps, const struct pprof_meta *meta);
+			 const struct procset *ps,
+			 const struct pprof_meta *meta);
 
 #endif /* PTPROF_PPROF_OUT_H */

@@ -9,12 +9,23 @@
  * (a protobuf stores them already minus 1; the report subtracts 1 from
  * callers again); its count the value of the sample type samples/count
  * (else the first of unit "count", else the first); its thread from the
- * labels thread_id (number) and thread_name (string), when present
+ * labels thread_id (number) and thread_name (string), and its process
+ * from process_id (number) and process_name (string), when present
  * (0 and NULL otherwise); profile.threads is true for every protobuf,
- * as the format can say which thread a sample is from.  The maps text is made from the
- * mappings, one /proc/PID/maps-style line each, in address order, so
- * that the symbolizer names the PCs from the files, as for a legacy
- * profile; the protobuf's own function names are not used.  A mapping's
+ * as the format can say which thread a sample is from, and
+ * profile.processes when a sample has a process_id label.  The maps text
+ * is made from the mappings, one /proc/PID/maps-style line each, in
+ * address order within each address space (profile.h), so that the
+ * symbolizer names the PCs from the files, as for a legacy profile; the
+ * protobuf's own function names are kept for what no file names.  The
+ * address spaces: the mappings one sample's locations link are one group
+ * (a writer of several processes gives each its own mappings); groups go
+ * into the first space where none of their mappings overlaps another
+ * (but for an equal one: the same file at the same place, written once),
+ * so different files at one address are in different spaces, and the
+ * processes of a file share a few (ASLR puts them apart); a record's
+ * space is that of its locations' mappings.  Mappings no sample is in
+ * are left out.  A mapping's
  * build ID goes on a brief line before its line, as in a legacy profile
  * (maps.h): the symbolizer uses only a file that carries it
  * (symbolize.h); the lines carry no inode.  period_us is

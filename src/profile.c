@@ -18,26 +18,47 @@ void profile_free(struct profile *p)
 	free(p->records);
 	free(p->maps_text);
 	free(p->names);
+	free(p->spaces);
 	free(p->storage_);
 	memset(p, 0, sizeof(*p));
 }
 
 int profile_name_cmp(const void *a, const void *b)
 {
-	uint64_t x = ((const struct profile_name *)a)->addr;
-	uint64_t y = ((const struct profile_name *)b)->addr;
+	const struct profile_name *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	if (x->space != y->space)
+		return x->space < y->space ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-const char *profile_name_of(const struct profile *p, uint64_t addr)
+const char *profile_name_of(const struct profile *p, size_t space,
+			    uint64_t addr)
 {
-	const struct profile_name key = { .addr = addr }, *n;
+	const struct profile_name key = { .space = space, .addr = addr }, *n;
 
 	if (!p->nnames)
 		return NULL;
 	n = bsearch(&key, p->names, p->nnames, sizeof(key), profile_name_cmp);
 	return n ? n->name : NULL;
+}
+
+size_t profile_nspaces(const struct profile *p)
+{
+	return p->spaces ? p->nspaces : 1;
+}
+
+const char *profile_space_maps(const struct profile *p, size_t i, size_t *len)
+{
+	*len = 0;
+	if (!p->spaces) {
+		*len = i == 0 ? p->maps_len : 0;
+		return i == 0 ? p->maps_text : NULL;
+	}
+	if (i >= p->nspaces || !p->maps_text)
+		return NULL;
+	*len = p->spaces[i].len;
+	return p->maps_text + p->spaces[i].off;
 }
 
 enum profile_format profile_format_of(const void *data, size_t len)

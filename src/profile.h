@@ -7,9 +7,17 @@
  *
  * A profile is a list of records (a count of samples of one stack, leaf
  * first), the maps text that names the stacks' addresses (lines of
- * /proc/PID/maps, parsed by maps.h), and, from a protobuf, the thread of
- * each record.  Records with identical chains are not merged; they are
- * kept in file order.
+ * /proc/PID/maps, parsed by maps.h), and, from a protobuf, the thread and
+ * process of each record.  Records with identical chains are not merged;
+ * they are kept in file order.
+ *
+ * Address spaces: a protobuf of several processes (or of a process that
+ * exec'd) holds several, and the same address may mean other code in
+ * each (two non-PIE programs at 0x400000).  So the maps text is cut in
+ * spaces, each a run of its lines, and each record belongs to one: its
+ * addresses are named from its space's lines only.  A legacy profile
+ * has one space (nspaces 0 stands for one space of the whole text:
+ * profile_space_maps() reads either).
  *
  * Contract: never prints or exits; no state.  A reader that fails leaves
  * *out zeroed, owning nothing; a profile it filled is freed with
@@ -32,12 +40,21 @@ struct profile_record {
 	const uint64_t *pcs; /* leaf first; points into profile storage */
 	int64_t tid;	     /* pprof input: thread_id label, else 0 */
 	const char *thread;  /* pprof input: thread_name label, else NULL */
+	int64_t pid;	     /* pprof input: process_id label, else 0 */
+	const char *process; /* pprof input: process_name label, else NULL */
+	size_t space;	     /* its address space, below profile_nspaces() */
+};
+
+/* An address space's lines: maps_text[off .. off + len). */
+struct profile_space {
+	size_t off, len;
 };
 
 /* A name the profile itself gives an address (pprof input: a Location's
  * address and the function of its last Line, the one the others were
  * inlined into). */
 struct profile_name {
+	size_t space; /* the address space it is in */
 	uint64_t addr;
 	const char *name; /* points into profile storage */
 };
@@ -49,8 +66,12 @@ struct profile {
 	uint64_t total_samples; /* sum of counts */
 	char *maps_text;	/* NUL-terminated copy of the maps section */
 	size_t maps_len;
+	struct profile_space *spaces; /* NULL: one space, all of maps_text */
+	size_t nspaces;
 	bool threads;	/* pprof input: records can carry threads */
-	/* pprof input: the names the file gives, sorted by address (the
+	bool processes; /* some record has a process_id label */
+	/* pprof input: the names the file gives, sorted by space and
+	 * address (the
 	 * writer named them while the target lived); what report shows for
 	 * an address no file it can trust names (symbolize.h). */
 	struct profile_name *names;
@@ -60,10 +81,16 @@ struct profile {
 
 void profile_free(struct profile *p);
 
-/* The name p itself gives addr (p->names), or NULL. */
-const char *profile_name_of(const struct profile *p, uint64_t addr);
+/* The name p itself gives addr of that space (p->names), or NULL. */
+const char *profile_name_of(const struct profile *p, size_t space,
+			    uint64_t addr);
 
-/* qsort()/bsearch() order of struct profile_name: by address. */
+/* Address spaces of p (at least 1), and the maps lines of space i (not
+ * NUL-terminated: *len bytes; NULL and 0 for none). */
+size_t profile_nspaces(const struct profile *p);
+const char *profile_space_maps(const struct profile *p, size_t i, size_t *len);
+
+/* qsort()/bsearch() order of struct profile_name: by space, address. */
 int profile_name_cmp(const void *a, const void *b);
 
 enum profile_format {

@@ -21,7 +21,8 @@
  */
 struct slot {
 	uint64_t key;
-	uint32_t id; /* UINT32_MAX: empty */
+	uint32_t id;	/* UINT32_MAX: empty */
+	uint32_t space; /* addr_tab: the address space of the address */
 };
 
 struct table {
@@ -42,7 +43,8 @@ struct report {
 	uint64_t *seen_in; /* last record (+1) that counted the id's cum */
 	size_t nnames, cap_names;
 	struct table name_tab; /* name hash -> name id */
-	struct table addr_tab; /* address -> name id */
+	struct table addr_tab; /* (space, address) -> name id */
+	size_t nspaces;
 	/* distinct stacks */
 	uint32_t *frames;
 	size_t nframes, cap_frames;
@@ -155,9 +157,10 @@ const char *report_base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-/* The frame name of addr (already adjusted for callers), as report.h says. */
+/* The frame name of addr (already adjusted for callers) in space, as
+ * report.h says. */
 static uint32_t name_addr(struct report *r, struct symbolizer *sym,
-			  uint64_t addr, bool lines)
+			  size_t space, uint64_t addr, bool lines)
 {
 	struct symbol_info si;
 	char buf[4096], *cxx = NULL;
@@ -168,7 +171,7 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 	if (!si.func && r->profile)
 		/* No file that can be trusted names it (symbolize.h), but the
 		 * profile does: its writer named it while the target lived. */
-		si.func = profile_name_of(r->profile, addr);
+		si.func = profile_name_of(r->profile, space, addr);
 	if (si.func)
 		cxx = demangle(si.func);
 	if (cxx)
@@ -187,23 +190,41 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 	return intern(r, buf, si.module ? report_base_name(si.module) : NULL);
 }
 
-/* The frame id of addr, symbolized at most once per address. */
-static uint32_t frame_of(struct report *r, struct symbolizer *sym,
-			 uint64_t addr, bool lines)
+/* The frame id of addr in space, symbolized at most once per address
+ * of each space, by that space's symbolizer.  The key is the address
+ * mixed with its space: equal keys of one space are equal addresses. */
+static uint32_t frame_of(struct report *r, struct symbolizer *const *syms,
+			 size_t space, uint64_t addr, bool lines)
 {
+	struct table *t = &r->addr_tab;
+	uint64_t key = addr ^ ((uint64_t)space * 0x9e3779b97f4a7c15ULL);
 	size_t j;
 	uint32_t id;
 
-	if (table_reserve(&r->addr_tab))
+	if (table_reserve(t))
 		return EMPTY;
-	for (j = table_first(&r->addr_tab, addr);
-	     r->addr_tab.slots[j].id != EMPTY; j = table_next(&r->addr_tab, j))
-		if (r->addr_tab.slots[j].key == addr)
-			return r->addr_tab.slots[j].id;
-	id = name_addr(r, sym, addr, lines);
-	if (id != EMPTY)
-		table_set(&r->addr_tab, j, addr, id);
+	for (j = table_first(t, key); t->slots[j].id != EMPTY;
+	     j = table_next(t, j))
+		if (t->slots[j].key == key && t->slots[j].space == space)
+			return t->slots[j].id;
+	id = name_addr(r, syms[space], space, addr, lines);
+	if (id != EMPTY) {
+		table_set(t, j, key, id);
+		t->slots[j].space = (uint32_t)space;
+	}
 	return id;
+}
+
+/* --by-process: the root frame of a record, "name (pid)". */
+static uint32_t process_frame(struct report *r,
+			      const struct profile_record *rec)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s (%" PRId64 ")",
+		 rec->process && rec->process[0] ? rec->process : "?",
+		 rec->pid);
+	return intern(r, buf, NULL);
 }
 
 /*
@@ -271,35 +292,38 @@ static int grow_counts(struct report *r, size_t *cap)
 	return 0;
 }
 
-static int add_record(struct report *r, struct symbolizer *sym,
+static int add_record(struct report *r, struct symbolizer *const *syms,
 		      const struct profile_record *rec, size_t index,
-		      bool lines, size_t *counts_cap)
+		      const struct report_options *opt, size_t *counts_cap)
 {
-	size_t off = r->nframes;
+	size_t off = r->nframes, head = opt->by_process ? 1 : 0;
+	size_t n = rec->npcs + head;
 	uint32_t *f;
 
 	if (rec->npcs == 0)
 		return 0;
-	f = grow_array(r->frames, &r->cap_frames, off + rec->npcs, sizeof(*f));
+	f = grow_array(r->frames, &r->cap_frames, off + n, sizeof(*f));
 	if (!f)
 		return -1;
 	r->frames = f;
+	if (head && (r->frames[off] = process_frame(r, rec)) == EMPTY)
+		return -1;
 	/* Root first: the file has the leaf first. */
 	for (size_t i = 0; i < rec->npcs; i++) {
 		uint64_t pc = rec->pcs[rec->npcs - 1 - i];
 		bool caller = i + 1 < rec->npcs;
-		uint32_t id = frame_of(r, sym, caller && pc ? pc - 1 : pc,
-				       lines);
+		uint32_t id = frame_of(r, syms, rec->space,
+				       caller && pc ? pc - 1 : pc, opt->lines);
 
 		if (id == EMPTY)
 			return -1;
-		r->frames[off + i] = id;
+		r->frames[off + head + i] = id;
 	}
-	r->nframes = off + rec->npcs;
+	r->nframes = off + n;
 	if (grow_counts(r, counts_cap))
 		return -1;
-	r->flat[r->frames[off + rec->npcs - 1]] += rec->count;
-	for (size_t i = 0; i < rec->npcs; i++) {
+	r->flat[r->frames[off + n - 1]] += rec->count;
+	for (size_t i = 0; i < n; i++) {
 		uint32_t id = r->frames[off + i];
 
 		if (r->seen_in[id] != index + 1) {
@@ -308,7 +332,7 @@ static int add_record(struct report *r, struct symbolizer *sym,
 		}
 	}
 	r->total += rec->count;
-	return add_stack(r, off, rec->npcs, rec->count);
+	return add_stack(r, off, n, rec->count);
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -335,8 +359,9 @@ static int make_rows(struct report *r)
 	return 0;
 }
 
-struct report *report_build(const struct profile *p, struct symbolizer *sym,
-			    bool lines)
+struct report *report_build(const struct profile *p,
+			    struct symbolizer *const *syms,
+			    const struct report_options *opt)
 {
 	struct report *r = calloc(1, sizeof(*r));
 	size_t counts_cap = 0;
@@ -344,8 +369,11 @@ struct report *report_build(const struct profile *p, struct symbolizer *sym,
 	if (!r)
 		return NULL;
 	r->profile = p;
+	r->nspaces = profile_nspaces(p);
 	for (size_t i = 0; i < p->nrecords; i++)
-		if (add_record(r, sym, &p->records[i], i, lines, &counts_cap))
+		if (p->records[i].space >= r->nspaces ||
+		    p->records[i].space > UINT32_MAX ||
+		    add_record(r, syms, &p->records[i], i, opt, &counts_cap))
 			goto fail;
 	if (grow_counts(r, &counts_cap) || make_rows(r))
 		goto fail;

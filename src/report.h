@@ -3,9 +3,10 @@
  * table (as pprof --text prints it), folded stacks, and the input of a
  * flame graph.
  *
- * A report is built once from a parsed profile and a symbolizer: every PC
- * is symbolized once (a cache by address), the leaf at its own address and
- * callers at PC-1, since they are return addresses.  A frame is named by
+ * A report is built once from a parsed profile and a symbolizer for each
+ * of its address spaces (profile.h): every PC is symbolized once (a cache
+ * by space and address) by its record's space's symbolizer, the leaf at
+ * its own address and callers at PC-1, since they are return addresses.  A frame is named by
  * its function, or module+0xOFFSET when the module has no symbol there, or
  * 0xADDRESS outside every mapping; with `lines`, "function file:line" when
  * DWARF line information is found (the function alone otherwise).
@@ -40,9 +41,18 @@ struct report_row {
 	uint64_t flat, cum;
 };
 
-/* Build a report; NULL with errno (ENOMEM) on failure. */
-struct report *report_build(const struct profile *p, struct symbolizer *sym,
-			    bool lines);
+struct report_options {
+	bool lines;	 /* "function file:line" frames */
+	bool by_process; /* a "name (pid)" root frame on every stack, from
+			    the record's process labels ("?" no name) */
+};
+
+/* Build a report; syms[i] names the addresses of space i (one for each
+ * of profile_nspaces(p); only those of spaces with records are used, the
+ * others may be NULL).  NULL with errno (ENOMEM) on failure. */
+struct report *report_build(const struct profile *p,
+			    struct symbolizer *const *syms,
+			    const struct report_options *opt);
 void report_free(struct report *r);
 
 uint64_t report_total(const struct report *r);

@@ -11,6 +11,8 @@
  * is detached the moment it is reported, during the unwinds too (they
  * serve stops and stop signals between two steps, every millisecond):
  * it cannot be detached before, as PTRACE_DETACH needs a stopped tracee.
+ * The process set (roots, descendants, execs, exits) is sampler_procs.c's;
+ * the state both files share is in sampler_int.h.
  */
 #include "config.h"
 
@@ -29,9 +31,12 @@
 #include "grow.h"
 #include "mapsync.h"
 #include "procfs.h"
+#include "procset.h"
+#include "proctree.h"
 #include "ptctl.h"
 #include "reaper.h"
 #include "sampler.h"
+#include "sampler_int.h"
 #include "seccomp.h"
 #include "sysbias.h"
 #include "threadtab.h"
@@ -44,60 +49,11 @@
 #define STOP_WINDOW_NS (500 * NSEC_PER_USEC)
 /* How long the end of a run waits for the stops of LATE threads. */
 #define FINAL_LATE_WAIT_NS (500 * NSEC_PER_MSEC)
-/* How often a long unwind stops to serve stops and signals (between_steps). */
+/* How often a long unwind stops to serve stops and signals (sampler_between_steps). */
 #define SERVE_EVERY_NS (1 * NSEC_PER_MSEC)
 /* Ticks in a row on which the kernel refused every thread before the run
  * ends with EPERM (the target exec'd a set-uid program, or was attached). */
 #define MAX_REFUSED_TICKS 10
-
-/* A capture waiting for its unwind: its stack is in the tick's arena. */
-struct queued {
-	struct thread *th;
-	struct user_regs_struct regs;
-	uint64_t stack_start;
-	size_t off, len;	/* in arena */
-	enum capture_stop kind; /* capture_stop_kind() said so */
-};
-
-struct sampler {
-	const struct sampler_config *cfg;
-	struct stacktab *tab;
-	struct maps *maps;
-	struct sampler_stats *st;
-	struct threadtab *threads;
-	struct unwinder *unw;
-	struct tidlist tids;
-	struct thread **active; /* threads seized this tick */
-	size_t nactive, cap_active;
-	size_t pending;	      /* of those, SEIZED and not yet stopped */
-	struct capture cap;   /* the capture being taken (stack: in arena) */
-	struct queued *queue; /* this tick's captures, unwound after it */
-	size_t nqueued, cap_queued;
-	uint8_t *arena;
-	size_t arena_len, arena_cap;
-	struct capture view; /* a queued capture, as the unwinder sees it */
-	uint64_t *pcs;
-	uint64_t tick;
-	uint64_t tick_ns; /* CLOCK_MONOTONIC at its start */
-	uint64_t period_ns;
-	uint64_t last_detach_ns;  /* of this tick's sampled threads */
-	struct cpuacct_proc acct; /* the process's CPU time, sweeps */
-	unsigned refused_ticks;
-	sigset_t waitset; /* stop signals and SIGTSTP, read from sigfd */
-	int sigfd;
-	struct mapsync mapsync; /* maps re-read when code was loaded */
-	int pidfd;	/* the target, to tell exit (and PID reuse) apart */
-	void *task_dir; /* /proc/PID/task, kept open */
-	int stat_fd;	/* /proc/PID/stat, kept open: the thread count */
-	pid_t live_tid; /* a thread sampled last tick, to read maps through */
-	bool target_gone;
-	bool unwinding;	      /* in unwind_queued(): stops are not captured */
-	bool stopping;	      /* a stop signal came during an unwind */
-	uint64_t serve_at;    /* when between_steps() next looks for events */
-	bool late_vanished;   /* a LATE thread exec'd away its TID */
-	bool sc_can_read;     /* seccomp_can_read(), at the start */
-	uint64_t progress_at; /* when cfg->progress was last called */
-};
 
 static int detach(struct thread *th)
 {
@@ -233,7 +189,7 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 		}
 	} else {
 		/* Filters cannot be read: any filter is unsafe. */
-		if (seccomp_thread_mode(s->cfg->pid, th->tid, &mode, &nf))
+		if (seccomp_thread_mode(th->proc->pid, th->tid, &mode, &nf))
 			goto gone;
 		if (mode != 2)
 			return;
@@ -296,10 +252,11 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 		s->pending--;
 	if (asked && th->intr_ns)
 		count_stop_latency(s->st, mono_now_ns() - th->intr_ns);
-	/* During unwind_queued() the queue and arena are in use: a stop
+	/* During sampler_unwind_queued() the queue and arena are in use: a stop
 	 * that comes then is let go uncaptured. */
 	if (asked && !s->unwinding && reserve_capture(s) == 0)
-		captured = capture_thread(th->tid, s->maps, &s->cap) == 0;
+		captured = capture_thread(th->tid, th->proc->im->maps,
+					  &s->cap) == 0;
 	if (asked && !s->cfg->unsafe_seccomp)
 		guard_seccomp(s, th, captured ? &s->cap.regs : NULL);
 	if (th->probe_only)
@@ -393,7 +350,7 @@ static int push_active(struct sampler *s, struct thread *th)
  * split of user and system time (sysbias.h) is another task's.  Forget
  * them (the correction starts again as for a new thread).
  */
-static void forget_user_code(struct thread *th)
+void sampler_forget_user_code(struct thread *th)
 {
 	th->user_stacks.count = 0;
 	th->user_stacks.put = 0;
@@ -410,12 +367,12 @@ static void forget_user_code(struct thread *th)
  */
 static int read_cpu(struct sampler *s, struct thread *th)
 {
-	int rc = cpuacct_read(&th->cpu, &s->acct, th->tid);
+	int rc = cpuacct_read(&th->cpu, &th->proc->acct, th->tid);
 
 	if (rc > 0) {
 		th->name_tick = 0;
 		th->name_reads = 0;
-		forget_user_code(th);
+		sampler_forget_user_code(th);
 	}
 	if (th->cpu.unkept && !th->unkept_counted) {
 		th->unkept_counted = true;
@@ -424,19 +381,35 @@ static int read_cpu(struct sampler *s, struct thread *th)
 	return rc < 0 ? -1 : 0;
 }
 
+/* A thread first listed as one of p's: mark it so.  NULL with EEXIST
+ * when the TID is still another process's (that one exited this tick
+ * and a new one has the TID already: it is for the next tick). */
+static struct thread *proc_thread(struct sampler *s, struct sampler_proc *p,
+				  pid_t tid)
+{
+	struct thread *th = threadtab_get(s->threads, tid, true);
+
+	if (th && !th->proc)
+		th->proc = p;
+	if (th && th->proc != p) {
+		errno = EEXIST;
+		return NULL;
+	}
+	return th;
+}
+
 /*
  * At the start of a tick: the process's CPU time, less what the threads
  * read one by one explain, tells whether the quiet threads are read too
  * this tick (a sweep: see cpuacct.c).
  */
-static void read_process_cpu(struct sampler *s)
+static void read_process_cpu(struct sampler *s, struct sampler_proc *p)
 {
-	bool clock = cpuacct_proc_begin(&s->acct);
+	bool clock = cpuacct_proc_begin(&p->acct);
 	uint64_t explained = 0;
 
-	for (size_t i = 0; i < s->tids.n; i++) {
-		struct thread *th = threadtab_get(s->threads, s->tids.tids[i],
-						  true);
+	for (size_t i = 0; i < p->tids.n; i++) {
+		struct thread *th = proc_thread(s, p, p->tids.tids[i]);
 
 		if (!th)
 			continue;
@@ -446,8 +419,12 @@ static void read_process_cpu(struct sampler *s)
 		if (clock && cpuacct_tracked(&th->cpu) && read_cpu(s, th) == 0)
 			explained += cpuacct_explain(&th->cpu);
 	}
-	if (cpuacct_proc_end(&s->acct, explained))
+	if (cpuacct_proc_end(&p->acct, explained))
 		s->st->sweeps++;
+	/* Only a process that ran can have forked (proctree.h). */
+	if (s->tree && clock &&
+	    (!p->acct.have_last || p->acct.now != p->acct.last))
+		proctree_ran(s->tree, p->pid);
 }
 
 /*
@@ -474,9 +451,9 @@ static void unreadable(struct sampler *s, struct thread *th)
  * not run: its filters are judged at its first real stop instead
  * (sc_probe stays set until then).
  */
-static bool probe_now(struct sampler *s, struct thread *th)
+static bool probe_now(const struct thread *th)
 {
-	return th->sc_probe && procfs_task_state(s->cfg->pid, th->tid) == 'R';
+	return th->sc_probe && procfs_task_state(th->proc->pid, th->tid) == 'R';
 }
 
 /*
@@ -489,10 +466,11 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 {
 	int due = -1;
 
-	if (cpuacct_resting(&th->cpu, &s->acct))
+	if (cpuacct_resting(&th->cpu, &th->proc->acct))
 		return false;
 	if (read_cpu(s, th) == 0)
-		due = cpuacct_due(&th->cpu, &s->acct, th->tid, s->tick_ns);
+		due = cpuacct_due(&th->cpu, &th->proc->acct, th->tid,
+				  s->tick_ns);
 	if (due >= 0)
 		return due;
 	if (s->cfg->wall)
@@ -505,16 +483,23 @@ static bool ran_since_capture(struct sampler *s, struct thread *th)
 static bool add_samples(struct sampler *s, struct thread *th,
 			const uint64_t *pcs, size_t n, uint64_t count)
 {
-	if (stacktab_add(s->tab, pcs, n, count))
+	struct sampler_proc *p = th->proc;
+	struct sample_origin from = { .image = p->im,
+				      .tid = th->tid,
+				      .name = th->name };
+
+	if ((!s->cfg->tab_pid || s->cfg->tab_pid == p->pid) &&
+	    stacktab_add(s->tab, pcs, n, count))
 		return false;
 	s->st->samples += count;
+	p->samples += count;
+	p->im->samples += count;
 	if (!th->sampled) {
 		th->sampled = true;
 		s->st->threads_seen++;
 	}
 	if (s->cfg->on_stack)
-		s->cfg->on_stack(s->cfg->on_stack_arg, th->tid, th->name, pcs,
-				 n, count);
+		s->cfg->on_stack(s->cfg->on_stack_arg, &from, pcs, n, count);
 	return true;
 }
 
@@ -525,6 +510,7 @@ static bool emit(struct sampler *s, struct thread *th, const uint64_t *pcs,
 	if (!add_samples(s, th, pcs, n, count))
 		return false;
 	s->st->stacks++;
+	th->proc->im->stacks++;
 	return true;
 }
 
@@ -558,7 +544,7 @@ static bool selected(struct sampler *s, struct thread *th, bool due)
 		every = per_sec ? per_sec : 1;
 	if (!th->name_tick || (due && s->tick - th->name_tick >= every)) {
 		th->name_reads++;
-		if (procfs_comm(s->cfg->pid, th->tid, th->name,
+		if (procfs_comm(th->proc->pid, th->tid, th->name,
 				sizeof(th->name)))
 			th->name[0] = '\0';
 		th->name_tick = s->tick;
@@ -589,15 +575,17 @@ static bool selected(struct sampler *s, struct thread *th, bool due)
 static int seize_refused(struct sampler *s, struct thread *th)
 {
 	struct sampler_stats *st = s->st;
-	int tracer = procfs_tracer_pid_of(s->cfg->pid, th->tid);
+	int tracer = procfs_tracer_pid_of(th->proc->pid, th->tid);
 
 	if (tracer == (int)getpid())
 		return 0;
 	if (tracer > 0) {
 		/* Threads, not holds: one let go and taken again by the
 		 * other tracer is counted once. */
-		if (!th->held_counted)
+		if (!th->held_counted) {
 			st->foreign_traced++;
+			th->proc->held_threads++;
+		}
 		th->held_counted = true;
 		if (!st->foreign_tid) {
 			st->foreign_tid = th->tid;
@@ -609,7 +597,7 @@ static int seize_refused(struct sampler *s, struct thread *th)
 		}
 		th->tracer = tracer;
 		th->rebased = false;
-		cpuacct_drop_carry(&th->cpu, &s->acct);
+		cpuacct_drop_carry(&th->cpu, &th->proc->acct);
 		th->retry_tick = s->tick + NSEC_PER_SEC / s->period_ns;
 	}
 	errno = EPERM;
@@ -617,17 +605,18 @@ static int seize_refused(struct sampler *s, struct thread *th)
 }
 
 /* SEIZE one listed thread.  1: seized; 0: skipped; -1: error. */
-static int seize_one(struct sampler *s, pid_t tid, int *eperm)
+static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
+		     int *eperm)
 {
-	struct thread *th = threadtab_get(s->threads, tid, true);
+	struct thread *th = proc_thread(s, p, tid);
 	bool due;
 	int rc;
 
 	if (!th)
-		return -1;
+		return errno == EEXIST ? 0 : -1;
 	th->seen_tick = s->tick;
 	if (th->state == TS_LATE &&
-	    procfs_tracer_pid_of(s->cfg->pid, tid) != getpid())
+	    procfs_tracer_pid_of(p->pid, tid) != getpid())
 		th->state = TS_IDLE; /* exec moved another thread into its TID */
 	if (th->state == TS_LATE && s->cfg->wall)
 		repeat_last_stack(s, th); /* has not run since: same stack */
@@ -640,21 +629,21 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 		 * to sample (its carry was dropped); count from now. */
 		th->rebased = true;
 		if (read_cpu(s, th) == 0)
-			cpuacct_rebase(&th->cpu, &s->acct);
+			cpuacct_rebase(&th->cpu, &p->acct);
 	}
 	due = ran_since_capture(s, th); /* for every thread: see there */
 	if (th->sc_unsafe) {
 		/* Its seccomp filters forbid restart_syscall: its CPU time
 		 * is not sampled (see guard_seccomp()). */
-		cpuacct_drop_carry(&th->cpu, &s->acct);
+		cpuacct_drop_carry(&th->cpu, &p->acct);
 		return 0;
 	}
 	if (!selected(s, th, due)) {
 		/* Its CPU time is not for this profile, even if its name
 		 * is selected later. */
-		cpuacct_drop_carry(&th->cpu, &s->acct);
+		cpuacct_drop_carry(&th->cpu, &p->acct);
 		s->st->threads_unselected++;
-		if (!probe_now(s, th))
+		if (!probe_now(th))
 			return 0;
 		th->probe_only = true;
 	} else if (!due && (!s->cfg->wall || repeat_last_stack(s, th))) {
@@ -687,36 +676,74 @@ static int seize_one(struct sampler *s, pid_t tid, int *eperm)
 	return 1;
 }
 
-/*
- * The target has exited when its pidfd polls readable (the whole thread
- * group is gone: a zombie leader with live threads is not "exited"), or,
- * without a pidfd, when /proc lists no thread that is not a zombie.  The
- * pidfd also keeps a recycled PID from passing for the target.
- */
-static bool target_exited(struct sampler *s)
+/* Is p the whole run (a root, and no other process left)?  Then a
+ * refusal ends the run as it always did; else p alone is skipped. */
+static bool alone(const struct sampler *s, const struct sampler_proc *p)
 {
-	struct pollfd p = { .fd = s->pidfd, .events = POLLIN };
-
-	if (s->pidfd >= 0)
-		return poll(&p, 1, 0) > 0;
-	return !procfs_process_alive(s->cfg->pid);
+	return p->root && s->nprocs == 1;
 }
 
-/* Nothing could be seized: exited, or refused?  -1 (EPERM) ends the run:
- * at the first tick nothing was touched; later, the target has become
- * untraceable (a set-uid exec, another tracer) and would be sampled never. */
-static int nothing_seized(struct sampler *s, int eperm)
+/* p is never to be sampled (again): say why in its image, let it go at
+ * the end of the tick (finish_proc()). */
+static void skip_proc(struct sampler *s, struct sampler_proc *p, int err,
+		      const char *why)
 {
-	if (target_exited(s)) {
-		s->target_gone = true;
+	p->im->skipped = err;
+	snprintf(p->im->skip_why, sizeof(p->im->skip_why), "%s", why);
+	p->gone = true;
+	s->st->procs_skipped++;
+}
+
+/*
+ * Nothing of p could be seized, and its leader is held by another tracer
+ * (a debugger, strace): with other processes to sample, p is skipped
+ * (EBUSY) for the rest of the run.  (Alone, its threads are tried again
+ * once a second, as ever: seize_refused().)
+ */
+static bool skip_if_held(struct sampler *s, struct sampler_proc *p)
+{
+	int tracer = procfs_tracer_pid_of(p->pid, p->pid);
+	char comm[16] = "?", why[96];
+
+	if (alone(s, p) || tracer <= 0 || tracer == (int)getpid())
+		return false;
+	procfs_comm(tracer, 0, comm, sizeof(comm));
+	snprintf(why, sizeof(why), "it is traced by PID %d (%s)", tracer, comm);
+	skip_proc(s, p, EBUSY, why);
+	/* Said of the process as a whole, not thread by thread. */
+	s->st->foreign_traced -= p->held_threads;
+	return true;
+}
+
+/*
+ * Nothing of p could be seized: exited, or refused?  A process that is the
+ * whole run ends it with -1 (EPERM): at the first tick nothing was
+ * touched; later, it has become untraceable (a set-uid exec, another
+ * tracer) and would be sampled never.  One of several is skipped instead,
+ * and the run goes on (seize_all() fails only when none is left that
+ * was ever sampled).
+ */
+static int nothing_seized(struct sampler *s, struct sampler_proc *p, int eperm)
+{
+	if (sampler_procs_exited(p)) {
+		p->gone = true;
 		return 0;
 	}
+	if (eperm && skip_if_held(s, p))
+		return 0;
 	/* EPERM is also what exiting threads give (and a whole process in
 	 * the middle of an exec): a refusal counts only when the kernel's
 	 * access check says no as well. */
-	if (eperm && procfs_may_trace(s->cfg->pid) &&
+	if (eperm && procfs_may_trace(p->pid) &&
 	    (errno == EACCES || errno == EPERM) &&
-	    (s->tick == 1 || ++s->refused_ticks >= MAX_REFUSED_TICKS)) {
+	    (p->first_tick == s->tick ||
+	     ++p->refused_ticks >= MAX_REFUSED_TICKS)) {
+		if (!alone(s, p)) {
+			skip_proc(s, p, EPERM,
+				  "the kernel refused to trace it (another "
+				  "user's process, or a set-uid program)");
+			return 0;
+		}
 		errno = EPERM;
 		return -1;
 	}
@@ -736,74 +763,101 @@ static int nothing_seized(struct sampler *s, int eperm)
  * thread that is gone: its seize fails, and it is skipped as any exiting
  * thread is.
  */
-static bool need_listing(struct sampler *s)
+static bool need_listing(struct sampler *s, struct sampler_proc *p)
 {
+	uint64_t age = s->tick - p->first_tick;
 	int n;
 
-	if (s->tids.n == 0 ||
-	    (s->tick - 1) % (NSEC_PER_SEC / s->period_ns) == 0)
+	if (p->tids.n == 0 || age % (NSEC_PER_SEC / s->period_ns) == 0)
 		return true;
-	if (!s->cfg->wall && s->acct.have_last)
-		return s->acct.sweep;
-	n = procfs_num_threads(s->cfg->pid, &s->stat_fd);
-	return n < 0 || (size_t)n != s->tids.n || s->tick % 8 == 1;
+	if (!s->cfg->wall && p->acct.have_last)
+		return p->acct.sweep;
+	n = procfs_num_threads(p->pid, &p->stat_fd);
+	return n < 0 || (size_t)n != p->tids.n || age % 8 == 0;
 }
 
 /*
- * The first tick: every thread under a seccomp filter (Seccomp: 2) is
- * marked to have its filters judged in its next stop (guard_seccomp()):
- * this tick's for one that is due or running (probe_now()), a later one
- * for a blocked one.  Without the right to read filters nothing is
- * stopped at all: the run fails (see sampler.h).
+ * The first tick of a process: every thread under a seccomp filter
+ * (Seccomp: 2) is marked to have its filters judged in its next stop
+ * (guard_seccomp()): this tick's for one that is due or running
+ * (probe_now()), a later one for a blocked one.  Without the right to
+ * read filters nothing is stopped at all: the run fails (see sampler.h)
+ * when it is the run's first tick; a process found later is skipped.
  */
-static int seccomp_preflight(struct sampler *s)
+static int seccomp_preflight(struct sampler *s, struct sampler_proc *p)
 {
-	bool can_read = s->sc_can_read;
 	int mode, nf;
 
-	for (size_t i = 0; i < s->tids.n; i++) {
-		pid_t tid = s->tids.tids[i];
+	for (size_t i = 0; i < p->tids.n; i++) {
+		pid_t tid = p->tids.tids[i];
 		struct thread *th;
 
-		if (seccomp_thread_mode(s->cfg->pid, tid, &mode, &nf) ||
-		    mode != 2)
+		if (seccomp_thread_mode(p->pid, tid, &mode, &nf) || mode != 2)
 			continue;
-		if (!can_read) {
+		if (!s->sc_can_read && !p->root) {
+			skip_proc(s, p, EACCES,
+				  "it has a seccomp filter, which ptprof may "
+				  "not read (no CAP_SYS_ADMIN)");
+			return 0;
+		}
+		if (!s->sc_can_read) {
 			s->st->seccomp_tid = tid;
 			s->st->seccomp_verdict = SECCOMP_UNREADABLE;
 			s->st->seccomp_refused = true;
 			errno = EACCES;
 			return -1;
 		}
-		th = threadtab_get(s->threads, tid, true);
-		if (!th)
+		th = proc_thread(s, p, tid);
+		if (th)
+			th->sc_probe = true;
+		else if (errno != EEXIST)
 			return -1;
-		th->sc_probe = true;
 	}
+	return 0;
+}
+
+/* List p's threads when due; a process whose list is gone has exited. */
+static int list_threads(struct sampler *s, struct sampler_proc *p)
+{
+	if (!need_listing(s, p) ||
+	    !procfs_list_tasks_cached(p->pid, &p->task_dir, &p->tids))
+		return 0;
+	if (errno != ENOENT && errno != ESRCH)
+		return -1;
+	p->gone = true;
+	return 0;
+}
+
+/* Read p's CPU time, list its threads when due, seize those due. */
+static int seize_proc(struct sampler *s, struct sampler_proc *p)
+{
+	size_t before = s->nactive;
+	int eperm = 0;
+
+	if (!p->first_tick)
+		p->first_tick = s->tick;
+	read_process_cpu(s, p);
+	if (list_threads(s, p) || p->gone)
+		return p->gone ? 0 : -1;
+	if (p->first_tick == s->tick && !s->cfg->unsafe_seccomp &&
+	    seccomp_preflight(s, p))
+		return -1;
+	for (size_t i = 0; i < p->tids.n && !p->gone; i++)
+		if (seize_one(s, p, p->tids.tids[i], &eperm) < 0)
+			return -1;
+	if (s->nactive == before)
+		return nothing_seized(s, p, eperm);
+	p->refused_ticks = 0;
+	s->sampled_any = true;
 	return 0;
 }
 
 static int seize_all(struct sampler *s)
 {
-	int eperm = 0;
-
 	s->nactive = 0;
-	read_process_cpu(s);
-	if (need_listing(s) &&
-	    procfs_list_tasks_cached(s->cfg->pid, &s->task_dir, &s->tids)) {
-		if (errno != ENOENT && errno != ESRCH)
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (!s->procs[i]->gone && seize_proc(s, s->procs[i]))
 			return -1;
-		s->target_gone = true;
-		return 0;
-	}
-	if (s->tick == 1 && !s->cfg->unsafe_seccomp && seccomp_preflight(s))
-		return -1;
-	for (size_t i = 0; i < s->tids.n; i++)
-		if (seize_one(s, s->tids.tids[i], &eperm) < 0)
-			return -1;
-	if (s->nactive == 0)
-		return nothing_seized(s, eperm);
-	s->refused_ticks = 0;
 	return 0;
 }
 
@@ -817,6 +871,7 @@ static void interrupt_all(struct sampler *s)
 	for (size_t i = 0; i < s->nactive; i++) {
 		s->active[i]->intr_ns = mono_now_ns();
 		ptctl_interrupt(s->active[i]->tid);
+		s->active[i]->proc->im->threads_stopped++;
 	}
 	s->pending = s->nactive;
 	s->st->threads_stopped += s->nactive;
@@ -845,10 +900,10 @@ static void keep_last_stack(struct thread *th, const uint64_t *pcs, size_t n)
 /* Unwind the capture in s->view, and time it (wall time: an unwind makes
  * no system call in steady state, so that is its CPU time unless ptprof
  * was preempted, which the median of --stats sees through). */
-static int unwind_captured(struct sampler *s)
+static int unwind_captured(struct sampler *s, struct sampler_proc *p)
 {
 	uint64_t t0 = mono_now_ns(), us;
-	int n = unwinder_unwind(s->unw, &s->view, s->pcs,
+	int n = unwinder_unwind(p->unw, &s->view, s->pcs,
 				(int)stacktab_max_depth(s->tab));
 
 	us = (mono_now_ns() - t0) / NSEC_PER_USEC;
@@ -865,7 +920,7 @@ static bool take_signal(struct sampler *s);
  * "t", traced, as long as they last) and take a stop signal (SIGINT must
  * end the run however long the unwinds).  True ends the unwind.
  */
-static bool between_steps(void *arg, uint64_t now)
+bool sampler_between_steps(void *arg, uint64_t now)
 {
 	struct sampler *s = arg;
 	int ready;
@@ -886,16 +941,18 @@ static bool between_steps(void *arg, uint64_t now)
 /*
  * After the tick's stop window: unwind every queued capture.  Every
  * thread captured is already detached; a LATE one is still seized and
- * may stop meanwhile: between_steps() lets it go.  Once a stop signal
+ * may stop meanwhile: sampler_between_steps() lets it go.  Once a stop signal
  * came the rest are dropped (a stack cut short by it would be wrong).
  */
-static void unwind_queued(struct sampler *s)
+void sampler_unwind_queued(struct sampler *s)
 {
 	s->unwinding = true;
 	s->serve_at = mono_now_ns() + SERVE_EVERY_NS;
 	for (size_t i = 0; i < s->nqueued && !s->stopping; i++) {
 		const struct queued *q = &s->queue[i];
 
+		if (q->th->proc->exe_tick != s->tick)
+			sampler_procs_check_exec(s, q->th->proc);
 		s->view.tid = q->th->tid;
 		s->view.regs = q->regs;
 		s->view.stack_start = q->stack_start;
@@ -952,7 +1009,7 @@ static bool emit_split(struct sampler *s, struct thread *th,
 {
 	struct sysbias_parts parts;
 	uint64_t ut = 0, stime = 0, image = 0;
-	bool read = procfs_read_task_times(s->cfg->pid, th->tid,
+	bool read = procfs_read_task_times(th->proc->pid, th->tid,
 					   &th->cpu.stat_fd, &ut, &stime,
 					   &image) == 0;
 	struct stack_ring *user = &th->user_stacks;
@@ -960,7 +1017,7 @@ static bool emit_split(struct sampler *s, struct thread *th,
 	/* Another task under the TID whose schedstat went forwards, or the
 	 * thread exec'd (the leader's own exec: same TID, same counters). */
 	if (read && th->have_image && image != th->image)
-		forget_user_code(th);
+		sampler_forget_user_code(th);
 	if (read) {
 		th->image = image;
 		th->have_image = true;
@@ -996,7 +1053,8 @@ static bool emit_split(struct sampler *s, struct thread *th,
 static void record_stack(struct sampler *s, struct thread *th,
 			 enum capture_stop stop)
 {
-	int n = unwind_captured(s);
+	struct sampler_proc *p = th->proc;
+	int n = unwind_captured(s, p);
 	enum sysbias_stop kind = SYSBIAS_USER;
 	uint64_t count;
 	bool ok = true;
@@ -1006,15 +1064,15 @@ static void record_stack(struct sampler *s, struct thread *th,
 	 * may have stopped for want of its unwind table.  Read the maps (the
 	 * thread is already released) and, if they changed, unwind again. */
 	if (!s->stopping &&
-	    mapsync_catch_up(&s->mapsync, s->pcs, n, s->live_tid))
-		n = unwind_captured(s);
+	    mapsync_catch_up(&p->mapsync, s->pcs, n, p->live_tid))
+		n = unwind_captured(s, p);
 	if (n <= 0 || s->stopping)
 		return;
-	count = cpuacct_weight(&th->cpu, &s->acct);
+	count = cpuacct_weight(&th->cpu, &p->acct);
 	/* (--wall needs to know only the exits, for --stats.) */
 	if ((stop == CAPTURE_AT_EXIT ||
 	     (stop == CAPTURE_IN_CALL && !s->cfg->wall)) &&
-	    unwinder_after_syscall(s->unw, &s->view))
+	    unwinder_after_syscall(p->unw, &s->view))
 		kind = stop == CAPTURE_AT_EXIT ? SYSBIAS_EXIT : SYSBIAS_IN_CALL;
 	if (kind == SYSBIAS_EXIT) {
 		s->st->stacks_at_syscall++;
@@ -1029,7 +1087,7 @@ static void record_stack(struct sampler *s, struct thread *th,
 		s->st->stacks++;
 	if (!ok)
 		return;
-	s->live_tid = th->tid;
+	p->live_tid = th->tid;
 	/* --wall counts it again when the thread did not run; CPU mode
 	 * gives it what is left of the thread's carry at the end. */
 	keep_last_stack(th, s->pcs, (size_t)n);
@@ -1056,11 +1114,14 @@ static bool drop_vanished(const struct thread *th, void *arg)
 	/* A LATE thread no longer listed cannot still be traced by us (a
 	 * traced zombie stays listed): it exec'd away its TID.  Drop it. */
 	if (th->state == TS_LATE && th->seen_tick != s->tick)
-		s->late_vanished = true;
+		th->proc->late_vanished = true;
+	/* A process that is gone is settled first (finish_proc()). */
+	if (th->proc && th->proc->gone)
+		return false;
 	if (th->state == TS_GONE ||
 	    (th->state != TS_SEIZED && th->seen_tick != s->tick)) {
 		/* Its carry is not lost with it (settle_all()). */
-		cpuacct_gone(&th->cpu, &s->acct);
+		cpuacct_gone(&th->cpu, &th->proc->acct);
 		return true;
 	}
 	return false;
@@ -1074,14 +1135,15 @@ static bool drop_vanished(const struct thread *th, void *arg)
  * on a thread already traced).  Ask the thread now under the leader's TID
  * for a stop: it is captured and detached as LATE when it comes.
  */
-static void reclaim_leader(struct sampler *s)
+static void reclaim_leader(struct sampler *s, struct sampler_proc *p)
 {
-	pid_t pid = s->cfg->pid;
+	pid_t pid = p->pid;
 	struct thread *th;
 
+	p->late_vanished = false;
 	if (procfs_tracer_pid_of(pid, pid) != (int)getpid())
 		return;
-	th = threadtab_get(s->threads, pid, true);
+	th = proc_thread(s, p, pid);
 	if (!th)
 		return;
 	th->intr_ns = mono_now_ns();
@@ -1174,7 +1236,7 @@ static uint64_t stop_the_world(struct sampler *s)
 	interrupt_all(s);
 	collect_stops(s, t0 + window);
 	mark_late(s);
-	unwind_queued(s);
+	sampler_unwind_queued(s);
 	return s->last_detach_ns > t0 ? s->last_detach_ns - t0 : 0;
 }
 
@@ -1195,12 +1257,26 @@ static size_t probes_late(struct sampler *s)
 	return n;
 }
 
+/* Has the run nothing left to sample: every process of the set skipped
+ * before one was sampled?  Then it fails as one refused process did. */
+static int check_refused_all(struct sampler *s)
+{
+	if (s->nprocs || s->sampled_any || !s->st->procs_skipped)
+		return 0;
+	errno = EPERM;
+	return -1;
+}
+
 static int tick(struct sampler *s)
 {
 	uint64_t pause;
 
 	s->tick++;
 	s->tick_ns = mono_now_ns();
+	if (sampler_procs_watch(s))
+		return -1;
+	if (s->target_gone)
+		return check_refused_all(s);
 	if (seize_all(s)) {
 		int err = errno;
 
@@ -1208,8 +1284,10 @@ static int tick(struct sampler *s)
 		errno = err;
 		return -1;
 	}
-	if (s->target_gone)
+	if (!s->nactive && !sampler_procs_roots_left(s)) {
+		sampler_procs_finish_gone(s);
 		return 0; /* no tick: nothing was there to sample */
+	}
 	pause = stop_the_world(s);
 	count_pause(s->st, pause);
 	/* The first tick decides on the whole target: a probe that missed
@@ -1222,11 +1300,12 @@ static int tick(struct sampler *s)
 		errno = EACCES;
 		return -1;
 	}
-	s->late_vanished = false;
 	threadtab_sweep(s->threads, drop_vanished, s);
-	if (s->late_vanished)
-		reclaim_leader(s);
-	return 0;
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->late_vanished)
+			reclaim_leader(s, s->procs[i]);
+	sampler_procs_finish_gone(s);
+	return check_refused_all(s);
 }
 
 static void count_late(struct thread *th, void *arg)
@@ -1293,24 +1372,29 @@ static bool take_signal(struct sampler *s)
 static bool wait_until(struct sampler *s, uint64_t deadline)
 {
 	for (;;) {
+		/* One process: its exit ends the wait (several: the next
+		 * tick polls them all, poll_exits()). */
+		struct sampler_proc *one = s->nprocs == 1 ? s->procs[0] : NULL;
 		int ready;
 
 		reap_queued(s);
-		unwind_queued(s); /* LATE captures: nothing is held */
+		sampler_unwind_queued(s); /* LATE captures: nothing is held */
 		if (s->stopping)
 			return true;
 		if (mono_now_ns() >= deadline || s->target_gone)
 			return false;
-		ready = reaper_poll(s->sigfd, s->pidfd, deadline);
-		if ((ready & REAPER_PIDFD) && target_exited(s))
-			s->target_gone = true;
+		ready = reaper_poll(s->sigfd, one ? one->pidfd : -1, deadline);
+		if ((ready & REAPER_PIDFD) && sampler_procs_exited(one)) {
+			one->gone = true;
+			sampler_procs_finish_gone(s);
+		}
 		if ((ready & REAPER_SIGNAL) && take_signal(s))
 			return true;
 	}
 }
 
 static int setup(struct sampler *s, const struct sampler_config *cfg,
-		 struct stacktab *tab, struct maps *maps,
+		 struct stacktab *tab, struct procset *ps,
 		 struct sampler_stats *st)
 {
 	memset(s, 0, sizeof(*s));
@@ -1326,45 +1410,37 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	}
 	s->cfg = cfg;
 	s->tab = tab;
-	s->maps = maps;
+	s->ps = ps;
 	s->st = st;
 	s->period_ns = NSEC_PER_SEC / (cfg->hz ? cfg->hz : 100);
-	s->stat_fd = -1;
 	s->sc_can_read = !cfg->unsafe_seccomp && seccomp_can_read();
 	s->waitset = *cfg->stop_signals;
 	sigaddset(&s->waitset, SIGTSTP);
 	s->sigfd = signalfd(-1, &s->waitset, SFD_CLOEXEC | SFD_NONBLOCK);
-	/* No pidfd (old kernel): fall back to reading /proc each tick. */
-	s->pidfd = (int)syscall(SYS_pidfd_open, cfg->pid, 0);
-	cpuacct_proc_init(&s->acct, cfg->pid, s->period_ns, cfg->wall);
 	s->threads = threadtab_new();
-	s->unw = unwinder_new(cfg->pid, maps);
-	mapsync_init(&s->mapsync, cfg->pid, maps, s->unw);
-	if (s->unw)
-		unwinder_set_hook(s->unw, between_steps, s);
 	s->pcs = calloc(stacktab_max_depth(tab), sizeof(*s->pcs));
-	if (!s->threads || !s->unw || !s->pcs || s->sigfd < 0 || reaper_start())
+	if (!s->threads || !s->pcs || s->sigfd < 0 || reaper_start())
 		return -1;
-	return 0;
+	return sampler_procs_add_roots(s);
 }
 
 static void teardown(struct sampler *s)
 {
+	for (size_t i = 0; i < s->nprocs; i++)
+		sampler_procs_free(s, s->procs[i]);
+	free(s->procs);
+	free(s->pfds);
+	if (s->tree) {
+		proctree_counters(s->tree, &s->st->tree);
+		proctree_free(s->tree);
+	}
 	threadtab_free(s->threads);
-	unwinder_free(s->unw);
 	free(s->queue);
 	free(s->arena);
-	procfs_tidlist_free(&s->tids);
 	free(s->active);
 	free(s->pcs);
-	mapsync_free(&s->mapsync);
-	if (s->pidfd >= 0)
-		close(s->pidfd);
-	if (s->sigfd >= 0)
+	if (s->sigfd > 0)
 		close(s->sigfd);
-	procfs_tasks_close(&s->task_dir);
-	if (s->stat_fd >= 0)
-		close(s->stat_fd);
 }
 
 /* After a tick (every thread let go): the caller's progress hook. */
@@ -1438,36 +1514,39 @@ static int run_loop(struct sampler *s, uint64_t start)
 	}
 }
 
-/* At the end of a CPU profile: each thread's time since its last check. */
-static void final_read(struct thread *th, void *arg)
-{
-	struct sampler *s = arg;
-
-	if (th->state == TS_GONE || !th->cpu.have_cpu)
-		return;
-	cpuacct_new_tick(&th->cpu);
-	if (read_cpu(s, th) == 0)
-		cpuacct_catch_up(&th->cpu, &s->acct);
-	/* Not for this profile: see seize_one(). */
-	if (th->sc_unsafe || th->tracer || (s->cfg->select && !th->selected))
-		cpuacct_drop_carry(&th->cpu, &s->acct);
-}
-
+/* The settling of one process's CPU time (sampler_settle_proc()). */
 struct settling {
 	struct sampler *s;
+	struct sampler_proc *p;
 	int64_t budget, resid;
 	size_t pool_stacks; /* threads with a stack taken for the pool */
 	int64_t share;	    /* ... the budget each gets in the 2nd pass */
 };
+
+/* At the end of a CPU profile: each thread's time since its last check. */
+static void final_read(struct thread *th, void *arg)
+{
+	struct settling *z = arg;
+	struct sampler *s = z->s;
+
+	if (th->proc != z->p || th->state == TS_GONE || !th->cpu.have_cpu)
+		return;
+	cpuacct_new_tick(&th->cpu);
+	if (read_cpu(s, th) == 0)
+		cpuacct_catch_up(&th->cpu, &z->p->acct);
+	/* Not for this profile: see seize_one(). */
+	if (th->sc_unsafe || th->tracer || (s->cfg->select && !th->selected))
+		cpuacct_drop_carry(&th->cpu, &z->p->acct);
+}
 
 static void settle_one(struct thread *th, void *arg)
 {
 	struct settling *z = arg;
 	uint64_t w;
 
-	if (!th->last_n || th->cpu.carry <= 0)
+	if (th->proc != z->p || !th->last_n || th->cpu.carry <= 0)
 		return;
-	w = cpuacct_settle(&th->cpu, &z->s->acct, &z->budget, &z->resid);
+	w = cpuacct_settle(&th->cpu, &z->p->acct, &z->budget, &z->resid);
 	if (w && emit(z->s, th, th->last_pcs, th->last_n, w))
 		z->s->st->settled_samples += w;
 }
@@ -1476,52 +1555,55 @@ static void count_pool_stack(struct thread *th, void *arg)
 {
 	struct settling *z = arg;
 
-	z->pool_stacks += th->last_n && th->cpu.pool_stack;
+	z->pool_stacks += th->proc == z->p && th->last_n && th->cpu.pool_stack;
 }
 
 /* The second pass: a share of what is left to each stack taken for the
- * pool (see settle_all()). */
+ * pool (see sampler_settle_proc()). */
 static void settle_pool(struct thread *th, void *arg)
 {
 	struct settling *z = arg;
 	int64_t take = z->share < z->budget ? z->share : z->budget;
 	uint64_t w;
 
-	if (!th->last_n || !th->cpu.pool_stack || take <= 0)
+	if (th->proc != z->p || !th->last_n || !th->cpu.pool_stack || take <= 0)
 		return;
 	z->budget -= take;
-	w = cpuacct_periods(&z->s->acct, take, &z->resid);
+	w = cpuacct_periods(&z->p->acct, take, &z->resid);
 	if (w && emit(z->s, th, th->last_pcs, th->last_n, w))
 		z->s->st->settled_samples += w;
 }
 
 /*
- * The end of a CPU profile: the CPU time read but not yet in a sample (a
- * carry under half a period, a running thread's last periods) goes to
- * its thread's last stack, so that samples x period add up to the CPU
- * time the threads used.  Threads borrow (cpuacct.h), so what is given is
- * the net sum of all carries, not each positive one: a thread that
- * borrowed was counted ahead with another's time.  What is left then
- * has no stack of its own: the time of threads never caught running, of
- * threads that exited or were first read after they ran (the process
- * clock tells).  It is shared among the stacks taken for the small
- * carries (cpuacct.h), which sampled such threads as they ran; without
- * any, it is counted in unsampled_ns, and never hidden.
+ * The end of a process in a CPU profile (it exited, or the run ends): the
+ * CPU time read but not yet in a sample (a carry under half a period, a
+ * running thread's last periods) goes to its thread's last stack, so
+ * that samples x period add up to the CPU time the threads used.  Threads
+ * borrow (cpuacct.h), so what is given is the net sum of all carries, not
+ * each positive one: a thread that borrowed was counted ahead with
+ * another's time.  What is left then has no stack of its own: the time
+ * of threads never caught running, of threads that exited or were first
+ * read after they ran (the process clock tells).  It is shared among the
+ * stacks taken for the small carries (cpuacct.h), which sampled such
+ * threads as they ran; without any, it is counted in unsampled_ns, and
+ * never hidden.  final_read: the process lives, read its threads once
+ * more.
  */
-static void settle_all(struct sampler *s)
+void sampler_settle_proc(struct sampler *s, struct sampler_proc *p,
+			 bool final_read_too)
 {
-	struct settling z = { .s = s };
+	struct settling z = { .s = s, .p = p };
 	int64_t gap;
 
-	if (s->cfg->wall)
+	if (s->cfg->wall || p->im->skipped)
 		return;
-	if (!s->target_gone)
-		threadtab_foreach(s->threads, final_read, s);
+	if (final_read_too)
+		threadtab_foreach(s->threads, final_read, &z);
 	/* With a selection the process clock counts threads left out. */
 	gap = s->cfg->select ?
 		      0 :
-		      cpuacct_proc_gap(&s->acct, s->st->samples * s->period_ns);
-	z.budget = s->acct.carry_sum + s->acct.pool + gap;
+		      cpuacct_proc_gap(&p->acct, p->samples * s->period_ns);
+	z.budget = p->acct.carry_sum + p->acct.pool + gap;
 	if (z.budget > 0)
 		threadtab_foreach(s->threads, settle_one, &z);
 	threadtab_foreach(s->threads, count_pool_stack, &z);
@@ -1530,11 +1612,25 @@ static void settle_all(struct sampler *s)
 		threadtab_foreach(s->threads, settle_pool, &z);
 	}
 	if (z.budget + z.resid > 0)
-		s->st->unsampled_ns = (uint64_t)(z.budget + z.resid);
+		s->st->unsampled_ns += (uint64_t)(z.budget + z.resid);
+}
+
+/* The end of the run: every process still known is settled, and its maps
+ * read once more while it lives (for the writers). */
+static void settle_all(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct sampler_proc *p = s->procs[i];
+		bool lives = !p->gone && !sampler_procs_exited(p);
+
+		sampler_settle_proc(s, p, lives);
+		if (lives)
+			mapsync_refresh(&p->mapsync, p->live_tid);
+	}
 }
 
 int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
-		struct maps *maps, struct sampler_stats *st)
+		struct procset *ps, struct sampler_stats *st)
 {
 	struct sampler s;
 	sigset_t own, old;
@@ -1543,20 +1639,18 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 
 	sigemptyset(&own);
 	sigaddset(&own, SIGTSTP);
-	if (setup(&s, cfg, tab, maps, st) == 0 &&
+	if (setup(&s, cfg, tab, ps, st) == 0 &&
 	    sigprocmask(SIG_BLOCK, &own, &old) == 0) {
 		start = mono_now_ns();
-		mapsync_refresh(&s.mapsync, s.live_tid); /* for the unwinder */
 		rc = run_loop(&s, start);
 		err = errno;
 		release_late(&s);
 		s.stopping = false; /* the last LATE captures: budgeted */
-		unwind_queued(&s);
+		sampler_unwind_queued(&s);
 		settle_all(&s);
-		if (!s.target_gone)
-			mapsync_refresh(&s.mapsync, s.live_tid);
 		st->elapsed_ns = mono_now_ns() - start;
-		unwinder_counters(s.unw, &st->unwind);
+		for (size_t i = 0; i < s.nprocs; i++)
+			sampler_procs_close_image(&s, s.procs[i]);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		errno = err;
 	}

@@ -38,12 +38,35 @@
  * passes without a tick (one started late) is counted as missed; ticks
  * are never bunched (none starts within period/8 of the last).
  *
+ *
+ * Several processes (issue 14): the roots (config->pids) and, with
+ * config->children, their descendants, which proctree.h finds without
+ * tracing them; a new one is sampled from the tick after it is found.
+ * All share the one tick: each process's CPU time is read (an idle one
+ * costs its CPU clock's reading and nothing more), the due threads of
+ * all are seized and interrupted, their stops collected in one window,
+ * and each copy unwound with its own process's unwinder.  Per process:
+ * its task list, cpuacct_proc, pidfd, unwinder and mapsync; threads are
+ * kept in one table by TID (unique machine-wide), each pointing to its
+ * process.  A process whose main executable changed (/proc/PID/exe's
+ * device and inode, checked before the first unwind of its stacks in a
+ * tick, and on a PROCTREE_EXEC) exec'd: a new image in ps, with new maps
+ * and a fresh unwinder.  A process that exits is settled (its carries go
+ * to its threads' last stacks, as at the end) and forgotten.  A process
+ * the kernel refuses, or another tracer holds, is skipped (its image
+ * says why) unless it is the only one left: then the run fails as a
+ * one-process run did.  At most PROCSET_MAX_LIVE live processes: one
+ * found past that is skipped (EAGAIN) with its descendants.
+ *
  * Contract:
  *  - sampler_run() blocks the caller until the duration ends, a signal of
  *    config->stop_signals arrives (those signals must be blocked by the
- *    caller), the target exits, or a fatal error.  It records samples into
- *    tab and mapping snapshots into maps.  SIGTSTP suspends ptprof only
- *    between ticks (see suspend_self).
+ *    caller), every root has exited (config->child: that one has), or a
+ *    fatal error; the descendants still alive then are let go.  It
+ *    records samples into tab (config->tab_pid's only, when set), and in
+ *    ps an image per process found and per exec seen (procset.h), with
+ *    its maps.  SIGTSTP suspends ptprof only between ticks (see
+ *    suspend_self).
  *  - However it returns, every target thread it seized has been detached
  *    with any signal it was stopped for, except a thread whose stop had not
  *    come 500 ms after the end (inside vfork(), in D state): that one is
@@ -51,8 +74,9 @@
  *    latest, by the kernel when ptprof exits.  Group-stopped targets stay
  *    stopped.
  *  - Returns 0, or -1 with errno.  EPERM when the kernel refused every
- *    thread: at the first tick (nothing was touched), or for 10 ticks in a
- *    row later.  It never prints or exits.
+ *    thread of the only process left: at the first tick (nothing was
+ *    touched), or for 10 ticks in a row later; or when every process was
+ *    skipped before one was sampled.  It never prints or exits.
  *  - Seccomp (seccomp.h): a thread stopped in a sleep is resumed by the
  *    kernel through restart_syscall, which a seccomp filter may forbid.
  *    At the first tick every thread's Seccomp: mode is read; with a
@@ -85,29 +109,41 @@
 #include <sys/types.h>
 
 #include "maps.h"
+#include "procset.h"
+#include "proctree.h"
 #include "stacktab.h"
 #include "unwind.h"
 
 struct sampler_stats;
 
 struct sampler_config {
-	pid_t pid;
+	/* The processes named (-p), or the launched COMMAND: the roots.  The
+	 * run ends when they have all exited (or the duration, a signal). */
+	const pid_t *pids;
+	size_t npids;
+	/* Follow their descendants too (proctree.h), each from the tick
+	 * after it is found until it exits. */
+	bool children;
 	unsigned hz;
 	uint64_t duration_ns;	      /* 0: no limit */
 	const sigset_t *stop_signals; /* blocked signals that end sampling */
-	pid_t child;		      /* launched process to reap, or 0 */
-	bool wall;		      /* sample threads that did not run too */
+	pid_t child; /* launched process to reap (one of pids), or 0 */
+	bool wall;   /* sample threads that did not run too */
 	/* Called between ticks once tab holds spill_at distinct stacks: it
 	 * is expected to write them out and empty tab.  Non-zero (errno set)
 	 * ends the run with an error.  NULL: tab grows without bound. */
 	int (*spill)(void *arg);
 	void *spill_arg;
 	size_t spill_at;
-	/* Called with every stack recorded (leaf first), with its thread,
-	 * the thread's name (comm; "" unless want_names) and the samples it
-	 * stands for: for a caller that wants stacks by thread (ptprof dump,
-	 * the pprof writer).  NULL: none. */
-	void (*on_stack)(void *arg, pid_t tid, const char *name,
+	/* Only the stacks of this process go into tab (0: every stack): the
+	 * legacy format holds one address space. */
+	pid_t tab_pid;
+	/* Called with every stack recorded (leaf first), with where it comes
+	 * from (its image, thread, and the thread's name: comm, "" unless
+	 * want_names) and the samples it stands for: for a caller that
+	 * wants stacks by thread or process (ptprof dump, the pprof
+	 * writer).  NULL: none. */
+	void (*on_stack)(void *arg, const struct sample_origin *from,
 			 const uint64_t *pcs, size_t n, uint64_t count);
 	void *on_stack_arg;
 	bool want_names; /* read thread names (once a second each) */
@@ -207,6 +243,13 @@ struct sampler_stats {
 	pid_t seccomp_tid;
 	int seccomp_verdict;
 	bool seccomp_refused;
+	/* The process set: processes sampled (roots and descendants found),
+	 * skipped (their images say why), how descendants were found (NULL:
+	 * not followed), and the tree's counters. */
+	uint64_t procs_found, procs_skipped;
+	const char *discovery;
+	int tree_errno; /* cfg->children, but proctree_new() failed so */
+	struct proctree_counters tree;
 	uint64_t elapsed_ns;
 	enum sampler_end end;
 	int end_signal;	     /* for SAMPLER_END_SIGNAL */
@@ -220,7 +263,7 @@ struct sampler_stats {
  * schedstat (CONFIG_SCHED_INFO), EACCES with stats->seccomp_refused set
  * (see "Seccomp"), else what failed. */
 int sampler_run(const struct sampler_config *config, struct stacktab *tab,
-		struct maps *maps, struct sampler_stats *stats);
+		struct procset *ps, struct sampler_stats *stats);
 
 /* The q-quantile (0..1) of the pause per tick, in ns (bucket upper bound,
  * at most pause_max_ns); 0 without ticks. */

@@ -1,5 +1,7 @@
 /*
- * thread_report.c - samples by thread (see thread_report.h).
+ * thread_report.c - samples by thread, or by process (see
+ * thread_report.h).  Both tables are rows of an ID (TID or PID) and a
+ * name, merged the same way.
  */
 #include "config.h"
 
@@ -12,7 +14,7 @@
 #include "thread_report.h"
 
 struct trow {
-	int64_t tid;
+	int64_t tid;	  /* or PID */
 	const char *name; /* never NULL */
 	uint64_t count;	  /* all samples of the thread */
 	uint64_t best;	  /* samples under this name */
@@ -67,10 +69,11 @@ static size_t merge(struct trow *r, size_t n)
 	return k;
 }
 
-static int write_rows(const struct trow *r, size_t n, uint64_t total, FILE *out)
+static int write_rows(const struct trow *r, size_t n, uint64_t total,
+		      const char *id, FILE *out)
 {
 	fprintf(out, "Total: %" PRIu64 " samples\n", total);
-	fprintf(out, "%10s %7s %10s  %s\n", "samples", "%", "tid", "name");
+	fprintf(out, "%10s %7s %10s  %s\n", "samples", "%", id, "name");
 	for (size_t i = 0; i < n; i++) {
 		char tid[24] = "-";
 
@@ -80,14 +83,15 @@ static int write_rows(const struct trow *r, size_t n, uint64_t total, FILE *out)
 			total ? 100.0 * (double)r[i].count / (double)total :
 				0.0,
 			tid, r[i].name[0] ? "  " : "");
-		/* A thread names itself: shown, never acted on. */
+		/* A thread or process names itself: shown, never acted on. */
 		textsafe_fputs(out, r[i].name, NULL);
 		fputc('\n', out);
 	}
 	return ferror(out) ? -1 : 0;
 }
 
-int thread_report_write(const struct profile *p, FILE *out)
+/* The table by thread (by_pid false) or by process. */
+static int write_table(const struct profile *p, bool by_pid, FILE *out)
 {
 	struct trow *r = calloc(p->nrecords ? p->nrecords : 1, sizeof(*r));
 	size_t n;
@@ -98,15 +102,28 @@ int thread_report_write(const struct profile *p, FILE *out)
 		return -1;
 	}
 	for (size_t i = 0; i < p->nrecords; i++) {
-		r[i].tid = p->records[i].tid;
-		r[i].name = p->records[i].thread ? p->records[i].thread : "";
-		r[i].count = r[i].best = p->records[i].count;
+		const struct profile_record *rec = &p->records[i];
+		const char *name = by_pid ? rec->process : rec->thread;
+
+		r[i].tid = by_pid ? rec->pid : rec->tid;
+		r[i].name = name ? name : "";
+		r[i].count = r[i].best = rec->count;
 	}
 	n = merge(r, p->nrecords);
 	qsort(r, n, sizeof(*r), cmp_count);
-	rc = write_rows(r, n, p->total_samples, out);
+	rc = write_rows(r, n, p->total_samples, by_pid ? "pid" : "tid", out);
 	free(r);
 	return rc;
+}
+
+int thread_report_write(const struct profile *p, FILE *out)
+{
+	return write_table(p, false, out);
+}
+
+int thread_report_write_processes(const struct profile *p, FILE *out)
+{
+	return write_table(p, true, out);
 }
 
 static bool all_digits(const char *s)
@@ -120,25 +137,38 @@ static bool all_digits(const char *s)
 }
 
 static bool matches(const struct profile_record *rec, const char *sel,
-		    bool numeric)
+		    bool numeric, bool by_pid)
 {
-	if (numeric && rec->tid == strtoll(sel, NULL, 10))
+	int64_t id = by_pid ? rec->pid : rec->tid;
+	const char *name = by_pid ? rec->process : rec->thread;
+
+	if (numeric && id == strtoll(sel, NULL, 10))
 		return true;
-	return rec->thread && !strcmp(rec->thread, sel);
+	return name && !strcmp(name, sel);
 }
 
-size_t thread_report_keep(struct profile *p, const char *sel)
+static size_t keep(struct profile *p, const char *sel, bool by_pid)
 {
 	bool numeric = all_digits(sel);
 	size_t k = 0;
 
 	p->total_samples = 0;
 	for (size_t i = 0; i < p->nrecords; i++) {
-		if (!matches(&p->records[i], sel, numeric))
+		if (!matches(&p->records[i], sel, numeric, by_pid))
 			continue;
 		p->records[k++] = p->records[i];
 		p->total_samples += p->records[i].count;
 	}
 	p->nrecords = k;
 	return k;
+}
+
+size_t thread_report_keep(struct profile *p, const char *sel)
+{
+	return keep(p, sel, false);
+}
+
+size_t thread_report_keep_process(struct profile *p, const char *sel)
+{
+	return keep(p, sel, true);
 }

@@ -48,8 +48,11 @@ struct stack_ring {
 	unsigned turn;	/* which one gets the next sample */
 };
 
+struct sampler_proc; /* the sampler's per-process state (sampler.c) */
+
 struct thread {
 	pid_t tid;
+	struct sampler_proc *proc; /* its process, set when first listed */
 	enum thread_state state;
 	int pending_sig;     /* signal to hand back on detach, or 0 */
 	bool sampled;	     /* at least one stack recorded */

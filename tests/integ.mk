@@ -102,6 +102,7 @@ TESTS += \
 	tests/report.test \
 	tests/report-symbols.test \
 	tests/report-errors.test \
+	tests/report-processes.test \
 	tests/report-hostile.test \
 	tests/dump.test \
 	tests/dump-procs.test \

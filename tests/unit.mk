@@ -7,7 +7,7 @@ UNIT_CORE = tests/unit/test_stacktab tests/unit/test_maps \
 	tests/unit/test_grow tests/unit/test_loadseg tests/unit/test_textsafe \
 	tests/unit/test_cpuacct tests/unit/test_seccomp tests/unit/test_modcache \
 	tests/unit/test_sysbias tests/unit/test_ticksched \
-	tests/unit/test_proctree
+	tests/unit/test_proctree tests/unit/test_procset
 check_PROGRAMS += $(UNIT_CORE)
 TESTS += $(UNIT_CORE)
 EXTRA_DIST += tests/unit/unit.h
@@ -37,6 +37,8 @@ tests_unit_test_modcache_SOURCES = tests/unit/test_modcache.c
 tests_unit_test_modcache_LDADD = $(PT_LIBS)
 tests_unit_test_sysbias_SOURCES = tests/unit/test_sysbias.c
 tests_unit_test_sysbias_LDADD = $(PT_LIBS)
+tests_unit_test_procset_SOURCES = tests/unit/test_procset.c
+tests_unit_test_procset_LDADD = $(PT_LIBS)
 tests_unit_test_proctree_SOURCES = tests/unit/test_proctree.c
 tests_unit_test_proctree_LDADD = $(PT_LIBS)
 tests_unit_test_grow_SOURCES = tests/unit/test_grow.c
@@ -47,3 +49,20 @@ tests_unit_test_pprof_SOURCES = tests/unit/test_pprof.c
 tests_unit_test_pprof_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) \
 	$(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
 tests_unit_test_pprof_LDADD = $(PT_LIBS)
+
+# A profile of two images: two different non-PIE programs, both at
+# 0x400000, the same address a function of each (issue 14).
+check_PROGRAMS += tests/targets/twin_a tests/targets/twin_b \
+	tests/unit/test_pprof_images
+TESTS += tests/unit/test_pprof_images
+PT_TWIN_CFLAGS = -O2 -g -fno-pie -fno-omit-frame-pointer
+tests_targets_twin_a_SOURCES = tests/targets/twin.c
+tests_targets_twin_a_CFLAGS = $(PT_TWIN_CFLAGS) -DTWIN=a
+tests_targets_twin_a_LDFLAGS = -no-pie
+tests_targets_twin_b_SOURCES = tests/targets/twin.c
+tests_targets_twin_b_CFLAGS = $(PT_TWIN_CFLAGS) -DTWIN=b
+tests_targets_twin_b_LDFLAGS = -no-pie
+tests_unit_test_pprof_images_SOURCES = tests/unit/test_pprof_images.c
+tests_unit_test_pprof_images_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) \
+	$(ZLIB_CFLAGS)
+tests_unit_test_pprof_images_LDADD = $(PT_LIBS)

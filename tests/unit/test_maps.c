@@ -189,6 +189,24 @@ static void parse_lines(void)
 	parse_bounds();
 }
 
+/* maps_copy_build_ids(): a union of src's text, as cmd_record makes for
+ * an exec'd process, gets src's brief lines back. */
+static void copy_build_ids(const struct maps *src, const char *text, size_t len)
+{
+	struct maps *u = maps_new();
+	char *out;
+
+	CHECK(maps_update(u, text, len) == 0);
+	out = text_of(u);
+	CHECK(strstr(out, " r-xp /") == NULL); /* no ID carried by text */
+	free(out);
+	maps_copy_build_ids(u, src);
+	out = text_of(u);
+	CHECK(strstr(out, " r-xp /") != NULL);
+	free(out);
+	maps_free(u);
+}
+
 /* The brief line "START-END r-xp PATH (@OFFSET) ID" comes before the
  * mapping of this executable. */
 static void build_ids(void)
@@ -215,6 +233,8 @@ static void build_ids(void)
 	out = text_of(m);
 	CHECK(strstr(out, " r-xp /") != NULL);
 	free(out);
+	/* a union made from the written text has the IDs once copied */
+	copy_build_ids(m, text, len);
 	free(text);
 	maps_free(m);
 }

@@ -20,6 +20,7 @@
 #include "maps.h"
 #include "pprof_out.h"
 #include "pprof_read.h"
+#include "procset.h"
 #include "profile.pb-c.h"
 #include "profile_load.h"
 #include "profile_read.h"
@@ -78,7 +79,15 @@ static uint64_t leaf_pc, caller_pc;
 /* Samples: thread 100 "alpha" twice the same stack (merged), thread 200
  * "beta" the same stack, thread 300 unnamed a stack cut at a zero PC, and
  * a stack deeper than max_depth (3). */
-static struct pprof_out *make_builder(void)
+static void add(struct pprof_out *b, const struct proc_image *im, pid_t tid,
+		const char *name, const uint64_t *pcs, size_t n, uint64_t count)
+{
+	struct sample_origin from = { im, tid, name };
+
+	pprof_out_add(b, &from, pcs, n, count);
+}
+
+static struct pprof_out *make_builder(const struct proc_image *im)
 {
 	struct pprof_out *b = pprof_out_new(3);
 	uint64_t s1[] = { leaf_pc, caller_pc };
@@ -86,26 +95,31 @@ static struct pprof_out *make_builder(void)
 	uint64_t s3[] = { leaf_pc, caller_pc, caller_pc + 8, caller_pc + 16,
 			  caller_pc + 24 };
 
-	pprof_out_add(b, 100, "alpha", s1, 2, 2);
-	pprof_out_add(b, 100, "alpha", s1, 2, 3);
-	pprof_out_add(b, 200, "beta", s1, 2, 1);
-	pprof_out_add(b, 300, "", s2, 3, 4);
-	pprof_out_add(b, 300, NULL, s3, 5, 1);
-	pprof_out_add(b, 400, "none", s1, 0, 9); /* empty: ignored */
+	add(b, im, 100, "alpha", s1, 2, 2);
+	add(b, im, 100, "alpha", s1, 2, 3);
+	add(b, im, 200, "beta", s1, 2, 1);
+	add(b, im, 300, "", s2, 3, 4);
+	add(b, im, 300, NULL, s3, 5, 1);
+	add(b, im, 400, "none", s1, 0, 9); /* empty: ignored */
 	return b;
 }
 
-static struct maps *self_maps(void)
+/* A set of one image: this process, its maps as the sampler reads them. */
+static struct procset *self_set(void)
 {
-	struct maps *m = maps_new();
+	struct procset *ps = procset_new();
+	struct proc_image *im = ps ? procset_add(ps, getpid(), 0,
+						 "test_pprof") :
+				     NULL;
 	unsigned char *text;
 	size_t len;
 
+	CHECK(im != NULL);
 	read_file("/proc/self/maps", &text, &len);
-	CHECK(maps_update(m, (char *)text, len) == 0);
-	maps_read_build_ids(m, NULL, getpid()); /* as the sampler does */
+	CHECK(maps_update(im->maps, (char *)text, len) == 0);
+	maps_read_build_ids(im->maps, NULL, getpid()); /* as the sampler does */
 	free(text);
-	return m;
+	return ps;
 }
 
 static const struct profile_record *find_rec(const struct profile *p,
@@ -141,12 +155,14 @@ static void check_read_back(const char *path)
 	CHECK(r && r->pcs[2] == caller_pc + 8);
 	CHECK(p.maps_text && strstr(p.maps_text, " r-xp "));
 	/* The file's own names, for files report cannot check (Go). */
-	CHECKF(p.nnames > 0 && profile_name_of(&p, leaf_pc) &&
-		       !strcmp(profile_name_of(&p, leaf_pc), "pprof_test_leaf"),
+	CHECKF(p.nnames > 0 && profile_name_of(&p, 0, leaf_pc) &&
+		       !strcmp(profile_name_of(&p, 0, leaf_pc),
+			       "pprof_test_leaf"),
 	       "%zu names, leaf named %s", p.nnames,
-	       profile_name_of(&p, leaf_pc) ? profile_name_of(&p, leaf_pc) :
-					      "nothing");
-	CHECK(!profile_name_of(&p, 1));
+	       profile_name_of(&p, 0, leaf_pc) ?
+		       profile_name_of(&p, 0, leaf_pc) :
+		       "nothing");
+	CHECK(!profile_name_of(&p, 0, 1));
 	profile_free(&p);
 }
 
@@ -227,22 +243,38 @@ static void check_locations(const PbProfile *pp)
 	CHECK(leaf && caller && named);
 }
 
-/* Labels: thread_id always, thread_name when the thread had a name. */
+/* The label key of sample s, or NULL. */
+static const Perftools__Profiles__Label *
+label(const PbProfile *pp, const Perftools__Profiles__Sample *s,
+      const char *key)
+{
+	for (size_t k = 0; k < s->n_label; k++)
+		if (!strcmp(str(pp, s->label[k]->key), key))
+			return s->label[k];
+	return NULL;
+}
+
+/* Labels: thread_id always, thread_name when the thread had a name,
+ * process_id and process_name always (the stacks came with an image). */
 static void check_labels(const PbProfile *pp)
 {
 	int named = 0, unnamed = 0;
 
 	for (size_t i = 0; i < pp->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = pp->sample[i];
+		const Perftools__Profiles__Label *pid, *pname;
 
 		CHECK(s->n_value == 2 && s->value[1] == s->value[0] * 10000000);
 		CHECK(s->n_label >= 1 &&
 		      !strcmp(str(pp, s->label[0]->key), "thread_id"));
-		if (s->n_label == 2 &&
-		    !strcmp(str(pp, s->label[1]->key), "thread_name"))
+		if (label(pp, s, "thread_name"))
 			named++;
-		else if (s->n_label == 1 && s->label[0]->num == 300)
+		else if (s->label[0]->num == 300)
 			unnamed++;
+		pid = label(pp, s, "process_id");
+		pname = label(pp, s, "process_name");
+		CHECK(pid && pid->num == getpid() && !pid->str);
+		CHECK(pname && !strcmp(str(pp, pname->str), "test_pprof"));
 	}
 	CHECK(named == 2 && unnamed == 2);
 }
@@ -250,7 +282,7 @@ static void check_labels(const PbProfile *pp)
 static void test_round_trip(void)
 {
 	struct pprof_out *b;
-	struct maps *m;
+	struct procset *ps;
 	struct pprof_meta meta = { .period_ns = 10000000,
 				   .wall = true,
 				   .time_nanos = 1234,
@@ -262,11 +294,11 @@ static void test_round_trip(void)
 
 	leaf_pc = (uint64_t)(uintptr_t)&pprof_test_leaf + 4;
 	caller_pc = (uint64_t)(uintptr_t)&test_round_trip + 16;
-	b = make_builder();
-	m = self_maps();
+	ps = self_set();
+	b = make_builder(procset_at(ps, 0));
 	CHECK(b && pprof_out_samples(b) == 4);
 	snprintf(path, sizeof(path), "%s/p.pb.gz", tmpdir);
-	CHECKF(pprof_out_write_file(path, b, m, &meta) == 0, "%s",
+	CHECKF(pprof_out_write_file(path, b, ps, &meta) == 0, "%s",
 	       strerror(errno));
 	check_read_back(path);
 	raw = gunzip_file(path, &len);
@@ -281,7 +313,7 @@ static void test_round_trip(void)
 	}
 	free(raw);
 	pprof_out_free(b);
-	maps_free(m);
+	procset_free(ps);
 }
 
 /* ---- hostile input ---- */

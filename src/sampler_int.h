@@ -1,0 +1,116 @@
+/*
+ * sampler_int.h - the sampling loop's state, shared by its two files:
+ * sampler.c (the ticks: seize, stop, capture, unwind, account) and
+ * sampler_procs.c (the process set: roots and descendants found, execs,
+ * exits).  Private to them; sampler.h is the contract.
+ */
+#ifndef PTPROF_SAMPLER_INT_H
+#define PTPROF_SAMPLER_INT_H
+
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "capture.h"
+#include "cpuacct.h"
+#include "mapsync.h"
+#include "procfs.h"
+#include "procset.h"
+#include "proctree.h"
+#include "sampler.h"
+#include "threadtab.h"
+#include "unwind.h"
+
+/* A capture waiting for its unwind: its stack is in the tick's arena. */
+struct queued {
+	struct thread *th;
+	struct user_regs_struct regs;
+	uint64_t stack_start;
+	size_t off, len;	/* in arena */
+	enum capture_stop kind; /* capture_stop_kind() said so */
+};
+
+/*
+ * One process of the set: what the sampler keeps of it while it lives
+ * (its threads point here).  Its image (procset.h) outlives it.
+ */
+struct sampler_proc {
+	pid_t pid;
+	bool root;	       /* named (-p) or COMMAND: the run waits for it */
+	struct proc_image *im; /* its current image, in the set */
+	int pidfd;	       /* to tell its exit (and PID reuse) apart */
+	void *task_dir;	       /* /proc/PID/task, kept open */
+	int stat_fd;	       /* /proc/PID/stat, kept open: the thread count */
+	struct tidlist tids;   /* its threads as last listed */
+	struct cpuacct_proc acct; /* its CPU time, sweeps */
+	struct unwinder *unw;	  /* of its current image */
+	struct mapsync mapsync;	  /* its maps re-read when code was loaded */
+	pid_t live_tid; /* a thread sampled lately, to read maps through */
+	unsigned refused_ticks;
+	uint64_t first_tick; /* the tick it was first sampled at */
+	uint64_t samples;    /* samples of it (all its images) */
+	dev_t exe_dev;	     /* its main executable (/proc/PID/exe) */
+	ino_t exe_ino;
+	uint64_t exe_tick;     /* the tick its executable was last checked at */
+	uint64_t held_threads; /* of them in stats->foreign_traced */
+	bool gone;	       /* exited: finished at the end of the tick */
+	bool late_vanished;    /* a LATE thread exec'd away its TID */
+};
+
+struct sampler {
+	const struct sampler_config *cfg;
+	struct stacktab *tab;
+	struct procset *ps;
+	struct sampler_stats *st;
+	struct threadtab *threads;
+	struct sampler_proc **procs; /* the live processes */
+	size_t nprocs, cap_procs;
+	size_t roots_live;     /* of them, roots */
+	struct proctree *tree; /* cfg->children: their descendants */
+	struct pollfd *pfds;   /* their pidfds, for poll_exits() */
+	size_t cap_pfds;
+	bool sampled_any;	/* some process was sampled at some tick */
+	struct thread **active; /* threads seized this tick */
+	size_t nactive, cap_active;
+	size_t pending;	      /* of those, SEIZED and not yet stopped */
+	struct capture cap;   /* the capture being taken (stack: in arena) */
+	struct queued *queue; /* this tick's captures, unwound after it */
+	size_t nqueued, cap_queued;
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
+	struct capture view; /* a queued capture, as the unwinder sees it */
+	uint64_t *pcs;
+	uint64_t tick;
+	uint64_t tick_ns; /* CLOCK_MONOTONIC at its start */
+	uint64_t period_ns;
+	uint64_t last_detach_ns; /* of this tick's sampled threads */
+	sigset_t waitset;	 /* stop signals and SIGTSTP, read from sigfd */
+	int sigfd;
+	bool target_gone;     /* the run is over: its roots are gone */
+	bool unwinding;	      /* in unwind_queued(): stops are not captured */
+	bool stopping;	      /* a stop signal came during an unwind */
+	uint64_t serve_at;    /* when between_steps() next looks for events */
+	bool sc_can_read;     /* seccomp_can_read(), at the start */
+	uint64_t progress_at; /* when cfg->progress was last called */
+};
+
+/* sampler_procs.c: the process set (see there). */
+int sampler_procs_add_roots(struct sampler *s);
+int sampler_procs_watch(struct sampler *s);
+void sampler_procs_finish_gone(struct sampler *s);
+bool sampler_procs_roots_left(const struct sampler *s);
+void sampler_procs_check_exec(struct sampler *s, struct sampler_proc *p);
+bool sampler_procs_exited(const struct sampler_proc *p);
+void sampler_procs_close_image(struct sampler *s, struct sampler_proc *p);
+void sampler_procs_free(struct sampler *s, struct sampler_proc *p);
+
+/* sampler.c: what the process set needs of the ticks. */
+bool sampler_between_steps(void *arg, uint64_t now);
+void sampler_unwind_queued(struct sampler *s);
+void sampler_forget_user_code(struct thread *th);
+void sampler_settle_proc(struct sampler *s, struct sampler_proc *p,
+			 bool final_read_too);
+
+#endif /* PTPROF_SAMPLER_INT_H */

@@ -1,0 +1,12 @@
+## Several processes in one run (issue 14): -p A,B; a COMMAND's
+## descendants; a short-lived descendant's CPU time; every process of the
+## tree untraced however ptprof ends.  The targets come from integ.mk and
+## record.mk.
+TESTS += \
+	tests/procs-pids.test \
+	tests/procs-launch.test \
+	tests/procs-short.test \
+	tests/procs-untraced.test \
+	tests/procs-skip.test \
+	tests/procs-exec.test
+EXTRA_DIST += tests/procs.sh

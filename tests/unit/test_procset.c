@@ -1,0 +1,62 @@
+/*
+ * test_procset - the set of images: indexes in the order added, an exec
+ * (a second image of a PID) ends the first and numbers itself after it,
+ * images stay at their address while the set grows, the newest image of
+ * a PID is found, and the sampled counts count images and distinct PIDs.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "procset.h"
+#include "unit.h"
+
+static void check_exec(void)
+{
+	struct procset *ps = procset_new();
+	struct proc_image *a, *b, *c;
+
+	CHECK(ps != NULL);
+	a = procset_add(ps, 100, 0, "sh");
+	b = procset_add(ps, 101, 100, "make");
+	c = procset_add(ps, 100, 0, "gcc");
+	CHECK(a && b && c);
+	CHECK(a->index == 0 && b->index == 1 && c->index == 2);
+	CHECK(a->ended && !b->ended && !c->ended);
+	CHECK(a->exec_no == 0 && c->exec_no == 1);
+	CHECK(b->ppid == 100 && c->ppid == 0);
+	CHECK(strcmp(c->comm, "gcc") == 0 && a->maps && c->maps != a->maps);
+	CHECK(procset_find(ps, 100) == c && procset_find(ps, 101) == b);
+	CHECK(procset_find(ps, 7) == NULL);
+	CHECK(procset_count(ps) == 3 && procset_at(ps, 1) == b);
+	CHECK(procset_at(ps, 3) == NULL);
+	CHECK(procset_sampled(ps) == 0 && procset_sampled_pids(ps) == 0);
+	a->samples = 3;
+	c->samples = 1;
+	CHECK(procset_sampled(ps) == 2 && procset_sampled_pids(ps) == 1);
+	b->samples = 1;
+	CHECK(procset_sampled(ps) == 3 && procset_sampled_pids(ps) == 2);
+	procset_free(ps);
+}
+
+static void check_stable(void)
+{
+	struct procset *ps = procset_new();
+	struct proc_image *first = procset_add(ps, 1, 0,
+					       "a-very-long-command-name");
+
+	CHECK(first && strlen(first->comm) == 15);
+	for (pid_t p = 2; p < 5000; p++)
+		CHECK(procset_add(ps, p, 1, "w") != NULL);
+	CHECK(procset_at(ps, 0) == first && first->pid == 1);
+	CHECK(procset_at(ps, 4998)->pid == 4999);
+	procset_free(ps);
+	procset_free(NULL);
+}
+
+int main(void)
+{
+	check_exec();
+	check_stable();
+	return unit_result("test_procset");
+}
