@@ -54,6 +54,9 @@ check_pkgs="$check_pkgs clang lld"
 check_pkgs="$check_pkgs libclang-rt-dev"
 # dwz makes the shared "alt" debug file of tests/chaos/dwz-alt-fifo.test.
 check_pkgs="$check_pkgs dwz"
+# Real services profiled whole (tests/service-*.test): nginx with a master
+# and two workers on 127.0.0.1, loaded by curl.
+check_pkgs="$check_pkgs nginx-light curl"
 command -v rustc > /dev/null 2>&1 || check_pkgs="$check_pkgs rustc"
 
 case $what in
