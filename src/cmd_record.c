@@ -972,12 +972,22 @@ static void check_record(const struct options *o, struct tselect *sel,
 	select_threads(o, sel, cfg);
 }
 
+/* The summary's distinct stacks: the records of the legacy table, which
+ * holds the root's stacks only; with other processes sampled, those the
+ * pprof builder holds, told apart by process and thread. */
+static size_t distinct_stacks(const struct output *w, const struct procset *ps)
+{
+	if (w->pprof && other_samples(ps))
+		return pprof_out_samples(w->pprof);
+	return w->records;
+}
+
 /* After a run written out: the summary, the warnings, --stats, --top. */
 static void report_run(const struct options *o, const struct output *w,
 		       const struct watch *watch, const struct tselect *sel,
 		       const struct sampler_stats *st, const struct procset *ps)
 {
-	print_summary(o, st, w->records, ps);
+	print_summary(o, st, distinct_stacks(w, ps), ps);
 	say_all_processes(w, ps, st);
 	warn_foreign(st);
 	warn_fd_limit(st);

@@ -34,7 +34,8 @@ const char options_usage[] =
 	"                        its descendants too, as perf record does)\n"
 	"  -f, --frequency=HZ    samples per second, 1..10000 (default 100)\n"
 	"  -o, --output=FILE     profile to write (default ptprof.prof, or\n"
-	"                        ptprof.pb.gz with --format=pprof); a FILE ending\n"
+	"                        ptprof.pb.gz with --format=pprof and for several\n"
+	"                        processes: -p PID,PID, children); a FILE ending\n"
 	"                        in .pb.gz is a pprof protobuf; give -o twice, one\n"
 	"                        of each format, to write both from one run;\n"
 	"                        an existing FILE is kept as FILE.old\n"
@@ -556,14 +557,19 @@ static bool is_pprof_name(const char *s)
 /* Which -o is which format: a .pb.gz name is pprof, any other name is
  * what --format says (legacy by default); no -o: the default name of the
  * format.  Two names of one format are refused. */
+/* Without -o: ptprof.prof for one process, ptprof.pb.gz for --format=pprof
+ * or a run that may cover several (several -p, or children followed),
+ * which the legacy format, one address space, cannot hold. */
 static int resolve_outputs(struct options *o, char *err, size_t len)
 {
 	bool pprof_fmt = o->output_format == OUTPUT_PPROF;
+	bool several = o->children > 0 || o->npids > 1;
 
 	if (!o->noutputs_)
 		o->outputs_[o->noutputs_++] =
-			pprof_fmt ? PTPROF_DEFAULT_PPROF_OUTPUT :
-				    PTPROF_DEFAULT_OUTPUT;
+			pprof_fmt || (several && o->output_format == OUTPUT_DEFAULT) ?
+				PTPROF_DEFAULT_PPROF_OUTPUT :
+				PTPROF_DEFAULT_OUTPUT;
 	for (unsigned i = 0; i < o->noutputs_; i++) {
 		const char *s = o->outputs_[i];
 		const char **slot = is_pprof_name(s) || pprof_fmt ?

@@ -32,6 +32,29 @@ static int parse(const char *line, struct options *o, char *err, size_t len)
 	return options_parse(argc, argv, o, err, len);
 }
 
+/* line parses; the profiles it writes: legacy and pprof (NULL: none). */
+static void writes(const char *line, const char *legacy, const char *pprof)
+{
+	struct options o;
+	char err[512];
+
+	CHECKF(parse(line, &o, err, sizeof(err)) == 0, "'%s': refused: %s",
+	       line, err);
+	CHECKF((!legacy && !o.legacy_output) ||
+		       (legacy && o.legacy_output &&
+			!strcmp(legacy, o.legacy_output)),
+	       "'%s': legacy output %s, expected %s", line,
+	       o.legacy_output ? o.legacy_output : "none",
+	       legacy ? legacy : "none");
+	CHECKF((!pprof && !o.pprof_output) ||
+		       (pprof && o.pprof_output &&
+			!strcmp(pprof, o.pprof_output)),
+	       "'%s': pprof output %s, expected %s", line,
+	       o.pprof_output ? o.pprof_output : "none",
+	       pprof ? pprof : "none");
+	options_free(&o);
+}
+
 /* line parses, with npids PIDs (those of want unless NULL), children. */
 static void accepts(const char *line, enum ptprof_action action, size_t npids,
 		    const pid_t *want, int children)
@@ -115,6 +138,17 @@ int main(void)
 	snprintf(line, sizeof(line), "%s -p 99999",
 		 pid_list(1, PROCSET_MAX_LIVE));
 	refuses(line, "too many PIDs");
+
+	/* Without -o: legacy for one process, pprof when there may be more
+	 * (the legacy format holds one address space). */
+	writes("-p 1", "ptprof.prof", NULL);
+	writes("-p 1,2", NULL, "ptprof.pb.gz");
+	writes("-p 1 --children", NULL, "ptprof.pb.gz");
+	writes("-- true", NULL, "ptprof.pb.gz");
+	writes("--no-children -- true", "ptprof.prof", NULL);
+	writes("--format=legacy -- true", "ptprof.prof", NULL);
+	writes("-o x.prof -- true", "x.prof", NULL);
+	writes("--format=pprof -p 1", NULL, "ptprof.pb.gz");
 
 	refuses("-p 1,,2", "invalid PID '' in -p '1,,2'");
 	refuses("-p 12,abc", "invalid PID 'abc' in -p '12,abc'");
