@@ -567,7 +567,8 @@ static int resolve_outputs(struct options *o, char *err, size_t len)
 
 	if (!o->noutputs_)
 		o->outputs_[o->noutputs_++] =
-			pprof_fmt || (several && o->output_format == OUTPUT_DEFAULT) ?
+			pprof_fmt || (several &&
+				      o->output_format == OUTPUT_DEFAULT) ?
 				PTPROF_DEFAULT_PPROF_OUTPUT :
 				PTPROF_DEFAULT_OUTPUT;
 	for (unsigned i = 0; i < o->noutputs_; i++) {

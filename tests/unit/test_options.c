@@ -46,9 +46,8 @@ static void writes(const char *line, const char *legacy, const char *pprof)
 	       "'%s': legacy output %s, expected %s", line,
 	       o.legacy_output ? o.legacy_output : "none",
 	       legacy ? legacy : "none");
-	CHECKF((!pprof && !o.pprof_output) ||
-		       (pprof && o.pprof_output &&
-			!strcmp(pprof, o.pprof_output)),
+	CHECKF((!pprof && !o.pprof_output) || (pprof && o.pprof_output &&
+					       !strcmp(pprof, o.pprof_output)),
 	       "'%s': pprof output %s, expected %s", line,
 	       o.pprof_output ? o.pprof_output : "none",
 	       pprof ? pprof : "none");
