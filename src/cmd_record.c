@@ -909,6 +909,50 @@ static uint64_t children_cpu(const struct watch *w,
 	return kids;
 }
 
+/* The tree's CPU time over the run: with COMMAND reaped, all it and its
+ * waited-for descendants used (RUSAGE_CHILDREN: ptprof has no other
+ * child); with -p, the growth of the root's own and children's times. */
+static uint64_t tree_cpu(const struct watch *w, const struct sampler_stats *st)
+{
+	struct rusage ru;
+
+	if (st->child_reaped && getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		return timeval_ns(&ru.ru_utime) + timeval_ns(&ru.ru_stime);
+	if (!w->have_first || w->last.self_ns < w->first.self_ns ||
+	    w->last.children_ns < w->first.children_ns)
+		return 0;
+	return w->last.self_ns - w->first.self_ns + w->last.children_ns -
+	       w->first.children_ns;
+}
+
+/*
+ * Children followed: the tree's CPU time (the target's own and its
+ * waited-for descendants') against the profile's.  A process found at the
+ * tick after its fork and gone within a tick or two (a compiler driver,
+ * as(1), a shell's short commands) leaves its time out, or part of it;
+ * so does one that ended before its first reading.  What the sampler
+ * counted as in no sample is warned about apart (warn_unsampled()).
+ */
+static void warn_tree_unprofiled(const struct options *o,
+				 const struct sampler_stats *st, uint64_t tree)
+{
+	uint64_t in = st->samples * (NSEC_PER_SEC / (o->hz ? o->hz : 100)) +
+		      st->unsampled_ns;
+	double out;
+
+	if (o->wall || tree <= in)
+		return;
+	out = (double)(tree - in) / NSEC_PER_SEC;
+	if (out < 0.1 || out * 20 < (double)tree / NSEC_PER_SEC)
+		return;
+	cli_msg("warning: %.2f s of the %.2f s of CPU time the process tree "
+		"used (%.0f%%) is not in the profile: processes that lived "
+		"only a tick or two, found or read too late (see ptprof(1), "
+		"--children)",
+		out, (double)tree / NSEC_PER_SEC,
+		100.0 * out * NSEC_PER_SEC / (double)tree);
+}
+
 /* Work done in child processes is not in the profile: say so, and how
  * to profile it, even with -q. */
 static void warn_children(const struct options *o, const struct watch *w,
@@ -920,8 +964,11 @@ static void warn_children(const struct options *o, const struct watch *w,
 			       0;
 	char who[64];
 
-	/* Followed, they are in the profile. */
-	if (o->children || kids < CHILD_CPU_MIN_NS || kids < (own + kids) / 10)
+	if (o->children) {
+		warn_tree_unprofiled(o, st, tree_cpu(w, st));
+		return;
+	}
+	if (kids < CHILD_CPU_MIN_NS || kids < (own + kids) / 10)
 		return;
 	if (o->action == ACTION_RECORD_COMMAND)
 		snprintf(who, sizeof(who), "%s's",
