@@ -946,11 +946,12 @@ static void warn_tree_unprofiled(const struct options *o,
 	if (out < 0.1 || out * 20 < (double)tree / NSEC_PER_SEC)
 		return;
 	cli_msg("warning: %.2f s of the %.2f s of CPU time the process tree "
-		"used (%.0f%%) is not in the profile: processes that lived "
+		"used (%.0f%%) is not in the profile: %sprocesses that lived "
 		"only a tick or two, found or read too late (see ptprof(1), "
 		"--children)",
 		out, (double)tree / NSEC_PER_SEC,
-		100.0 * out * NSEC_PER_SEC / (double)tree);
+		100.0 * out * NSEC_PER_SEC / (double)tree,
+		st->procs_skipped ? "the processes skipped (below), and " : "");
 }
 
 /* Work done in child processes is not in the profile: say so, and how
