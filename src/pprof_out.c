@@ -149,9 +149,10 @@ struct pb {
 	const struct procset *ps;
 	const struct pprof_meta *meta;
 	PbProfile prof;
-	struct strpool *strs;  /* the string table */
-	struct strpool *funcs; /* "module\nfunction" -> function id */
-	void **blocks;	       /* the arena: every allocation below */
+	struct strpool *strs;	   /* the string table */
+	struct strpool *funcs;	   /* "module\nfunction" -> function id */
+	struct symcache *symcache; /* the images' files, loaded once */
+	void **blocks;		   /* the arena: every allocation below */
 	size_t nblocks, capblocks;
 	bool oom;
 	/* the mappings, and their map entries, in the same order */
@@ -209,6 +210,7 @@ static void pb_free(struct pb *pb)
 	free(pb->imgs);
 	strpool_free(pb->strs);
 	strpool_free(pb->funcs);
+	symcache_free(pb->symcache);
 }
 
 /* ---- mappings ---- */
@@ -507,7 +509,8 @@ static void symbolize_location(struct pb *pb, struct symbolizer *sym,
 /* A symbolizer over image img's files: opened under the root
  * meta->root_of gives (through the live process's map_files too), else
  * under "/".  An image not in the set has no maps: nothing is named. */
-static struct symbolizer *image_symbolizer(const struct pb *pb, uint32_t img)
+static struct symbolizer *image_symbolizer(const struct pb *pb, uint32_t img,
+					   struct symcache *cache)
 {
 	const struct proc_image *im = image_of(pb, img);
 	const char *root = NULL;
@@ -521,16 +524,18 @@ static struct symbolizer *image_symbolizer(const struct pb *pb, uint32_t img)
 	 * read. */
 	if (!im || !im->maps)
 		return symbolizer_new(NULL, 0, NULL, 0);
-	return symbolizer_new_maps(im->maps, root, root ? im->pid : 0);
+	return symbolizer_new_cached(im->maps, root, root ? im->pid : 0, cache);
 }
 
+/* The images' files are loaded once for all of them (symcache). */
 static int add_locations(struct pb *pb)
 {
 	PbLocation *loc, **lp;
 	struct symbolizer *sym = NULL;
 
 	pb->funcs = strpool_new();
-	if (!pb->funcs || collect_locs(pb))
+	pb->symcache = symcache_new();
+	if (!pb->funcs || !pb->symcache || collect_locs(pb))
 		return -1;
 	loc = pb_alloc(pb, pb->nlocs, sizeof(*loc));
 	lp = pb_alloc(pb, pb->nlocs, sizeof(*lp));
@@ -542,7 +547,7 @@ static int add_locations(struct pb *pb)
 
 		if (!i || img != pb->locs[i - 1].image) {
 			symbolizer_free(sym);
-			sym = image_symbolizer(pb, img);
+			sym = image_symbolizer(pb, img, pb->symcache);
 			if (!sym)
 				return -1;
 		}

@@ -64,7 +64,16 @@ struct sym_map {
 	uint64_t bias; /* runtime address - link-time address */
 };
 
+/* Files loaded once for several symbolizers (symbolize.h, symcache). */
+struct symcache {
+	struct strpool *keys;	 /* build ID or inode, root and path */
+	struct strpool *paths;	 /* the files' paths */
+	struct sym_file **files; /* files[i]'s key is keys' string i+1 */
+	size_t nfiles, files_cap;
+};
+
 struct symbolizer {
+	struct symcache *cache; /* owns the files when set */
 	char *root;
 	pid_t live_pid; /* whose map_files may be opened, or 0 */
 	bool elf_ok;
@@ -105,6 +114,65 @@ static bool has_dotdot(const char *path)
 	return false;
 }
 
+/* A new file for the mapping e, its path the pool's string. */
+static struct sym_file *file_new(const struct map_entry *e, const char *path)
+{
+	struct sym_file *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->path = path;
+	f->loadable = path[0] == '/' && !has_dotdot(path);
+	if (e->build_id && !(f->build_id = strdup(e->build_id))) {
+		free(f);
+		return NULL;
+	}
+	f->start = e->start;
+	f->end = e->end;
+	f->ino = e->ino;
+	return f;
+}
+
+/*
+ * The cache's file for e seen under root: the same when the root, the
+ * path and the build ID (or, without one, the inode) are, which is the
+ * same file (symbolize.h).  The key gives each part's length first, so
+ * no path or root can pass for another's.
+ */
+static struct sym_file *cache_get(struct symcache *c, const char *root,
+				  const struct map_entry *e)
+{
+	char ino[24], *key;
+	const char *id = e->build_id ? e->build_id : ino;
+	struct sym_file *f, **files;
+	int64_t i, pi;
+	size_t len;
+
+	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)e->ino);
+	len = strlen(id) + strlen(root) + strlen(e->path) + 3 * 24;
+	key = malloc(len);
+	if (!key)
+		return NULL;
+	snprintf(key, len, "%zu:%s%zu:%s%zu:%s", strlen(id), id, strlen(root),
+		 root, strlen(e->path), e->path);
+	i = strpool_intern(c->keys, key);
+	free(key);
+	if (i < 1)
+		return NULL;
+	if ((size_t)i <= c->nfiles)
+		return c->files[i - 1];
+	files = grow_array(c->files, &c->files_cap, c->nfiles + 1,
+			   sizeof(*files));
+	pi = strpool_intern(c->paths, e->path);
+	if (!files || pi < 1)
+		return NULL;
+	c->files = files;
+	f = file_new(e, strpool_get(c->paths, (size_t)pi));
+	if (f)
+		c->files[c->nfiles++] = f;
+	return f;
+}
+
 static struct sym_file *file_get(struct symbolizer *s,
 				 const struct map_entry *e)
 {
@@ -123,18 +191,12 @@ static struct sym_file *file_get(struct symbolizer *s,
 	if (!files)
 		return NULL;
 	s->files = files;
-	f = calloc(1, sizeof(*f));
+	if (s->cache)
+		f = cache_get(s->cache, s->root ? s->root : "", e);
+	else
+		f = file_new(e, strpool_get(s->paths, (size_t)i));
 	if (!f)
 		return NULL;
-	f->path = strpool_get(s->paths, (size_t)i);
-	f->loadable = path[0] == '/' && !has_dotdot(path);
-	if (e->build_id && !(f->build_id = strdup(e->build_id))) {
-		free(f);
-		return NULL;
-	}
-	f->start = e->start;
-	f->end = e->end;
-	f->ino = e->ino;
 	s->files[s->nfiles++] = f;
 	return f;
 }
@@ -659,10 +721,18 @@ none:
 struct symbolizer *symbolizer_new_maps(const struct maps *maps,
 				       const char *root, pid_t pid)
 {
+	return symbolizer_new_cached(maps, root, pid, NULL);
+}
+
+struct symbolizer *symbolizer_new_cached(const struct maps *maps,
+					 const char *root, pid_t pid,
+					 struct symcache *cache)
+{
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
+	s->cache = cache;
 	s->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
 	s->crc_ns = DEBUGFILE_CRC_BUDGET_NS;
 	s->live_pid = pid > 0 ? pid : 0;
@@ -801,11 +871,36 @@ void symbolizer_free(struct symbolizer *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nfiles; i++)
+	for (i = 0; i < s->nfiles && !s->cache; i++)
 		file_free(s->files[i]);
 	free(s->files);
 	strpool_free(s->paths);
 	free(s->maps);
 	free(s->root);
 	free(s);
+}
+
+void symcache_free(struct symcache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nfiles; i++)
+		file_free(c->files[i]);
+	free(c->files);
+	strpool_free(c->keys);
+	strpool_free(c->paths);
+	free(c);
+}
+
+struct symcache *symcache_new(void)
+{
+	struct symcache *c = calloc(1, sizeof(*c));
+
+	if (c && (!(c->keys = strpool_new()) || !(c->paths = strpool_new()))) {
+		symcache_free(c);
+		c = NULL;
+	}
+	if (!c)
+		errno = ENOMEM;
+	return c;
 }

@@ -84,6 +84,24 @@ struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
 void symbolizer_free(struct symbolizer *s);
 
 /*
+ * Files loaded once for several symbolizers: the images of a process tree
+ * (procset.h) map the same files (libc, cc1) at other addresses, and
+ * loading their symbols and DWARF for each image again cost a make -j2
+ * run 2 s of ptprof's CPU time.  A symbolizer built with a cache takes a
+ * file from it when the root, the path and the build ID (or, without one,
+ * the inode) are the same, which names the same file; the cache owns the
+ * files, so the strings a lookup returns stay valid until
+ * symcache_free(), which comes after every symbolizer built with it is
+ * freed.  NULL with errno ENOMEM.
+ */
+struct symcache;
+struct symcache *symcache_new(void);
+void symcache_free(struct symcache *c);
+struct symbolizer *symbolizer_new_cached(const struct maps *maps,
+					 const char *root, pid_t pid,
+					 struct symcache *cache);
+
+/*
  * Resolve addr into *out; the strings stay valid until symbolizer_free().
  * Returns 0, or -1 with errno EINVAL when s or out is NULL.
  */

@@ -306,6 +306,76 @@ static void test_from_maps(const char *text, size_t len)
 	symbolizer_free(s);
 }
 
+/* maps text with every inode replaced by 1: another file at each path. */
+static char *other_inodes(const char *maps)
+{
+	char *out = strdup(maps), *line;
+	unsigned long long a, b, off;
+	char perms[8], dev[16];
+	int used;
+
+	for (line = out; out && *line; line = strchr(line, '\n') + 1) {
+		if (sscanf(line, "%llx-%llx %7s %llx %15s %n", &a, &b, perms,
+			   &off, dev, &used) == 5)
+			for (char *p = line + used; *p >= '0' && *p <= '9'; p++)
+				*p = p == line + used ? '1' : ' ';
+		if (!strchr(line, '\n'))
+			break;
+	}
+	return out;
+}
+
+/*
+ * A cache shared by two symbolizers (the images of a process tree): the
+ * same executable at two addresses is named right in each, the strings
+ * stay valid after the first symbolizer is freed (the cache owns them),
+ * and a mapping whose inode differs is another file, not the cached one.
+ */
+static void test_cached(const char *maps)
+{
+	const uint64_t delta = 0x100000000ULL;
+	uint64_t fn = (uint64_t)(uintptr_t)target_ptr;
+	char *moved = shift_maps(maps, delta), *other = other_inodes(maps);
+	struct symcache *c = symcache_new();
+	struct symbolizer *s1 = NULL, *s2 = NULL, *s3 = NULL;
+	struct maps *m1 = maps_new(), *m2 = maps_new(), *m3 = maps_new();
+	struct symbol_info si;
+
+	CHECK(c && moved && other && m1 && m2 && m3 &&
+	      maps_update(m1, maps, strlen(maps)) == 0 &&
+	      maps_update(m2, moved, strlen(moved)) == 0 &&
+	      maps_update(m3, other, strlen(other)) == 0);
+	if (c && m1 && m2 && m3) {
+		s1 = symbolizer_new_cached(m1, NULL, 0, c);
+		s2 = symbolizer_new_cached(m2, NULL, 0, c);
+		s3 = symbolizer_new_cached(m3, NULL, 0, c);
+	}
+	CHECKF(s1 && s2 && s3, "symbolizer_new_cached");
+	if (s1 && s2 && s3) {
+		expect_func(s1, fn + 3, "symbolize_target", 3, "cached, first");
+		CHECK(symbolizer_lookup(s1, fn + 3, &si) == 0);
+		symbolizer_free(s1);
+		s1 = NULL;
+		CHECKF(streq(si.func, "symbolize_target"),
+		       "a cached name freed with its symbolizer");
+		expect_func(s2, fn + delta + 7, "symbolize_target", 7,
+			    "cached, moved");
+		CHECK(symbolizer_lookup(s3, fn + 3, &si) == 0);
+		CHECKF(si.func == NULL,
+		       "a file with another inode was named from the cache: %s",
+		       str(si.func));
+	}
+	symbolizer_free(s1);
+	symbolizer_free(s2);
+	symbolizer_free(s3);
+	symcache_free(c);
+	maps_free(m1);
+	maps_free(m2);
+	maps_free(m3);
+	free(moved);
+	free(other);
+}
+
 /*
  * Build IDs (issue 12, item 6): a brief line "START-END PERMS PATH
  * (@OFFSET) BUILDID" before the maps, as a profile holds it, for this
@@ -413,6 +483,7 @@ int main(void)
 	test_offline(maps);
 	test_dotdot(maps);
 	test_from_maps(maps, len);
+	test_cached(maps);
 	test_build_id(maps);
 	free(maps);
 	test_odd_maps();
