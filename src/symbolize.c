@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "debugfile.h"
@@ -74,6 +75,7 @@ struct symcache {
 
 struct symbolizer {
 	struct symcache *cache; /* owns the files when set */
+	char root_key[64];	/* the root's identity, for the cache */
 	char *root;
 	pid_t live_pid; /* whose map_files may be opened, or 0 */
 	bool elf_ok;
@@ -173,6 +175,24 @@ static struct sym_file *cache_get(struct symcache *c, const char *root,
 	return f;
 }
 
+/*
+ * The root's identity in the cache: its directory's device and inode, so
+ * that processes under one root (/proc/PID/root of each) share files; the
+ * root as written when it cannot be read ("" for none).
+ */
+static void cache_root_key(struct symbolizer *s, const char *root)
+{
+	struct stat st;
+
+	if (root && stat(root, &st) == 0)
+		snprintf(s->root_key, sizeof(s->root_key), "@%llu:%llu",
+			 (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+	else
+		snprintf(s->root_key, sizeof(s->root_key), "%s",
+			 root ? root : "");
+}
+
 static struct sym_file *file_get(struct symbolizer *s,
 				 const struct map_entry *e)
 {
@@ -192,7 +212,7 @@ static struct sym_file *file_get(struct symbolizer *s,
 		return NULL;
 	s->files = files;
 	if (s->cache)
-		f = cache_get(s->cache, s->root ? s->root : "", e);
+		f = cache_get(s->cache, s->root_key, e);
 	else
 		f = file_new(e, strpool_get(s->paths, (size_t)i));
 	if (!f)
@@ -733,6 +753,7 @@ struct symbolizer *symbolizer_new_cached(const struct maps *maps,
 	if (!s)
 		return NULL;
 	s->cache = cache;
+	cache_root_key(s, root);
 	s->elf_ok = elf_version(EV_CURRENT) != EV_NONE;
 	s->crc_ns = DEBUGFILE_CRC_BUDGET_NS;
 	s->live_pid = pid > 0 ? pid : 0;
