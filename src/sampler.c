@@ -123,6 +123,52 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	s->arena_len += s->cap.stack_len;
 }
 
+/* Is p the whole run (a root, and no other process left)?  Then a
+ * refusal ends the run as it always did; else p alone is skipped. */
+static bool alone(const struct sampler *s, const struct sampler_proc *p)
+{
+	return p->root && s->nprocs == 1;
+}
+
+/* p is never to be sampled (again): say why in its image, let it go at
+ * the end of the tick (finish_proc()). */
+static void skip_proc(struct sampler *s, struct sampler_proc *p, int err,
+		      const char *why)
+{
+	p->im->skipped = err;
+	snprintf(p->im->skip_why, sizeof(p->im->skip_why), "%s", why);
+	p->gone = true;
+	s->st->procs_skipped++;
+}
+
+/*
+ * A thread of p whose filters forbid restart_syscall, p's image not yet
+ * sampled (a process found, or exec'd into a new program) and p not the
+ * whole run (a descendant, one of several -p): p is skipped,
+ * with why, and the rest goes on -- rather than the whole run refused at
+ * its first tick for a descendant's sake, or p sampled in part.  Its
+ * other threads seized are let go, each judged in its own stop as this
+ * one was (sampler_procs_finish_gone() keeps p until then); their
+ * captures are dropped (sampler_unwind_queued()).  False: p is sampled
+ * on, without this thread (mark_unsafe()).
+ */
+static bool skip_unsafe(struct sampler *s, struct thread *th,
+			enum seccomp_verdict v)
+{
+	struct sampler_proc *p = th->proc;
+	char why[160];
+
+	if (alone(s, p) || p->im->samples)
+		return false;
+	th->sc_unsafe = true; /* judged: its next stops are defused too */
+	if (p->im->skipped)
+		return true;
+	snprintf(why, sizeof(why), "its seccomp filter (thread %d) %s",
+		 (int)th->tid, seccomp_verdict_text(v));
+	skip_proc(s, p, EACCES, why);
+	return true;
+}
+
 /* A thread whose filters forbid restart_syscall: never stopped again. */
 static void mark_unsafe(struct sampler *s, struct thread *th,
 			enum seccomp_verdict v)
@@ -201,7 +247,7 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 		return;
 	if (pending)
 		seccomp_defuse(th->tid);
-	if (!th->sc_unsafe)
+	if (!th->sc_unsafe && !skip_unsafe(s, th, v))
 		mark_unsafe(s, th, v);
 	return;
 gone:
@@ -676,24 +722,6 @@ static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
 	return 1;
 }
 
-/* Is p the whole run (a root, and no other process left)?  Then a
- * refusal ends the run as it always did; else p alone is skipped. */
-static bool alone(const struct sampler *s, const struct sampler_proc *p)
-{
-	return p->root && s->nprocs == 1;
-}
-
-/* p is never to be sampled (again): say why in its image, let it go at
- * the end of the tick (finish_proc()). */
-static void skip_proc(struct sampler *s, struct sampler_proc *p, int err,
-		      const char *why)
-{
-	p->im->skipped = err;
-	snprintf(p->im->skip_why, sizeof(p->im->skip_why), "%s", why);
-	p->gone = true;
-	s->st->procs_skipped++;
-}
-
 /*
  * Nothing of p could be seized, and its leader is held by another tracer
  * (a debugger, strace): with other processes to sample, p is skipped
@@ -951,6 +979,8 @@ void sampler_unwind_queued(struct sampler *s)
 	for (size_t i = 0; i < s->nqueued && !s->stopping; i++) {
 		const struct queued *q = &s->queue[i];
 
+		if (q->th->proc->im->skipped)
+			continue; /* a probe of a process skipped since */
 		if (q->th->proc->exe_tick != s->tick)
 			sampler_procs_check_exec(s, q->th->proc);
 		s->view.tid = q->th->tid;

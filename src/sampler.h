@@ -92,7 +92,10 @@
  *    pending, the thread's filters are judged again if their count
  *    changed.  A thread whose filters forbid it is let go so that the
  *    kernel re-runs its call instead (seccomp_defuse()), and is never
- *    stopped again (counted in seccomp_unsafe).  (Strict mode, 1, allows
+ *    stopped again (counted in seccomp_unsafe).  With several processes
+ *    in the run, one not yet sampled that such a filter forbids is skipped
+ *    instead (its image: EACCES and why), whether found at the first
+ *    tick or later, and the run goes on.  (Strict mode, 1, allows
  *    only read, write, exit and sigreturn, none of which restarts through
  *    restart_syscall: such threads are stopped as any.)
  *    config->unsafe_seccomp skips all of this.

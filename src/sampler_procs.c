@@ -269,6 +269,31 @@ bool sampler_procs_roots_left(const struct sampler *s)
 	return false;
 }
 
+static void count_held(struct thread *th, void *arg)
+{
+	struct sampler_proc *p = arg;
+
+	p->held_now += th->proc == p &&
+		       (th->state == TS_SEIZED || th->state == TS_LATE);
+}
+
+/*
+ * Is p, skipped while it lives, still holding a stop of ours to come?
+ * Then it is kept until that stop is in: note_stop() judges the thread's
+ * seccomp filters and defuses a pending restart before it lets it go;
+ * forgotten, its stop would be let go as one not asked for
+ * (handle_status()), and a filter that kills on restart_syscall would
+ * kill it.
+ */
+static bool stop_owed(struct sampler_proc *p, struct sampler *s)
+{
+	if (!p->im->skipped || sampler_procs_exited(p))
+		return false;
+	p->held_now = 0;
+	threadtab_foreach(s->threads, count_held, p);
+	return p->held_now > 0;
+}
+
 /* Finish the processes found gone; the run is over once no root is left
  * (-p: all of them exited; COMMAND: it did). */
 void sampler_procs_finish_gone(struct sampler *s)
@@ -277,7 +302,7 @@ void sampler_procs_finish_gone(struct sampler *s)
 		sampler_unwind_queued(
 			s); /* LATE captures: of processes still known */
 	for (size_t i = s->nprocs; i-- > 0;)
-		if (s->procs[i]->gone)
+		if (s->procs[i]->gone && !stop_owed(s->procs[i], s))
 			finish_proc(s, i);
 	if (!s->roots_live)
 		s->target_gone = true;

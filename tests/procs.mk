@@ -8,5 +8,6 @@ TESTS += \
 	tests/procs-short.test \
 	tests/procs-untraced.test \
 	tests/procs-skip.test \
-	tests/procs-exec.test
+	tests/procs-exec.test \
+	tests/procs-seccomp.test
 EXTRA_DIST += tests/procs.sh
