@@ -9,5 +9,6 @@ TESTS += \
 	tests/procs-untraced.test \
 	tests/procs-skip.test \
 	tests/procs-exec.test \
-	tests/procs-seccomp.test
+	tests/procs-seccomp.test \
+	tests/procs-idle.test
 EXTRA_DIST += tests/procs.sh
