@@ -848,15 +848,28 @@ static int seccomp_preflight(struct sampler *s, struct sampler_proc *p)
 	return 0;
 }
 
-/* List p's threads when due; a process whose list is gone has exited. */
+/*
+ * List p's threads when due; a process whose list is gone has exited.
+ * One that cannot be listed for another reason (descriptors ran short:
+ * EMFILE) is skipped, unless it is the whole run: a descendant found
+ * late must not end the run.
+ */
 static int list_threads(struct sampler *s, struct sampler_proc *p)
 {
+	char why[128];
+
 	if (!need_listing(s, p) ||
 	    !procfs_list_tasks_cached(p->pid, &p->task_dir, &p->tids))
 		return 0;
-	if (errno != ENOENT && errno != ESRCH)
+	if (errno == ENOENT || errno == ESRCH) {
+		p->gone = true;
+		return 0;
+	}
+	if (alone(s, p) || errno == ENOMEM)
 		return -1;
-	p->gone = true;
+	snprintf(why, sizeof(why), "its threads could not be listed: %s",
+		 strerror(errno));
+	skip_proc(s, p, errno, why);
 	return 0;
 }
 

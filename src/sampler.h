@@ -76,7 +76,10 @@
  *  - Returns 0, or -1 with errno.  EPERM when the kernel refused every
  *    thread of the only process left: at the first tick (nothing was
  *    touched), or for 10 ticks in a row later; or when every process was
- *    skipped before one was sampled.  It never prints or exits.
+ *    skipped before one was sampled.  A process other than the only one
+ *    that cannot be followed for want of descriptors (EMFILE) is skipped
+ *    too (its image says why), never the end of the run.  It never
+ *    prints or exits.
  *  - Seccomp (seccomp.h): a thread stopped in a sleep is resumed by the
  *    kernel through restart_syscall, which a seccomp filter may forbid.
  *    At the first tick every thread's Seccomp: mode is read; with a

@@ -104,21 +104,55 @@ static int push_proc(struct sampler *s, struct sampler_proc *p)
 	return 0;
 }
 
-/* Past PROCSET_MAX_LIVE: its image says it was skipped, and why. */
-static int add_capped(struct sampler *s, pid_t pid, pid_t ppid,
-		      const char *comm)
+/* A process never sampled: its image says it was skipped (err), and why. */
+static int add_skipped(struct sampler *s, pid_t pid, pid_t ppid, int err,
+		       const char *why)
 {
-	struct proc_image *im = procset_add(s->ps, pid, ppid, comm);
+	char comm[16] = "";
+	struct proc_image *im;
 
+	procfs_comm(pid, 0, comm, sizeof(comm));
+	im = procset_add(s->ps, pid, ppid, comm);
 	if (!im)
 		return -1;
-	im->skipped = EAGAIN;
+	im->skipped = err;
 	im->ended = true;
-	snprintf(im->skip_why, sizeof(im->skip_why),
-		 "%d processes were sampled already (the most at once)",
-		 PROCSET_MAX_LIVE);
+	snprintf(im->skip_why, sizeof(im->skip_why), "%s", why);
 	s->st->procs_skipped++;
 	return 0;
+}
+
+/* Past PROCSET_MAX_LIVE: skipped, and so are its descendants. */
+static int add_capped(struct sampler *s, pid_t pid, pid_t ppid)
+{
+	char why[96];
+
+	if (s->tree)
+		proctree_forget(s->tree, pid);
+	snprintf(why, sizeof(why),
+		 "%d processes were sampled already (the most at once)",
+		 PROCSET_MAX_LIVE);
+	return add_skipped(s, pid, ppid, EAGAIN, why);
+}
+
+/*
+ * A descendant ptprof could not start to follow, for want of something
+ * other than memory (descriptors: EMFILE, ENFILE): skipped, with why, and
+ * so are its descendants; the run goes on with the rest.  -1 (the run
+ * fails): a root, or no memory.
+ */
+static int add_unwatched(struct sampler *s, pid_t pid, pid_t ppid, bool root)
+{
+	int err = errno;
+	char why[128];
+
+	if (root || err == ENOMEM)
+		return -1;
+	if (s->tree)
+		proctree_forget(s->tree, pid);
+	snprintf(why, sizeof(why), "ptprof could not follow it: %s",
+		 strerror(err));
+	return add_skipped(s, pid, ppid, err, why);
 }
 
 /*
@@ -160,7 +194,6 @@ static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
 static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 {
 	struct sampler_proc *p;
-	char comm[16] = "";
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), w;
 
 	/* No pidfd (old kernel): /proc is read instead (sampler_procs_exited()). */
@@ -170,15 +203,12 @@ static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 	if (w) {
 		if (pidfd >= 0)
 			close(pidfd);
-		return w > 0 ? 0 : -1;
+		return w > 0 ? 0 : add_unwatched(s, pid, ppid, root);
 	}
 	if (s->nprocs >= PROCSET_MAX_LIVE) {
-		if (s->tree)
-			proctree_forget(s->tree, pid);
-		procfs_comm(pid, 0, comm, sizeof(comm));
 		if (pidfd >= 0)
 			close(pidfd);
-		return add_capped(s, pid, ppid, comm);
+		return add_capped(s, pid, ppid);
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p || push_proc(s, p)) {

@@ -10,5 +10,6 @@ TESTS += \
 	tests/procs-skip.test \
 	tests/procs-exec.test \
 	tests/procs-seccomp.test \
-	tests/procs-idle.test
+	tests/procs-idle.test \
+	tests/procs-fds.test
 EXTRA_DIST += tests/procs.sh
