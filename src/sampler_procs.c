@@ -351,6 +351,31 @@ static bool skipped_already(const struct sampler *s, pid_t pid)
 	return im && im->skipped;
 }
 
+/*
+ * A NEW for the PID of a process still in the set: the PID was reused,
+ * the process we knew under it exited (its EXIT came in the same batch,
+ * or, a root's, is told by its pidfd only).  It is finished now, before
+ * the new one is added: left to the end of the batch, the new process
+ * would be taken for it and never sampled, and finishing it would make
+ * the tree forget the new one's descendants too.  False: it lives (the
+ * NEW is the tree's, of a process we have already).
+ */
+static bool finish_reused(struct sampler *s, struct sampler_proc *p)
+{
+	size_t i = 0;
+
+	if (!p->gone && !sampler_procs_exited(p))
+		return false;
+	if (s->nqueued && !s->unwinding)
+		sampler_unwind_queued(s); /* its threads are freed */
+	while (s->procs[i] != p)
+		i++;
+	finish_proc(s, i);
+	if (!s->roots_live)
+		s->target_gone = true;
+	return true;
+}
+
 /* One event of the tree (proctree.h). */
 static int tree_event(struct sampler *s, const struct proctree_event *ev)
 {
@@ -358,7 +383,7 @@ static int tree_event(struct sampler *s, const struct proctree_event *ev)
 
 	switch (ev->kind) {
 	case PROCTREE_NEW:
-		if (p || skipped_already(s, ev->pid))
+		if ((p && !finish_reused(s, p)) || skipped_already(s, ev->pid))
 			return 0;
 		return add_proc(s, ev->pid, ev->ppid, false);
 	case PROCTREE_EXEC:

@@ -11,5 +11,6 @@ TESTS += \
 	tests/procs-exec.test \
 	tests/procs-seccomp.test \
 	tests/procs-idle.test \
-	tests/procs-fds.test
+	tests/procs-fds.test \
+	tests/procs-pidreuse.test
 EXTRA_DIST += tests/procs.sh
