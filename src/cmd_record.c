@@ -405,6 +405,9 @@ static void sampling_failed(const struct sampler_config *cfg,
 	pid_t pid = cfg->pids[0];
 
 	if (st->seccomp_refused) {
+		/* The process whose filter it is, not always the first. */
+		if (st->seccomp_pid)
+			pid = st->seccomp_pid;
 		cli_explain_seccomp(st, why, sizeof(why));
 		if (!cfg->child)
 			cli_die(EXIT_FAILURE, "cannot trace process %d: %s",

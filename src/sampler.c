@@ -143,8 +143,9 @@ static void skip_proc(struct sampler *s, struct sampler_proc *p, int err,
 
 /*
  * A thread of p whose filters forbid restart_syscall, p's image not yet
- * sampled (a process found, or exec'd into a new program) and p not the
- * whole run (a descendant, one of several -p): p is skipped,
+ * sampled (a process found, or exec'd into a new program) and p a
+ * descendant, or a root while other roots live (one of several -p): p
+ * is skipped,
  * with why, and the rest goes on -- rather than the whole run refused at
  * its first tick for a descendant's sake, or p sampled in part.  Its
  * other threads seized are let go, each judged in its own stop as this
@@ -158,7 +159,7 @@ static bool skip_unsafe(struct sampler *s, struct thread *th,
 	struct sampler_proc *p = th->proc;
 	char why[160];
 
-	if (alone(s, p) || p->im->samples)
+	if (p->im->samples || (p->root && s->roots_live < 2))
 		return false;
 	th->sc_unsafe = true; /* judged: its next stops are defused too */
 	if (p->im->skipped)
@@ -177,6 +178,7 @@ static void mark_unsafe(struct sampler *s, struct thread *th,
 	s->st->seccomp_unsafe++;
 	if (!s->st->seccomp_tid) {
 		s->st->seccomp_tid = th->tid;
+		s->st->seccomp_pid = th->proc->pid;
 		s->st->seccomp_verdict = (int)v;
 	}
 }
@@ -834,6 +836,7 @@ static int seccomp_preflight(struct sampler *s, struct sampler_proc *p)
 		}
 		if (!s->sc_can_read) {
 			s->st->seccomp_tid = tid;
+			s->st->seccomp_pid = p->pid;
 			s->st->seccomp_verdict = SECCOMP_UNREADABLE;
 			s->st->seccomp_refused = true;
 			errno = EACCES;

@@ -95,10 +95,11 @@
  *    pending, the thread's filters are judged again if their count
  *    changed.  A thread whose filters forbid it is let go so that the
  *    kernel re-runs its call instead (seccomp_defuse()), and is never
- *    stopped again (counted in seccomp_unsafe).  With several processes
- *    in the run, one not yet sampled that such a filter forbids is skipped
- *    instead (its image: EACCES and why), whether found at the first
- *    tick or later, and the run goes on.  (Strict mode, 1, allows
+ *    stopped again (counted in seccomp_unsafe).  A descendant (or a
+ *    root while other roots live) not yet sampled that such a filter
+ *    forbids is skipped instead (its image: EACCES and why), whether
+ *    found at the first tick or later, and the run goes on.  (Strict
+ *    mode, 1, allows
  *    only read, write, exit and sigreturn, none of which restarts through
  *    restart_syscall: such threads are stopped as any.)
  *    config->unsafe_seccomp skips all of this.
@@ -242,11 +243,11 @@ struct sampler_stats {
 	uint64_t threads_unread;
 	int unread_errno;
 	/* Threads left alone for their seccomp filters (see "Seccomp"):
-	 * how many, the first, and what its filters do (enum
-	 * seccomp_verdict).  seccomp_refused: at the start, so nothing
-	 * was sampled and the run failed (errno EACCES). */
+	 * how many, the first and its process, and what its filters do
+	 * (enum seccomp_verdict).  seccomp_refused: at the start, so
+	 * nothing was sampled and the run failed (errno EACCES). */
 	uint64_t seccomp_unsafe;
-	pid_t seccomp_tid;
+	pid_t seccomp_tid, seccomp_pid;
 	int seccomp_verdict;
 	bool seccomp_refused;
 	/* The process set: processes sampled (roots and descendants found),
