@@ -330,7 +330,7 @@ static void print_process_stats(const struct sampler_stats *st,
 	if (n < 2 && !st->discovery)
 		return;
 	fprintf(stderr,
-		"ptprof: stats: processes sampled %llu, skipped %llu, images "
+		"ptprof: stats: processes found %llu, skipped %llu, images "
 		"%zu\n",
 		(unsigned long long)st->procs_found,
 		(unsigned long long)st->procs_skipped, n);

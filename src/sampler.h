@@ -250,8 +250,8 @@ struct sampler_stats {
 	pid_t seccomp_tid, seccomp_pid;
 	int seccomp_verdict;
 	bool seccomp_refused;
-	/* The process set: processes sampled (roots and descendants found),
-	 * skipped (their images say why), how descendants were found (NULL:
+	/* The process set: processes found (roots and descendants, the
+	 * skipped included), skipped (their images say why), how descendants were found (NULL:
 	 * not followed), and the tree's counters. */
 	uint64_t procs_found, procs_skipped;
 	const char *discovery;

@@ -118,6 +118,7 @@ static int add_skipped(struct sampler *s, pid_t pid, pid_t ppid, int err,
 	im->skipped = err;
 	im->ended = true;
 	snprintf(im->skip_why, sizeof(im->skip_why), "%s", why);
+	s->st->procs_found++;
 	s->st->procs_skipped++;
 	return 0;
 }
