@@ -138,6 +138,7 @@ static void skip_proc(struct sampler *s, struct sampler_proc *p, int err,
 	p->im->skipped = err;
 	snprintf(p->im->skip_why, sizeof(p->im->skip_why), "%s", why);
 	p->gone = true;
+	p->skipped_ns = mono_now_ns();
 	s->st->procs_skipped++;
 }
 

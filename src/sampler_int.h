@@ -58,6 +58,7 @@ struct sampler_proc {
 	bool gone;	       /* exited: finished at the end of the tick */
 	bool late_vanished;    /* a LATE thread exec'd away its TID */
 	size_t held_now;       /* of its threads, seized by us (stop_owed) */
+	uint64_t skipped_ns;   /* when it was skipped (skip_proc()) */
 };
 
 struct sampler {

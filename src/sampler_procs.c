@@ -19,9 +19,13 @@
 
 #include "grow.h"
 #include "sampler_int.h"
+#include "timeutil.h"
 
 /* Descendant events taken per proctree_poll(). */
 #define TREE_EVENTS 64
+/* How long a process skipped while it lives waits for the stops still
+ * owed to it (stop_owed()). */
+#define SKIP_WAIT_NS (500 * NSEC_PER_MSEC)
 
 static struct sampler_proc *proc_of(const struct sampler *s, pid_t pid)
 {
@@ -310,15 +314,17 @@ static void count_held(struct thread *th, void *arg)
 
 /*
  * Is p, skipped while it lives, still holding a stop of ours to come?
- * Then it is kept until that stop is in: note_stop() judges the thread's
- * seccomp filters and defuses a pending restart before it lets it go;
- * forgotten, its stop would be let go as one not asked for
- * (handle_status()), and a filter that kills on restart_syscall would
- * kill it.
+ * Then it is kept until that stop is in (SKIP_WAIT_NS at most, as the end
+ * of a run waits for LATE stops: one in D state may never come):
+ * note_stop() judges the thread's seccomp filters and defuses a pending
+ * restart before it lets it go; forgotten, its stop would be let go as
+ * one not asked for (handle_status()), and a filter that kills on
+ * restart_syscall would kill it.
  */
 static bool stop_owed(struct sampler_proc *p, struct sampler *s)
 {
-	if (!p->im->skipped || sampler_procs_exited(p))
+	if (!p->im->skipped || sampler_procs_exited(p) ||
+	    mono_now_ns() - p->skipped_ns > SKIP_WAIT_NS)
 		return false;
 	p->held_now = 0;
 	threadtab_foreach(s->threads, count_held, p);
