@@ -68,7 +68,7 @@ ptprof_figures() {
 		"$(grab "$line" '([0-9]+) ticks')" \
 		"$(grab "$line" '\(([0-9]+) missed\)')" \
 		"$(grab "$line" '([0-9]+) samples')" \
-		"$(grab "$line" '([0-9]+) process' || grab "$t" 'processes sampled ([0-9]+)')" \
+		"$(grab "$line" '([0-9]+) process' || grab "$t" 'processes [a-z]+ ([0-9]+),')" \
 		"$(grab "$line" '([0-9]+) threads')" \
 		"$(grab "$line" 'pause mean ([0-9.]+) ?us')"
 }

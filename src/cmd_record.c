@@ -330,7 +330,7 @@ static void print_process_stats(const struct sampler_stats *st,
 	if (n < 2 && !st->discovery)
 		return;
 	fprintf(stderr,
-		"ptprof: stats: processes sampled %llu, skipped %llu, images "
+		"ptprof: stats: processes found %llu, skipped %llu, images "
 		"%zu\n",
 		(unsigned long long)st->procs_found,
 		(unsigned long long)st->procs_skipped, n);
@@ -405,6 +405,9 @@ static void sampling_failed(const struct sampler_config *cfg,
 	pid_t pid = cfg->pids[0];
 
 	if (st->seccomp_refused) {
+		/* The process whose filter it is, not always the first. */
+		if (st->seccomp_pid)
+			pid = st->seccomp_pid;
 		cli_explain_seccomp(st, why, sizeof(why));
 		if (!cfg->child)
 			cli_die(EXIT_FAILURE, "cannot trace process %d: %s",

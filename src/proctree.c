@@ -248,7 +248,11 @@ bad:
 /*
  * Whether the process pid that started at start lives.  A zombie leader
  * (state Z) heads a live process when the main thread called
- * pthread_exit() and others run on: then its threads tell.
+ * pthread_exit() and others run on: then its threads tell.  A stat file
+ * that could not be read for another reason than its absence (EMFILE,
+ * ENFILE) says nothing: the process is taken to live, and asked again at
+ * the next visit (else a live process would be reported exited, and its
+ * sampler would let it go).
  */
 static bool proctree_alive(pid_t pid, uint64_t start)
 {
@@ -256,7 +260,7 @@ static bool proctree_alive(pid_t pid, uint64_t start)
 	int state;
 
 	if (proctree_stat(pid, &now_start, &state))
-		return false;
+		return errno != ESRCH;
 	if (start && now_start != start)
 		return false;
 	if (state == 'Z' || state == 'X')

@@ -123,6 +123,54 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	s->arena_len += s->cap.stack_len;
 }
 
+/* Is p the whole run (a root, and no other process left)?  Then a
+ * refusal ends the run as it always did; else p alone is skipped. */
+static bool alone(const struct sampler *s, const struct sampler_proc *p)
+{
+	return p->root && s->nprocs == 1;
+}
+
+/* p is never to be sampled (again): say why in its image, let it go at
+ * the end of the tick (finish_proc()). */
+static void skip_proc(struct sampler *s, struct sampler_proc *p, int err,
+		      const char *why)
+{
+	p->im->skipped = err;
+	snprintf(p->im->skip_why, sizeof(p->im->skip_why), "%s", why);
+	p->gone = true;
+	p->skipped_ns = mono_now_ns();
+	s->st->procs_skipped++;
+}
+
+/*
+ * A thread of p whose filters forbid restart_syscall, p's image not yet
+ * sampled (a process found, or exec'd into a new program) and p a
+ * descendant, or a root while other roots live (one of several -p): p
+ * is skipped,
+ * with why, and the rest goes on -- rather than the whole run refused at
+ * its first tick for a descendant's sake, or p sampled in part.  Its
+ * other threads seized are let go, each judged in its own stop as this
+ * one was (sampler_procs_finish_gone() keeps p until then); their
+ * captures are dropped (sampler_unwind_queued()).  False: p is sampled
+ * on, without this thread (mark_unsafe()).
+ */
+static bool skip_unsafe(struct sampler *s, struct thread *th,
+			enum seccomp_verdict v)
+{
+	struct sampler_proc *p = th->proc;
+	char why[160];
+
+	if (p->im->samples || (p->root && s->roots_live < 2))
+		return false;
+	th->sc_unsafe = true; /* judged: its next stops are defused too */
+	if (p->im->skipped)
+		return true;
+	snprintf(why, sizeof(why), "its seccomp filter (thread %d) %s",
+		 (int)th->tid, seccomp_verdict_text(v));
+	skip_proc(s, p, EACCES, why);
+	return true;
+}
+
 /* A thread whose filters forbid restart_syscall: never stopped again. */
 static void mark_unsafe(struct sampler *s, struct thread *th,
 			enum seccomp_verdict v)
@@ -131,6 +179,7 @@ static void mark_unsafe(struct sampler *s, struct thread *th,
 	s->st->seccomp_unsafe++;
 	if (!s->st->seccomp_tid) {
 		s->st->seccomp_tid = th->tid;
+		s->st->seccomp_pid = th->proc->pid;
 		s->st->seccomp_verdict = (int)v;
 	}
 }
@@ -201,7 +250,7 @@ static void guard_seccomp(struct sampler *s, struct thread *th,
 		return;
 	if (pending)
 		seccomp_defuse(th->tid);
-	if (!th->sc_unsafe)
+	if (!th->sc_unsafe && !skip_unsafe(s, th, v))
 		mark_unsafe(s, th, v);
 	return;
 gone:
@@ -676,24 +725,6 @@ static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
 	return 1;
 }
 
-/* Is p the whole run (a root, and no other process left)?  Then a
- * refusal ends the run as it always did; else p alone is skipped. */
-static bool alone(const struct sampler *s, const struct sampler_proc *p)
-{
-	return p->root && s->nprocs == 1;
-}
-
-/* p is never to be sampled (again): say why in its image, let it go at
- * the end of the tick (finish_proc()). */
-static void skip_proc(struct sampler *s, struct sampler_proc *p, int err,
-		      const char *why)
-{
-	p->im->skipped = err;
-	snprintf(p->im->skip_why, sizeof(p->im->skip_why), "%s", why);
-	p->gone = true;
-	s->st->procs_skipped++;
-}
-
 /*
  * Nothing of p could be seized, and its leader is held by another tracer
  * (a debugger, strace): with other processes to sample, p is skipped
@@ -725,7 +756,11 @@ static bool skip_if_held(struct sampler *s, struct sampler_proc *p)
  */
 static int nothing_seized(struct sampler *s, struct sampler_proc *p, int eperm)
 {
-	if (sampler_procs_exited(p)) {
+	/* With several processes poll_exits() polled every pidfd at the
+	 * start of the tick: an idle one costs no second poll (one each was
+	 * a sixth of ptprof's CPU time with 100 idle processes).  A refusal
+	 * is checked against an exit all the same (exiting threads refuse). */
+	if ((eperm || s->nprocs == 1) && sampler_procs_exited(p)) {
 		p->gone = true;
 		return 0;
 	}
@@ -802,6 +837,7 @@ static int seccomp_preflight(struct sampler *s, struct sampler_proc *p)
 		}
 		if (!s->sc_can_read) {
 			s->st->seccomp_tid = tid;
+			s->st->seccomp_pid = p->pid;
 			s->st->seccomp_verdict = SECCOMP_UNREADABLE;
 			s->st->seccomp_refused = true;
 			errno = EACCES;
@@ -816,15 +852,28 @@ static int seccomp_preflight(struct sampler *s, struct sampler_proc *p)
 	return 0;
 }
 
-/* List p's threads when due; a process whose list is gone has exited. */
+/*
+ * List p's threads when due; a process whose list is gone has exited.
+ * One that cannot be listed for another reason (descriptors ran short:
+ * EMFILE) is skipped, unless it is the whole run: a descendant found
+ * late must not end the run.
+ */
 static int list_threads(struct sampler *s, struct sampler_proc *p)
 {
+	char why[128];
+
 	if (!need_listing(s, p) ||
 	    !procfs_list_tasks_cached(p->pid, &p->task_dir, &p->tids))
 		return 0;
-	if (errno != ENOENT && errno != ESRCH)
+	if (errno == ENOENT || errno == ESRCH) {
+		p->gone = true;
+		return 0;
+	}
+	if (alone(s, p) || errno == ENOMEM)
 		return -1;
-	p->gone = true;
+	snprintf(why, sizeof(why), "its threads could not be listed: %s",
+		 strerror(errno));
+	skip_proc(s, p, errno, why);
 	return 0;
 }
 
@@ -951,6 +1000,8 @@ void sampler_unwind_queued(struct sampler *s)
 	for (size_t i = 0; i < s->nqueued && !s->stopping; i++) {
 		const struct queued *q = &s->queue[i];
 
+		if (q->th->proc->im->skipped)
+			continue; /* a probe of a process skipped since */
 		if (q->th->proc->exe_tick != s->tick)
 			sampler_procs_check_exec(s, q->th->proc);
 		s->view.tid = q->th->tid;

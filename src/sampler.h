@@ -76,7 +76,10 @@
  *  - Returns 0, or -1 with errno.  EPERM when the kernel refused every
  *    thread of the only process left: at the first tick (nothing was
  *    touched), or for 10 ticks in a row later; or when every process was
- *    skipped before one was sampled.  It never prints or exits.
+ *    skipped before one was sampled.  A process other than the only one
+ *    that cannot be followed for want of descriptors (EMFILE) is skipped
+ *    too (its image says why), never the end of the run.  It never
+ *    prints or exits.
  *  - Seccomp (seccomp.h): a thread stopped in a sleep is resumed by the
  *    kernel through restart_syscall, which a seccomp filter may forbid.
  *    At the first tick every thread's Seccomp: mode is read; with a
@@ -92,7 +95,11 @@
  *    pending, the thread's filters are judged again if their count
  *    changed.  A thread whose filters forbid it is let go so that the
  *    kernel re-runs its call instead (seccomp_defuse()), and is never
- *    stopped again (counted in seccomp_unsafe).  (Strict mode, 1, allows
+ *    stopped again (counted in seccomp_unsafe).  A descendant (or a
+ *    root while other roots live) not yet sampled that such a filter
+ *    forbids is skipped instead (its image: EACCES and why), whether
+ *    found at the first tick or later, and the run goes on.  (Strict
+ *    mode, 1, allows
  *    only read, write, exit and sigreturn, none of which restarts through
  *    restart_syscall: such threads are stopped as any.)
  *    config->unsafe_seccomp skips all of this.
@@ -236,15 +243,15 @@ struct sampler_stats {
 	uint64_t threads_unread;
 	int unread_errno;
 	/* Threads left alone for their seccomp filters (see "Seccomp"):
-	 * how many, the first, and what its filters do (enum
-	 * seccomp_verdict).  seccomp_refused: at the start, so nothing
-	 * was sampled and the run failed (errno EACCES). */
+	 * how many, the first and its process, and what its filters do
+	 * (enum seccomp_verdict).  seccomp_refused: at the start, so
+	 * nothing was sampled and the run failed (errno EACCES). */
 	uint64_t seccomp_unsafe;
-	pid_t seccomp_tid;
+	pid_t seccomp_tid, seccomp_pid;
 	int seccomp_verdict;
 	bool seccomp_refused;
-	/* The process set: processes sampled (roots and descendants found),
-	 * skipped (their images say why), how descendants were found (NULL:
+	/* The process set: processes found (roots and descendants, the
+	 * skipped included), skipped (their images say why), how descendants were found (NULL:
 	 * not followed), and the tree's counters. */
 	uint64_t procs_found, procs_skipped;
 	const char *discovery;

@@ -57,6 +57,8 @@ struct sampler_proc {
 	uint64_t held_threads; /* of them in stats->foreign_traced */
 	bool gone;	       /* exited: finished at the end of the tick */
 	bool late_vanished;    /* a LATE thread exec'd away its TID */
+	size_t held_now;       /* of its threads, seized by us (stop_owed) */
+	uint64_t skipped_ns;   /* when it was skipped (skip_proc()) */
 };
 
 struct sampler {

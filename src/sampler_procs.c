@@ -19,9 +19,13 @@
 
 #include "grow.h"
 #include "sampler_int.h"
+#include "timeutil.h"
 
 /* Descendant events taken per proctree_poll(). */
 #define TREE_EVENTS 64
+/* How long a process skipped while it lives waits for the stops still
+ * owed to it (stop_owed()). */
+#define SKIP_WAIT_NS (500 * NSEC_PER_MSEC)
 
 static struct sampler_proc *proc_of(const struct sampler *s, pid_t pid)
 {
@@ -104,21 +108,56 @@ static int push_proc(struct sampler *s, struct sampler_proc *p)
 	return 0;
 }
 
-/* Past PROCSET_MAX_LIVE: its image says it was skipped, and why. */
-static int add_capped(struct sampler *s, pid_t pid, pid_t ppid,
-		      const char *comm)
+/* A process never sampled: its image says it was skipped (err), and why. */
+static int add_skipped(struct sampler *s, pid_t pid, pid_t ppid, int err,
+		       const char *why)
 {
-	struct proc_image *im = procset_add(s->ps, pid, ppid, comm);
+	char comm[16] = "";
+	struct proc_image *im;
 
+	procfs_comm(pid, 0, comm, sizeof(comm));
+	im = procset_add(s->ps, pid, ppid, comm);
 	if (!im)
 		return -1;
-	im->skipped = EAGAIN;
+	im->skipped = err;
 	im->ended = true;
-	snprintf(im->skip_why, sizeof(im->skip_why),
-		 "%d processes were sampled already (the most at once)",
-		 PROCSET_MAX_LIVE);
+	snprintf(im->skip_why, sizeof(im->skip_why), "%s", why);
+	s->st->procs_found++;
 	s->st->procs_skipped++;
 	return 0;
+}
+
+/* Past PROCSET_MAX_LIVE: skipped, and so are its descendants. */
+static int add_capped(struct sampler *s, pid_t pid, pid_t ppid)
+{
+	char why[96];
+
+	if (s->tree)
+		proctree_forget(s->tree, pid);
+	snprintf(why, sizeof(why),
+		 "%d processes were sampled already (the most at once)",
+		 PROCSET_MAX_LIVE);
+	return add_skipped(s, pid, ppid, EAGAIN, why);
+}
+
+/*
+ * A descendant ptprof could not start to follow, for want of something
+ * other than memory (descriptors: EMFILE, ENFILE): skipped, with why, and
+ * so are its descendants; the run goes on with the rest.  -1 (the run
+ * fails): a root, or no memory.
+ */
+static int add_unwatched(struct sampler *s, pid_t pid, pid_t ppid, bool root)
+{
+	int err = errno;
+	char why[128];
+
+	if (root || err == ENOMEM)
+		return -1;
+	if (s->tree)
+		proctree_forget(s->tree, pid);
+	snprintf(why, sizeof(why), "ptprof could not follow it: %s",
+		 strerror(err));
+	return add_skipped(s, pid, ppid, err, why);
 }
 
 /*
@@ -160,7 +199,6 @@ static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
 static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 {
 	struct sampler_proc *p;
-	char comm[16] = "";
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), w;
 
 	/* No pidfd (old kernel): /proc is read instead (sampler_procs_exited()). */
@@ -170,15 +208,12 @@ static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 	if (w) {
 		if (pidfd >= 0)
 			close(pidfd);
-		return w > 0 ? 0 : -1;
+		return w > 0 ? 0 : add_unwatched(s, pid, ppid, root);
 	}
 	if (s->nprocs >= PROCSET_MAX_LIVE) {
-		if (s->tree)
-			proctree_forget(s->tree, pid);
-		procfs_comm(pid, 0, comm, sizeof(comm));
 		if (pidfd >= 0)
 			close(pidfd);
-		return add_capped(s, pid, ppid, comm);
+		return add_capped(s, pid, ppid);
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p || push_proc(s, p)) {
@@ -269,6 +304,33 @@ bool sampler_procs_roots_left(const struct sampler *s)
 	return false;
 }
 
+static void count_held(struct thread *th, void *arg)
+{
+	struct sampler_proc *p = arg;
+
+	p->held_now += th->proc == p &&
+		       (th->state == TS_SEIZED || th->state == TS_LATE);
+}
+
+/*
+ * Is p, skipped while it lives, still holding a stop of ours to come?
+ * Then it is kept until that stop is in (SKIP_WAIT_NS at most, as the end
+ * of a run waits for LATE stops: one in D state may never come):
+ * note_stop() judges the thread's seccomp filters and defuses a pending
+ * restart before it lets it go; forgotten, its stop would be let go as
+ * one not asked for (handle_status()), and a filter that kills on
+ * restart_syscall would kill it.
+ */
+static bool stop_owed(struct sampler_proc *p, struct sampler *s)
+{
+	if (!p->im->skipped || sampler_procs_exited(p) ||
+	    mono_now_ns() - p->skipped_ns > SKIP_WAIT_NS)
+		return false;
+	p->held_now = 0;
+	threadtab_foreach(s->threads, count_held, p);
+	return p->held_now > 0;
+}
+
 /* Finish the processes found gone; the run is over once no root is left
  * (-p: all of them exited; COMMAND: it did). */
 void sampler_procs_finish_gone(struct sampler *s)
@@ -277,7 +339,7 @@ void sampler_procs_finish_gone(struct sampler *s)
 		sampler_unwind_queued(
 			s); /* LATE captures: of processes still known */
 	for (size_t i = s->nprocs; i-- > 0;)
-		if (s->procs[i]->gone)
+		if (s->procs[i]->gone && !stop_owed(s->procs[i], s))
 			finish_proc(s, i);
 	if (!s->roots_live)
 		s->target_gone = true;
@@ -296,6 +358,31 @@ static bool skipped_already(const struct sampler *s, pid_t pid)
 	return im && im->skipped;
 }
 
+/*
+ * A NEW for the PID of a process still in the set: the PID was reused,
+ * the process we knew under it exited (its EXIT came in the same batch,
+ * or, a root's, is told by its pidfd only).  It is finished now, before
+ * the new one is added: left to the end of the batch, the new process
+ * would be taken for it and never sampled, and finishing it would make
+ * the tree forget the new one's descendants too.  False: it lives (the
+ * NEW is the tree's, of a process we have already).
+ */
+static bool finish_reused(struct sampler *s, struct sampler_proc *p)
+{
+	size_t i = 0;
+
+	if (!p->gone && !sampler_procs_exited(p))
+		return false;
+	if (s->nqueued && !s->unwinding)
+		sampler_unwind_queued(s); /* its threads are freed */
+	while (s->procs[i] != p)
+		i++;
+	finish_proc(s, i);
+	if (!s->roots_live)
+		s->target_gone = true;
+	return true;
+}
+
 /* One event of the tree (proctree.h). */
 static int tree_event(struct sampler *s, const struct proctree_event *ev)
 {
@@ -303,7 +390,7 @@ static int tree_event(struct sampler *s, const struct proctree_event *ev)
 
 	switch (ev->kind) {
 	case PROCTREE_NEW:
-		if (p || skipped_already(s, ev->pid))
+		if ((p && !finish_reused(s, p)) || skipped_already(s, ev->pid))
 			return 0;
 		return add_proc(s, ev->pid, ev->ppid, false);
 	case PROCTREE_EXEC:

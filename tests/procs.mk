@@ -8,5 +8,9 @@ TESTS += \
 	tests/procs-short.test \
 	tests/procs-untraced.test \
 	tests/procs-skip.test \
-	tests/procs-exec.test
+	tests/procs-exec.test \
+	tests/procs-seccomp.test \
+	tests/procs-idle.test \
+	tests/procs-fds.test \
+	tests/procs-pidreuse.test
 EXTRA_DIST += tests/procs.sh

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -468,8 +469,57 @@ static void test_resync(void)
 	proctree_free(t);
 }
 
+/* Every descriptor taken (RLIMIT_NOFILE lowered to 64 first): their
+ * count in *n, the old limit in *old. */
+static int *take_all_fds(size_t *n, struct rlimit *old)
+{
+	static int fds[64];
+	struct rlimit low;
+	int fd;
+
+	*n = 0;
+	CHECK(getrlimit(RLIMIT_NOFILE, old) == 0);
+	low = *old;
+	low.rlim_cur = 64;
+	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	while (*n < 64 && (fd = dup(2)) >= 0)
+		fds[(*n)++] = fd;
+	return fds;
+}
+
+/* Out of descriptors, a watched process that lives is not reported
+ * gone: /proc could not be read, which says nothing of it. */
+static void test_no_fds(bool netlink)
+{
+	struct proctree *t = proctree_new(netlink);
+	static struct log lg;
+	struct rlimit old;
+	pid_t pids[1];
+	size_t n;
+	int *fds;
+
+	lg.n = 0;
+	hold_open();
+	CHECK(spawn(1, false, pids) == 0);
+	CHECK(proctree_watch(t, pids[0]) == 0);
+	wait_for(t, &lg, pids[0], true, PROCTREE_NEW, 0, 30);
+	fds = take_all_fds(&n, &old);
+	CHECK(dup(2) == -1 && errno == EMFILE);
+	/* POLL visits it once a second, or when it ran. */
+	wait_for(t, &lg, pids[0], true, PROCTREE_EXIT, pids[0], 1200);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECKF(!log_find(&lg, PROCTREE_EXIT, pids[0]),
+	       "%s: a live process reported gone when out of descriptors",
+	       netlink ? "netlink" : "poll");
+	hold_close(pids, 1);
+	proctree_free(t);
+}
+
 static void run_all(bool netlink)
 {
+	test_no_fds(netlink);
 	test_fork_tree(netlink);
 	test_exec_exit(netlink, true);
 	test_exec_exit(netlink, false);
