@@ -943,18 +943,20 @@ static void warn_tree_unprofiled(const struct options *o,
 		      st->unsampled_ns;
 	double out;
 
-	if (o->wall || tree <= in)
+	/* Time left out on purpose or said so already: a selection, threads
+	 * or processes left alone (skipped, another tracer's, seccomp). */
+	if (o->wall || tree <= in || o->ntids || o->thread_name ||
+	    st->procs_skipped || st->seccomp_unsafe || st->foreign_traced)
 		return;
 	out = (double)(tree - in) / NSEC_PER_SEC;
 	if (out < 0.1 || out * 20 < (double)tree / NSEC_PER_SEC)
 		return;
 	cli_msg("warning: %.2f s of the %.2f s of CPU time the process tree "
-		"used (%.0f%%) is not in the profile: %sprocesses that lived "
+		"used (%.0f%%) is not in the profile: processes that lived "
 		"only a tick or two, found or read too late (see ptprof(1), "
 		"--children)",
 		out, (double)tree / NSEC_PER_SEC,
-		100.0 * out * NSEC_PER_SEC / (double)tree,
-		st->procs_skipped ? "the processes skipped (below), and " : "");
+		100.0 * out * NSEC_PER_SEC / (double)tree);
 }
 
 /* Work done in child processes is not in the profile: say so, and how
