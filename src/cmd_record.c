@@ -241,6 +241,34 @@ static uint64_t timeval_ns(const struct timeval *tv)
 }
 
 /* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
+static unsigned long long mean_ns(uint64_t ns, uint64_t n)
+{
+	return n ? (unsigned long long)(ns / n) : 0;
+}
+
+/* Frame-pointer steps through code without unwind info (fpstep.h), and
+ * the unwind time per stack with and without them. */
+static void print_fp_stats(const struct unwinder_counters *u)
+{
+	fprintf(stderr,
+		"ptprof: stats: frame-pointer steps %llu; stacks ended by a "
+		"refused step: bad frame pointer %llu, unreadable %llu, "
+		"return address not executable %llu, step limit %llu; "
+		"unwind time per stack: mean %llu ns (%llu stacks), with "
+		"frame-pointer steps %llu ns (%llu), without %llu ns\n",
+		(unsigned long long)u->fp_steps,
+		(unsigned long long)u->fp_stop_bad_fp,
+		(unsigned long long)u->fp_stop_unreadable,
+		(unsigned long long)u->fp_stop_not_exec,
+		(unsigned long long)u->fp_stop_limit,
+		mean_ns(u->unwind_ns, u->unwinds),
+		(unsigned long long)u->unwinds,
+		mean_ns(u->unwind_fp_ns, u->unwinds_fp),
+		(unsigned long long)u->unwinds_fp,
+		mean_ns(u->unwind_ns - u->unwind_fp_ns,
+			u->unwinds - u->unwinds_fp));
+}
+
 static void print_stats(const struct options *o, const struct sampler_stats *st)
 {
 	const struct unwinder_counters *u = &st->unwind;
@@ -304,6 +332,7 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		u->cache_size_set == 0 ? "set" : "refused (default kept)",
 		(unsigned long long)u->cfi_refused,
 		(unsigned long long)u->budget_cuts);
+	print_fp_stats(u);
 }
 
 /* The images by samples, most first: --stats shows the top ones. */

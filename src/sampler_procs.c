@@ -78,6 +78,15 @@ void sampler_procs_close_image(struct sampler *s, struct sampler_proc *p)
 	u->tables_missing += c.tables_missing;
 	u->cfi_refused += c.cfi_refused;
 	u->budget_cuts += c.budget_cuts;
+	u->fp_steps += c.fp_steps;
+	u->fp_stop_bad_fp += c.fp_stop_bad_fp;
+	u->fp_stop_unreadable += c.fp_stop_unreadable;
+	u->fp_stop_not_exec += c.fp_stop_not_exec;
+	u->fp_stop_limit += c.fp_stop_limit;
+	u->unwinds += c.unwinds;
+	u->unwind_ns += c.unwind_ns;
+	u->unwinds_fp += c.unwinds_fp;
+	u->unwind_fp_ns += c.unwind_fp_ns;
 	u->cache_size_set = c.cache_size_set;
 	mapsync_free(&p->mapsync);
 	unwinder_free(p->unw);

@@ -15,6 +15,7 @@
 #include <libunwind.h>
 
 #include "ehframe.h"
+#include "fpstep.h"
 #include "grow.h"
 #include "loadseg.h"
 #include "modcache.h"
@@ -117,6 +118,12 @@ struct unwinder {
 struct unwind_ctx {
 	struct unwinder *u;
 	const struct capture *cap;
+	/* The registers libunwind starts from: the capture's, then, after a
+	 * frame-pointer step, fp_regs (fp_step()). */
+	const struct user_regs_struct *regs;
+	struct user_regs_struct fp_regs;
+	bool no_info; /* find_proc_info() found no unwind info for an IP */
+	int fp_steps; /* frame-pointer steps in this unwind */
 	const struct map_entry *last; /* mapping of the last module read */
 	const struct module *last_mod;
 	uint64_t page_addr; /* the target page held in page, if page_ok */
@@ -155,8 +162,7 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 		return -UNW_EREADONLYREG;
 	if (reg < 0 || (size_t)reg >= sizeof(reg_offset) / sizeof(*reg_offset))
 		return -UNW_EBADREG;
-	memcpy(val, (const char *)&ctx->cap->regs + reg_offset[reg],
-	       sizeof(*val));
+	memcpy(val, (const char *)ctx->regs + reg_offset[reg], sizeof(*val));
 	return 0;
 }
 
@@ -527,14 +533,29 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip,
 	const struct unwtab *t = table_for(ctx, ip);
 	int rc;
 
-	if (!t)
-		return -UNW_ENOINFO;
-	/* -UNW_EINVAL, not -UNW_ENOINFO: x86-64's unw_step() would guess
-	 * a caller from the frame pointer; this stack ends here. */
+	/*
+	 * No unwind info for ip (no table: anonymous JIT code; or no FDE in
+	 * the table: code the module's .eh_frame does not cover).  Answered
+	 * -UNW_EINVAL, never -UNW_ENOINFO: on -UNW_ENOINFO x86-64's
+	 * unw_step() guesses a caller from rbp itself, unvalidated; on
+	 * -UNW_EINVAL it fails with the cursor still at this frame, and
+	 * unwinder_unwind() makes a validated frame-pointer step instead
+	 * (fp_step(), fpstep.h), told so by no_info.
+	 */
+	if (!t) {
+		ctx->no_info = true;
+		return -UNW_EINVAL;
+	}
+	/* -UNW_EINVAL, not -UNW_ENOINFO, and no frame-pointer step either:
+	 * this stack ends here. */
 	if (is_refused(u, ip))
 		return -UNW_EINVAL;
 	rc = dwarf_search_unwind_table(as, ip, (unw_dyn_info_t *)&t->di, pi,
 				       need_unwind_info, arg);
+	if (rc == -UNW_ENOINFO) {
+		ctx->no_info = true;
+		return -UNW_EINVAL;
+	}
 	if (rc < 0 || !need_unwind_info || check_rules(ctx, pi) == 0)
 		return rc;
 	/* Refused.  pi->unwind_info came from a pool of libunwind's that
@@ -667,12 +688,142 @@ bool unwinder_after_syscall(struct unwinder *u, const struct capture *cap)
 	return rc == 0 && b[0] == 0x0f && b[1] == 0x05;
 }
 
+/* fpstep.h's callbacks, over the unwind's memory accessor and maps. */
+static int fp_read(void *arg, uint64_t addr, uint64_t *val)
+{
+	unw_word_t w;
+
+	if (access_mem(NULL, addr, &w, 0, arg) < 0)
+		return -1;
+	*val = w;
+	return 0;
+}
+
+static bool fp_is_exec(void *arg, uint64_t addr)
+{
+	const struct unwind_ctx *ctx = arg;
+	const struct map_entry *e = maps_find(ctx->u->maps, addr);
+
+	return e && e->exec;
+}
+
+/* The stack that holds rsp: its writable mapping, else the stack copy
+ * (a mapping newer than the last maps snapshot). */
+static bool fp_stack(const struct unwind_ctx *ctx, uint64_t rsp,
+		     struct fpstep_env *env)
+{
+	const struct map_entry *e = maps_find(ctx->u->maps, rsp);
+	const struct capture *cap = ctx->cap;
+
+	if (e && e->write) {
+		env->stack_lo = e->start;
+		env->stack_hi = e->end;
+		return true;
+	}
+	if (rsp < cap->stack_start || rsp - cap->stack_start >= cap->stack_len)
+		return false;
+	env->stack_lo = cap->stack_start;
+	env->stack_hi = cap->stack_start + cap->stack_len;
+	return true;
+}
+
+static void fp_count(struct unwinder_counters *c, enum fpstep_result r)
+{
+	switch (r) {
+	case FPSTEP_OK:
+		c->fp_steps++;
+		break;
+	case FPSTEP_END:
+		break;
+	case FPSTEP_BAD_FP:
+		c->fp_stop_bad_fp++;
+		break;
+	case FPSTEP_UNREADABLE:
+		c->fp_stop_unreadable++;
+		break;
+	case FPSTEP_NOT_EXEC:
+		c->fp_stop_not_exec++;
+		break;
+	}
+}
+
+/* The callee-saved registers besides rbp, as unwound so far: JIT code
+ * says nothing of them, so the caller of a frame-pointer step gets them
+ * unchanged (libunwind's own frame-chain step does the same). */
+static const unw_regnum_t fp_kept[] = {
+	UNW_X86_64_RBX, UNW_X86_64_R12, UNW_X86_64_R13,
+	UNW_X86_64_R14, UNW_X86_64_R15,
+};
+
+/*
+ * The cursor is at a frame with no unwind info: step to its caller by
+ * the frame pointer (fpstep.h) and restart libunwind there, with the
+ * caller's rip, rsp and rbp, so DWARF unwinding resumes as soon as a
+ * return address lands in code with unwind tables.  1 if stepped, 0 if
+ * the stack ends here.  libunwind looks the restarted frame's unwind info
+ * up at the return address itself, not at the call before it: a call
+ * that ends its function (a noreturn call) would find the next one's.
+ */
+static int fp_step(struct unwind_ctx *ctx, unw_cursor_t *c)
+{
+	struct fpstep_env env = { fp_read, fp_is_exec, ctx, 0, 0 };
+	struct unwinder_counters *count = &ctx->u->count;
+	struct user_regs_struct regs = *ctx->regs;
+	struct fpstep_regs in, out;
+	enum fpstep_result r;
+	unw_word_t w;
+
+	if (ctx->fp_steps >= UNWIND_FP_MAX) {
+		count->fp_stop_limit++;
+		return 0;
+	}
+	if (unw_get_reg(c, UNW_REG_IP, &w) < 0)
+		return 0;
+	in.rip = w;
+	if (unw_get_reg(c, UNW_X86_64_RSP, &w) < 0)
+		return 0;
+	in.rsp = w;
+	if (unw_get_reg(c, UNW_X86_64_RBP, &w) < 0 ||
+	    !fp_stack(ctx, in.rsp, &env)) {
+		count->fp_stop_bad_fp++;
+		return 0;
+	}
+	in.rbp = w;
+	r = fpstep_step(&env, &in, &out);
+	fp_count(count, r);
+	if (r != FPSTEP_OK)
+		return 0;
+	for (size_t i = 0; i < sizeof(fp_kept) / sizeof(*fp_kept); i++)
+		if (unw_get_reg(c, fp_kept[i], &w) == 0)
+			memcpy((char *)&regs + reg_offset[fp_kept[i]], &w,
+			       sizeof(w));
+	regs.rip = out.rip;
+	regs.rsp = out.rsp;
+	regs.rbp = out.rbp;
+	ctx->fp_regs = regs;
+	ctx->regs = &ctx->fp_regs;
+	ctx->fp_steps++;
+	return unw_init_remote(c, ctx->u->as, ctx) == 0;
+}
+
+/* One step from the cursor's frame to its caller: > 0 if stepped. */
+static int step(struct unwind_ctx *ctx, unw_cursor_t *c)
+{
+	int rc;
+
+	ctx->no_info = false;
+	rc = unw_step(c);
+	if (rc < 0 && ctx->no_info)
+		rc = fp_step(ctx, c);
+	return rc;
+}
+
 int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 		    uint64_t *pcs, int max)
 {
-	struct unwind_ctx ctx = { .u = u, .cap = cap };
+	struct unwind_ctx ctx = { .u = u, .cap = cap, .regs = &cap->regs };
 	unw_cursor_t cursor;
-	uint64_t t0;
+	uint64_t t0, t_hooks = 0, now;
 	int n = 0;
 
 	if (max <= 0 || cap->regs.rip == 0)
@@ -681,9 +832,9 @@ int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 	t0 = mono_now_ns();
 	in_unwind = true;
 	if (unw_init_remote(&cursor, u->as, &ctx) == 0) {
-		while (n < max && unw_step(&cursor) > 0) {
+		while (n < max && step(&ctx, &cursor) > 0) {
 			unw_word_t ip;
-			uint64_t now;
+			uint64_t t1;
 			bool stop;
 
 			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 ||
@@ -702,10 +853,20 @@ int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 			in_unwind = false;
 			stop = u->hook(u->hook_arg, now);
 			in_unwind = true;
+			t1 = mono_now_ns();
+			t_hooks += t1 - now;
 			if (stop)
 				break;
 		}
 	}
 	in_unwind = false;
+	/* the unwind's own time, without the hook's */
+	now = mono_now_ns() - t0 - t_hooks;
+	u->count.unwinds++;
+	u->count.unwind_ns += now;
+	if (ctx.fp_steps) {
+		u->count.unwinds_fp++;
+		u->count.unwind_fp_ns += now;
+	}
 	return n; /* the leaf alone is still a sample */
 }

@@ -22,6 +22,8 @@
  * Contract: unwinder_unwind() fills pcs leaf first: pcs[0] is the
  * interrupted PC, then return addresses as unwound, never a zero PC, at
  * most max entries, and returns the count (>= 1 when the PC is not zero).
+ * A frame with no unwind info (JIT code) is stepped by its frame pointer,
+ * validated (fpstep.h), and DWARF unwinding resumes at its caller.
  * A failed step ends the chain, it is not an error.  So does unwind info
  * that libunwind could not run safely (ehframe_check_cfi(): the stack
  * ends at that frame) and an unwind that exceeds UNWIND_BUDGET_NS (cut
@@ -55,6 +57,9 @@ void unwinder_free(struct unwinder *u);
 int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 		    uint64_t *pcs, int max);
 
+/* The most frame-pointer steps in one stack; then it ends there. */
+#define UNWIND_FP_MAX 1024
+
 /* The most one stack's unwind may take; then it ends where it got. */
 #define UNWIND_BUDGET_NS (200ULL * 1000 * 1000)
 
@@ -85,6 +90,14 @@ struct unwinder_counters {
 	uint64_t tables_built, tables_missing;
 	uint64_t cfi_refused; /* FDEs whose rules were refused (unsafe) */
 	uint64_t budget_cuts; /* unwinds cut short by UNWIND_BUDGET_NS */
+	/* Frames without unwind info, unwound by frame pointer (fpstep.h):
+	 * the steps made, and the stacks ended by a step refused, by why. */
+	uint64_t fp_steps;
+	uint64_t fp_stop_bad_fp, fp_stop_unreadable, fp_stop_not_exec;
+	uint64_t fp_stop_limit; /* UNWIND_FP_MAX steps made */
+	/* Unwinds and their time (hooks excluded), all and those that made
+	 * a frame-pointer step. */
+	uint64_t unwinds, unwind_ns, unwinds_fp, unwind_fp_ns;
 	int cache_size_set;   /* unw_set_cache_size() result, 0 = applied */
 };
 void unwinder_counters(const struct unwinder *u, struct unwinder_counters *c);
