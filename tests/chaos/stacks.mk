@@ -31,6 +31,9 @@ TESTS += \
 	tests/chaos/runtime-python.test
 EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
 	tests/chaos/targets/sieve.py
+# JIT code unwound by frame pointer (src/fpstep.h): Node and the JVM.
+TESTS += tests/chaos/runtime-node.test tests/chaos/runtime-java-fp.test
+EXTRA_DIST += tests/chaos/targets/jitsplit-fp.js tests/chaos/targets/FpSplit.java
 
 TESTS += \
 	tests/chaos/refuse-strace.test \
