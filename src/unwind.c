@@ -123,6 +123,7 @@ struct unwind_ctx {
 	const struct user_regs_struct *regs;
 	struct user_regs_struct fp_regs;
 	bool no_info; /* find_proc_info() found no unwind info for an IP */
+	bool fp_lazy; /* the current frame is fp_regs, the cursor is stale */
 	int fp_steps; /* frame-pointer steps in this unwind */
 	const struct map_entry *last; /* mapping of the last module read */
 	const struct module *last_mod;
@@ -755,67 +756,101 @@ static const unw_regnum_t fp_kept[] = {
 	UNW_X86_64_R14, UNW_X86_64_R15,
 };
 
-/*
- * The cursor is at a frame with no unwind info: step to its caller by
- * the frame pointer (fpstep.h) and restart libunwind there, with the
- * caller's rip, rsp and rbp, so DWARF unwinding resumes as soon as a
- * return address lands in code with unwind tables.  1 if stepped, 0 if
- * the stack ends here.  libunwind looks the restarted frame's unwind info
- * up at the return address itself, not at the call before it: a call
- * that ends its function (a noreturn call) would find the next one's.
- */
-static int fp_step(struct unwind_ctx *ctx, unw_cursor_t *c)
+/* The frame-pointer step from in (fpstep.h) into ctx->fp_regs: 1 if
+ * stepped, 0 if the stack ends here. */
+static int fp_regs_step(struct unwind_ctx *ctx, const struct fpstep_regs *in)
 {
 	struct fpstep_env env = { fp_read, fp_is_exec, ctx, 0, 0 };
 	struct unwinder_counters *count = &ctx->u->count;
-	struct user_regs_struct regs = *ctx->regs;
-	struct fpstep_regs in, out;
+	struct fpstep_regs out;
 	enum fpstep_result r;
-	unw_word_t w;
 
 	if (ctx->fp_steps >= UNWIND_FP_MAX) {
 		count->fp_stop_limit++;
 		return 0;
 	}
-	if (unw_get_reg(c, UNW_REG_IP, &w) < 0)
-		return 0;
-	in.rip = w;
-	if (unw_get_reg(c, UNW_X86_64_RSP, &w) < 0)
-		return 0;
-	in.rsp = w;
-	if (unw_get_reg(c, UNW_X86_64_RBP, &w) < 0 ||
-	    !fp_stack(ctx, in.rsp, &env)) {
+	if (!fp_stack(ctx, in->rsp, &env)) {
 		count->fp_stop_bad_fp++;
 		return 0;
 	}
-	in.rbp = w;
-	r = fpstep_step(&env, &in, &out);
+	r = fpstep_step(&env, in, &out);
 	fp_count(count, r);
 	if (r != FPSTEP_OK)
 		return 0;
-	for (size_t i = 0; i < sizeof(fp_kept) / sizeof(*fp_kept); i++)
-		if (unw_get_reg(c, fp_kept[i], &w) == 0)
-			memcpy((char *)&regs + reg_offset[fp_kept[i]], &w,
-			       sizeof(w));
-	regs.rip = out.rip;
-	regs.rsp = out.rsp;
-	regs.rbp = out.rbp;
-	ctx->fp_regs = regs;
+	ctx->fp_regs.rip = out.rip;
+	ctx->fp_regs.rsp = out.rsp;
+	ctx->fp_regs.rbp = out.rbp;
 	ctx->regs = &ctx->fp_regs;
 	ctx->fp_steps++;
+	return 1;
+}
+
+/*
+ * After a frame-pointer step to ctx->fp_regs: if that caller's code has
+ * no unwind table either (the next JIT frame), the next step is by frame
+ * pointer again, without libunwind (fp_lazy: the cursor is left stale,
+ * which saves a restart and a failed search per JIT frame); else restart
+ * libunwind there, so DWARF unwinding resumes.  1, or 0 if libunwind
+ * cannot start there.  libunwind looks the restarted frame's unwind info
+ * up at the return address itself, not at the call before it: a call that
+ * ends its function (a noreturn call) would find the next one's.
+ */
+static int fp_resume(struct unwind_ctx *ctx, unw_cursor_t *c)
+{
+	ctx->fp_lazy = !table_for(ctx, ctx->fp_regs.rip);
+	if (ctx->fp_lazy)
+		return 1;
 	return unw_init_remote(c, ctx->u->as, ctx) == 0;
 }
 
-/* One step from the cursor's frame to its caller: > 0 if stepped. */
-static int step(struct unwind_ctx *ctx, unw_cursor_t *c)
+/* The cursor is at a frame with no unwind info: step to its caller by
+ * the frame pointer, the other registers kept as unwound so far. */
+static int fp_step(struct unwind_ctx *ctx, unw_cursor_t *c)
 {
+	struct fpstep_regs in;
+	unw_word_t ip, sp, fp, w;
+
+	if (unw_get_reg(c, UNW_REG_IP, &ip) < 0 ||
+	    unw_get_reg(c, UNW_X86_64_RSP, &sp) < 0 ||
+	    unw_get_reg(c, UNW_X86_64_RBP, &fp) < 0) {
+		ctx->u->count.fp_stop_bad_fp++;
+		return 0;
+	}
+	in.rip = ip, in.rsp = sp, in.rbp = fp;
+	if (ctx->regs != &ctx->fp_regs)
+		ctx->fp_regs = *ctx->regs;
+	for (size_t i = 0; i < sizeof(fp_kept) / sizeof(*fp_kept); i++)
+		if (unw_get_reg(c, fp_kept[i], &w) == 0)
+			memcpy((char *)&ctx->fp_regs + reg_offset[fp_kept[i]],
+			       &w, sizeof(w));
+	return fp_regs_step(ctx, &in) && fp_resume(ctx, c);
+}
+
+/* One step from the current frame to its caller, whose PC goes to *ip:
+ * > 0 if stepped. */
+static int step(struct unwind_ctx *ctx, unw_cursor_t *c, unw_word_t *ip)
+{
+	struct fpstep_regs in;
 	int rc;
 
-	ctx->no_info = false;
-	rc = unw_step(c);
-	if (rc < 0 && ctx->no_info)
-		rc = fp_step(ctx, c);
-	return rc;
+	if (ctx->fp_lazy) {
+		in.rip = ctx->fp_regs.rip;
+		in.rsp = ctx->fp_regs.rsp;
+		in.rbp = ctx->fp_regs.rbp;
+		rc = fp_regs_step(ctx, &in) && fp_resume(ctx, c);
+	} else {
+		ctx->no_info = false;
+		rc = unw_step(c);
+		if (rc < 0 && ctx->no_info)
+			rc = fp_step(ctx, c);
+	}
+	if (rc <= 0)
+		return rc;
+	if (ctx->fp_lazy) {
+		*ip = ctx->fp_regs.rip;
+		return 1;
+	}
+	return unw_get_reg(c, UNW_REG_IP, ip) < 0 ? -1 : 1;
 }
 
 int unwinder_unwind(struct unwinder *u, const struct capture *cap,
@@ -832,13 +867,13 @@ int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 	t0 = mono_now_ns();
 	in_unwind = true;
 	if (unw_init_remote(&cursor, u->as, &ctx) == 0) {
-		while (n < max && step(&ctx, &cursor) > 0) {
-			unw_word_t ip;
+		unw_word_t ip;
+
+		while (n < max && step(&ctx, &cursor, &ip) > 0) {
 			uint64_t t1;
 			bool stop;
 
-			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 ||
-			    ip == 0)
+			if (ip == 0)
 				break;
 			pcs[n++] = ip;
 			/* Between steps libunwind holds no lock: the hook may
