@@ -26,6 +26,9 @@
  *            far past the 256 KiB stack copy) and spins in deep_leaf;
  *   jit      a small spinning function copied into anonymous executable
  *            memory (no unwind info, no symbol) is called by call_jit;
+ *   jitfp    the same, two JIT functions that keep frame pointers (as V8
+ *            and HotSpot's do): call_jit calls the outer one, which calls
+ *            the spinning one;
  *   sigprof  main_work burns CPU while ITIMER_PROF delivers SIGPROF, whose
  *            handler (prof_handler) burns more: samples land in a handler
  *            over a signal frame;
@@ -335,36 +338,73 @@ static const unsigned char jit_code[] = {
 	0xc3,				/* ret */
 };
 
-NOIPA static uint64_t call_jit(uint64_t (*fn)(uint64_t), uint64_t n)
+/*
+ * jitfp's code: the same loop in a function that keeps a frame pointer,
+ *   push %rbp; mov %rsp,%rbp; (the loop above); pop %rbp; ret
+ * and, JITFP_OUTER bytes in, uint64_t outer(uint64_t n, inner) that
+ * calls inner(n) under a frame pointer of its own:
+ *   push %rbp; mov %rsp,%rbp; call *%rsi; pop %rbp; ret
+ */
+#define JITFP_OUTER 0x40
+static const unsigned char jitfp_inner[] = {
+	0x55,				/* push %rbp */
+	0x48, 0x89, 0xe5,		/* mov %rsp, %rbp */
+	0xb8, 0x01, 0x00, 0x00, 0x00,	/* mov $1, %eax */
+	0x48, 0x8d, 0x04, 0x80,		/* lea (%rax,%rax,4), %rax */
+	0x48, 0x01, 0xf8,		/* add %rdi, %rax */
+	0x48, 0xff, 0xcf,		/* dec %rdi */
+	0x75, 0xf4,			/* jnz -12 (to the lea) */
+	0x5d,				/* pop %rbp */
+	0xc3,				/* ret */
+};
+static const unsigned char jitfp_outer[] = {
+	0x55,				/* push %rbp */
+	0x48, 0x89, 0xe5,		/* mov %rsp, %rbp */
+	0xff, 0xd6,			/* call *%rsi */
+	0x5d,				/* pop %rbp */
+	0xc3,				/* ret */
+};
+
+typedef uint64_t (*jit_fn)(uint64_t, const void *);
+
+NOIPA static uint64_t call_jit(jit_fn fn, uint64_t n, const void *inner)
 {
-	uint64_t r = fn(n);
+	uint64_t r = fn(n, inner);
 
 	KEEP_FRAME();
 	return r;
 }
 
-static int run_jit(double secs)
+/* jit (fp 0) or jitfp (fp 1). */
+static int run_jit(double secs, int fp)
 {
+	const char *mode = fp ? "jitfp" : "jit";
 	const uint64_t want = ref_spin(SPIN);
 	double end = now() + secs;
 	unsigned long rounds = 0;
-	uint64_t (*fn)(uint64_t);
-	void *mem;
+	jit_fn fn;
+	uint8_t *mem;
 
 	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
-		return fail("jit", "mmap failed");
-	memcpy(mem, jit_code, sizeof(jit_code));
+		return fail(mode, "mmap failed");
+	if (fp) {
+		memcpy(mem, jitfp_inner, sizeof(jitfp_inner));
+		memcpy(mem + JITFP_OUTER, jitfp_outer, sizeof(jitfp_outer));
+	} else {
+		memcpy(mem, jit_code, sizeof(jit_code));
+	}
 	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC))
-		return fail("jit", "mprotect failed");
-	fn = (uint64_t (*)(uint64_t))mem;
+		return fail(mode, "mprotect failed");
+	/* jit: the spinning function, called as fn(n) (rsi unused) */
+	fn = (jit_fn)(void *)(fp ? mem + JITFP_OUTER : mem);
 	while (running(end)) {
-		if (call_jit(fn, SPIN) != want)
-			return fail("jit", "the JIT code's result is wrong");
+		if (call_jit(fn, SPIN, mem) != want)
+			return fail(mode, "the JIT code's result is wrong");
 		rounds++;
 	}
-	printf("jit ok %lu rounds at %p\n", rounds, mem);
+	printf("%s ok %lu rounds at %p\n", mode, rounds, (void *)mem);
 	return 0;
 }
 
@@ -675,7 +715,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "deep"))
 		return run_deep(secs);
 	if (!strcmp(mode, "jit"))
-		return run_jit(secs);
+		return run_jit(secs, 0);
+	if (!strcmp(mode, "jitfp"))
+		return run_jit(secs, 1);
 	if (!strcmp(mode, "sigprof"))
 		return run_sigprof(secs);
 	if (!strcmp(mode, "cfiloop"))
@@ -687,7 +729,8 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "busy") || !strcmp(mode, "nodump"))
 		return run_busy(secs, !strcmp(mode, "nodump"));
 	fprintf(stderr, "usage: hostile MODE SECS, MODE one of badsp badchain "
-			"altstack coro deep jit sigprof cfiloop cfislow cfiswap "
+			"altstack coro deep jit jitfp sigprof cfiloop cfislow "
+			"cfiswap "
 			"busy nodump\n");
 	return 2;
 }
