@@ -40,3 +40,7 @@ TESTS += \
 	tests/lld.test \
 	tests/lld-rust.test
 EXTRA_DIST += tests/targets/chain.rs
+# Rust names, legacy and v0 mangling (tests/rust-names.test, skipped
+# without rustc).
+TESTS += tests/rust-names.test
+EXTRA_DIST += tests/targets/names.rs
