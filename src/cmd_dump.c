@@ -308,6 +308,8 @@ static void frame_at(struct symbolizer *sym, const struct dthread *t, size_t i,
 	uint64_t addr = i > 0 && t->pcs[i] ? t->pcs[i] - 1 : t->pcs[i];
 
 	symbolizer_lookup(sym, addr, &si);
+	if (si.fde) /* a dump shows where, not which unnamed function */
+		si.func = NULL;
 	fr->pc = t->pcs[i];
 	fr->owned = si.func ? demangle(si.func) : NULL;
 	fr->func = fr->owned ? fr->owned : si.func;

@@ -1,11 +1,18 @@
 /*
- * demangle.c - C++ names through libstdc++'s __cxa_demangle (demangle.h).
+ * demangle.c - readable C++ and Rust names (demangle.h).
  *
  * libstdc++ is opened with dlopen() at the first C++ name, not linked:
  * linked, it costs every ptprof command about 1.3 ms of start-up (it is
  * large, and relocated at load), which a one-shot `ptprof dump` pays
  * whether or not the target has a single C++ frame.  Without libstdc++
- * (not installed), names stay as they are.
+ * (not installed), C++ names stay as they are.
+ *
+ * Rust goes through libiberty's rust_demangle() alone, not its
+ * cplus_demangle(): that one links libiberty's xmalloc(), which exit()s
+ * when out of memory; rust_demangle() uses malloc() and fails with NULL.
+ * libiberty's C++ demangler (GCC 13's in Debian 12) is not used for C++:
+ * it writes a few names differently from GCC 12's libstdc++ ("(std::
+ * declval<T>)()" for "std::declval<T>()": 6 of libLLVM-15's 39391).
  */
 #include "config.h"
 
@@ -13,6 +20,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <libiberty/demangle.h>
 
 #include "demangle.h"
 
@@ -34,15 +44,12 @@ static cxa_demangle_fn cxa_demangle(void)
 	return fn;
 }
 
-char *demangle(const char *name)
+static char *demangle_cxx(const char *name)
 {
-	cxa_demangle_fn fn;
+	cxa_demangle_fn fn = cxa_demangle();
 	int status = 0;
 	char *out;
 
-	if (!name || name[0] != '_' || name[1] != 'Z')
-		return NULL;
-	fn = cxa_demangle();
 	if (!fn)
 		return NULL;
 	out = fn(name, NULL, NULL, &status);
@@ -51,4 +58,46 @@ char *demangle(const char *name)
 		return NULL;
 	}
 	return out;
+}
+
+/*
+ * The length of name without its ".llvm.HASH" suffix: LLVM writes the
+ * hash in decimal, rustc-demangle also accepts hex digits and '@' (as
+ * here), which is what perf and rustc-demangle strip.
+ */
+static size_t demangle_base_len(const char *name, size_t len)
+{
+	const char *p = NULL, *q = name;
+	size_t i;
+
+	while ((q = strstr(q, ".llvm.")) != NULL)
+		p = q++;
+	if (!p || !p[6])
+		return len;
+	for (i = 6; p[i]; i++)
+		if (!strchr("0123456789abcdefABCDEF@", p[i]))
+			return len;
+	return (size_t)(p - name);
+}
+
+char *demangle(const char *name)
+{
+	size_t len, base;
+	char *copy, *out = NULL;
+
+	if (!name || (len = strlen(name)) > DEMANGLE_MAX)
+		return NULL;
+	base = demangle_base_len(name, len);
+	copy = strndup(name, base);
+	if (!copy)
+		return NULL;
+	if (copy[0] == '_' && (copy[1] == 'R' || copy[1] == 'Z'))
+		out = rust_demangle(copy, DMGL_PARAMS | DMGL_ANSI);
+	if (!out && copy[0] == '_' && copy[1] == 'Z')
+		out = demangle_cxx(copy);
+	if (out || base == len) {
+		free(copy);
+		return out;
+	}
+	return copy;
 }

@@ -1,14 +1,30 @@
 /*
- * demangle.h - C++ symbol names as people write them.
+ * demangle.h - C++ and Rust symbol names as people write them.
  *
- * Contract: demangle() returns a malloc'd demangled copy of an Itanium
- * C++ ABI name ("_Z..."), or NULL when name is not one, cannot be
- * demangled, or libstdc++ (opened at the first call) is not there; the
- * caller then shows name as it is.  Never prints or exits.  Not
+ * Names are turned readable the way perf shows them:
+ *  - a ".llvm.HASH" suffix (LLVM's ThinLTO appends it to a local symbol
+ *    it promotes: C, C++ and Rust alike) is dropped;
+ *  - Rust symbols, legacy ("_ZN...17h<16 hex digits>E") and v0 ("_R..."),
+ *    by GNU libiberty's rust_demangle(), without the legacy "::h<hash>"
+ *    and v0's crate disambiguators;
+ *  - other Itanium C++ ABI names ("_Z...") by libstdc++'s __cxa_demangle
+ *    (opened at the first C++ name), so C++ reads as the system's own
+ *    compiler runtime writes it.
+ *
+ * Contract: demangle() returns a malloc'd readable copy of name, or NULL
+ * when there is nothing to change (a C name, a name no demangler accepts,
+ * a C++ name without libstdc++ installed, a name longer than
+ * DEMANGLE_MAX: both demanglers size stack arrays by the name's length);
+ * the caller then shows name as it is.  Never prints or exits.  Not
  * thread-safe.
  */
 #ifndef PTPROF_DEMANGLE_H
 #define PTPROF_DEMANGLE_H
+
+/* The longest name demangled: the C++ demangler puts about 72 bytes of
+ * stack per byte of name (its component arrays), 1.2 MB at this length;
+ * the longest C++ name of node 20 and libLLVM-15 is 613 bytes. */
+#define DEMANGLE_MAX 16384
 
 char *demangle(const char *name);
 

@@ -411,3 +411,128 @@ bad:
 	errno = EINVAL;
 	return -1;
 }
+
+/* The entry (CIE or FDE) at *pos: its body [*pos, *stop) after the 4-byte
+ * length; -1 for the terminator, a 64-bit length or one past len. */
+static int entry_body(const uint8_t *p, size_t len, size_t *pos, size_t *stop)
+{
+	uint32_t l;
+
+	if (*pos > len || len - *pos < 4)
+		return -1;
+	memcpy(&l, p + *pos, 4);
+	*pos += 4;
+	if (l == 0 || l == 0xffffffff || l > len - *pos)
+		return -1;
+	*stop = *pos + l;
+	return 0;
+}
+
+/* Step over a pointer of encoding enc (a personality routine's). */
+static int skip_pointer(const uint8_t *p, size_t len, size_t *pos, uint8_t enc)
+{
+	int n = enc_operand_size(enc);
+
+	if (n < 0)
+		return -1;
+	return n ? skip_bytes(len, pos, (size_t)n) : skip_leb(p, len, pos);
+}
+
+/*
+ * The FDE pointer encoding of the CIE at cie (DWARF 4 section 6.4.1, LSB
+ * 4.1 for .eh_frame's augmentations): after the version, augmentation
+ * string, alignment factors and return register, the 'z' data holds
+ * one field per letter, 'R' the encoding.  0, or -1.
+ */
+static int cie_encoding(const uint8_t *p, size_t len, size_t cie, uint8_t *enc)
+{
+	size_t pos = cie, stop, n, i;
+	const char *aug;
+	uint32_t id;
+	uint8_t ver, e;
+
+	if (entry_body(p, len, &pos, &stop) || stop - pos < 6)
+		return -1;
+	memcpy(&id, p + pos, 4);
+	ver = p[pos + 4];
+	pos += 5;
+	if (id != 0 || (ver != 1 && ver != 3 && ver != 4))
+		return -1;
+	aug = (const char *)p + pos;
+	n = strnlen(aug, stop - pos);
+	if (n == stop - pos || (n && aug[0] != 'z'))
+		return -1; /* unterminated, or "eh": not written for x86-64 */
+	pos += n + 1;
+	if (ver == 4 && skip_bytes(stop, &pos, 2)) /* address, segment size */
+		return -1;
+	if (skip_leb(p, stop, &pos) || skip_leb(p, stop, &pos) ||
+	    (ver == 1 ? skip_bytes(stop, &pos, 1) : skip_leb(p, stop, &pos)))
+		return -1;
+	*enc = DW_EH_PE_absptr;
+	if (n && skip_leb(p, stop, &pos)) /* the 'z' data's length */
+		return -1;
+	for (i = 1; i < n; i++) {
+		if (aug[i] == 'S' || aug[i] == 'B' || aug[i] == 'G')
+			continue; /* no data */
+		if ((aug[i] != 'R' && aug[i] != 'L' && aug[i] != 'P') ||
+		    pos >= stop)
+			return -1; /* unknown: its data cannot be skipped */
+		e = p[pos++];
+		if (aug[i] == 'R') {
+			*enc = e;
+			return 0;
+		}
+		if (aug[i] == 'P' && skip_pointer(p, stop, &pos, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* A value of encoding enc at *pos, whose address is field_addr: absolute
+ * or pc-relative, 4 or 8 bytes.  0, or -1 for another encoding or past
+ * stop. */
+static int read_pointer(const uint8_t *p, size_t stop, size_t *pos,
+			uint64_t field_addr, uint8_t enc, uint64_t *v)
+{
+	size_t n = enc_size(enc);
+
+	if (!n || enc & 0x80 ||
+	    ((enc & 0x70) != 0 && (enc & 0x70) != DW_EH_PE_pcrel))
+		return -1; /* indirect, data-, text- or function-relative */
+	if (n > stop - *pos)
+		return -1;
+	*v = read_value(p + *pos, enc);
+	if ((enc & 0x70) == DW_EH_PE_pcrel)
+		*v += field_addr;
+	*pos += n;
+	return 0;
+}
+
+int ehframe_fde_range(const uint8_t *frame, size_t len, uint64_t frame_addr,
+		      size_t off, uint64_t *start, uint64_t *end)
+{
+	size_t pos = off, stop;
+	uint64_t begin, range;
+	uint32_t cie_ptr;
+	uint8_t enc;
+
+	if (entry_body(frame, len, &pos, &stop) || stop - pos < 4)
+		goto bad;
+	memcpy(&cie_ptr, frame + pos, 4);
+	/* 0 is a CIE; else the distance back from this field to the CIE */
+	if (cie_ptr == 0 || cie_ptr > pos ||
+	    cie_encoding(frame, len, pos - cie_ptr, &enc))
+		goto bad;
+	pos += 4;
+	/* the range has the format of the encoding, never its relativity */
+	if (read_pointer(frame, stop, &pos, frame_addr + pos, enc, &begin) ||
+	    read_pointer(frame, stop, &pos, 0, enc & 0x0f, &range) ||
+	    range > UINT64_MAX - begin)
+		goto bad;
+	*start = begin;
+	*end = begin + range;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}

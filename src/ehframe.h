@@ -68,4 +68,17 @@ int ehframe_check_expr(const uint8_t *p, size_t len);
 int ehframe_frame_addr(const uint8_t *hdr, size_t len, uint64_t hdr_addr,
 		       uint64_t *out);
 
+/*
+ * The code range [*start, *end) of the FDE at byte off of .eh_frame
+ * (frame: len bytes from the section's start, at address frame_addr):
+ * its initial location and address range, read in the pointer encoding
+ * its CIE gives (augmentation 'R'; absptr without one).  0, or -1 with
+ * errno EINVAL when the entry at off is no FDE (a CIE, the terminator, a
+ * 64-bit length, which no x86-64 compiler writes in .eh_frame), when it
+ * or its CIE runs past len, or when the encoding is other than an
+ * absolute or pc-relative 4- or 8-byte one.  Constant time.
+ */
+int ehframe_fde_range(const uint8_t *frame, size_t len, uint64_t frame_addr,
+		      size_t off, uint64_t *start, uint64_t *end);
+
 #endif /* PTPROF_EHFRAME_H */

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "debugfile.h"
+#include "fdetab.h"
 #include "grow.h"
 #include "loadseg.h"
 #include "mapfile.h"
@@ -56,6 +58,11 @@ struct sym_file {
 	Elf *dw_elf;
 	int dw_fd;
 	struct debugfile_alt dw_alt; /* its dwz alt file, if any */
+	/* unwind-table entries, for addresses no symbol covers: read at
+	 * the first such address */
+	bool fde_tried;
+	struct fdetab *fdes;
+	struct strpool *fde_names; /* "module+0xSTART" */
 };
 
 struct sym_map {
@@ -624,6 +631,46 @@ static const struct sym *find_sym(const struct sym_file *f, uint64_t vaddr)
 	return &f->syms[lo - 1];
 }
 
+/*
+ * No symbol covers addr (in m): name it by the unwind-table entry that
+ * does (fdetab.h), "module+0xSTART" with START the entry's file offset,
+ * in the form an unnamed address has, so that each stripped function is
+ * one name however many of its addresses are sampled.
+ */
+static void fde_name(struct symbolizer *s, struct sym_map *m, uint64_t addr,
+		     struct symbol_info *out)
+{
+	struct sym_file *f = m->file;
+	const char *base = strrchr(f->path, '/');
+	uint64_t start, end;
+	char buf[4096];
+	int64_t id;
+	Elf *elf;
+	int fd;
+
+	if (!f->fde_tried) {
+		f->fde_tried = true;
+		elf = open_file(s, f, &fd);
+		f->fdes = elf ? fdetab_read(elf, NULL, 0) : NULL;
+		f->fde_names = f->fdes ? strpool_new() : NULL;
+		if (elf)
+			close_elf(elf, fd);
+	}
+	if (!f->fde_names ||
+	    fdetab_lookup(f->fdes, addr - m->bias, &start, &end) ||
+	    addr - m->bias - start > out->module_off)
+		return;
+	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
+		 base && base[1] ? base + 1 : f->path,
+		 out->module_off - (addr - m->bias - start));
+	id = strpool_intern(f->fde_names, buf);
+	if (id < 0)
+		return;
+	out->func = strpool_get(f->fde_names, (size_t)id);
+	out->func_off = addr - m->bias - start;
+	out->fde = true;
+}
+
 int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 		      struct symbol_info *out)
 {
@@ -651,6 +698,8 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 		out->func = m->file->names + sym->name;
 		out->func_off = addr - m->bias - sym->start;
 	}
+	if (!out->func)
+		fde_name(s, m, addr, out);
 	return 0;
 }
 
@@ -883,6 +932,8 @@ static void file_free(struct sym_file *f)
 	free(f->segs);
 	free(f->syms);
 	free(f->names);
+	fdetab_free(f->fdes);
+	strpool_free(f->fde_names);
 	free(f);
 }
 

@@ -37,8 +37,15 @@
  * of it): their addresses get the module (the path as written) but no
  * function.  Names are not demangled (demangle.h does that).
  *
+ * An address no symbol covers, in a file that is used, is named by the
+ * unwind-table entry (.eh_frame FDE, fdetab.h) that covers it, if one
+ * does: func is "BASENAME+0xSTART", the basename of the module and the
+ * file offset where the entry's code starts, and fde is set; so every
+ * address of one stripped function has one name, in the form an unnamed
+ * address has.  The table is read at the first such address of a file.
+ *
  * Contract: never prints or exits.  A lookup that finds no mapping, no file
- * or no symbol still succeeds: it fills what it knows (module name and
+ * or no symbol nor FDE still succeeds: it fills what it knows (module name and
  * offset) and leaves func NULL, so a caller can print module+0xoffset.  An
  * address outside every executable mapping, or in an anonymous one, gets
  * func and module NULL.  Callers look caller frames up at PC-1 themselves.
@@ -47,6 +54,7 @@
 #ifndef PTPROF_SYMBOLIZE_H
 #define PTPROF_SYMBOLIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -60,6 +68,8 @@ struct symbol_info {
 	uint64_t func_off;   /* addr - function start, when func != NULL */
 	const char *module;  /* path of the mapped file, or NULL if unmapped */
 	uint64_t module_off; /* file offset of addr within module */
+	bool fde; /* func is no symbol but "module+0xSTART": the unwind-table
+		     entry (FDE) holding addr, START its file offset */
 };
 
 /*

@@ -40,3 +40,10 @@ TESTS += \
 	tests/lld.test \
 	tests/lld-rust.test
 EXTRA_DIST += tests/targets/chain.rs
+# Rust names, legacy and v0 mangling (tests/rust-names.test, skipped
+# without rustc).
+TESTS += tests/rust-names.test
+# Stripped code, one row per unwind-table entry (tests/stripped-fde.test:
+# Debian's xz with liblzma, and dash).
+TESTS += tests/stripped-fde.test
+EXTRA_DIST += tests/targets/names.rs

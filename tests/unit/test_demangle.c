@@ -1,0 +1,105 @@
+/*
+ * test_demangle.c - demangle(): Rust legacy and v0 names without their
+ * hashes, ".llvm.HASH" suffixes dropped from every kind of name, C++ as
+ * libstdc++ writes it, and what is left alone.  The Rust names are those
+ * rustc 1.95 gave tests/targets/names.rs (tests/rust-names.test).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+#include "unit.h"
+
+/* demangle(in) is want (NULL: nothing to change). */
+static void expect(const char *in, const char *want)
+{
+	char *out = demangle(in);
+
+	if (!want)
+		CHECKF(!out, "%s gave \"%s\", expected nothing", in, out);
+	else
+		CHECKF(out && !strcmp(out, want), "%s gave \"%s\", expected %s",
+		       in, out ? out : "(null)", want);
+	free(out);
+}
+
+static void test_rust_legacy(void)
+{
+	expect("_ZN5names4spin6Burner3hot17hb17d20c82321d473E",
+	       "names::spin::Burner::hot");
+	expect("_ZN5names4spin5outer17ha872c7ad5e99b520E",
+	       "names::spin::outer");
+	/* escapes: $u7b$ is '{', $LT$ '<', .. is :: */
+	expect("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$"
+	       "17h0123456789abcdefE",
+	       "std::rt::lang_start::{{closure}}");
+	expect("_ZN5names4spin6Burner3hot17hb17d20c82321d473E.llvm.1234567",
+	       "names::spin::Burner::hot");
+}
+
+static void test_rust_v0(void)
+{
+	expect("_RNvMNtCs4T4zK9Otvt5_5names4spinNtB2_6Burner3hot",
+	       "<names::spin::Burner>::hot");
+	expect("_RNvNtCs4T4zK9Otvt5_5names4spin5outer", "names::spin::outer");
+	expect("_RNvNtNtNtNtNtCsjrHSEGnQ3l9_3std3sys3pal4unix14stack_overflow"
+	       "11thread_info9SPIN_LOCK",
+	       "std::sys::pal::unix::stack_overflow::thread_info::SPIN_LOCK");
+	expect("_RNvNtCs4T4zK9Otvt5_5names4spin5outer.llvm.8865129823467",
+	       "names::spin::outer");
+	/* not a v0 name: left alone */
+	expect("_RNvNtCs4T4zK9Otvt5_5names4spin5oute", NULL);
+	expect("_R", NULL);
+}
+
+static void test_cxx(void)
+{
+	expect("_Z3foov", "foo()");
+	expect("_ZNSt6vectorIiSaIiEE9push_backERKi",
+	       "std::vector<int, std::allocator<int> >::push_back(int const&)");
+	/* LLVM's suffix goes, GCC's clone suffixes stay (perf keeps them) */
+	expect("_Z3foov.llvm.11713487046356282718", "foo()");
+	expect("_Z3foov.constprop.0", "foo() [clone .constprop.0]");
+	expect("_ZN3foo3barEv.cold", "foo::bar() [clone .cold]");
+	/* a C++ variable that looks nearly like legacy Rust: a hash of
+	 * fewer than 5 distinct digits is no hash */
+	expect("_ZN4core3fmt9Formatter3pad17h1111111111111111E",
+	       "core::fmt::Formatter::pad::h1111111111111111");
+	expect("_Z", NULL);
+	expect("_Zx", NULL);
+}
+
+static void test_plain(void)
+{
+	char *big;
+
+	expect("main", NULL);
+	expect("", NULL);
+	expect(NULL, NULL);
+	expect("hash_block.llvm.123", "hash_block");
+	expect("hash_block.llvm.0xdeadbeef", NULL); /* 'x' is no digit */
+	expect("hash_block.llvm.", NULL);
+	expect(".llvm.12", "");
+	expect("f.llvm.1.llvm.2", "f.llvm.1");
+	/* too long to demangle: left alone, whatever it is */
+	big = malloc(DEMANGLE_MAX + 16);
+	CHECK(big != NULL);
+	if (!big)
+		return;
+	memset(big, 'a', DEMANGLE_MAX + 15);
+	memcpy(big, "_ZN", 3);
+	big[DEMANGLE_MAX + 15] = '\0';
+	expect(big, NULL);
+	free(big);
+}
+
+int main(void)
+{
+	test_rust_legacy();
+	test_rust_v0();
+	test_cxx();
+	test_plain();
+	return unit_result("test_demangle");
+}
