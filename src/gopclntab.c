@@ -459,7 +459,7 @@ static bool pcvalue(const struct gopclntab *t, const struct func *f,
 		if (!rdvarint(t, &p, &uv) || (uv == 0 && !first))
 			return false;
 		/* zigzag: in unsigned arithmetic, a hostile sum wraps */
-		v += (uv >> 1) ^ (uint32_t) - (uv & 1);
+		v += (uv >> 1) ^ (0u - (uv & 1));
 		if (!rdvarint(t, &p, &pcdelta) ||
 		    at > UINT64_MAX - (uint64_t)pcdelta * t->quantum)
 			return false;
