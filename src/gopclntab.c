@@ -284,10 +284,15 @@ struct gopclntab *gopclntab_new(const void *data, size_t len,
 {
 	uint8_t *copy;
 
-	if (!data || len > GOPCLNTAB_MAX_SIZE) {
+	if (!data) {
+		set_err(err, errlen, "no pclntab given");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (len > GOPCLNTAB_MAX_SIZE) {
 		set_err(err, errlen, "the pclntab is larger than %u bytes",
 			GOPCLNTAB_MAX_SIZE);
-		errno = data ? EFBIG : EINVAL;
+		errno = EFBIG;
 		return NULL;
 	}
 	copy = malloc(len + 1);

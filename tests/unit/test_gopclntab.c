@@ -327,6 +327,8 @@ static void test_hostile(void)
 	}
 	CHECK(refused > 0);
 
+	CHECK(!gopclntab_new(NULL, 0, TEXT, err, sizeof(err)) &&
+	      errno == EINVAL && err[0]);
 	/* no magic */
 	make(&t, 118, false, 8);
 	t.b[0] = 0;
