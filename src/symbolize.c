@@ -25,6 +25,7 @@
 
 #include "debugfile.h"
 #include "fdetab.h"
+#include "gopclntab.h"
 #include "grow.h"
 #include "loadseg.h"
 #include "mapfile.h"
@@ -63,6 +64,10 @@ struct sym_file {
 	bool fde_tried;
 	struct fdetab *fdes;
 	struct strpool *fde_names; /* "module+0xSTART" */
+	/* Go's own table (gopclntab.h), read at the first lookup it serves */
+	uint64_t go_off, go_size, go_text; /* its section; text's address */
+	bool go_tried;
+	struct gopclntab *go;
 };
 
 struct sym_map {
@@ -467,6 +472,45 @@ static void close_elf(Elf *elf, int fd)
 	close(fd);
 }
 
+/* The section named name, or NULL. */
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	const char *n;
+	size_t strndx;
+
+	if (elf_getshdrstrndx(elf, &strndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		n = gelf_getshdr(scn, sh) ?
+			    elf_strptr(elf, strndx, sh->sh_name) :
+			    NULL;
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * Where a Go binary's .gopclntab is (".data.rel.ro.gopclntab" when
+ * linked position-independent), and its text's address, which the
+ * table's function entries are offsets from (gopclntab.h).  Read only
+ * when a lookup needs it (go_table()).
+ */
+static void go_find(Elf *elf, struct sym_file *f)
+{
+	GElf_Shdr sh;
+
+	if (section_named(elf, ".text", &sh))
+		f->go_text = sh.sh_addr;
+	if ((section_named(elf, ".gopclntab", &sh) ||
+	     section_named(elf, ".data.rel.ro.gopclntab", &sh)) &&
+	    sh.sh_type == SHT_PROGBITS && !(sh.sh_flags & SHF_COMPRESSED)) {
+		f->go_off = sh.sh_offset;
+		f->go_size = sh.sh_size;
+	}
+}
+
 /*
  * A stripped file's .symtab may be installed apart, as Debian's -dbg and
  * -dbgsym packages do (debugfile.h finds it).  Its symbols have the same
@@ -574,6 +618,7 @@ static void file_load(struct symbolizer *s, struct sym_file *f)
 			rc = debug_syms(s, elf, fd, f);
 		if (rc == 0)
 			syms_from(elf, SHT_DYNSYM, f);
+		go_find(elf, f);
 	}
 	close_elf(elf, fd);
 }
@@ -671,6 +716,35 @@ static void fde_name(struct symbolizer *s, struct sym_map *m, uint64_t addr,
 	out->fde = true;
 }
 
+/* f's Go table, read once, at the first lookup .symtab or DWARF do not
+ * answer; NULL if f has none or it cannot be read. */
+static struct gopclntab *go_table(struct symbolizer *s, struct sym_file *f)
+{
+	Elf *elf;
+	int fd;
+
+	if (f->go_tried || !f->go_size)
+		return f->go;
+	f->go_tried = true;
+	elf = open_file(s, f, &fd);
+	if (!elf)
+		return NULL;
+	f->go = gopclntab_read(fd, f->go_off, f->go_size, f->go_text, NULL, 0);
+	close_elf(elf, fd);
+	return f->go;
+}
+
+/* The Go function at vaddr, when no symbol names it (gopclntab.h). */
+static void go_func(struct symbolizer *s, struct sym_file *f, uint64_t vaddr,
+		    struct symbol_info *out)
+{
+	struct gopclntab *t = go_table(s, f);
+	uint64_t entry;
+
+	if (t && gopclntab_func(t, vaddr, &out->func, &entry) == 0)
+		out->func_off = vaddr - entry;
+}
+
 int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 		      struct symbol_info *out)
 {
@@ -698,6 +772,8 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 		out->func = m->file->names + sym->name;
 		out->func_off = addr - m->bias - sym->start;
 	}
+	if (!out->func && m->file->go_size)
+		go_func(s, m->file, addr - m->bias, out);
 	if (!out->func)
 		fde_name(s, m, addr, out);
 	return 0;
@@ -781,6 +857,10 @@ int symbolizer_lookup_line(struct symbolizer *s, uint64_t addr,
 	*line = (unsigned)n;
 	return 0;
 none:
+	/* no DWARF line: a stripped Go binary still has its own table */
+	if (m && m->file && m->file->go_size && go_table(s, m->file) &&
+	    !gopclntab_line(m->file->go, addr - m->bias, file, line))
+		return 0;
 	errno = ENOENT;
 	return -1;
 }
@@ -928,6 +1008,7 @@ static void file_free(struct sym_file *f)
 		debugfile_alt_free(&f->dw_alt);
 		close_elf(f->dw_elf, f->dw_fd);
 	}
+	gopclntab_free(f->go);
 	free(f->build_id);
 	free(f->segs);
 	free(f->syms);

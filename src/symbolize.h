@@ -13,6 +13,10 @@
  * size, then with fewer leading underscores, then global over weak over
  * local binding wins; a version suffix ("@@GLIBC_2.2.5") is dropped.  A
  * symbol of size 0 covers up to the next symbol or the end of its section.
+ * An address no symbol covers in a Go binary (stripped: Debian's go
+ * command, -ldflags=-s -w) is named from the file's .gopclntab, Go's own
+ * table (gopclntab.h), read once per file at the first lookup that
+ * needs it.
  * "[vdso]" is symbolized from ptprof's own vDSO, which is right when the
  * report runs on the kernel that recorded the profile.
  * The load bias comes from the mapping's start, its file offset and the
@@ -120,7 +124,8 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr,
 
 /*
  * The source file and line of addr, from the DWARF line table of its
- * module (or of the module's debug file, debugfile.h).  Returns 0, or -1
+ * module (or of the module's debug file, debugfile.h), else, in a Go
+ * binary, from its .gopclntab (gopclntab.h).  Returns 0, or -1
  * with errno ENOENT when there is no line information (EINVAL for NULL
  * arguments).  *file stays valid until symbolizer_free().
  */

@@ -29,6 +29,7 @@ EXTRA_DIST += tests/chaos/stacks.sh
 TESTS += \
 	tests/chaos/runtime-java.test \
 	tests/chaos/runtime-go.test \
+	tests/chaos/runtime-go-stripped.test \
 	tests/chaos/runtime-python.test
 EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
 	tests/chaos/targets/sieve.py

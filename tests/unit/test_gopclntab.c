@@ -1,0 +1,414 @@
+/*
+ * test_gopclntab - Go's .gopclntab in each layout, made by hand here as
+ * Go's linker lays it out (Go's src/debug/gosym/pclntab.go reads the
+ * same): the 1.2 (magic 0xfffffffb), 1.16 (0xfffffffa), 1.18
+ * (0xfffffff0) and 1.20 (0xfffffff1) layouts, little- and big-endian,
+ * 8- and 4-byte pointers.  Two functions: main.alpha, 0x40 bytes at the
+ * text's start, a.go line 10 for its first 0x10 bytes, 12 for the next
+ * 0x10, 11 after;
+ * main.beta, 0x20 bytes after it, b.go line 20.  Then hostile tables:
+ * every prefix of a table and every byte of it changed must give an
+ * answer or none, within the copy (run under the sanitizers), a count
+ * that lies, a PC-value table with no end, a file cut short.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gopclntab.h"
+#include "unit.h"
+
+#define TEXT 0x401000u
+
+/* A table being made: bytes and the layout's choices. */
+struct tab {
+	uint8_t b[1024];
+	size_t n;
+	int version;
+	bool be;
+	unsigned ptr; /* pointer size */
+};
+
+static void put_at(struct tab *t, size_t off, uint64_t v, unsigned size)
+{
+	for (unsigned i = 0; i < size; i++)
+		t->b[off + i] = (uint8_t)(v >> 8 * (t->be ? size - 1 - i : i));
+}
+
+static size_t put(struct tab *t, uint64_t v, unsigned size)
+{
+	size_t off = t->n;
+
+	put_at(t, off, v, size);
+	t->n += size;
+	return off;
+}
+
+static size_t put_bytes(struct tab *t, const void *p, size_t len)
+{
+	size_t off = t->n;
+
+	memcpy(t->b + off, p, len);
+	t->n += len;
+	return off;
+}
+
+/* The PC-value tables: (zigzag value delta, PC delta) pairs, 0 ends. */
+static const uint8_t pc_file0[] = { 2, 0x40, 0 };  /* 0 (1.16+ index) */
+static const uint8_t pc_file0b[] = { 2, 0x20, 0 }; /* the same, beta */
+static const uint8_t pc_file1[] = { 4, 0x40, 0 };  /* 1 (1.2: a.go) */
+static const uint8_t pc_file2[] = { 6, 0x20, 0 };  /* 2 (1.2: b.go) */
+static const uint8_t pc_ln_a[] = {
+	22, 0x10, 4, 0x10, 1, 0x20, 0
+};						  /* 10, 12, 11 */
+static const uint8_t pc_ln_b[] = { 42, 0x20, 0 }; /* 20 */
+
+/* One _func: entry, then nameoff, args, deferreturn, pcsp, pcfile,
+ * pcln, npcdata, cuOffset, startLine (1.20), and a last word. */
+static void put_func(struct tab *t, uint64_t entry, uint32_t nameoff,
+		     uint32_t pcfile, uint32_t pcln, uint32_t cu)
+{
+	put(t, t->version >= 118 ? entry - TEXT : entry,
+	    t->version >= 118 ? 4 : t->ptr);
+	put(t, nameoff, 4);
+	put(t, 0, 4);
+	put(t, 0, 4);
+	put(t, 0, 4);
+	put(t, pcfile, 4);
+	put(t, pcln, 4);
+	put(t, 0, 4);
+	put(t, cu, 4);
+	put(t, 0, 4);
+	put(t, 0, 4);
+}
+
+static void put_header(struct tab *t)
+{
+	static const uint32_t magic[] = {
+		[0] = 0xfffffffb, [1] = 0xfffffffa, [2] = 0xfffffff0, [3] = 0xfffffff1
+	};
+	int i = t->version == 12  ? 0 :
+		t->version == 116 ? 1 :
+		t->version == 118 ? 2 :
+				    3;
+
+	put(t, magic[i], 4);
+	put(t, 0, 1);
+	put(t, 0, 1);
+	put(t, 1, 1); /* PC quantum */
+	put(t, t->ptr, 1);
+}
+
+/* Go 1.16 and later: header words, then the parts, their offsets
+ * patched into the header as they are laid down. */
+static void make_116(struct tab *t)
+{
+	unsigned fs = t->version >= 118 ? 4 : t->ptr;
+	unsigned first = t->version >= 118 ? 3 : 2, w = t->ptr;
+	size_t words = 8, functab, pctab, fa, fb, la, lb;
+
+	put_header(t);
+	put(t, 2, w); /* nfunc */
+	put(t, 2, w); /* nfiles */
+	if (t->version >= 118)
+		put(t, TEXT, w);
+	t->n += 5 * w;
+	put_at(t, words + (first + 0) * w, t->n, w);
+	put_bytes(t, "main.alpha\0main.beta", 21);
+	put_at(t, words + (first + 1) * w, t->n, w);
+	put(t, 0, 4); /* cu 0: file 0 is "a.go" */
+	put(t, 5, 4); /* cu 1: file 0 is "b.go" */
+	put_at(t, words + (first + 2) * w, t->n, w);
+	put_bytes(t, "a.go\0b.go", 10);
+	pctab = t->n;
+	put_at(t, words + (first + 3) * w, pctab, w);
+	put(t, 0, 1); /* offset 0 is no table */
+	fa = put_bytes(t, pc_file0, sizeof(pc_file0)) - pctab;
+	fb = put_bytes(t, pc_file0b, sizeof(pc_file0b)) - pctab;
+	la = put_bytes(t, pc_ln_a, sizeof(pc_ln_a)) - pctab;
+	lb = put_bytes(t, pc_ln_b, sizeof(pc_ln_b)) - pctab;
+	functab = t->n;
+	put_at(t, words + (first + 4) * w, functab, w);
+	put(t, t->version >= 118 ? 0 : TEXT, fs);
+	put(t, 5 * fs, fs);
+	put(t, t->version >= 118 ? 0x40 : TEXT + 0x40, fs);
+	put(t, 5 * fs + 44 + 4 * (fs == 8), fs);
+	put(t, t->version >= 118 ? 0x60 : TEXT + 0x60, fs);
+	put_func(t, TEXT, 0, (uint32_t)fa, (uint32_t)la, 0);
+	put_func(t, TEXT + 0x40, 11, (uint32_t)fb, (uint32_t)lb, 1);
+}
+
+/* Go 1.2: the function table right after the header, the file table's
+ * offset after it; names, files and PC-value tables are offsets from
+ * the table's start; pcfile values index the file table. */
+static void make_12(struct tab *t)
+{
+	unsigned w = t->ptr;
+	size_t functab, fileoff, f0, f1, na, nb, sa, sb, fa, fb, la, lb, end;
+
+	put_header(t);
+	put(t, 2, w);
+	functab = t->n;
+	t->n += 5 * w;
+	fileoff = put(t, 0, 4);
+	f0 = t->n;
+	t->n += 2 * (4 + 10 * 4 + w);
+	f1 = f0 + 4 + 10 * 4 + w;
+	na = put_bytes(t, "main.alpha", 11);
+	nb = put_bytes(t, "main.beta", 10);
+	sa = put_bytes(t, "a.go", 5);
+	sb = put_bytes(t, "b.go", 5);
+	fa = put_bytes(t, pc_file1, sizeof(pc_file1));
+	fb = put_bytes(t, pc_file2, sizeof(pc_file2));
+	la = put_bytes(t, pc_ln_a, sizeof(pc_ln_a));
+	lb = put_bytes(t, pc_ln_b, sizeof(pc_ln_b));
+	put_at(t, fileoff, t->n, 4);
+	put(t, 3, 4); /* entries 1 and 2 follow */
+	put(t, sa, 4);
+	put(t, sb, 4);
+	end = t->n;
+	put_at(t, functab, TEXT, w);
+	put_at(t, functab + w, f0, w);
+	put_at(t, functab + 2 * w, TEXT + 0x40, w);
+	put_at(t, functab + 3 * w, f1, w);
+	put_at(t, functab + 4 * w, TEXT + 0x60, w);
+	t->n = f0;
+	put_func(t, TEXT, (uint32_t)na, (uint32_t)fa, (uint32_t)la, 0);
+	t->n = f1;
+	put_func(t, TEXT + 0x40, (uint32_t)nb, (uint32_t)fb, (uint32_t)lb, 0);
+	t->n = end;
+}
+
+static void make(struct tab *t, int version, bool be, unsigned ptr)
+{
+	memset(t, 0, sizeof(*t));
+	t->version = version;
+	t->be = be;
+	t->ptr = ptr;
+	if (version == 12)
+		make_12(t);
+	else
+		make_116(t);
+}
+
+/* The answers every layout must give. */
+static void check_answers(const struct gopclntab *g, const char *what)
+{
+	static const struct {
+		uint64_t pc;
+		const char *func, *file;
+		unsigned line;
+	} want[] = {
+		{ TEXT, "main.alpha", "a.go", 10 },
+		{ TEXT + 0x0f, "main.alpha", "a.go", 10 },
+		{ TEXT + 0x10, "main.alpha", "a.go", 12 },
+		{ TEXT + 0x1f, "main.alpha", "a.go", 12 },
+		{ TEXT + 0x20, "main.alpha", "a.go", 11 },
+		{ TEXT + 0x3f, "main.alpha", "a.go", 11 },
+		{ TEXT + 0x40, "main.beta", "b.go", 20 },
+		{ TEXT + 0x5f, "main.beta", "b.go", 20 },
+	};
+	const char *name, *file;
+	uint64_t entry;
+	unsigned line;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CHECKF(gopclntab_func(g, want[i].pc, &name, &entry) == 0 &&
+			       !strcmp(name, want[i].func) &&
+			       entry == (want[i].pc < TEXT + 0x40 ?
+						 TEXT :
+						 TEXT + 0x40),
+		       "%s: no %s at %#llx", what, want[i].func,
+		       (unsigned long long)want[i].pc);
+		CHECKF(gopclntab_line(g, want[i].pc, &file, &line) == 0 &&
+			       !strcmp(file, want[i].file) &&
+			       line == want[i].line,
+		       "%s: not %s:%u at %#llx", what, want[i].file,
+		       want[i].line, (unsigned long long)want[i].pc);
+	}
+	CHECK(gopclntab_func(g, TEXT - 1, &name, &entry) == -1 &&
+	      errno == ENOENT);
+	CHECK(gopclntab_func(g, TEXT + 0x60, &name, &entry) == -1 &&
+	      errno == ENOENT);
+	CHECK(gopclntab_line(g, TEXT + 0x60, &file, &line) == -1 &&
+	      errno == ENOENT);
+	CHECK(gopclntab_count(g) == 2);
+}
+
+static void test_layouts(void)
+{
+	static const struct {
+		int version;
+		bool be;
+		unsigned ptr;
+	} lay[] = { { 12, false, 8 },  { 12, true, 4 },	  { 116, false, 8 },
+		    { 116, true, 8 },  { 118, false, 8 }, { 118, true, 4 },
+		    { 120, false, 8 }, { 120, false, 4 } };
+	char err[128], what[64];
+	struct gopclntab *g;
+	struct tab t;
+
+	for (size_t i = 0; i < sizeof(lay) / sizeof(lay[0]); i++) {
+		make(&t, lay[i].version, lay[i].be, lay[i].ptr);
+		snprintf(what, sizeof(what), "Go %d %s %u-byte", lay[i].version,
+			 lay[i].be ? "BE" : "LE", lay[i].ptr);
+		err[0] = '\0';
+		g = gopclntab_new(t.b, t.n, TEXT, err, sizeof(err));
+		CHECKF(g != NULL, "%s refused: %s", what, err);
+		if (!g)
+			continue;
+		CHECK(gopclntab_version(g) == lay[i].version);
+		check_answers(g, what);
+		gopclntab_free(g);
+	}
+	/* Go 1.18+: without the .text address, the header's textStart */
+	make(&t, 118, false, 8);
+	g = gopclntab_new(t.b, t.n, 0, err, sizeof(err));
+	CHECK(g != NULL);
+	if (g)
+		check_answers(g, "Go 1.18, textStart from the header");
+	gopclntab_free(g);
+}
+
+/* Every lookup of interest on a table that may be damaged: whatever it
+ * answers, within the copy (the sanitizers watch) and in bounded time. */
+static void poke(const struct gopclntab *g)
+{
+	const char *name, *file;
+	uint64_t entry;
+	unsigned line;
+
+	for (uint64_t pc = TEXT - 1; pc <= TEXT + 0x61; pc += 7) {
+		if (gopclntab_func(g, pc, &name, &entry) == 0)
+			CHECK(strlen(name) < 1024);
+		if (gopclntab_line(g, pc, &file, &line) == 0)
+			CHECK(line > 0 && strlen(file) < 1024);
+	}
+}
+
+static void test_hostile(void)
+{
+	static const int versions[] = { 12, 116, 118, 120 };
+	static const uint8_t vals[] = { 0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff };
+	char err[128];
+	struct gopclntab *g;
+	struct tab t, bad;
+	size_t refused = 0;
+
+	for (size_t v = 0; v < 4; v++) {
+		make(&t, versions[v], false, 8);
+		/* every prefix: refused, or answers within it */
+		for (size_t n = 0; n < t.n; n++) {
+			g = gopclntab_new(t.b, n, TEXT, err, sizeof(err));
+			if (!g) {
+				CHECK(errno == EINVAL && err[0]);
+				refused++;
+			} else {
+				poke(g);
+			}
+			gopclntab_free(g);
+		}
+		/* every byte changed to a few values */
+		for (size_t i = 0; i < t.n; i++)
+			for (size_t k = 0; k < sizeof(vals); k++) {
+				bad = t;
+				bad.b[i] = vals[k];
+				g = gopclntab_new(bad.b, bad.n, TEXT, NULL, 0);
+				if (g)
+					poke(g);
+				gopclntab_free(g);
+			}
+	}
+	CHECK(refused > 0);
+
+	CHECK(!gopclntab_new(NULL, 0, TEXT, err, sizeof(err)) &&
+	      errno == EINVAL && err[0]);
+	/* no magic */
+	make(&t, 118, false, 8);
+	t.b[0] = 0;
+	CHECK(!gopclntab_new(t.b, t.n, TEXT, err, sizeof(err)) &&
+	      errno == EINVAL && strstr(err, "at byte 0"));
+	/* a function count the table cannot hold */
+	make(&t, 118, false, 8);
+	put_at(&t, 8, UINT64_MAX / 2, 8);
+	CHECK(!gopclntab_new(t.b, t.n, TEXT, err, sizeof(err)) &&
+	      errno == EINVAL && strstr(err, "function count"));
+	/* a part past the end */
+	make(&t, 116, false, 8);
+	put_at(&t, 8 + 6 * 8, t.n + 100, 8);
+	CHECK(!gopclntab_new(t.b, t.n, TEXT, err, sizeof(err)) &&
+	      errno == EINVAL);
+	CHECK(!gopclntab_new(t.b, (size_t)GOPCLNTAB_MAX_SIZE + 1, TEXT, err,
+			     sizeof(err)) &&
+	      errno == EFBIG);
+}
+
+/* A line table of (+1, 0 bytes) steps that never ends: the walk stops
+ * at the end of the copy, with no line, in time. */
+static void test_endless(void)
+{
+	size_t pctab = 0, beta, pcln_at;
+	struct gopclntab *g;
+	const char *file;
+	unsigned line;
+	struct tab t;
+
+	make(&t, 118, false, 8);
+	for (unsigned i = 0; i < 8; i++)
+		pctab |= (size_t)t.b[8 + 6 * 8 + i] << 8 * i;
+	/* main.beta's _func: after the function table and main.alpha's */
+	beta = t.n - 44;
+	pcln_at = beta + 4 + 5 * 4;
+	put_at(&t, pcln_at, t.n - pctab, 4);
+	while (t.n < sizeof(t.b))
+		put(&t, t.n % 2 ? 0 : 2, 1);
+	g = gopclntab_new(t.b, t.n, TEXT, NULL, 0);
+	CHECK(g != NULL);
+	CHECK(g && gopclntab_line(g, TEXT + 0x40, &file, &line) == -1 &&
+	      errno == ENOENT);
+	CHECK(g && gopclntab_line(g, TEXT, &file, &line) == 0 && line == 10);
+	gopclntab_free(g);
+}
+
+/* From a file, as symbolize.c reads it: at an offset, cut short. */
+static void test_read(void)
+{
+	char path[] = "/tmp/test_gopclntab.XXXXXX", err[128];
+	struct gopclntab *g;
+	struct tab t;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	unlink(path);
+	make(&t, 120, false, 8);
+	CHECK(pwrite(fd, "junk", 4, 0) == 4);
+	CHECK(pwrite(fd, t.b, t.n, 4) == (ssize_t)t.n);
+	g = gopclntab_read(fd, 4, t.n, TEXT, err, sizeof(err));
+	CHECKF(g != NULL, "%s", err);
+	if (g)
+		check_answers(g, "read from a file");
+	gopclntab_free(g);
+	CHECK(!gopclntab_read(fd, 4, t.n + 1, TEXT, err, sizeof(err)) &&
+	      errno == EIO && strstr(err, "file ends"));
+	CHECK(!gopclntab_read(fd, 4, (uint64_t)GOPCLNTAB_MAX_SIZE + 1, TEXT,
+			      err, sizeof(err)) &&
+	      errno == EFBIG);
+	close(fd);
+}
+
+int main(void)
+{
+	test_layouts();
+	test_hostile();
+	test_endless();
+	test_read();
+	return unit_result("test_gopclntab");
+}
