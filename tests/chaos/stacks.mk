@@ -28,9 +28,10 @@ EXTRA_DIST += tests/chaos/stacks.sh
 TESTS += \
 	tests/chaos/runtime-java.test \
 	tests/chaos/runtime-go.test \
+	tests/chaos/runtime-go-dwarf.test \
 	tests/chaos/runtime-python.test
 EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
-	tests/chaos/targets/sieve.py
+	tests/chaos/targets/sieve.py tests/chaos/targets/hashsort.go
 
 TESTS += \
 	tests/chaos/refuse-strace.test \
