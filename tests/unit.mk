@@ -66,3 +66,12 @@ tests_unit_test_pprof_images_SOURCES = tests/unit/test_pprof_images.c
 tests_unit_test_pprof_images_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) \
 	$(ZLIB_CFLAGS)
 tests_unit_test_pprof_images_LDADD = $(PT_LIBS)
+
+# .debug_frame converted into a table libunwind searches (debugframe.h),
+# checked with libunwind's own search.
+check_PROGRAMS += tests/unit/test_debugframe
+TESTS += tests/unit/test_debugframe
+tests_unit_test_debugframe_SOURCES = tests/unit/test_debugframe.c
+tests_unit_test_debugframe_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS) \
+	$(ZLIB_CFLAGS)
+tests_unit_test_debugframe_LDADD = $(PT_LIBS)
