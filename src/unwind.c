@@ -549,7 +549,11 @@ static int check_rules(struct unwind_ctx *ctx, const unw_proc_info_t *pi)
 	uint8_t *buf = ctx->u->cfi;
 	size_t n = 0, cie_len;
 
-	if (!ci || pi->unwind_info_size < (int)sizeof(*ci))
+	/* libunwind 1.6 indexes its DWARF_NUM_PRESERVED_REGS (17) register
+	 * locations with the CIE's return address column unchecked
+	 * (Gparser.c, apply_reg_state): a larger one reads past them. */
+	if (!ci || pi->unwind_info_size < (int)sizeof(*ci) ||
+	    ci->ret_addr_column > UNW_X86_64_RIP)
 		return -1;
 	if (!buf && !(buf = ctx->u->cfi = malloc(CFI_MAX)))
 		return -1;
