@@ -22,7 +22,8 @@ TESTS += \
 	tests/chaos/stack-deep.test \
 	tests/chaos/stack-jit.test \
 	tests/chaos/stack-signal.test \
-	tests/chaos/stack-cfiloop.test
+	tests/chaos/stack-cfiloop.test \
+	tests/chaos/stack-racolumn.test
 EXTRA_DIST += tests/chaos/stacks.sh
 
 TESTS += \
