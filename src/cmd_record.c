@@ -321,7 +321,8 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		(unsigned long long)st->samples_to_caller);
 	fprintf(stderr,
 		"ptprof: stats: unwinder reads: stack copy %llu, module "
-		"images %llu, target %llu; tables built %llu, missing %llu; "
+		"images %llu, target %llu; tables built %llu, missing %llu, "
+		"from .debug_frame %llu (FDEs %llu, skipped %llu); "
 		"libunwind cache size %s; unsafe unwind rules refused %llu, "
 		"unwinds over budget %llu\n",
 		(unsigned long long)u->mem_from_stack,
@@ -329,6 +330,9 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		(unsigned long long)u->mem_from_target,
 		(unsigned long long)u->tables_built,
 		(unsigned long long)u->tables_missing,
+		(unsigned long long)u->tables_debug_frame,
+		(unsigned long long)u->debug_frame_fdes,
+		(unsigned long long)u->debug_frame_skipped,
 		u->cache_size_set == 0 ? "set" : "refused (default kept)",
 		(unsigned long long)u->cfi_refused,
 		(unsigned long long)u->budget_cuts);

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "debugframe.h"
 #include "ehframe.h"
 #include "hash.h"
 #include "mapfile.h"
@@ -25,6 +26,9 @@
 /* Where the program headers may start: right after the ELF header in
  * every linker's output; further is a hostile file. */
 #define HEADERS_MAX (64 * 1024)
+/* The section header string table: a few hundred bytes in every linker's
+ * output. */
+#define SHSTRTAB_MAX (1024 * 1024)
 
 struct modcache {
 	pid_t pid;
@@ -43,6 +47,7 @@ struct modcache *modcache_new(pid_t pid)
 
 static void module_free(struct module *m)
 {
+	debugframe_free(m->dwf);
 	for (size_t i = 0; i < m->nparts; i++)
 		free(m->part[i].data);
 	free(m->key);
@@ -58,6 +63,8 @@ void modcache_flush(struct modcache *c)
 			c->bucket[i] = m->next_;
 			for (size_t k = 0; k < m->nparts; k++)
 				c->copied -= m->part[k].len;
+			if (m->dwf)
+				c->copied -= m->dwf->len;
 			module_free(m);
 		}
 	}
@@ -166,6 +173,89 @@ static int read_tables(struct modcache *c, int fd, uint64_t fsize,
 	return read_part(c, fd, fsize, first, last - first, m);
 }
 
+/* A new buffer of the file's bytes [off, off + len), at most max. */
+static uint8_t *read_new(int fd, uint64_t fsize, uint64_t off, uint64_t len,
+			 uint64_t max)
+{
+	uint8_t *buf;
+
+	if (len == 0 || len > max || off > fsize || len > fsize - off ||
+	    !(buf = malloc(len)))
+		return NULL;
+	if (pread_full(fd, buf, len, off)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The link-time addresses [*lo, *hi) of the file's executable segments;
+ * false if it has none. */
+static bool exec_range(const Elf64_Phdr *ph, size_t n, uint64_t *lo,
+		       uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) ||
+		    ph[i].p_vaddr + ph[i].p_memsz < ph[i].p_vaddr)
+			continue;
+		if (ph[i].p_vaddr < *lo)
+			*lo = ph[i].p_vaddr;
+		if (ph[i].p_vaddr + ph[i].p_memsz > *hi)
+			*hi = ph[i].p_vaddr + ph[i].p_memsz;
+	}
+	return *lo < *hi;
+}
+
+/*
+ * The file's .debug_frame (debugframe.h), found by its section headers,
+ * converted into m->dwf: the unwind tables of a file with no
+ * .eh_frame_hdr (Go), or of code its .eh_frame does not cover.  The
+ * section headers, their string table and the section are read into
+ * buffers freed here; only the converted image is kept.  Quietly nothing
+ * when any of it is missing, too large or malformed.
+ */
+static void read_debug_frame(struct modcache *c, int fd, uint64_t fsize,
+			     const Elf64_Ehdr *eh, const Elf64_Phdr *ph,
+			     struct module *m)
+{
+	uint8_t *shdrs = NULL, *strtab = NULL, *sec = NULL;
+	const Elf64_Shdr *sh, *str;
+	uint64_t lo, hi, max = MODCACHE_MAX_TOTAL - c->copied;
+	char err[128];
+	int i;
+
+	if (max > MODCACHE_MAX_PART)
+		max = MODCACHE_MAX_PART;
+	/* e_shnum 0 with e_shoff set: more than 0xff00 sections, counted in
+	 * the first header (no linker output that large has .debug_frame) */
+	if (eh->e_shentsize != sizeof(*sh) || eh->e_shnum == 0 ||
+	    eh->e_shstrndx >= eh->e_shnum ||
+	    !exec_range(ph, eh->e_phnum, &lo, &hi) ||
+	    !(shdrs = read_new(fd, fsize, eh->e_shoff,
+			       (uint64_t)eh->e_shnum * sizeof(*sh), max)))
+		goto out;
+	sh = (const Elf64_Shdr *)shdrs;
+	str = &sh[eh->e_shstrndx];
+	if (str->sh_type == SHT_NOBITS ||
+	    !(strtab = read_new(fd, fsize, str->sh_offset, str->sh_size,
+				SHSTRTAB_MAX)) ||
+	    (i = debugframe_find(sh, eh->e_shnum, (const char *)strtab,
+				 str->sh_size)) < 0 ||
+	    !(sec = read_new(fd, fsize, sh[i].sh_offset, sh[i].sh_size, max)))
+		goto out;
+	m->dwf = debugframe_build(sec, sh[i].sh_size,
+				  sh[i].sh_flags & SHF_COMPRESSED, lo, hi, max,
+				  err, sizeof(err));
+	if (m->dwf)
+		c->copied += m->dwf->len;
+out:
+	free(sec);
+	free(strtab);
+	free(shdrs);
+}
+
 /* Copy the headers and unwind tables of the ELF file fd into m. */
 static void read_file(struct modcache *c, int fd, struct module *m)
 {
@@ -195,6 +285,7 @@ static void read_file(struct modcache *c, int fd, struct module *m)
 	if (hdr)
 		read_tables(c, fd, (uint64_t)st.st_size, ph, eh.e_phnum, hdr,
 			    m);
+	read_debug_frame(c, fd, (uint64_t)st.st_size, &eh, ph, m);
 }
 
 /* Whether the root of thread tid of pid resolves; its path into buf. */

@@ -14,15 +14,20 @@
  * pread() into memory ptprof owns: the ELF header and program headers,
  * the PT_GNU_EH_FRAME segment (.eh_frame_hdr) and .eh_frame (found by the
  * header's eh_frame_ptr, up to the end of the file bytes of the PT_LOAD
- * segment that holds it: no section header is used).  Never an mmap() of the file: the file belongs to the
+ * segment that holds it: no section header is used).  A file that has a
+ * .debug_frame section (found by its section headers: Go binaries have no
+ * .eh_frame_hdr) also gets it converted, once, into an image of ours
+ * (debugframe.h), module->dwf; the file bytes read for it are not kept.
+ * Never an mmap() of the file: the file belongs to the
  * target's user, who can truncate it, and reading a mapped page past the
  * new end of file raises SIGBUS, which would kill ptprof (a root ptprof
  * profiling an unprivileged target, item 4 of issue 12).  A file cut
  * while it is read gives a short read, and the module is unavailable.
  * Reads outside the parts kept fail (modcache_read()): the unwinder then
  * reads the target's own memory.  What a hostile target's files can make
- * ptprof copy is bounded: no part is larger than MODCACHE_MAX_PART, all
- * the parts held at once are at most MODCACHE_MAX_TOTAL, and a file with
+ * ptprof copy is bounded: no part (nor .debug_frame, read, inflated or
+ * converted) is larger than MODCACHE_MAX_PART, all the parts and
+ * converted .debug_frames held at once are at most MODCACHE_MAX_TOTAL, and a file with
  * less than an eighth of its size allocated (a sparse file, which no
  * linker writes) is not read at all.
  *
@@ -38,6 +43,8 @@
 #include <sys/types.h>
 
 #include "maps.h"
+
+struct debugframe;
 
 /* The largest part of a file kept, and all of them at once: libLLVM-15's
  * .eh_frame and .eh_frame_hdr, the largest on the development VM, make
@@ -57,7 +64,8 @@ struct module_part {
 struct module {
 	char *key; /* path, or "[vdso]" */
 	struct module_part part[MODCACHE_PARTS];
-	size_t nparts; /* 0 if unavailable */
+	size_t nparts;		/* 0 if unavailable */
+	struct debugframe *dwf; /* its .debug_frame, converted; or NULL */
 	struct module *next_;
 };
 

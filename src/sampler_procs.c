@@ -76,6 +76,9 @@ void sampler_procs_close_image(struct sampler *s, struct sampler_proc *p)
 	u->mem_from_target += c.mem_from_target;
 	u->tables_built += c.tables_built;
 	u->tables_missing += c.tables_missing;
+	u->tables_debug_frame += c.tables_debug_frame;
+	u->debug_frame_fdes += c.debug_frame_fdes;
+	u->debug_frame_skipped += c.debug_frame_skipped;
 	u->cfi_refused += c.cfi_refused;
 	u->budget_cuts += c.budget_cuts;
 	u->fp_steps += c.fp_steps;

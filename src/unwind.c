@@ -14,6 +14,7 @@
 
 #include <libunwind.h>
 
+#include "debugframe.h"
 #include "ehframe.h"
 #include "fpstep.h"
 #include "grow.h"
@@ -64,12 +65,27 @@ int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 /* libunwind's register-state cache: 2^14 entries (its maximum is 2^15). */
 #define RS_CACHE_SIZE (1u << 14)
 
-/* The unwind table of one executable mapping. */
+/* The unwind tables of one executable mapping: its .eh_frame_hdr (if
+ * ok), its .debug_frame converted (if dwf), or both. */
 struct unwtab {
 	uint64_t start, end;
 	bool ok;
 	unw_dyn_info_t di;
+	const struct debugframe *dwf; /* the module's, see debugframe.h */
+	unw_dyn_info_t dwf_di;
 };
+
+/*
+ * Where libunwind finds a converted .debug_frame: the image of the table
+ * of u->tabs[i] (debugframe.h) lies at SYNTH_BASE + i * SYNTH_SLOT in the
+ * address space access_mem serves.  SYNTH_BASE is a non-canonical x86-64
+ * address (bits 63..47, or 63..56 with 5-level paging, not all equal):
+ * no mapping of the target can ever be there, so no read of the target's
+ * memory is ever answered from an image by mistake.  An image is at most
+ * MODCACHE_MAX_PART bytes, well inside its slot.
+ */
+#define SYNTH_BASE 0x4000000000000000ULL
+#define SYNTH_SLOT (1ULL << 32)
 
 /* A range of target addresses; lists of them are kept sorted by start
  * and disjoint. */
@@ -322,6 +338,30 @@ static void free_pins(struct unwinder *u)
 	u->npins = 0;
 }
 
+/*
+ * Copy len bytes at synthetic address addr (SYNTH_BASE above) from the
+ * image there.  0, or -1 when there is no image or they lie outside it;
+ * with `tail`, a read that starts inside the image and runs past its end
+ * gets zeros there (libunwind reads aligned words around single bytes).
+ */
+static int read_synth(struct unwinder *u, uint64_t addr, uint8_t *buf,
+		      size_t len, bool tail)
+{
+	uint64_t i = (addr - SYNTH_BASE) / SYNTH_SLOT;
+	uint64_t off = (addr - SYNTH_BASE) % SYNTH_SLOT;
+	const struct debugframe *d;
+	size_t n;
+
+	if (addr < SYNTH_BASE || i >= u->ntabs || !(d = u->tabs[i].dwf) ||
+	    off >= d->len || (!tail && len > d->len - off))
+		return -1;
+	n = len < d->len - off ? len : (size_t)(d->len - off);
+	memcpy(buf, d->image + off, n);
+	memset(buf + n, 0, len - n);
+	u->count.mem_from_module++;
+	return 0;
+}
+
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		      int write, void *arg)
 {
@@ -338,6 +378,11 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		ctx->u->count.mem_from_stack++;
 		return 0;
 	}
+	if (addr >= SYNTH_BASE) /* a converted .debug_frame, or nothing */
+		return read_synth(ctx->u, addr, (uint8_t *)val, sizeof(*val),
+				  true) ?
+			       -UNW_EINVAL :
+			       0;
 	if (read_module(ctx, addr, val) == 0) {
 		ctx->u->count.mem_from_module++;
 		if (ctx->u->npins)
@@ -349,37 +394,72 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 	return read_target_cached(ctx, addr, val);
 }
 
-/* Describe the .eh_frame_hdr of the module mapped by e (its headers and
- * tables are parts of the module, modcache.h). */
-static int describe(const struct module *mod, const struct map_entry *e,
-		    unw_dyn_info_t *di)
+/*
+ * The program headers of the module mapped by e (its headers are a part
+ * of the module, modcache.h) into *ph and *n, and the mapping's load
+ * bias into *bias.  0, or -1.
+ */
+static int module_layout(const struct module *mod, const struct map_entry *e,
+			 const Elf64_Phdr **ph, size_t *n, uint64_t *bias)
 {
 	const Elf64_Ehdr *eh = (const void *)modcache_bytes(mod, 0,
 							    sizeof(*eh));
-	const Elf64_Phdr *ph, *load, *hdr = NULL;
-	const uint8_t *tab;
-	uint64_t bias;
+	const Elf64_Phdr *load;
 
 	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phentsize != sizeof(*ph))
+	    eh->e_phentsize != sizeof(**ph))
 		return -1;
-	ph = (const void *)modcache_bytes(mod, eh->e_phoff,
-					  eh->e_phnum * sizeof(*ph));
-	if (!ph)
-		return -1;
-	for (int i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_GNU_EH_FRAME)
-			hdr = &ph[i];
+	*ph = (const void *)modcache_bytes(mod, eh->e_phoff,
+					   eh->e_phnum * sizeof(**ph));
+	*n = eh->e_phnum;
 	/* the segment e maps, not the first holding its offset: lld's
 	 * segments share pages (loadseg.c); e is executable (table_for) */
-	load = loadseg_exec(ph, eh->e_phnum, e->offset);
-	if (!hdr || !load || hdr->p_filesz < 4 ||
+	if (!*ph || !(load = loadseg_exec(*ph, *n, e->offset)))
+		return -1;
+	*bias = loadseg_bias(load, e->start, e->offset);
+	return 0;
+}
+
+/* Describe the .eh_frame_hdr of the module mapped by e (its tables are a
+ * part of the module, modcache.h). */
+static int describe(const struct module *mod, const struct map_entry *e,
+		    unw_dyn_info_t *di)
+{
+	const Elf64_Phdr *ph, *hdr = NULL;
+	const uint8_t *tab;
+	uint64_t bias;
+	size_t n;
+
+	if (module_layout(mod, e, &ph, &n, &bias))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (ph[i].p_type == PT_GNU_EH_FRAME)
+			hdr = &ph[i];
+	if (!hdr || hdr->p_filesz < 4 ||
 	    !(tab = modcache_bytes(mod, hdr->p_offset, hdr->p_filesz)))
 		return -1;
-	bias = loadseg_bias(load, e->start, e->offset);
 	return ehframe_describe(tab, hdr->p_filesz, bias + hdr->p_vaddr,
 				e->start, e->end, di);
+}
+
+/* Describe the converted .debug_frame of the module mapped by e, for the
+ * table t (its image is at t's synthetic address). */
+static int describe_debug_frame(struct unwinder *u, struct unwtab *t,
+				const struct module *mod,
+				const struct map_entry *e)
+{
+	const Elf64_Phdr *ph;
+	uint64_t bias;
+	size_t n;
+
+	if (!mod->dwf || module_layout(mod, e, &ph, &n, &bias))
+		return -1;
+	t->dwf = mod->dwf;
+	debugframe_describe(t->dwf,
+			    SYNTH_BASE + (uint64_t)(t - u->tabs) * SYNTH_SLOT,
+			    bias, &t->dwf_di);
+	return 0;
 }
 
 static struct unwtab *new_table(struct unwinder *u, const struct map_entry *e)
@@ -407,17 +487,23 @@ static const struct unwtab *table_for(struct unwind_ctx *ctx, uint64_t ip)
 
 	for (size_t i = 0; i < u->ntabs; i++)
 		if (ip >= u->tabs[i].start && ip < u->tabs[i].end)
-			return u->tabs[i].ok ? &u->tabs[i] : NULL;
+			return u->tabs[i].ok || u->tabs[i].dwf ? &u->tabs[i] :
+								 NULL;
 	e = maps_find(u->maps, ip);
 	if (!e || !e->exec || !(t = new_table(u, e)))
 		return NULL;
 	mod = modcache_get(u->mods, e, ctx->cap->tid);
 	t->ok = mod && describe(mod, e, &t->di) == 0;
+	if (mod && describe_debug_frame(u, t, mod, e) == 0) {
+		u->count.tables_debug_frame++;
+		u->count.debug_frame_fdes += t->dwf->nfde;
+		u->count.debug_frame_skipped += t->dwf->skipped;
+	}
 	if (t->ok)
 		u->count.tables_built++;
-	else
+	else if (!t->dwf)
 		u->count.tables_missing++;
-	return t->ok ? t : NULL;
+	return t->ok || t->dwf ? t : NULL;
 }
 
 /*
@@ -445,6 +531,12 @@ static int read_image(struct unwind_ctx *ctx, uint64_t start, uint64_t end,
 		return -1;
 	if (start == end)
 		return 0;
+	if (start >= SYNTH_BASE) { /* a converted .debug_frame */
+		if (read_synth(ctx->u, start, buf + *len, end - start, false))
+			return -1;
+		*len += end - start;
+		return 0;
+	}
 	if (!e || e->write || end > e->end ||
 	    !(mod = modcache_get(ctx->u->mods, e, ctx->cap->tid)) ||
 	    modcache_read(mod, e, start, buf + *len, end - start))
@@ -464,7 +556,11 @@ static int check_rules(struct unwind_ctx *ctx, const unw_proc_info_t *pi)
 	uint8_t *buf = ctx->u->cfi;
 	size_t n = 0, cie_len;
 
-	if (!ci || pi->unwind_info_size < (int)sizeof(*ci))
+	/* libunwind 1.6 indexes its DWARF_NUM_PRESERVED_REGS (17) register
+	 * locations with the CIE's return address column unchecked
+	 * (Gparser.c, apply_reg_state): a larger one reads past them. */
+	if (!ci || pi->unwind_info_size < (int)sizeof(*ci) ||
+	    ci->ret_addr_column > UNW_X86_64_RIP)
 		return -1;
 	if (!buf && !(buf = ctx->u->cfi = malloc(CFI_MAX)))
 		return -1;
@@ -551,8 +647,17 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip,
 	 * this stack ends here. */
 	if (is_refused(u, ip))
 		return -UNW_EINVAL;
-	rc = dwarf_search_unwind_table(as, ip, (unw_dyn_info_t *)&t->di, pi,
-				       need_unwind_info, arg);
+	rc = -UNW_ENOINFO;
+	if (t->ok)
+		rc = dwarf_search_unwind_table(as, ip, (unw_dyn_info_t *)&t->di,
+					       pi, need_unwind_info, arg);
+	/* .eh_frame first; .debug_frame where it has no FDE for ip (and
+	 * inside the range of the table, which libunwind asserts) */
+	if (rc == -UNW_ENOINFO && t->dwf && ip >= t->dwf_di.start_ip &&
+	    ip < t->dwf_di.end_ip)
+		rc = dwarf_search_unwind_table(as, ip,
+					       (unw_dyn_info_t *)&t->dwf_di, pi,
+					       need_unwind_info, arg);
 	if (rc == -UNW_ENOINFO) {
 		ctx->no_info = true;
 		return -UNW_EINVAL;

@@ -14,7 +14,9 @@
  *  - unwind tables are per executable mapping, built once from the
  *    module's PT_GNU_EH_FRAME (.eh_frame_hdr) and searched by libunwind's
  *    dwarf_search_unwind_table(), so in steady state nothing re-reads
- *    /proc/PID/maps or re-maps a file.
+ *    /proc/PID/maps or re-maps a file; where .eh_frame has no FDE for a
+ *    PC (a Go binary has none at all), the module's .debug_frame,
+ *    converted once (debugframe.h), is searched the same way.
  * The mapping layout comes from the sampler's struct maps, which must
  * stay alive as long as the unwinder; after it changes (dlopen, dlclose,
  * exec) the sampler calls unwinder_flush().
@@ -88,6 +90,8 @@ void unwinder_flush(struct unwinder *u);
 struct unwinder_counters {
 	uint64_t mem_from_stack, mem_from_module, mem_from_target;
 	uint64_t tables_built, tables_missing;
+	uint64_t tables_debug_frame; /* mappings given their .debug_frame */
+	uint64_t debug_frame_fdes, debug_frame_skipped; /* FDEs kept, not */
 	uint64_t cfi_refused; /* FDEs whose rules were refused (unsafe) */
 	uint64_t budget_cuts; /* unwinds cut short by UNWIND_BUDGET_NS */
 	/* Frames without unwind info, unwound by frame pointer (fpstep.h):

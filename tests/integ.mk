@@ -126,3 +126,13 @@ TESTS += \
 	tests/target-exit.test \
 	tests/stopped-target.test
 EXTRA_DIST += tests/targets/target.h tests/tools/hostile_profile.py
+
+# chain.c again, with no .eh_frame of its own (-fno-asynchronous-unwind-
+# tables, and -g): its functions' unwind rules are in .debug_frame only,
+# the PIE's .eh_frame_hdr covers just the C runtime's start files.
+check_PROGRAMS += tests/targets/chain_dwf
+tests_targets_chain_dwf_SOURCES = tests/targets/chain.c
+tests_targets_chain_dwf_CFLAGS = $(PT_TARGET_CFLAGS) \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables
+tests_targets_chain_dwf_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+TESTS += tests/chain-debug-frame.test

@@ -74,3 +74,12 @@ tests_unit_test_demangle_LDADD = $(PT_LIBS)
 tests_unit_test_fdetab_SOURCES = tests/unit/test_fdetab.c
 tests_unit_test_fdetab_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_test_fdetab_LDADD = $(PT_LIBS)
+
+# .debug_frame converted into a table libunwind searches (debugframe.h),
+# checked with libunwind's own search.
+check_PROGRAMS += tests/unit/test_debugframe
+TESTS += tests/unit/test_debugframe
+tests_unit_test_debugframe_SOURCES = tests/unit/test_debugframe.c
+tests_unit_test_debugframe_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS) \
+	$(ZLIB_CFLAGS)
+tests_unit_test_debugframe_LDADD = $(PT_LIBS)

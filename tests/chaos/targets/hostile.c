@@ -37,6 +37,9 @@
  *            that jumps to itself (libunwind 1.6 evaluates it forever),
  *            while a second thread (busy_thread) runs ref_spin with
  *            honest unwind info; prints "ready" once both run;
+ *   racolumn the same with racol_spin, whose CIE names return address
+ *            column 40 (libunwind 1.6 has slots for columns 0..16 and
+ *            indexes them with it unchecked);
  *   cfislow  cfislow_rec recurses 5000 frames and runs the loop, under a
  *            valid but costly CFA rule (an expression that reads target
  *            memory 800 times before it says rsp + 8): an unwind of 4096
@@ -500,7 +503,31 @@ NOIPA static uint64_t cfiloop_spin(uint64_t n)
 	return acc;
 }
 
-static int run_cfiloop(double secs)
+/*
+ * ref_spin's loop in assembly under a CIE whose return address column is
+ * 40 (.cfi_return_column): no register libunwind keeps a location for.
+ */
+uint64_t racol_spin(uint64_t n);
+__asm__(".text\n\t"
+	".p2align 4\n\t"
+	".type racol_spin, @function\n"
+	"racol_spin:\n\t"
+	".cfi_startproc\n\t"
+	".cfi_return_column 40\n\t"
+	"mov $1, %eax\n"
+	"1:\n\t"
+	"lea (%rax,%rax,4), %rax\n\t"
+	"add %rdi, %rax\n\t"
+	"dec %rdi\n\t"
+	"jnz 1b\n\t"
+	"ret\n\t"
+	".cfi_endproc\n\t"
+	".size racol_spin, .-racol_spin\n\t"
+	".previous");
+
+/* mode cfiloop (spin: cfiloop_spin) or racolumn (racol_spin) */
+static int run_cfiloop(double secs, const char *mode,
+		       uint64_t (*spin)(uint64_t))
 {
 	const uint64_t want = ref_spin(SPIN);
 	unsigned long rounds = 0;
@@ -509,19 +536,19 @@ static int run_cfiloop(double secs)
 
 	busy_end = now() + secs;
 	if (pthread_create(&th, NULL, busy_thread, NULL))
-		return fail("cfiloop", "pthread_create failed");
+		return fail(mode, "pthread_create failed");
 	printf("ready\n");
 	while (running(busy_end)) {
-		if (cfiloop_spin(SPIN) != want) {
+		if (spin(SPIN) != want) {
 			pthread_join(th, NULL);
-			return fail("cfiloop", "the loop's result differs");
+			return fail(mode, "the loop's result differs");
 		}
 		rounds++;
 	}
 	pthread_join(th, &r);
 	if (r == (void *)-1)
-		return fail("cfiloop", "the thread's result differs");
-	printf("cfiloop ok %lu rounds, %lu in the thread\n", rounds,
+		return fail(mode, "the thread's result differs");
+	printf("%s ok %lu rounds, %lu in the thread\n", mode, rounds,
 	       (unsigned long)r);
 	return 0;
 }
@@ -721,7 +748,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "sigprof"))
 		return run_sigprof(secs);
 	if (!strcmp(mode, "cfiloop"))
-		return run_cfiloop(secs);
+		return run_cfiloop(secs, mode, cfiloop_spin);
+	if (!strcmp(mode, "racolumn"))
+		return run_cfiloop(secs, mode, racol_spin);
 	if (!strcmp(mode, "cfislow"))
 		return run_cfislow(secs);
 	if (!strcmp(mode, "cfiswap"))
@@ -729,7 +758,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "busy") || !strcmp(mode, "nodump"))
 		return run_busy(secs, !strcmp(mode, "nodump"));
 	fprintf(stderr, "usage: hostile MODE SECS, MODE one of badsp badchain "
-			"altstack coro deep jit jitfp sigprof cfiloop cfislow "
+			"altstack coro deep jit jitfp sigprof cfiloop racolumn cfislow "
 			"cfiswap "
 			"busy nodump\n");
 	return 2;
