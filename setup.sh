@@ -57,6 +57,8 @@ check_pkgs="$check_pkgs dwz"
 # Real services profiled whole (tests/service-*.test): nginx with a master
 # and two workers on 127.0.0.1, loaded by curl.
 check_pkgs="$check_pkgs nginx-light curl"
+# tests/chaos/runtime-node.test: V8 and its perf map (node 20)
+check_pkgs="$check_pkgs nodejs"
 command -v rustc > /dev/null 2>&1 || check_pkgs="$check_pkgs rustc"
 
 case $what in

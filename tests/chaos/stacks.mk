@@ -27,9 +27,11 @@ EXTRA_DIST += tests/chaos/stacks.sh
 
 TESTS += \
 	tests/chaos/runtime-java.test \
+	tests/chaos/runtime-node.test \
 	tests/chaos/runtime-go.test \
 	tests/chaos/runtime-python.test
 EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
+	tests/chaos/targets/jitsplit.js \
 	tests/chaos/targets/sieve.py
 
 TESTS += \
