@@ -21,6 +21,7 @@ TESTS += \
 	tests/chaos/stack-altstack.test \
 	tests/chaos/stack-deep.test \
 	tests/chaos/stack-jit.test \
+	tests/chaos/perfmap-hostile.test \
 	tests/chaos/stack-signal.test \
 	tests/chaos/stack-cfiloop.test
 EXTRA_DIST += tests/chaos/stacks.sh
