@@ -24,15 +24,16 @@ TESTS += \
 	tests/chaos/perfmap-hostile.test \
 	tests/chaos/stack-signal.test \
 	tests/chaos/stack-cfiloop.test
-EXTRA_DIST += tests/chaos/stacks.sh
+EXTRA_DIST += tests/chaos/stacks.sh tests/chaos/jit.sh
 
 TESTS += \
 	tests/chaos/runtime-java.test \
 	tests/chaos/runtime-node.test \
+	tests/chaos/runtime-jvm.test \
 	tests/chaos/runtime-go.test \
 	tests/chaos/runtime-python.test
 EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
-	tests/chaos/targets/jitsplit.js \
+	tests/chaos/targets/jitsplit.js tests/chaos/targets/JitSplit.java \
 	tests/chaos/targets/sieve.py
 
 TESTS += \
