@@ -162,11 +162,15 @@ static void emit(struct perfmap *m, uint64_t start, uint64_t end, size_t name)
  */
 static int flatten(struct perfmap *m, struct raw *raws, size_t n)
 {
-	uint64_t *pts = malloc((2 * n + 1) * sizeof(*pts));
-	const struct raw **heap = malloc((n + 1) * sizeof(*heap));
+	uint64_t *pts;
+	const struct raw **heap;
 	size_t npts = 0, k, nheap = 0, next = 0;
 
-	m->ranges = malloc((2 * n + 1) * sizeof(*m->ranges));
+	if (!n)
+		return 0; /* no line: no table (and raws NULL) */
+	pts = malloc(2 * n * sizeof(*pts));
+	heap = malloc(n * sizeof(*heap));
+	m->ranges = malloc(2 * n * sizeof(*m->ranges));
 	if (!pts || !heap || !m->ranges) {
 		free(pts);
 		free(heap);
