@@ -22,6 +22,7 @@ TESTS += \
 	tests/chaos/stack-deep.test \
 	tests/chaos/stack-jit.test \
 	tests/chaos/perfmap-hostile.test \
+	tests/chaos/perfmap-ns.test \
 	tests/chaos/stack-signal.test \
 	tests/chaos/stack-cfiloop.test
 EXTRA_DIST += tests/chaos/stacks.sh tests/chaos/jit.sh
