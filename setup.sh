@@ -58,7 +58,8 @@ check_pkgs="$check_pkgs dwz"
 # Real services profiled whole (tests/service-*.test): nginx with a master
 # and two workers on 127.0.0.1, loaded by curl.
 check_pkgs="$check_pkgs nginx-light curl"
-# Node's JIT frames unwound by frame pointer (tests/chaos/runtime-node.test).
+# Node 20 (tests/chaos/runtime-node*.test): JIT frames unwound by frame
+# pointer, named from V8's perf map.
 check_pkgs="$check_pkgs nodejs"
 command -v rustc > /dev/null 2>&1 || check_pkgs="$check_pkgs rustc"
 

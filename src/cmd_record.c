@@ -31,6 +31,7 @@
 #include "maps.h"
 #include "options.h"
 #include "outfile.h"
+#include "perfmap.h"
 #include "pprof_out.h"
 #include "procfs.h"
 #include "procset.h"
@@ -508,6 +509,11 @@ struct output {
 	struct pprof_out *pprof; /* with a pprof output */
 	struct timespec start;	 /* wall clock at the start, for pprof */
 	char *all_path; /* BASE.pb.gz, when written (write_all_processes()) */
+	/* the perf maps read for the pprof writer (image_jit()), by image */
+	const struct procset *ps; /* the run's, while the pprof is written */
+	struct perfmap **jit;
+	size_t njit;
+	bool launched; /* COMMAND's processes: ours, of our uid */
 };
 
 /* Distinct stacks kept in memory before they go to the file. */
@@ -588,7 +594,8 @@ static int write_legacy(struct output *w, const struct procset *ps)
 	if (!w->o->legacy_output)
 		return rc;
 	if (rc == 0) {
-		rc = profile_out_close(w->out, root_maps(ps, &merged));
+		rc = profile_out_close_pid(w->out, root_maps(ps, &merged),
+					   procset_at(ps, 0)->pid);
 		maps_free(merged);
 	} else if (w->out) {
 		profile_out_abort(w->out);
@@ -626,6 +633,72 @@ static const char *image_root(void *arg, const struct proc_image *im, char *buf,
 	return target_root(im->pid, buf, len);
 }
 
+/*
+ * The perf map of image im: while its process lives (and is that image),
+ * through its root (perfmap_load_pid()); once gone, only a launched
+ * COMMAND's (or its children's), which ran as us, from our /tmp.  A
+ * process named with -p that is gone ran as a uid not recorded: its map
+ * cannot be checked, and is not read.
+ */
+static struct perfmap *jit_load(const struct output *w,
+				const struct procset *ps,
+				const struct proc_image *im, char *err,
+				size_t len)
+{
+	char buf[64];
+
+	if (procset_find(ps, im->pid) == im && !im->ended &&
+	    target_root(im->pid, buf, sizeof(buf)))
+		return perfmap_load_pid(im->pid, err, len);
+	if (w->launched)
+		return perfmap_load_gone(im->pid, geteuid(), err, len);
+	errno = ENOENT;
+	return NULL;
+}
+
+/* pprof_meta.jit_of (arg: the output): read at the first JIT address of
+ * an image, and again when it does not name one (the runtime appends as
+ * it compiles).  A map refused is one warning line (no map at all, the
+ * runtime's flag not given, is none); the map read before is kept. */
+static const struct perfmap *image_jit(void *arg, const struct proc_image *im,
+				       bool reread)
+{
+	struct output *w = arg;
+	const struct procset *ps = w->ps;
+	struct perfmap *m, **v;
+	char err[512];
+
+	if (!w->jit) {
+		v = calloc(procset_count(ps) + 1, sizeof(*v));
+		if (!v)
+			return NULL;
+		w->jit = v;
+		w->njit = procset_count(ps);
+	}
+	if (im->index >= w->njit || (w->jit[im->index] && !reread))
+		return im->index < w->njit ? w->jit[im->index] : NULL;
+	m = jit_load(w, ps, im, err, sizeof(err));
+	if (!m) {
+		if (!reread && errno != ENOENT)
+			cli_msg("perf map of %s (%d): %s", im->comm,
+				(int)im->pid, err);
+		return w->jit[im->index];
+	}
+	if (!reread && perfmap_malformed(m))
+		cli_msg("perf map of %s (%d): %zu malformed lines skipped",
+			im->comm, (int)im->pid, perfmap_malformed(m));
+	perfmap_free(w->jit[im->index]);
+	w->jit[im->index] = m;
+	return m;
+}
+
+static void free_jit(struct output *w)
+{
+	for (size_t i = 0; i < w->njit; i++)
+		perfmap_free(w->jit[i]);
+	free(w->jit);
+}
+
 /* The pprof protobuf at path, every image with its own mappings. */
 static int write_pprof_to(struct output *w, const char *path,
 			  const struct procset *ps,
@@ -639,8 +712,11 @@ static int write_pprof_to(struct output *w, const char *path,
 		.duration_nanos = (int64_t)st->elapsed_ns,
 		.root_of = image_root,
 		.root_arg = (void *)ps,
+		.jit_of = image_jit,
+		.jit_arg = w,
 	};
 
+	w->ps = ps;
 	if (pprof_out_write_file(path, w->pprof, ps, &meta) == 0)
 		return 0;
 	cli_msg("cannot write output file '%s': %s", path,
@@ -1123,6 +1199,7 @@ int cmd_record(const struct options *o)
 		cfg.child = child = start_command(o->command);
 		cfg.pids = &child;
 		cfg.npids = 1;
+		w.launched = true;
 	}
 	/* The legacy file holds the first process's samples (procset.h). */
 	cfg.tab_pid = cfg.pids[0];
@@ -1147,6 +1224,7 @@ int cmd_record(const struct options *o)
 	tselect_free(&sel);
 	stacktab_free(tab);
 	pprof_out_free(w.pprof);
+	free_jit(&w);
 	free(w.all_path);
 	procset_free(ps);
 	return failed || unwritten ? EXIT_FAILURE : rc;

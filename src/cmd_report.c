@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmds.h"
+#include "perfmap.h"
 #include "profile_load.h"
 #include "report.h"
 #include "strpool.h"
@@ -177,6 +179,38 @@ static void warn_refused(const struct profile *p, struct symbolizer **syms)
 	strpool_free(seen);
 }
 
+/*
+ * Names for JIT code (perfmap.h): --perf-map FILE; else, for a legacy
+ * profile that names its process (profile.h), that process's perf map:
+ * through its root when --root is /proc/PID/root of that very PID (it
+ * lives: `ptprof -p PID --top`), else /tmp/perf-PID.map if it is still
+ * there and ours or root's.  A map refused is one warning line; no map
+ * (the runtime was not asked for one) is none.  NULL: no names.
+ */
+static struct perfmap *report_jit(const struct options *o,
+				  const struct profile *p)
+{
+	struct perfmap *m;
+	char err[512];
+	pid_t pid = (pid_t)p->pid;
+
+	if (o->perf_map)
+		m = perfmap_load_file(o->perf_map, PERFMAP_ANY_OWNER, err,
+				      sizeof(err));
+	else if (pid > 0 && root_pid(o->root) == pid)
+		m = perfmap_load_pid(pid, err, sizeof(err));
+	else if (pid > 0)
+		m = perfmap_load_gone(pid, geteuid(), err, sizeof(err));
+	else
+		return NULL;
+	if (!m && (o->perf_map || errno != ENOENT))
+		cli_msg("%s", err);
+	if (m && perfmap_malformed(m))
+		cli_msg("perf map of %s: %zu malformed lines skipped", o->input,
+			perfmap_malformed(m));
+	return m;
+}
+
 /* Read o->input and build its report; one line on stderr and NULL on
  * error. */
 static struct report *load(const struct options *o)
@@ -184,12 +218,14 @@ static struct report *load(const struct options *o)
 	struct report_options ro = { .lines = o->lines,
 				     .by_process = o->by_process };
 	struct symbolizer **syms;
+	struct perfmap *jit;
 	struct profile p;
 	struct report *r;
 	size_t past;
 
 	if (load_profile(o, &p))
 		return NULL;
+	ro.jit = jit = report_jit(o, &p);
 	syms = space_symbolizers(&p, o->root, &past);
 	if (past)
 		cli_msg("%s: %zu address spaces have samples: the addresses of the %zu past the first %d are not named",
@@ -203,6 +239,7 @@ static struct report *load(const struct options *o)
 	if (r)
 		warn_refused(&p, syms);
 	free_symbolizers(syms, profile_nspaces(&p));
+	perfmap_free(jit);
 	profile_free(&p);
 	return r;
 }

@@ -67,7 +67,7 @@ static int maps_bad(const struct maps_cursor *c, const char *what)
 	return -1;
 }
 
-static int maps_hex_digit(char ch)
+int maps_hex_digit(char ch)
 {
 	if (ch >= '0' && ch <= '9')
 		return ch - '0';

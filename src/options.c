@@ -99,6 +99,9 @@ const char options_report_usage[] =
 	"                    (redirect it to a file and open it in a browser)\n"
 	"      --root=DIR    open the binaries under DIR (e.g. /proc/PID/root\n"
 	"                    for a process in a container)\n"
+	"      --perf-map=FILE  name JIT code from FILE, a perf map (START SIZE\n"
+	"                    name); a legacy profile's own /tmp/perf-PID.map\n"
+	"                    is read without it, when it is still there\n"
 	"      --threads     samples by thread instead: samples, %, TID, name\n"
 	"                    (needs a pprof protobuf profile: record with\n"
 	"                    --format=pprof or -o NAME.pb.gz)\n"
@@ -145,6 +148,7 @@ enum {
 	OPT_FOLDED,
 	OPT_SVG,
 	OPT_ROOT,
+	OPT_PERF_MAP,
 	OPT_JSON,
 	OPT_THREAD_NAME,
 	OPT_FORMAT,
@@ -185,6 +189,7 @@ static const struct option report_options[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "svg", no_argument, NULL, OPT_SVG },
 	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "processes", no_argument, NULL, OPT_PROCESSES },
@@ -667,6 +672,11 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 		if (!*arg)
 			return fail(err, len, "empty --root directory");
 		o->root = arg;
+		return 0;
+	case OPT_PERF_MAP:
+		if (!*arg)
+			return fail(err, len, "empty --perf-map file");
+		o->perf_map = arg;
 		return 0;
 	case OPT_THREADS:
 		o->threads = 1;

@@ -96,6 +96,7 @@ struct options {
 	const char *process; /* --pid=PID|NAME: only that process's samples */
 	int by_process;	    /* --by-process: a "name (pid)" root frame */
 	const char *root;   /* --root DIR: prefix of every path opened */
+	const char *perf_map; /* --perf-map FILE: names for JIT code */
 	/* dump */
 	int json;	    /* --json */
 	const char *usage;  /* the --help text of the (sub)command */

@@ -23,6 +23,7 @@
 #include "demangle.h"
 #include "grow.h"
 #include "outfile.h"
+#include "perfmap.h"
 #include "pprof_out.h"
 #include "profile.pb-c.h"
 #include "stacktab.h"
@@ -163,6 +164,9 @@ struct pb {
 	struct loc_key *locs;
 	size_t nlocs;
 	size_t capfuncs;
+	/* the perf map of the image being named (perfmap.h) */
+	const struct perfmap *jit;
+	bool jit_asked, jit_reread;
 	PbValueType types[2], period_type;
 	PbValueType *type_ptrs[2];
 	int64_t comment;
@@ -474,18 +478,56 @@ static uint64_t function_id(struct pb *pb, const struct symbol_info *si,
 	return (uint64_t)id;
 }
 
-/* Name the location at addr, if the symbolizer can; mark its mapping. */
+/*
+ * JIT code: an address no file maps named by the image's perf map, asked
+ * for at the first such address and asked once more (re-read) at the
+ * first it does not name, since the runtime appends to it as it
+ * compiles.  Its module is "[jit]".
+ */
+static bool jit_name(struct pb *pb, uint32_t img, uint64_t addr,
+		     struct symbol_info *si)
+{
+	const struct proc_image *im = image_of(pb, img);
+	const char *name;
+
+	if (!im || !pb->meta->jit_of)
+		return false;
+	if (!pb->jit_asked) {
+		pb->jit = pb->meta->jit_of(pb->meta->jit_arg, im, false);
+		pb->jit_asked = true;
+	}
+	name = perfmap_lookup(pb->jit, addr, &si->func_off);
+	if (!name && !pb->jit_reread) {
+		pb->jit = pb->meta->jit_of(pb->meta->jit_arg, im, true);
+		pb->jit_reread = true;
+		name = perfmap_lookup(pb->jit, addr, &si->func_off);
+	}
+	if (!name)
+		return false;
+	si->func = name;
+	si->module = PPROF_JIT_MODULE;
+	si->module_off = 0;
+	return true;
+}
+
+/* Name the location at addr, if the symbolizer (or the perf map) can;
+ * mark its mapping. */
 static void symbolize_location(struct pb *pb, struct symbolizer *sym,
-			       PbLocation *loc, ssize_t mi)
+			       uint32_t img, PbLocation *loc, ssize_t mi)
 {
 	struct symbol_info si;
 	const char *file = NULL;
 	unsigned line = 0;
+	bool jit = false;
 	PbLine *ln, **lp;
 
-	if (symbolizer_lookup(sym, loc->address, &si) || !si.func)
+	if (symbolizer_lookup(sym, loc->address, &si))
 		return;
-	if (symbolizer_lookup_line(sym, loc->address, &file, &line))
+	if (!si.func && !si.module)
+		jit = jit_name(pb, img, loc->address, &si);
+	if (!si.func)
+		return;
+	if (jit || symbolizer_lookup_line(sym, loc->address, &file, &line))
 		file = NULL;
 	ln = pb_alloc(pb, 1, sizeof(*ln));
 	lp = pb_alloc(pb, 1, sizeof(*lp));
@@ -500,6 +542,8 @@ static void symbolize_location(struct pb *pb, struct symbolizer *sym,
 	if (mi < 0)
 		return;
 	pb->prof.mapping[mi]->has_functions = true;
+	if (jit && !maps_entry_is_file(pb->ents[mi]))
+		pb->prof.mapping[mi]->filename = pb_str(pb, PPROF_JIT_MODULE);
 	if (file) {
 		pb->prof.mapping[mi]->has_filenames = true;
 		pb->prof.mapping[mi]->has_line_numbers = true;
@@ -550,12 +594,14 @@ static int add_locations(struct pb *pb)
 			sym = image_symbolizer(pb, img, pb->symcache);
 			if (!sym)
 				return -1;
+			pb->jit = NULL;
+			pb->jit_asked = pb->jit_reread = false;
 		}
 		perftools__profiles__location__init(&loc[i]);
 		loc[i].id = i + 1;
 		loc[i].address = pb->locs[i].addr;
 		loc[i].mapping_id = mi < 0 ? 0 : (uint64_t)mi + 1;
-		symbolize_location(pb, sym, &loc[i], mi);
+		symbolize_location(pb, sym, img, &loc[i], mi);
 		lp[i] = &loc[i];
 	}
 	symbolizer_free(sym);

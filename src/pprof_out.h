@@ -25,7 +25,11 @@
  * on every sample: thread_id (a number), thread_name (a string, when the
  * thread had one), process_id (a number) and process_name (a string: the
  * image's comm, when known).  A stack added without an image has no
- * mapping, no name and no process labels.  The profile is gzipped (zlib)
+ * mapping, no name and no process labels.  An address in no file of its
+ * image (JIT code) is named from the image's perf map when meta->jit_of
+ * gives one: its function is keyed by the module "[jit]" (no source
+ * file), and the anonymous mapping holding it is given the filename
+ * "[jit]".  The profile is gzipped (zlib)
  * and written atomically as outfile.h says.
  *
  * Contract: not thread-safe; never prints or exits.  An allocation that
@@ -45,6 +49,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "perfmap.h"
 #include "procset.h"
 
 struct pprof_out;
@@ -73,7 +78,20 @@ struct pprof_meta {
 	const char *(*root_of)(void *arg, const struct proc_image *im,
 			       char *buf, size_t len);
 	void *root_arg; /* root_of's arg */
+	/* Names for JIT code: the perf map (perfmap.h) of image im, or NULL
+	 * for none; asked for only when an address of im lies in no file
+	 * (anonymous executable memory, or no mapping), at most twice per
+	 * image: reread true the second time, after the first map left an
+	 * address unnamed.  The map stays valid until the write returns.
+	 * jit_of NULL: no JIT names. */
+	const struct perfmap *(*jit_of)(void *arg, const struct proc_image *im,
+					bool reread);
+	void *jit_arg; /* jit_of's arg */
 };
+
+/* The module of JIT code: the filename of an anonymous mapping whose
+ * addresses a perf map named. */
+#define PPROF_JIT_MODULE "[jit]"
 
 /* Build, gzip and write the profile to f (no flush, no close). */
 int pprof_out_write(FILE *f, const struct pprof_out *b,

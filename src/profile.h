@@ -76,8 +76,14 @@ struct profile {
 	 * an address no file it can trust names (symbolize.h). */
 	struct profile_name *names;
 	size_t nnames;
+	/* legacy input: the PID of the process recorded, from the maps
+	 * text's "ptprof-pid: PID" line (profile_out.h), else 0 */
+	int64_t pid;
 	void *storage_; /* private */
 };
+
+/* The line a legacy profile's maps text names its process with. */
+#define PROFILE_PID_LINE "ptprof-pid: "
 
 void profile_free(struct profile *p);
 

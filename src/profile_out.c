@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "outfile.h"
+#include "profile.h"
 #include "profile_out.h"
 
 /* Slots are native-endian words; ptprof only runs on x86-64 (LE, 8 bytes). */
@@ -86,11 +87,19 @@ void profile_out_abort(struct profile_out *o)
 
 int profile_out_close(struct profile_out *o, const struct maps *maps)
 {
+	return profile_out_close_pid(o, maps, 0);
+}
+
+int profile_out_close_pid(struct profile_out *o, const struct maps *maps,
+			  pid_t pid)
+{
 	const uint64_t trailer[3] = { 0, 1, 0 };
 	int rc, saved;
 
 	if (put_slots(o->file.f, trailer, 3) ||
-	    (maps && maps_write(maps, o->file.f))) {
+	    (maps && maps_write(maps, o->file.f)) ||
+	    (pid > 0 &&
+	     fprintf(o->file.f, PROFILE_PID_LINE "%d\n", (int)pid) < 0)) {
 		saved = errno;
 		outfile_abort(&o->file);
 		rc = -1;

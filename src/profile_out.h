@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "maps.h"
 #include "stacktab.h"
@@ -45,6 +46,17 @@ struct profile_out;
 struct profile_out *profile_out_open(const char *path, uint64_t period_us);
 int profile_out_add(struct profile_out *o, const struct stacktab *tab);
 int profile_out_close(struct profile_out *o, const struct maps *maps);
+
+/*
+ * The same, with the line "ptprof-pid: PID" after the maps text when pid
+ * is not 0: the process the samples are of, so that `ptprof report` can
+ * find its perf map (/tmp/perf-PID.map, perfmap.h) later.  The format
+ * has no field for it; go tool pprof and google-pprof skip a maps line
+ * they do not recognise (one without "=", which go tool pprof would take
+ * for a variable), and so does ptprof's maps parser (maps.h).
+ */
+int profile_out_close_pid(struct profile_out *o, const struct maps *maps,
+			  pid_t pid);
 void profile_out_abort(struct profile_out *o);
 
 /*

@@ -200,6 +200,29 @@ static int check_maps(struct parser *p)
 	return 0;
 }
 
+/* The PID of the line "ptprof-pid: PID" (profile_out.h) of the maps
+ * text, or 0: a hostile one is any positive int (pid_max is 2^22). */
+static int64_t pid_line(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *nl;
+	size_t n = sizeof(PROFILE_PID_LINE) - 1;
+	int64_t pid = 0;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) <= n || memcmp(p, PROFILE_PID_LINE, n))
+			continue;
+		pid = 0;
+		for (p += n;
+		     p < nl && *p >= '0' && *p <= '9' && pid < (1 << 22); p++)
+			pid = pid * 10 + (*p - '0');
+		return p == nl && pid <= (1 << 22) ? pid : 0;
+	}
+	return 0;
+}
+
 /*
  * Second pass: the slots in host order, in a copy (own NULL), or in place
  * in own (the bytes parsed, which the profile then holds), and the
@@ -236,6 +259,7 @@ static int build(const struct parser *p, struct profile *out, void *own)
 	out->nrecords = p->nrecords;
 	out->period_us = p->period_us;
 	out->total_samples = p->total;
+	out->pid = pid_line(out->maps_text, mlen);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "flame.h"
 #include "grow.h"
 #include "hash.h"
+#include "perfmap.h"
 #include "report.h"
 #include "textsafe.h"
 
@@ -57,6 +58,7 @@ struct report {
 	/* the profile, for its own names (profile.h), while report_build()
 	 * runs */
 	const struct profile *profile;
+	const struct perfmap *jit; /* report_options.jit */
 };
 
 #define EMPTY UINT32_MAX
@@ -167,11 +169,24 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 	const char *file;
 	unsigned line;
 
+	bool jit;
+
 	symbolizer_lookup(sym, addr, &si);
+	/* In no file: JIT code, anonymous or not mapped (a pprof writer
+	 * names the anonymous mapping of code it named "[jit]"). */
+	jit = !si.module || !strcmp(si.module, REPORT_JIT_MODULE);
 	if (!si.func && r->profile)
 		/* No file that can be trusted names it (symbolize.h), but the
 		 * profile does: its writer named it while the target lived. */
 		si.func = profile_name_of(r->profile, space, addr);
+	if (!si.func && jit)
+		si.func = perfmap_lookup(r->jit, addr, NULL);
+	if (si.func && jit) {
+		/* the mark in the name, so that folded stacks and flame
+		 * graphs show it too, and "fib" in C stays another row */
+		snprintf(buf, sizeof(buf), "%s " REPORT_JIT_MODULE, si.func);
+		return intern(r, buf, NULL);
+	}
 	if (si.func)
 		cxx = demangle(si.func);
 	if (cxx)
@@ -369,6 +384,7 @@ struct report *report_build(const struct profile *p,
 	if (!r)
 		return NULL;
 	r->profile = p;
+	r->jit = opt->jit;
 	r->nspaces = profile_nspaces(p);
 	for (size_t i = 0; i < p->nrecords; i++)
 		if (p->records[i].space >= r->nspaces ||

@@ -8,7 +8,8 @@
  * by space and address) by its record's space's symbolizer, the leaf at
  * its own address and callers at PC-1, since they are return addresses.  A frame is named by
  * its function, or module+0xOFFSET when the module has no symbol there, or
- * 0xADDRESS outside every mapping; with `lines`, "function file:line" when
+ * 0xADDRESS outside every mapping; JIT code as REPORT_JIT_MODULE below
+ * says; with `lines`, "function file:line" when
  * DWARF line information is found (the function alone otherwise).
  *
  * Counting, as pprof does it: a sample's flat count goes to its leaf
@@ -30,6 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "perfmap.h"
 #include "profile_read.h"
 #include "symbolize.h"
 
@@ -45,7 +47,15 @@ struct report_options {
 	bool lines;	 /* "function file:line" frames */
 	bool by_process; /* a "name (pid)" root frame on every stack, from
 			    the record's process labels ("?" no name) */
+	/* names for addresses in no file that the profile does not name
+	 * (JIT code: perfmap.h), or NULL */
+	const struct perfmap *jit;
 };
+
+/* JIT code's mark: a frame named from the profile or a perf map at an
+ * address no file maps is "NAME [jit]" (the table, folded stacks and the
+ * flame graph alike), never demangled, with no module and no line. */
+#define REPORT_JIT_MODULE "[jit]"
 
 /* Build a report; syms[i] names the addresses of space i (one for each
  * of profile_nspaces(p); only those of spaces with records are used, the

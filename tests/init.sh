@@ -79,6 +79,8 @@ cleanup_()
 		kill_started_ "$p_"
 	done
 	cd / || :
+	# files a test had to make outside $tmpdir (/tmp/perf-PID.map)
+	[ -z "${cleanup_files_:-}" ] || rm -f $cleanup_files_
 	if [ -n "${tmpdir:-}" ] && [ -z "${PTPROF_TEST_KEEP:-}" ]; then
 		rm -rf "$tmpdir"
 	elif [ -n "${tmpdir:-}" ]; then

@@ -8,7 +8,7 @@ UNIT_CORE = tests/unit/test_stacktab tests/unit/test_maps \
 	tests/unit/test_cpuacct tests/unit/test_seccomp tests/unit/test_modcache \
 	tests/unit/test_sysbias tests/unit/test_ticksched \
 	tests/unit/test_proctree tests/unit/test_procset tests/unit/test_fpstep \
-	tests/unit/test_demangle tests/unit/test_fdetab
+	tests/unit/test_demangle tests/unit/test_fdetab tests/unit/test_perfmap
 check_PROGRAMS += $(UNIT_CORE)
 TESTS += $(UNIT_CORE)
 EXTRA_DIST += tests/unit/unit.h
@@ -40,6 +40,8 @@ tests_unit_test_sysbias_SOURCES = tests/unit/test_sysbias.c
 tests_unit_test_sysbias_LDADD = $(PT_LIBS)
 tests_unit_test_procset_SOURCES = tests/unit/test_procset.c
 tests_unit_test_procset_LDADD = $(PT_LIBS)
+tests_unit_test_perfmap_SOURCES = tests/unit/test_perfmap.c
+tests_unit_test_perfmap_LDADD = $(PT_LIBS)
 tests_unit_test_proctree_SOURCES = tests/unit/test_proctree.c
 tests_unit_test_proctree_LDADD = $(PT_LIBS)
 tests_unit_test_fpstep_SOURCES = tests/unit/test_fpstep.c

@@ -22,21 +22,26 @@ TESTS += \
 	tests/chaos/stack-deep.test \
 	tests/chaos/stack-jit.test \
 	tests/chaos/stack-jitfp.test \
+	tests/chaos/perfmap-hostile.test \
+	tests/chaos/perfmap-ns.test \
 	tests/chaos/stack-signal.test \
 	tests/chaos/stack-cfiloop.test \
 	tests/chaos/stack-racolumn.test
-EXTRA_DIST += tests/chaos/stacks.sh
+EXTRA_DIST += tests/chaos/stacks.sh tests/chaos/jit.sh
 
 TESTS += \
 	tests/chaos/runtime-java.test \
+	tests/chaos/runtime-node.test \
+	tests/chaos/runtime-jvm.test \
 	tests/chaos/runtime-go.test \
 	tests/chaos/runtime-go-stripped.test \
 	tests/chaos/runtime-go-dwarf.test \
 	tests/chaos/runtime-python.test
 EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
+	tests/chaos/targets/jitsplit.js tests/chaos/targets/JitSplit.java \
 	tests/chaos/targets/sieve.py tests/chaos/targets/hashsort.go
 # JIT code unwound by frame pointer (src/fpstep.h): Node and the JVM.
-TESTS += tests/chaos/runtime-node.test tests/chaos/runtime-java-fp.test
+TESTS += tests/chaos/runtime-node-fp.test tests/chaos/runtime-java-fp.test
 EXTRA_DIST += tests/chaos/targets/jitsplit-fp.js tests/chaos/targets/FpSplit.java
 
 TESTS += \

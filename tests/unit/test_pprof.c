@@ -9,21 +9,26 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "debugfile.h"
 #include "maps.h"
+#include "perfmap.h"
 #include "pprof_out.h"
 #include "pprof_read.h"
 #include "procset.h"
 #include "profile.pb-c.h"
 #include "profile_load.h"
 #include "profile_read.h"
+#include "report.h"
+#include "symbolize.h"
 #include "unit.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
@@ -314,6 +319,104 @@ static void test_round_trip(void)
 	free(raw);
 	pprof_out_free(b);
 	procset_free(ps);
+}
+
+/* ---- JIT code (perf maps) ---- */
+
+struct jit_arg {
+	struct perfmap *first, *second;
+	int calls, rereads;
+};
+
+/* pprof_meta.jit_of: the first map, then the second when re-read. */
+static const struct perfmap *test_jit_of(void *arg, const struct proc_image *im,
+					 bool reread)
+{
+	struct jit_arg *j = arg;
+
+	(void)im;
+	j->calls++;
+	j->rereads += reread;
+	return reread ? j->second : j->first;
+}
+
+/* The name of the report's first row (the most flat samples) of p. */
+static char *report_top_name(const struct profile *p)
+{
+	struct symbolizer *sym = symbolizer_new(p->maps_text, p->maps_len, NULL,
+						0);
+	struct report_options ro = { 0 };
+	struct report *r = sym ? report_build(p, &sym, &ro) : NULL;
+	const struct report_row *rows = NULL;
+	char *name = NULL;
+	size_t n = 0;
+
+	if (r)
+		rows = report_rows(r, &n);
+	if (n)
+		name = strdup(rows[0].name);
+	report_free(r);
+	symbolizer_free(sym);
+	return name;
+}
+
+/*
+ * Addresses in an anonymous executable page are named by the image's
+ * perf map: asked for once, and re-read once at the first address the
+ * first map does not name; the page's mapping is "[jit]"; the report
+ * shows "NAME [jit]".
+ */
+static void test_jit(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *page = mmap(NULL, (size_t)pg, PROT_READ | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t base = (uint64_t)(uintptr_t)page;
+	struct jit_arg j = { 0 };
+	struct pprof_meta meta = { .period_ns = 10000000,
+				   .jit_of = test_jit_of,
+				   .jit_arg = &j };
+	char text[256], path[256], err[256], *name;
+	struct pprof_out *b = pprof_out_new(8);
+	struct procset *ps;
+	struct profile p;
+	uint64_t s1[] = { base + 0x10 }, s2[] = { base + 0x80 };
+	size_t len;
+
+	CHECK(page != MAP_FAILED && b);
+	snprintf(text, sizeof(text), "%" PRIx64 " 40 jitfn\n", base);
+	j.first = perfmap_parse(text, strlen(text));
+	len = (size_t)snprintf(text, sizeof(text),
+			       "%" PRIx64 " 40 jitfn\n%" PRIx64 " 40 later\n",
+			       base, base + 0x80);
+	j.second = perfmap_parse(text, len);
+	ps = self_set();
+	add(b, procset_at(ps, 0), 1, "t", s1, 1, 3);
+	add(b, procset_at(ps, 0), 1, "t", s2, 1, 1);
+	snprintf(path, sizeof(path), "%s/jit.pb.gz", tmpdir);
+	CHECKF(pprof_out_write_file(path, b, ps, &meta) == 0, "%s",
+	       strerror(errno));
+	CHECKF(j.calls == 2 && j.rereads == 1, "jit_of called %d times",
+	       j.calls);
+	CHECKF(profile_load_file(path, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECK(profile_name_of(&p, 0, base + 0x10) &&
+	      !strcmp(profile_name_of(&p, 0, base + 0x10), "jitfn"));
+	CHECK(profile_name_of(&p, 0, base + 0x80) &&
+	      !strcmp(profile_name_of(&p, 0, base + 0x80), "later"));
+	snprintf(text, sizeof(text), "%" PRIx64 "-", base);
+	CHECKF(p.maps_text && strstr(p.maps_text, text) &&
+		       strstr(strstr(p.maps_text, text), " [jit]\n"),
+	       "%s", p.maps_text ? p.maps_text : "no maps");
+	name = report_top_name(&p);
+	CHECKF(name && !strcmp(name, "jitfn [jit]"), "report: %s",
+	       name ? name : "nothing");
+	free(name);
+	profile_free(&p);
+	pprof_out_free(b);
+	procset_free(ps);
+	perfmap_free(j.first);
+	perfmap_free(j.second);
+	munmap(page, (size_t)pg);
 }
 
 /* ---- hostile input ---- */
@@ -616,6 +719,7 @@ int main(void)
 		return 99;
 	}
 	test_round_trip();
+	test_jit();
 	test_bad_messages();
 	test_bad_bytes();
 	test_bomb();

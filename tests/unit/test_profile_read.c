@@ -146,6 +146,43 @@ static void test_good_variants(void)
 	profile_free(&p);
 }
 
+/* The "ptprof-pid: PID" line (profile.h): read when it is exactly that,
+ * 0 otherwise. */
+static void test_pid_line(void)
+{
+	static const struct {
+		const char *text;
+		int64_t pid;
+	} cases[] = {
+		{ MAPS "ptprof-pid: 4242\n", 4242 },
+		{ MAPS "ptprof-pid: 4242", 4242 }, /* no newline at the end */
+		{ "ptprof-pid: 7\n" MAPS, 7 },
+		{ MAPS, 0 },
+		{ MAPS "ptprof-pid: \n", 0 },
+		{ MAPS "ptprof-pid: 12x\n", 0 },
+		{ MAPS "ptprof-pid: -5\n", 0 },
+		{ MAPS "ptprof-pid:  5\n", 0 },
+		{ MAPS "ptprof-pid: 4194305\n", 0 }, /* past pid_max */
+		{ MAPS "ptprof-pid: 99999999999999999999999\n", 0 },
+		{ MAPS "xptprof-pid: 5\n", 0 },
+	};
+	const uint64_t empty[] = { HDR, TRAILER };
+	unsigned char raw[1024];
+	struct profile p;
+	char err[256] = "";
+	size_t len;
+
+	for (size_t i = 0; i < N(cases); i++) {
+		len = build(raw, sizeof(raw), empty, N(empty), cases[i].text,
+			    strlen(cases[i].text));
+		CHECKF(profile_read_parse(raw, len, &p, err, sizeof(err)) == 0,
+		       "%s", err);
+		CHECKF(p.pid == cases[i].pid, "case %zu: pid %lld", i,
+		       (long long)p.pid);
+		profile_free(&p);
+	}
+}
+
 static void test_bad_header(void)
 {
 	unsigned char b = 0;
@@ -384,6 +421,7 @@ int main(void)
 {
 	test_good();
 	test_good_variants();
+	test_pid_line();
 	test_bad_header();
 	test_bad_records();
 	test_bad_maps();
