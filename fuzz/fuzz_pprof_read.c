@@ -7,9 +7,10 @@
  * answer.  On success every promise of pprof_read.h about the result is
  * checked: counts >= 1 adding up to total_samples, 1..PROFILE_MAX_PCS
  * PCs per record, thread fields only with profile.threads, maps text
- * NUL-terminated and of maps_len bytes; then a symbolizer is built from
- * the maps text (under FUZZ_ROOT, so no file is opened) and every PC and
- * PC-1 is looked up.  On failure: errno EINVAL, EFBIG or ENOMEM, *out
+ * NUL-terminated and of maps_len bytes, the names the file gives sorted
+ * and their source lines in range, only with a file; then a symbolizer
+ * is built from the maps text (under FUZZ_ROOT, so no file is opened)
+ * and every PC and PC-1 is looked up.  On failure: errno EINVAL, EFBIG or ENOMEM, *out
  * zeroed, one non-empty line of message.
  */
 #include "config.h"
@@ -44,6 +45,28 @@ static void check_failure(const struct profile *p, const char *err, int e)
 		fuzz_violation("error message empty or of several lines");
 }
 
+/* The names the file gives: sorted, each with a name, a source line
+ * only with a file, within 1..PROFILE_MAX_LINE, found again by
+ * profile_name_at(). */
+static void check_names(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nnames; i++) {
+		const struct profile_name *n = &p->names[i];
+
+		if (i && profile_name_cmp(&p->names[i - 1], n) > 0)
+			fuzz_violation("names not sorted by space, address");
+		if (!n->name || !strlen(n->name))
+			fuzz_violation("a name that is empty");
+		if (n->file ? !strlen(n->file) || n->line < 1 ||
+				      n->line > PROFILE_MAX_LINE :
+			      n->line != 0)
+			fuzz_violation(
+				"a source line out of range or without a file");
+		if (!profile_name_at(p, n->space, n->addr))
+			fuzz_violation("profile_name_at misses a name");
+	}
+}
+
 static void check_success(const struct profile *p, const char *err)
 {
 	uint64_t total = 0;
@@ -66,6 +89,7 @@ static void check_success(const struct profile *p, const char *err)
 		fuzz_violation("total_samples is not the sum of the counts");
 	if (!p->maps_text || strlen(p->maps_text) != p->maps_len)
 		fuzz_violation("maps text is not maps_len bytes and a NUL");
+	check_names(p);
 }
 
 static void symbolize_all(const struct profile *p)

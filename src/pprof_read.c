@@ -25,6 +25,7 @@ typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Sample PbSample;
 typedef Perftools__Profiles__Mapping PbMapping;
 typedef Perftools__Profiles__Location PbLocation;
+typedef Perftools__Profiles__Function PbFunction;
 
 #define BAD(rd, ...) profile_fail((rd)->err, (rd)->errlen, EINVAL, __VA_ARGS__)
 
@@ -770,24 +771,58 @@ static int check_samples(struct rd *rd)
 	return 0;
 }
 
-/* The string index of the name the file gives location l, or -1: the
- * function of its last Line (the others were inlined into it). */
-static int64_t loc_name(const struct rd *rd, const PbLocation *l)
+/* The function of Line k of location l, or NULL when none has its id. */
+static const PbFunction *line_func(const struct rd *rd, const PbLocation *l,
+				   size_t k)
 {
 	const struct id_index *f;
-	int64_t s;
 
-	if (!l->n_line || !rd->funcs)
-		return -1;
-	f = find_id(rd->funcs, rd->pp->n_function,
-		    l->line[l->n_line - 1]->function_id);
-	if (!f)
-		return -1;
-	s = rd->pp->function[f->i]->name;
+	if (k >= l->n_line || !rd->funcs)
+		return NULL;
+	f = find_id(rd->funcs, rd->pp->n_function, l->line[k]->function_id);
+	return f ? rd->pp->function[f->i] : NULL;
+}
+
+/* String s when it is in the table and not empty, else -1. */
+static int64_t some_str(const struct rd *rd, int64_t s)
+{
 	return s > 0 && (uint64_t)s < rd->pp->n_string_table &&
 			       str_at(rd, s)[0] ?
 		       s :
 		       -1;
+}
+
+/* The string index of the name the file gives location l, or -1: the
+ * function of its last Line (the others were inlined into it). */
+static int64_t loc_name(const struct rd *rd, const PbLocation *l)
+{
+	const PbFunction *f = l->n_line ? line_func(rd, l, l->n_line - 1) :
+					  NULL;
+
+	return f ? some_str(rd, f->name) : -1;
+}
+
+/*
+ * The string index of the source file the file gives location l, or -1,
+ * and its line into *line: those of its first Line, the leaf-most of an
+ * inlined chain (the one the DWARF line table gives for the address, as
+ * a legacy profile's --lines shows beside the outer function's name).
+ * A Line whose function does not exist or has no file name, or whose
+ * line is not in 1..PROFILE_MAX_LINE (0 is pprof's "unknown"), gives
+ * none: the location keeps its name alone.
+ */
+static int64_t loc_file(const struct rd *rd, const PbLocation *l,
+			unsigned *line)
+{
+	const PbFunction *f = line_func(rd, l, 0);
+	int64_t s = f ? some_str(rd, f->filename) : -1;
+
+	*line = 0;
+	if (s < 0 || l->line[0]->line <= 0 ||
+	    l->line[0]->line > PROFILE_MAX_LINE)
+		return -1;
+	*line = (unsigned)l->line[0]->line;
+	return s;
 }
 
 /*
@@ -812,11 +847,13 @@ static int check_names(struct rd *rd)
 	qsort(rd->funcs, pp->n_function, sizeof(*rd->funcs), cmp_id);
 	for (size_t i = 0; i < pp->n_location; i++) {
 		int64_t s = loc_name(rd, pp->location[i]);
+		unsigned line;
 
 		if (s < 0)
 			continue;
 		rd->nnamed++;
 		keep_string(rd, s);
+		keep_string(rd, loc_file(rd, pp->location[i], &line));
 	}
 	return 0;
 }
@@ -1412,14 +1449,17 @@ static int build(const struct rd *rd, struct profile *out)
 			return -1;
 		for (size_t i = 0; i < rd->pp->n_location; i++) {
 			const PbLocation *l = rd->pp->location[i];
-			int64_t k = loc_name(rd, l);
+			int64_t k = loc_name(rd, l), fk;
+			unsigned line;
 
-			if (k >= 0)
-				out->names[out->nnames++] =
-					(struct profile_name){
-						rd->loc_space[i], l->address,
-						names + rd->name_off[k]
-					};
+			if (k < 0)
+				continue;
+			fk = loc_file(rd, l, &line);
+			out->names[out->nnames++] = (struct profile_name){
+				rd->loc_space[i], l->address,
+				names + rd->name_off[k],
+				fk >= 0 ? names + rd->name_off[fk] : NULL, line
+			};
 		}
 		qsort(out->names, out->nnames, sizeof(*out->names),
 		      profile_name_cmp);

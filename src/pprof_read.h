@@ -17,7 +17,8 @@
  * is made from the mappings, one /proc/PID/maps-style line each, in
  * address order within each address space (profile.h), so that the
  * symbolizer names the PCs from the files, as for a legacy profile; the
- * protobuf's own function names are kept for what no file names.  The
+ * protobuf's own function names are kept for what no file names, with
+ * the source line of each location's first Line (profile.h).  The
  * address spaces: the mappings one sample's locations link are one group
  * (a writer of several processes gives each its own mappings); groups go
  * into the first space where none of their mappings overlaps another

@@ -32,14 +32,22 @@ int profile_name_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-const char *profile_name_of(const struct profile *p, size_t space,
-			    uint64_t addr)
+const struct profile_name *profile_name_at(const struct profile *p,
+					   size_t space, uint64_t addr)
 {
-	const struct profile_name key = { .space = space, .addr = addr }, *n;
+	const struct profile_name key = { .space = space, .addr = addr };
 
 	if (!p->nnames)
 		return NULL;
-	n = bsearch(&key, p->names, p->nnames, sizeof(key), profile_name_cmp);
+	return bsearch(&key, p->names, p->nnames, sizeof(key),
+		       profile_name_cmp);
+}
+
+const char *profile_name_of(const struct profile *p, size_t space,
+			    uint64_t addr)
+{
+	const struct profile_name *n = profile_name_at(p, space, addr);
+
 	return n ? n->name : NULL;
 }
 

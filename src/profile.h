@@ -52,12 +52,19 @@ struct profile_space {
 
 /* A name the profile itself gives an address (pprof input: a Location's
  * address and the function of its last Line, the one the others were
- * inlined into). */
+ * inlined into), and the source line it gives it (the file of its first
+ * Line's function and that Line's line: the leaf-most of an inlined
+ * chain, as a DWARF line table has it), for --lines. */
 struct profile_name {
 	size_t space; /* the address space it is in */
 	uint64_t addr;
 	const char *name; /* points into profile storage */
+	const char *file; /* likewise; NULL: no source line */
+	unsigned line;	  /* 1..PROFILE_MAX_LINE; 0 when file is NULL */
 };
+
+/* The largest source line a profile may give (as libdw's, an int). */
+#define PROFILE_MAX_LINE 0x7fffffff
 
 struct profile {
 	uint64_t period_us;
@@ -90,6 +97,11 @@ void profile_free(struct profile *p);
 /* The name p itself gives addr of that space (p->names), or NULL. */
 const char *profile_name_of(const struct profile *p, size_t space,
 			    uint64_t addr);
+
+/* The entry of p->names for addr of that space (its name and source
+ * line), or NULL. */
+const struct profile_name *profile_name_at(const struct profile *p,
+					   size_t space, uint64_t addr);
 
 /* Address spaces of p (at least 1), and the maps lines of space i (not
  * NUL-terminated: *len bytes; NULL and 0 for none). */

@@ -166,19 +166,21 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 {
 	struct symbol_info si;
 	char buf[4096], *cxx = NULL;
+	const struct profile_name *own = NULL;
 	const char *file;
 	unsigned line;
-
 	bool jit;
 
 	symbolizer_lookup(sym, addr, &si);
 	/* In no file: JIT code, anonymous or not mapped (a pprof writer
 	 * names the anonymous mapping of code it named "[jit]"). */
 	jit = !si.module || !strcmp(si.module, REPORT_JIT_MODULE);
-	if (!si.func && r->profile)
+	if (!si.func && r->profile &&
+	    (own = profile_name_at(r->profile, space, addr)))
 		/* No file that can be trusted names it (symbolize.h), but the
-		 * profile does: its writer named it while the target lived. */
-		si.func = profile_name_of(r->profile, space, addr);
+		 * profile does: its writer named it while the target lived,
+		 * and gave its source line too (profile.h). */
+		si.func = own->name;
 	if (!si.func && jit)
 		si.func = perfmap_lookup(r->jit, addr, NULL);
 	if (si.func && jit) {
@@ -191,8 +193,11 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 		cxx = demangle(si.func);
 	if (cxx)
 		si.func = cxx;
-	if (si.func && lines &&
-	    symbolizer_lookup_line(sym, addr, &file, &line) == 0)
+	if (si.func && lines && own && own->file)
+		snprintf(buf, sizeof(buf), "%s %s:%u", si.func, own->file,
+			 own->line);
+	else if (si.func && lines && !own &&
+		 symbolizer_lookup_line(sym, addr, &file, &line) == 0)
 		snprintf(buf, sizeof(buf), "%s %s:%u", si.func, file, line);
 	else if (si.func)
 		snprintf(buf, sizeof(buf), "%s", si.func);

@@ -10,7 +10,9 @@
  * its function, or module+0xOFFSET when the module has no symbol there, or
  * 0xADDRESS outside every mapping; JIT code as REPORT_JIT_MODULE below
  * says; with `lines`, "function file:line" when
- * DWARF line information is found (the function alone otherwise).
+ * DWARF line information is found, or, for a name the profile gives,
+ * when the profile gives its line too (profile.h), the function alone
+ * otherwise.
  *
  * Counting, as pprof does it: a sample's flat count goes to its leaf
  * frame; its cum count goes once to every distinct frame of its stack (a

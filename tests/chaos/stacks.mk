@@ -40,6 +40,9 @@ TESTS += \
 EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
 	tests/chaos/targets/jitsplit.js tests/chaos/targets/JitSplit.java \
 	tests/chaos/targets/sieve.py tests/chaos/targets/hashsort.go
+# report --lines on .pb.gz files of Go programs (the lines they carry).
+TESTS += tests/chaos/runtime-go-lines.test
+EXTRA_DIST += tests/chaos/targets/selfprof.go
 # JIT code unwound by frame pointer (src/fpstep.h): Node and the JVM.
 TESTS += tests/chaos/runtime-node-fp.test tests/chaos/runtime-java-fp.test
 EXTRA_DIST += tests/chaos/targets/jitsplit-fp.js tests/chaos/targets/FpSplit.java

@@ -419,6 +419,200 @@ static void test_jit(void)
 	munmap(page, (size_t)pg);
 }
 
+/* ---- source lines a file gives (--lines where no file is trusted) ---- */
+
+typedef Perftools__Profiles__Line PbLine;
+typedef Perftools__Profiles__Function PbFunction;
+typedef Perftools__Profiles__Location PbLocation;
+
+/* The report's row named name, or NULL. */
+static const struct report_row *row_named(const struct report_row *rows,
+					  size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].name, name))
+			return &rows[i];
+	return NULL;
+}
+
+enum { NLOC = 7, NFUNC = 4 };
+
+/* The messages of test_lines()'s profile. */
+struct lines_pb {
+	PbProfile p;
+	Perftools__Profiles__ValueType vt, *vtp;
+	Perftools__Profiles__Mapping m, *mp;
+	PbFunction fn[NFUNC], *fnp[NFUNC];
+	PbLocation loc[NLOC], *locp[NLOC];
+	PbLine ln[NLOC][2], *lnp[NLOC][2];
+	Perftools__Profiles__Sample smp[NLOC], *smpp[NLOC];
+	uint64_t loc_ids[NLOC];
+	int64_t values[NLOC];
+};
+
+static char ls0[] = "", ls1[] = "samples", ls2[] = "count",
+	    ls3[] = "/nonexistent/gobin", ls4[] = "main.spin",
+	    ls5[] = "main.add", ls6[] = "/src/b.go", ls7[] = "/src/a.go",
+	    ls8[] = "main.bad";
+static char *lines_strs[] = { ls0, ls1, ls2, ls3, ls4, ls5, ls6, ls7, ls8 };
+
+/* Function i + 1: its name and file (string indexes): main.spin in
+ * b.go, main.add in a.go, main.bad with its file outside the table,
+ * main.spin again with an empty file name. */
+static const int64_t lines_funcs[NFUNC][2] = {
+	{ 4, 6 }, { 5, 7 }, { 8, 99 }, { 4, 0 }
+};
+
+/* Location i + 1's first Line: its function and line. */
+static const struct {
+	uint64_t fn;
+	int64_t line;
+} lines_first[NLOC] = { { 2, 9 }, { 99, 5 }, { 1, (int64_t)1 << 40 }, { 1, -3 },
+			{ 3, 4 }, { 4, 7 },  { 1, PROFILE_MAX_LINE } };
+
+static void lines_functions(struct lines_pb *x)
+{
+	for (size_t i = 0; i < NFUNC; i++) {
+		perftools__profiles__function__init(&x->fn[i]);
+		x->fn[i].id = i + 1;
+		x->fn[i].name = lines_funcs[i][0];
+		x->fn[i].filename = lines_funcs[i][1];
+		x->fnp[i] = &x->fn[i];
+	}
+	x->p.n_function = NFUNC, x->p.function = x->fnp;
+}
+
+/* Location i + 1 at 0x1100 + 0x100 * i: its first Line as lines_first
+ * says, then (but location 5) main.spin's at line 16, the function it
+ * was inlined into; one sample of 10 * (i + 1). */
+static void lines_location(struct lines_pb *x, size_t i)
+{
+	perftools__profiles__location__init(&x->loc[i]);
+	x->loc[i].id = i + 1, x->loc[i].mapping_id = 1;
+	x->loc[i].address = 0x1100 + 0x100 * i;
+	for (size_t k = 0; k < 2; k++) {
+		perftools__profiles__line__init(&x->ln[i][k]);
+		x->lnp[i][k] = &x->ln[i][k];
+	}
+	x->ln[i][0].function_id = lines_first[i].fn;
+	x->ln[i][0].line = lines_first[i].line;
+	x->ln[i][1].function_id = 1;
+	x->ln[i][1].line = 16;
+	x->loc[i].n_line = i == 4 ? 1 : 2;
+	x->loc[i].line = x->lnp[i];
+	x->locp[i] = &x->loc[i];
+	perftools__profiles__sample__init(&x->smp[i]);
+	x->loc_ids[i] = i + 1, x->values[i] = (int64_t)(10 * (i + 1));
+	x->smp[i].n_location_id = 1, x->smp[i].location_id = &x->loc_ids[i];
+	x->smp[i].n_value = 1, x->smp[i].value = &x->values[i];
+	x->smpp[i] = &x->smp[i];
+}
+
+static void lines_init(struct lines_pb *x)
+{
+	memset(x, 0, sizeof(*x));
+	perftools__profiles__profile__init(&x->p);
+	perftools__profiles__value_type__init(&x->vt);
+	x->vt.type = 1, x->vt.unit = 2, x->vtp = &x->vt;
+	x->p.n_string_table = sizeof(lines_strs) / sizeof(*lines_strs);
+	x->p.string_table = lines_strs;
+	x->p.n_sample_type = 1, x->p.sample_type = &x->vtp;
+	perftools__profiles__mapping__init(&x->m);
+	x->m.id = 1, x->m.memory_start = 0x1000, x->m.memory_limit = 0x9000;
+	x->m.filename = 3, x->mp = &x->m;
+	x->p.n_mapping = 1, x->p.mapping = &x->mp;
+	lines_functions(x);
+	for (size_t i = 0; i < NLOC; i++)
+		lines_location(x, i);
+	x->p.n_location = NLOC, x->p.location = x->locp;
+	x->p.n_sample = NLOC, x->p.sample = x->smpp;
+}
+
+/* The names and lines p keeps for the locations of lines_init(). */
+static void lines_check_names(const struct profile *p)
+{
+	const struct profile_name *pn = profile_name_at(p, 0, 0x1100);
+
+	CHECKF(p->nnames == NLOC, "%zu names", p->nnames);
+	CHECKF(pn && !strcmp(pn->name, "main.spin") && pn->file &&
+		       !strcmp(pn->file, "/src/a.go") && pn->line == 9,
+	       "location 1: %s %s:%u", pn ? pn->name : "(none)",
+	       pn && pn->file ? pn->file : "(none)", pn ? pn->line : 0);
+	for (size_t i = 1; i < 6; i++) {
+		pn = profile_name_at(p, 0, 0x1100 + 0x100 * i);
+		CHECKF(pn &&
+			       !strcmp(pn->name,
+				       i == 4 ? "main.bad" : "main.spin") &&
+			       !pn->file && !pn->line,
+		       "location %zu: %s %s:%u", i + 1,
+		       pn ? pn->name : "(none)",
+		       pn && pn->file ? pn->file : "(none)", pn ? pn->line : 0);
+	}
+	pn = profile_name_at(p, 0, 0x1700);
+	CHECK(pn && pn->file && !strcmp(pn->file, "/src/b.go") &&
+	      pn->line == PROFILE_MAX_LINE);
+}
+
+/* report --lines on p: "function file:line" from the file's Lines, the
+ * name alone where they give none. */
+static void lines_check_report(const struct profile *p)
+{
+	struct symbolizer *sym = symbolizer_new(p->maps_text, p->maps_len, NULL,
+						0);
+	struct report_options ro = { .lines = true };
+	struct report *r = sym ? report_build(p, &sym, &ro) : NULL;
+	const struct report_row *rows = NULL, *row;
+	size_t n = 0;
+
+	CHECK(r != NULL);
+	if (r)
+		rows = report_rows(r, &n);
+	row = row_named(rows, n, "main.spin /src/a.go:9");
+	CHECKF(row && row->flat == 10, "no row 'main.spin /src/a.go:9' (%s)",
+	       n ? rows[0].name : "no rows");
+	row = row_named(rows, n, "main.spin");
+	CHECK(row && row->flat == 20 + 30 + 40 + 60);
+	row = row_named(rows, n, "main.bad");
+	CHECK(row && row->flat == 50);
+	CHECK(row_named(rows, n, "main.spin /src/b.go:2147483647") != NULL);
+	CHECKF(n == 4, "%zu rows", n);
+	report_free(r);
+	symbolizer_free(sym);
+}
+
+/*
+ * Another tool's profile of a program whose file report cannot use (a
+ * Go binary: no build ID it could check; here not even on disk): its
+ * Locations' Lines give names and source lines.  Location 1 is an
+ * inlined chain (main.add at a.go:9 inlined into main.spin at b.go:16):
+ * named main.spin, the outer function, as before, and given a.go:9, its
+ * leaf-most Line, as a DWARF line table gives the address.  The others'
+ * first Line is bad: a function that does not exist, a line past
+ * PROFILE_MAX_LINE, a negative line, a function whose file name is
+ * outside the string table, one whose file name is "": each keeps its
+ * name, without a line, and the file is read.
+ */
+static void test_lines(void)
+{
+	struct lines_pb x;
+	size_t len;
+	unsigned char *buf;
+	struct profile p;
+	char err[256] = "";
+
+	lines_init(&x);
+	len = perftools__profiles__profile__get_packed_size(&x.p);
+	buf = malloc(len);
+	CHECK(buf != NULL);
+	perftools__profiles__profile__pack(&x.p, buf);
+	CHECKF(pprof_read_parse(buf, len, &p, err, sizeof(err)) == 0, "%s",
+	       err);
+	lines_check_names(&p);
+	lines_check_report(&p);
+	profile_free(&p);
+	free(buf);
+}
+
 /* ---- hostile input ---- */
 
 static void expect_fail(const void *data, size_t len, int e, const char *want)
@@ -720,6 +914,7 @@ int main(void)
 	}
 	test_round_trip();
 	test_jit();
+	test_lines();
 	test_bad_messages();
 	test_bad_bytes();
 	test_bomb();
