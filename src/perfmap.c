@@ -309,9 +309,10 @@ static int open_nofollow(int dirfd, const char *dir, const char *base)
 
 	snprintf(rel, sizeof(rel), "%s/%s", dir, base);
 	fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	/* on ENOSYS (an older kernel) or EPERM (a seccomp filter refusing
+	 * it), the fallback below */
 	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
 		return fd;
-		/* ENOSYS: an older kernel; EPERM: a seccomp filter refusing it */
 #endif
 	tmp = openat(dirfd, dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (tmp < 0)
