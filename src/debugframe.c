@@ -268,11 +268,12 @@ static int next_entry(const uint8_t *s, size_t len, size_t *pos,
 	return 1;
 }
 
-/* A CIE of the section, as converted: where it is in the output. */
+/* A CIE of the section that converted: where it is in the output.  Only
+ * those are kept: each one put at least 17 bytes in the output (bounded
+ * by max), where a malformed one costs as little as 8 bytes of input. */
 struct cie {
 	size_t start; /* section offset of the CIE */
 	size_t out;   /* its offset in the output's CIEs and FDEs */
-	bool ok;
 };
 
 /* Convert the CIE e of s into w; false if it is malformed. */
@@ -328,8 +329,7 @@ static const struct cie *find_cie(const struct cie *cies, size_t n,
 		else
 			hi = mid;
 	}
-	return lo < n && cies[lo].start == off && cies[lo].ok ? &cies[lo] :
-								NULL;
+	return lo < n && cies[lo].start == off ? &cies[lo] : NULL;
 }
 
 /* A table entry while building: the FDE's pc - lo, its output offset. */
@@ -397,18 +397,21 @@ static void walk(struct build *b, int pass)
 		if (e.empty || e.cie != (pass == 0))
 			continue;
 		if (pass == 0) {
-			struct cie *c = grow_array(b->cies, &b->cap_cies,
-						   b->ncies + 1, sizeof(*c));
+			struct cie *c;
+			size_t out;
 
+			if (!convert_cie(b->s, &e, &b->w, &out)) {
+				b->skipped++;
+				continue;
+			}
+			c = grow_array(b->cies, &b->cap_cies, b->ncies + 1,
+				       sizeof(*c));
 			if (!c) {
 				b->w.bad = true;
 				break;
 			}
 			b->cies = c;
-			c += b->ncies++;
-			c->start = e.start;
-			c->ok = convert_cie(b->s, &e, &b->w, &c->out);
-			b->skipped += !c->ok;
+			c[b->ncies++] = (struct cie){ e.start, out };
 		} else if (!convert_fde(b, &e)) {
 			b->skipped++;
 		}

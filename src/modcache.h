@@ -18,18 +18,18 @@
  * .debug_frame section (found by its section headers: Go binaries have no
  * .eh_frame_hdr) also gets it converted, once, into an image of ours
  * (debugframe.h), module->dwf; the file bytes read for it are not kept.
- * Never an mmap() of the file: the file belongs to the
- * target's user, who can truncate it, and reading a mapped page past the
- * new end of file raises SIGBUS, which would kill ptprof (a root ptprof
- * profiling an unprivileged target, item 4 of issue 12).  A file cut
- * while it is read gives a short read, and the module is unavailable.
- * Reads outside the parts kept fail (modcache_read()): the unwinder then
- * reads the target's own memory.  What a hostile target's files can make
- * ptprof copy is bounded: no part (nor .debug_frame, read, inflated or
+ * Never an mmap() of the file: the file belongs to the target's user,
+ * who can truncate it, and reading a mapped page past the new end of
+ * file raises SIGBUS, which would kill ptprof (a root ptprof profiling an
+ * unprivileged target, item 4 of issue 12).  A file cut while it is read
+ * gives a short read, and the module is unavailable.  Reads outside the
+ * parts kept fail (modcache_read()): the unwinder then reads the
+ * target's own memory.  What a hostile target's files can make ptprof
+ * copy is bounded: no part (nor .debug_frame, read, inflated or
  * converted) is larger than MODCACHE_MAX_PART, all the parts and
- * converted .debug_frames held at once are at most MODCACHE_MAX_TOTAL, and a file with
- * less than an eighth of its size allocated (a sparse file, which no
- * linker writes) is not read at all.
+ * converted .debug_frames held at once are at most MODCACHE_MAX_TOTAL,
+ * and a file with less than an eighth of its size allocated (a sparse
+ * file, which no linker writes) is not read at all.
  *
  * Contract: not thread-safe; never prints.  A module that cannot be
  * opened is remembered as such (no parts) and never retried until

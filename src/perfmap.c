@@ -286,18 +286,22 @@ const char *perfmap_lookup(const struct perfmap *m, uint64_t addr,
 	(profile_fail(err, errlen, (e), __VA_ARGS__), (struct perfmap *)NULL)
 
 /*
- * rel (relative, no "..") under dirfd, no symlink followed anywhere.
- * openat2 (Linux 5.6) checks every component; before it, the two
- * components ptprof ever opens ("tmp", the file) are each opened with
- * O_NOFOLLOW.
+ * dir/base under dirfd, no symlink followed anywhere, as an O_PATH
+ * descriptor: nothing is opened for reading before load_fd() has seen
+ * what it is (opening a device runs its driver's open: a container's
+ * root could put /dev/watchdog's node in its /tmp, and the host's ptprof
+ * is outside the container's device cgroup).  openat2 (Linux 5.6) checks
+ * every component; before it, the two components ptprof ever opens
+ * ("tmp", the file) are each opened with O_NOFOLLOW.
  */
 static int open_nofollow(int dirfd, const char *dir, const char *base)
 {
-	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	int flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
 	char rel[PATH_MAX];
 	int fd, tmp;
 
 #ifdef SYS_openat2
+	/* openat2 refuses O_PATH with any flag but these (EINVAL) */
 	struct open_how how = { .flags = (uint64_t)flags,
 				.resolve = RESOLVE_IN_ROOT |
 					   RESOLVE_NO_SYMLINKS |
@@ -305,9 +309,10 @@ static int open_nofollow(int dirfd, const char *dir, const char *base)
 
 	snprintf(rel, sizeof(rel), "%s/%s", dir, base);
 	fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	/* on ENOSYS (an older kernel) or EPERM (a seccomp filter refusing
+	 * it), the fallback below */
 	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
 		return fd;
-		/* ENOSYS: an older kernel; EPERM: a seccomp filter refusing it */
 #endif
 	tmp = openat(dirfd, dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (tmp < 0)
@@ -316,6 +321,20 @@ static int open_nofollow(int dirfd, const char *dir, const char *base)
 	close(tmp);
 	(void)rel;
 	return fd;
+}
+
+/*
+ * The file of the O_PATH descriptor fd opened for reading, through
+ * /proc/self/fd (the way to do it: it is that very inode, whatever the
+ * path now is).  O_NONBLOCK: should it be a FIFO after all, the open
+ * does not wait for a writer.
+ */
+static int reopen_read(int fd)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 }
 
 /* The whole of fd (size bytes by fstat) into our memory. */
@@ -352,10 +371,16 @@ static struct perfmap *load_fd(int fd, const char *path, uid_t owner, char *err,
 	struct stat st;
 	size_t len;
 	char *text;
+	int rfd, e;
 
 	if (fstat(fd, &st))
 		return REFUSE(errno, "cannot stat %s: %s", path,
 			      strerror(errno));
+	/* O_PATH | O_NOFOLLOW opens a symlink itself (openat2 too) */
+	if (S_ISLNK(st.st_mode))
+		return REFUSE(ELOOP,
+			      "%s is or goes through a symbolic link: ignored",
+			      path);
 	if (!S_ISREG(st.st_mode))
 		return REFUSE(EINVAL, "%s is not a regular file: ignored",
 			      path);
@@ -374,10 +399,14 @@ static struct perfmap *load_fd(int fd, const char *path, uid_t owner, char *err,
 			      "map is read up to: ignored",
 			      path, (long long)st.st_size,
 			      PERFMAP_MAX_BYTES >> 20);
-	text = read_all(fd, (size_t)st.st_size, &len);
-	if (!text)
-		return REFUSE(errno, "cannot read %s: %s", path,
+	if ((rfd = reopen_read(fd)) < 0)
+		return REFUSE(errno, "cannot open %s: %s", path,
 			      strerror(errno));
+	text = read_all(rfd, (size_t)st.st_size, &len);
+	e = errno;
+	close(rfd);
+	if (!text)
+		return REFUSE(e, "cannot read %s: %s", path, strerror(e));
 	m = perfmap_parse(text, len);
 	free(text);
 	if (!m)
@@ -392,8 +421,8 @@ static struct perfmap *load_fd(int fd, const char *path, uid_t owner, char *err,
 	return m;
 }
 
-/* fd (path: for the sentence) just opened, or -1 with errno: loaded and
- * closed. */
+/* fd (path: for the sentence) just opened with O_PATH, or -1 with errno:
+ * loaded and closed. */
 static struct perfmap *load_opened(int fd, const char *path, uid_t owner,
 				   char *err, size_t errlen)
 {
@@ -488,7 +517,7 @@ struct perfmap *perfmap_load_gone(pid_t pid, uid_t owner, char *err,
 struct perfmap *perfmap_load_file(const char *path, uid_t owner, char *err,
 				  size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 	return load_opened(fd, path, owner, err, errlen);
 }

@@ -28,7 +28,11 @@
  *    the file of a process in a container is, named by its PID in its own
  *    namespace, the last NSpid of /proc/PID/status; without openat2, each
  *    of "tmp" and the file's name opened with O_NOFOLLOW);
- *  - it is a regular file (O_NONBLOCK: a FIFO does not block the open);
+ *  - it is a regular file: it is opened with O_PATH first, and only once
+ *    fstat on that descriptor has passed every check here is it opened
+ *    for reading (through /proc/self/fd), so neither a FIFO nor a device
+ *    is ever opened (a device's open runs its driver: /dev/watchdog's
+ *    starts a watchdog);
  *  - it is owned by the uid expected (the target's effective uid, or ours
  *    when reading after the target is gone) or by root, as perf requires
  *    of it, and it is not writable by its group or by others;

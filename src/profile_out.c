@@ -96,9 +96,12 @@ int profile_out_close_pid(struct profile_out *o, const struct maps *maps,
 	const uint64_t trailer[3] = { 0, 1, 0 };
 	int rc, saved;
 
+	/* Not after an empty maps text (a COMMAND gone before its maps were
+	 * read): the line alone would be a maps text with no mapping line,
+	 * which ptprof's readers refuse (profile_read.c). */
 	if (put_slots(o->file.f, trailer, 3) ||
 	    (maps && maps_write(maps, o->file.f)) ||
-	    (pid > 0 &&
+	    (pid > 0 && maps && maps_count(maps) > 0 &&
 	     fprintf(o->file.f, PROFILE_PID_LINE "%d\n", (int)pid) < 0)) {
 		saved = errno;
 		outfile_abort(&o->file);

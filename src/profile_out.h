@@ -50,7 +50,9 @@ int profile_out_close(struct profile_out *o, const struct maps *maps);
 /*
  * The same, with the line "ptprof-pid: PID" after the maps text when pid
  * is not 0: the process the samples are of, so that `ptprof report` can
- * find its perf map (/tmp/perf-PID.map, perfmap.h) later.  The format
+ * find its perf map (/tmp/perf-PID.map, perfmap.h) later.  Only after a
+ * mapping line: alone, it would make a maps text with no mapping line,
+ * which ptprof's readers, old and new, refuse.  The format
  * has no field for it; go tool pprof and google-pprof skip a maps line
  * they do not recognise (one without "=", which go tool pprof would take
  * for a variable), and so does ptprof's maps parser (maps.h).

@@ -4,13 +4,17 @@
  * own dwarf_search_unwind_table() finds each FDE in the image with the
  * ranges and instructions of the input; malformed entries are skipped and
  * counted; a compressed section inflates to the same image; sizes are
- * bounded; random and mutated input never crashes.
+ * bounded (malformed CIEs in bulk cost no memory); random and mutated
+ * input never crashes.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
@@ -286,6 +290,53 @@ static void test_find(void)
 	CHECK(debugframe_find(sh, 4, str, sizeof(str)) == -1);
 }
 
+/* The peak resident set of this process, in KiB. */
+static long peak_kib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss;
+}
+
+/*
+ * 16 MiB of 8-byte CIEs that do not convert (a length of 4: the CIE id
+ * and nothing else), which zlib would shrink to 16 KiB in a file: the
+ * conversion must not grow by a record per malformed CIE (it grew by 24
+ * bytes each, 48 MiB here: 3 times the section, 750 MiB for a section
+ * of MODCACHE_MAX_PART).  In a child, whose peak is its own.
+ */
+static void test_bulk_garbage(void)
+{
+	const size_t n = 16u << 20;
+	int st = -1;
+	pid_t pid;
+
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		uint8_t *sec = malloc(n);
+		struct debugframe *d;
+		long before;
+
+		if (!sec)
+			_exit(2);
+		for (size_t i = 0; i < n; i += 8)
+			memcpy(sec + i, "\x04\0\0\0\xff\xff\xff\xff", 8);
+		before = peak_kib();
+		d = debugframe_build(sec, n, false, LO, HI, 256u << 20, NULL,
+				     0);
+		/* refused (no FDE), at most 8 MiB more than before */
+		_exit(!d && errno == EINVAL && before > 0 &&
+				      peak_kib() - before < 8 * 1024 ?
+			      0 :
+			      1);
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "16 MiB of malformed CIEs: child status %d", st);
+}
+
 /* Cheap fuzzing: random bytes, and the good section with bytes changed;
  * under the sanitizers, any out-of-bounds read shows. */
 static void test_garbage(void)
@@ -324,6 +375,7 @@ int main(void)
 		test_convert(as);
 	test_find();
 	test_garbage();
+	test_bulk_garbage();
 	if (as)
 		unw_destroy_addr_space(as);
 	return unit_result("test_debugframe");

@@ -152,9 +152,44 @@ static void test_spill(void)
 	stacktab_free(t);
 }
 
+/* "ptprof-pid: PID" follows the maps text, and only a maps text with a
+ * mapping: after none (a COMMAND gone before its maps were read), the
+ * line alone would be a maps text the reader refuses. */
+static void test_pid_line(void)
+{
+	char dir[] = "/tmp/ptprof-pid-XXXXXX", path[300], err[256] = "";
+	struct stacktab *t = stacktab_new(0);
+	const uint64_t a[] = { 0x55d0c0a01100 };
+	struct maps *full = maps_new(), *empty = maps_new();
+	struct profile_out *o;
+	struct profile p;
+
+	CHECK(t && full && empty && mkdtemp(dir) != NULL);
+	CHECK(maps_update(full, maps_text, strlen(maps_text)) == 0);
+	CHECK(stacktab_add(t, a, 1, 1) == 0);
+	snprintf(path, sizeof(path), "%s/pid.prof", dir);
+	for (int i = 0; i < 2; i++) {
+		o = profile_out_open(path, 1000);
+		CHECK(o != NULL);
+		CHECK(profile_out_add(o, t) == 0);
+		CHECK(profile_out_close_pid(o, i ? empty : full, 4242) == 0);
+		CHECKF(profile_load_file(path, &p, err, sizeof(err)) == 0,
+		       "%s maps: %s", i ? "empty" : "full", err);
+		CHECKF(p.pid == (i ? 0 : 4242), "pid %lld",
+		       (long long)p.pid);
+		profile_free(&p);
+		unlink(path);
+	}
+	CHECK(rmdir(dir) == 0);
+	maps_free(full);
+	maps_free(empty);
+	stacktab_free(t);
+}
+
 int main(void)
 {
 	test_spill();
+	test_pid_line();
 	test_bytes();
 	test_empty_profile();
 	test_atomic_file();
