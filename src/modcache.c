@@ -226,8 +226,8 @@ static void read_debug_frame(struct modcache *c, int fd, uint64_t fsize,
 	char err[128];
 	int i;
 
-	if (max > MODCACHE_MAX_PART)
-		max = MODCACHE_MAX_PART;
+	if (max > MODCACHE_MAX_DEBUG_FRAME)
+		max = MODCACHE_MAX_DEBUG_FRAME;
 	/* e_shnum 0 with e_shoff set: more than 0xff00 sections, counted in
 	 * the first header (no linker output that large has .debug_frame) */
 	if (eh->e_shentsize != sizeof(*sh) || eh->e_shnum == 0 ||

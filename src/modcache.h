@@ -51,6 +51,11 @@ struct debugframe;
  * one part of 6 MB. */
 #define MODCACHE_MAX_PART (256u << 20)
 #define MODCACHE_MAX_TOTAL (1024u << 20)
+/* The most a module's .debug_frame may take at each step of its
+ * conversion (the section, inflated, converted): the buffers of one step
+ * are not counted in MODCACHE_MAX_TOTAL while they live, so they get a
+ * bound of their own.  cmd/go's (15 MB binary) is 600 KB converted. */
+#define MODCACHE_MAX_DEBUG_FRAME (64u << 20)
 
 /* One part of a module's file, copied: bytes [off, off + len). */
 struct module_part {

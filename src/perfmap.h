@@ -56,7 +56,7 @@
 #include <sys/types.h>
 
 #define PERFMAP_MAX_BYTES (64u << 20) /* files past 64 MiB are refused */
-#define PERFMAP_MAX_LINES (4u << 20)  /* lines read, at most */
+#define PERFMAP_MAX_LINES (1u << 20)  /* lines read, at most (~75 MB parsed) */
 #define PERFMAP_MAX_NAME 1024	      /* bytes of a name kept */
 
 struct perfmap;
