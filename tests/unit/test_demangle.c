@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,81 @@ static void test_rust_v0(void)
 	expect("_R", NULL);
 }
 
+/* A base-62 number of v0 (RFC 2603): "_" for 0, else n - 1 and "_". */
+static size_t b62(char *out, size_t n)
+{
+	static const char d[] = "0123456789abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char tmp[16];
+	size_t k = 0, i;
+
+	if (n-- > 0)
+		do
+			tmp[k++] = d[n % 62];
+		while ((n /= 62) > 0);
+	for (i = 0; i < k; i++)
+		out[i] = tmp[k - 1 - i];
+	out[k] = '_';
+	return k + 1;
+}
+
+/*
+ * a::f::<(i32, i32), ((i32, i32), (i32, i32)), ...>: levels tuples, each
+ * of two back-references to the one before, so each prints twice as
+ * long as the one before: a hostile name whose reading is exponentially
+ * longer than itself.  Into buf (room for 16 bytes per level and 32).
+ */
+static void v0_doubling(char *buf, int levels)
+{
+	size_t n = 0, prev, at;
+
+	n += (size_t)sprintf(buf, "_RINvC1a1f");
+	prev = n - 2; /* back-references count from after "_R" */
+	n += (size_t)sprintf(buf + n, "TllE");
+	for (int i = 0; i < levels; i++) {
+		at = n - 2;
+		buf[n++] = 'T';
+		buf[n++] = 'B';
+		n += b62(buf + n, prev);
+		buf[n++] = 'B';
+		n += b62(buf + n, prev);
+		buf[n++] = 'E';
+		prev = at;
+	}
+	strcpy(buf + n, "E");
+}
+
+static void test_rust_hostile(void)
+{
+	char name[16 * 64 + 32], *out;
+
+	/* 2^10 pairs: 28 KB, written */
+	v0_doubling(name, 10);
+	out = demangle(name);
+	CHECKF(out &&
+		       !strncmp(out,
+				"a::f::<(i32, i32), ((i32, i32), (i32, "
+				"i32)), (((i32, i32)",
+				49) &&
+		       strlen(out) > 20000 && strlen(out) < DEMANGLE_OUT_MAX,
+	       "%d levels gave %.60s (%zu bytes)", 10, out ? out : "(null)",
+	       out ? strlen(out) : 0);
+	free(out);
+	/* 2^17 pairs: 3.7 MB, over DEMANGLE_OUT_MAX: not demangled */
+	v0_doubling(name, 17);
+	out = demangle(name);
+	CHECKF(!out, "%d levels gave %zu bytes", 17, out ? strlen(out) : 0);
+	if (out) { /* no limit: the next would not end */
+		free(out);
+		return;
+	}
+	free(out);
+	/* 2^60 pairs: not demangled, at once (libiberty's rust_demangle()
+	 * would try to write them all: 470 MB in 6 s for 2^24) */
+	v0_doubling(name, 60);
+	expect(name, NULL);
+}
+
 static void test_cxx(void)
 {
 	expect("_Z3foov", "foo()");
@@ -99,6 +175,7 @@ int main(void)
 {
 	test_rust_legacy();
 	test_rust_v0();
+	test_rust_hostile();
 	test_cxx();
 	test_plain();
 	return unit_result("test_demangle");
