@@ -168,10 +168,15 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 	unsigned line;
 
 	symbolizer_lookup(sym, addr, &si);
-	if (!si.func && r->profile)
-		/* No file that can be trusted names it (symbolize.h), but the
-		 * profile does: its writer named it while the target lived. */
-		si.func = profile_name_of(r->profile, space, addr);
+	if ((!si.func || si.fde) && r->profile) {
+		/* No file that can be trusted names it (symbolize.h), or only
+		 * by its unwind-table entry, but the profile may: its writer
+		 * named it while the target lived (a debug file then there). */
+		const char *name = profile_name_of(r->profile, space, addr);
+
+		if (name)
+			si.func = name;
+	}
 	if (si.func)
 		cxx = demangle(si.func);
 	if (cxx)
