@@ -441,7 +441,7 @@ int gopclntab_func(const struct gopclntab *t, uint64_t pc, const char **name,
 	return 0;
 }
 
-/* ---- PC-value tables ------------------------------------------------------ */
+/* ---- PC-value tables ---------------------------------------------------- */
 
 /*
  * The value of the PC-value table at offset off of pctab at pc, for the
