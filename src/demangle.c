@@ -18,9 +18,10 @@
  * of the demangler: its callback path holds no resource but, while it
  * prints a Punycode identifier, that identifier's decoded copy (a few
  * bytes per byte of the name), which is then lost, once per hostile name.
- * libiberty's C++ demangler (GCC 13's in Debian 12) is not used for C++:
- * it writes a few names differently from GCC 12's libstdc++ ("(std::
- * declval<T>)()" for "std::declval<T>()": 6 of libLLVM-15's 39391).
+ * libiberty's C++ demangler (GCC 13's in Debian 12) does not write C++
+ * names: it writes a few differently from GCC 12's libstdc++ ("(std::
+ * declval<T>)()" for "std::declval<T>()": 6 of libLLVM-15's 39391); it
+ * only measures them first (cxx_fits()).
  */
 #include "config.h"
 
@@ -53,22 +54,6 @@ static cxa_demangle_fn cxa_demangle(void)
 	return fn;
 }
 
-static char *demangle_cxx(const char *name)
-{
-	cxa_demangle_fn fn = cxa_demangle();
-	int status = 0;
-	char *out;
-
-	if (!fn)
-		return NULL;
-	out = fn(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
 /*
  * The length of name without its ".llvm.HASH" suffix: LLVM writes the
  * hash in decimal, rustc-demangle also accepts hex digits and '@' (as
@@ -89,21 +74,26 @@ static size_t demangle_base_len(const char *name, size_t len)
 	return (size_t)(p - name);
 }
 
-/* What rust_demangle_callback() printed so far (rust_print()). */
-struct rust_out {
+/* What a libiberty demangler printed so far (out_print()). */
+struct dm_out {
 	char *buf;
 	size_t len, cap;
-	jmp_buf stop; /* longjmp()ed to when full or out of memory */
+	bool count_only; /* only len, no buf */
+	jmp_buf stop;	 /* longjmp()ed to when full or out of memory */
 };
 
-static void rust_print(const char *s, size_t n, void *arg)
+static void out_print(const char *s, size_t n, void *arg)
 {
-	struct rust_out *o = arg;
+	struct dm_out *o = arg;
 	size_t cap;
 	char *p;
 
 	if (n > DEMANGLE_OUT_MAX - o->len)
 		longjmp(o->stop, 1);
+	if (o->count_only) {
+		o->len += n;
+		return;
+	}
 	if (o->len + n >= o->cap) {
 		cap = o->cap ? o->cap : 256;
 		while (cap <= o->len + n)
@@ -125,19 +115,61 @@ static char *demangle_rust(const char *name)
 	/* on the heap: what the callback changed is then no local variable
 	 * of the function that called setjmp(), whose value longjmp() would
 	 * leave indeterminate */
-	struct rust_out *o = calloc(1, sizeof(*o));
+	struct dm_out *o = calloc(1, sizeof(*o));
 	char *out = NULL;
 
 	if (!o)
 		return NULL;
 	if (setjmp(o->stop) == 0 &&
-	    rust_demangle_callback(name, DMGL_PARAMS | DMGL_ANSI, rust_print,
+	    rust_demangle_callback(name, DMGL_PARAMS | DMGL_ANSI, out_print,
 				   o) &&
 	    o->buf)
 		out = o->buf;
 	else
 		free(o->buf);
 	free(o);
+	return out;
+}
+
+/*
+ * Whether libiberty's C++ demangler (the same code as libstdc++'s, a GCC
+ * apart) reads name in at most DEMANGLE_OUT_MAX bytes.  __cxa_demangle()
+ * has no limit and no way to stop it: a name whose substitutions refer
+ * to substitutions reads exponentially longer than itself (257 bytes
+ * gave 143 MB in 1.3 s).  cplus_demangle_v3_callback() is left by
+ * longjmp() past the limit; it allocates nothing on that path.
+ */
+static bool cxx_fits(const char *name)
+{
+	struct dm_out *o = calloc(1, sizeof(*o));
+	bool fits = false;
+
+	if (!o)
+		return false;
+	o->count_only = true;
+	if (setjmp(o->stop) == 0) {
+		/* whether it demangles is libstdc++'s to say */
+		cplus_demangle_v3_callback(name, DMGL_PARAMS | DMGL_TYPES,
+					   out_print, o);
+		fits = true;
+	}
+	free(o);
+	return fits;
+}
+
+static char *demangle_cxx(const char *name)
+{
+	cxa_demangle_fn fn = cxa_demangle();
+	int status = 0;
+	char *out;
+
+	if (!fn || !cxx_fits(name))
+		return NULL;
+	out = fn(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
 	return out;
 }
 

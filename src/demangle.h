@@ -15,7 +15,7 @@
  * when there is nothing to change (a C name, a name no demangler accepts,
  * a C++ name without libstdc++ installed, a name longer than
  * DEMANGLE_MAX: both demanglers size stack arrays by the name's length;
- * a Rust name that would read longer than DEMANGLE_OUT_MAX);
+ * a name that would read longer than DEMANGLE_OUT_MAX);
  * the caller then shows name as it is.  Never prints or exits.  Not
  * thread-safe.
  */
@@ -27,9 +27,9 @@
  * the longest C++ name of node 20 and libLLVM-15 is 613 bytes. */
 #define DEMANGLE_MAX 16384
 
-/* The longest Rust name written: a v0 name's back-references can make it
- * exponentially longer than the mangled name (demangle.c); longer ones are
- * not demangled.  The same limit as rustc-demangle's. */
+/* The longest name written: a v0 name's back-references and a C++ name's
+ * substitutions can make it exponentially longer than the mangled name
+ * (demangle.c); longer ones are not demangled.  rustc-demangle's limit. */
 #define DEMANGLE_OUT_MAX 1000000
 
 char *demangle(const char *name);

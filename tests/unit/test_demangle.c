@@ -130,6 +130,53 @@ static void test_rust_hostile(void)
 	expect(name, NULL);
 }
 
+/*
+ * void f<A<int, int>, A<A<int, int>, A<int, int> >, ...>(...): levels
+ * template arguments, each an A of two substitutions of the one before,
+ * so each reads twice as long: the C++ form of v0_doubling().
+ */
+static void cxx_doubling(char *buf, int levels)
+{
+	static const char d[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	size_t n = (size_t)sprintf(buf, "_Z1fI1AIiiE");
+	char id[8];
+
+	/* substitutions: S_ f, S0_ A, S1_ A<int, int>, then each level's */
+	for (unsigned i = 0, seq = 1; i < (unsigned)levels; i++, seq++) {
+		/* seq in base 36, two digits at most */
+		if (seq < 36)
+			sprintf(id, "%c", d[seq]);
+		else
+			sprintf(id, "%c%c", d[seq / 36], d[seq % 36]);
+		n += (size_t)sprintf(buf + n, "S0_IS%s_S%s_E", id, id);
+	}
+	strcpy(buf + n, "EvT_");
+}
+
+static void test_cxx_hostile(void)
+{
+	char name[24 * 64 + 32], *out;
+
+	/* 2^12: 139 KB, written */
+	cxx_doubling(name, 12);
+	out = demangle(name);
+	CHECKF(out && !strncmp(out, "void f<A<int, int>, A<A<int, int>, ", 35) &&
+		       strlen(out) > 100000 && strlen(out) < DEMANGLE_OUT_MAX,
+	       "%d levels gave %.60s (%zu bytes)", 12, out ? out : "(null)",
+	       out ? strlen(out) : 0);
+	free(out);
+	/* 2^16: 2.2 MB, over DEMANGLE_OUT_MAX: not demangled */
+	cxx_doubling(name, 16);
+	out = demangle(name);
+	CHECKF(!out, "%d levels gave %zu bytes", 16, out ? strlen(out) : 0);
+	if (out) { /* no limit: the next would not end */
+		free(out);
+		return;
+	}
+	cxx_doubling(name, 60);
+	expect(name, NULL);
+}
+
 static void test_cxx(void)
 {
 	expect("_Z3foov", "foo()");
@@ -177,6 +224,7 @@ int main(void)
 	test_rust_v0();
 	test_rust_hostile();
 	test_cxx();
+	test_cxx_hostile();
 	test_plain();
 	return unit_result("test_demangle");
 }
