@@ -99,37 +99,6 @@ static void v0_doubling(char *buf, int levels)
 	strcpy(buf + n, "E");
 }
 
-static void test_rust_hostile(void)
-{
-	char name[16 * 64 + 32], *out;
-
-	/* 2^10 pairs: 28 KB, written */
-	v0_doubling(name, 10);
-	out = demangle(name);
-	CHECKF(out &&
-		       !strncmp(out,
-				"a::f::<(i32, i32), ((i32, i32), (i32, "
-				"i32)), (((i32, i32)",
-				49) &&
-		       strlen(out) > 20000 && strlen(out) < DEMANGLE_OUT_MAX,
-	       "%d levels gave %.60s (%zu bytes)", 10, out ? out : "(null)",
-	       out ? strlen(out) : 0);
-	free(out);
-	/* 2^17 pairs: 3.7 MB, over DEMANGLE_OUT_MAX: not demangled */
-	v0_doubling(name, 17);
-	out = demangle(name);
-	CHECKF(!out, "%d levels gave %zu bytes", 17, out ? strlen(out) : 0);
-	if (out) { /* no limit: the next would not end */
-		free(out);
-		return;
-	}
-	free(out);
-	/* 2^60 pairs: not demangled, at once (libiberty's rust_demangle()
-	 * would try to write them all: 470 MB in 6 s for 2^24) */
-	v0_doubling(name, 60);
-	expect(name, NULL);
-}
-
 /*
  * void f<A<int, int>, A<A<int, int>, A<int, int> >, ...>(...): levels
  * template arguments, each an A of two substitutions of the one before,
@@ -153,28 +122,46 @@ static void cxx_doubling(char *buf, int levels)
 	strcpy(buf + n, "EvT_");
 }
 
-static void test_cxx_hostile(void)
+/*
+ * A name of `small` doubling levels (make()) reads as prefix..., between
+ * min and DEMANGLE_OUT_MAX bytes; one of `big` levels would read longer:
+ * not demangled; one of 60 levels neither, at once (libiberty's
+ * rust_demangle() and __cxa_demangle() would try to write them all:
+ * 470 MB in 6 s for 2^24 Rust pairs).
+ */
+static void check_doubling(void (*make)(char *, int), int small, int big,
+			   const char *prefix, size_t min)
 {
 	char name[24 * 64 + 32], *out;
 
-	/* 2^12: 139 KB, written */
-	cxx_doubling(name, 12);
+	make(name, small);
 	out = demangle(name);
-	CHECKF(out && !strncmp(out, "void f<A<int, int>, A<A<int, int>, ", 35) &&
-		       strlen(out) > 100000 && strlen(out) < DEMANGLE_OUT_MAX,
-	       "%d levels gave %.60s (%zu bytes)", 12, out ? out : "(null)",
+	CHECKF(out && !strncmp(out, prefix, strlen(prefix)) &&
+		       strlen(out) > min && strlen(out) < DEMANGLE_OUT_MAX,
+	       "%d levels gave %.60s (%zu bytes)", small, out ? out : "(null)",
 	       out ? strlen(out) : 0);
 	free(out);
-	/* 2^16: 2.2 MB, over DEMANGLE_OUT_MAX: not demangled */
-	cxx_doubling(name, 16);
+	make(name, big);
 	out = demangle(name);
-	CHECKF(!out, "%d levels gave %zu bytes", 16, out ? strlen(out) : 0);
-	if (out) { /* no limit: the next would not end */
+	CHECKF(!out, "%d levels gave %zu bytes", big, out ? strlen(out) : 0);
+	if (out) { /* no limit: 60 levels would not end */
 		free(out);
 		return;
 	}
-	cxx_doubling(name, 60);
+	make(name, 60);
 	expect(name, NULL);
+}
+
+static void test_hostile(void)
+{
+	/* 2^10 Rust pairs: 28 KB; 2^17: 3.7 MB */
+	check_doubling(v0_doubling, 10, 17,
+		       "a::f::<(i32, i32), ((i32, i32), (i32, i32)), "
+		       "(((i32, i32)",
+		       20000);
+	/* 2^12 C++: 139 KB; 2^16: 2.2 MB */
+	check_doubling(cxx_doubling, 12, 16,
+		       "void f<A<int, int>, A<A<int, int>, ", 100000);
 }
 
 static void test_cxx(void)
@@ -222,9 +209,8 @@ int main(void)
 {
 	test_rust_legacy();
 	test_rust_v0();
-	test_rust_hostile();
 	test_cxx();
-	test_cxx_hostile();
+	test_hostile();
 	test_plain();
 	return unit_result("test_demangle");
 }
