@@ -56,7 +56,8 @@ static size_t add_cie(struct tables *t, const char *aug, const uint8_t *data,
 	f[p++] = 16;
 	if (aug[0] == 'z')
 		f[p++] = (uint8_t)n;
-	memcpy(f + p, data, n);
+	if (n) /* data may be NULL then: memcpy() wants a pointer anyway */
+		memcpy(f + p, data, n);
 	p += n;
 	while ((p - at) % 8)
 		f[p++] = 0; /* DW_CFA_nop */
