@@ -241,7 +241,7 @@ static uint64_t timeval_ns(const struct timeval *tv)
 	       (uint64_t)tv->tv_usec * NSEC_PER_USEC;
 }
 
-/* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
+/* ns / n, 0 when n is 0. */
 static unsigned long long mean_ns(uint64_t ns, uint64_t n)
 {
 	return n ? (unsigned long long)(ns / n) : 0;
@@ -270,6 +270,7 @@ static void print_fp_stats(const struct unwinder_counters *u)
 			u->unwinds - u->unwinds_fp));
 }
 
+/* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
 static void print_stats(const struct options *o, const struct sampler_stats *st)
 {
 	const struct unwinder_counters *u = &st->unwind;

@@ -14,7 +14,8 @@
  * Contract: demangle() returns a malloc'd readable copy of name, or NULL
  * when there is nothing to change (a C name, a name no demangler accepts,
  * a C++ name without libstdc++ installed, a name longer than
- * DEMANGLE_MAX: both demanglers size stack arrays by the name's length);
+ * DEMANGLE_MAX: both demanglers size stack arrays by the name's length;
+ * a name that would read longer than DEMANGLE_OUT_MAX);
  * the caller then shows name as it is.  Never prints or exits.  Not
  * thread-safe.
  */
@@ -25,6 +26,11 @@
  * stack per byte of name (its component arrays), 1.2 MB at this length;
  * the longest C++ name of node 20 and libLLVM-15 is 613 bytes. */
 #define DEMANGLE_MAX 16384
+
+/* The longest name written: a v0 name's back-references and a C++ name's
+ * substitutions can make it exponentially longer than the mangled name
+ * (demangle.c); longer ones are not demangled.  rustc-demangle's limit. */
+#define DEMANGLE_OUT_MAX 1000000
 
 char *demangle(const char *name);
 

@@ -428,6 +428,25 @@ static int entry_body(const uint8_t *p, size_t len, size_t *pos, size_t *stop)
 	return 0;
 }
 
+/*
+ * What a CIE may hold for ehframe_fde_range() to read it: an augmentation
+ * string of at most CIE_AUG_MAX letters (compilers write at most "zPLR"
+ * and an 'S' or 'B') and LEB128 fields of at most CIE_LEB_MAX bytes (10
+ * hold 64 bits).  One CIE serves every FDE of a module, so a CIE whose
+ * augmentation runs over megabytes made each FDE's lookup scan them all:
+ * 4 ms an FDE for 1 MB, hours for a hostile module's table.
+ */
+#define CIE_AUG_MAX 16
+#define CIE_LEB_MAX 10
+
+/* Skip a LEB128 of a CIE, at most CIE_LEB_MAX bytes of [*pos, stop). */
+static int skip_cie_leb(const uint8_t *p, size_t stop, size_t *pos)
+{
+	return skip_leb(p,
+			stop - *pos > CIE_LEB_MAX ? *pos + CIE_LEB_MAX : stop,
+			pos);
+}
+
 /* Step over a pointer of encoding enc (a personality routine's). */
 static int skip_pointer(const uint8_t *p, size_t len, size_t *pos, uint8_t enc)
 {
@@ -435,7 +454,7 @@ static int skip_pointer(const uint8_t *p, size_t len, size_t *pos, uint8_t enc)
 
 	if (n < 0)
 		return -1;
-	return n ? skip_bytes(len, pos, (size_t)n) : skip_leb(p, len, pos);
+	return n ? skip_bytes(len, pos, (size_t)n) : skip_cie_leb(p, len, pos);
 }
 
 /*
@@ -459,17 +478,19 @@ static int cie_encoding(const uint8_t *p, size_t len, size_t cie, uint8_t *enc)
 	if (id != 0 || (ver != 1 && ver != 3 && ver != 4))
 		return -1;
 	aug = (const char *)p + pos;
-	n = strnlen(aug, stop - pos);
-	if (n == stop - pos || (n && aug[0] != 'z'))
-		return -1; /* unterminated, or "eh": not written for x86-64 */
+	n = strnlen(aug,
+		    stop - pos > CIE_AUG_MAX ? CIE_AUG_MAX + 1 : stop - pos);
+	if (n == stop - pos || n > CIE_AUG_MAX || (n && aug[0] != 'z'))
+		return -1; /* unterminated, too long, or "eh" (not x86-64's) */
 	pos += n + 1;
 	if (ver == 4 && skip_bytes(stop, &pos, 2)) /* address, segment size */
 		return -1;
-	if (skip_leb(p, stop, &pos) || skip_leb(p, stop, &pos) ||
-	    (ver == 1 ? skip_bytes(stop, &pos, 1) : skip_leb(p, stop, &pos)))
+	if (skip_cie_leb(p, stop, &pos) || skip_cie_leb(p, stop, &pos) ||
+	    (ver == 1 ? skip_bytes(stop, &pos, 1) :
+			skip_cie_leb(p, stop, &pos)))
 		return -1;
 	*enc = DW_EH_PE_absptr;
-	if (n && skip_leb(p, stop, &pos)) /* the 'z' data's length */
+	if (n && skip_cie_leb(p, stop, &pos)) /* the 'z' data's length */
 		return -1;
 	for (i = 1; i < n; i++) {
 		if (aug[i] == 'S' || aug[i] == 'B' || aug[i] == 'G')

@@ -75,8 +75,10 @@ int ehframe_frame_addr(const uint8_t *hdr, size_t len, uint64_t hdr_addr,
  * its CIE gives (augmentation 'R'; absptr without one).  0, or -1 with
  * errno EINVAL when the entry at off is no FDE (a CIE, the terminator, a
  * 64-bit length, which no x86-64 compiler writes in .eh_frame), when it
- * or its CIE runs past len, or when the encoding is other than an
- * absolute or pc-relative 4- or 8-byte one.  Constant time.
+ * or its CIE runs past len, when the CIE's augmentation string has more
+ * than 16 letters or a LEB128 field of it more than 10 bytes (none real
+ * has), or when the encoding is other than an absolute or pc-relative 4-
+ * or 8-byte one.  Constant time.
  */
 int ehframe_fde_range(const uint8_t *frame, size_t len, uint64_t frame_addr,
 		      size_t off, uint64_t *start, uint64_t *end);

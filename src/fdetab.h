@@ -15,8 +15,9 @@
  * libelf copies with pread() into memory ptprof owns, never mmap, as
  * the file is the target's, see modcache.h), each part at most
  * FDETAB_MAX_PART bytes; the table keeps only the ranges, 16 bytes per
- * FDE, and nothing of the file (libelf frees its copies at elf_end()).  .eh_frame ends, as far as this reads,
- * where the file bytes of its PT_LOAD segment end.  fdetab_parse() does
+ * FDE, and nothing of the file (libelf frees its copies at elf_end()).
+ * .eh_frame ends, as far as this reads, where the file bytes of its
+ * PT_LOAD segment end.  fdetab_parse() does
  * the same from bytes already read.  Everything read is hostile input:
  * an entry whose FDE cannot be read (ehframe_fde_range()) or whose
  * initial location is not the table's is left out; a table not sorted

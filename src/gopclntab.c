@@ -441,12 +441,13 @@ int gopclntab_func(const struct gopclntab *t, uint64_t pc, const char **name,
 	return 0;
 }
 
-/* ---- PC-value tables ------------------------------------------------------ */
+/* ---- PC-value tables ---------------------------------------------------- */
 
 /*
  * The value of the PC-value table at offset off of pctab at pc, for the
  * function f (runtime/symtab.go's pcvalue and step).  Each step reads
- * two bytes at least, so the walk ends within the table's bytes.
+ * two bytes at least, so the walk ends within the table's bytes, and
+ * after GOPCLNTAB_MAX_STEPS steps (gopclntab.h says why).
  */
 static bool pcvalue(const struct gopclntab *t, const struct func *f,
 		    uint32_t off, uint64_t pc, int32_t *val)
@@ -458,7 +459,7 @@ static bool pcvalue(const struct gopclntab *t, const struct func *f,
 	/* offset 0 is no table (the runtime's pcvalue says the same) */
 	if (off == 0 || off >= t->len - t->pctab)
 		return false;
-	for (;;) {
+	for (unsigned long steps = 0; steps < GOPCLNTAB_MAX_STEPS; steps++) {
 		bool first = at == f->entry;
 
 		if (!rdvarint(t, &p, &uv) || (uv == 0 && !first))
@@ -474,6 +475,7 @@ static bool pcvalue(const struct gopclntab *t, const struct func *f,
 			return true;
 		}
 	}
+	return false;
 }
 
 /* The file name at offset off of the file name table (Go 1.16+), or, in

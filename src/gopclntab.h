@@ -26,8 +26,9 @@
  * It is copied with pread() into memory the table owns (never mmap():
  * modcache.h says why), at most GOPCLNTAB_MAX_SIZE bytes; every offset
  * and count is checked against the copy, every PC-value table is read
- * only up to its end in the copy, so a malformed table gives no name or
- * no line, never a crash or a hang.  A table is checked once when made
+ * only up to its end in the copy and for GOPCLNTAB_MAX_STEPS pairs at
+ * most, so a malformed table gives no name or no line, never a crash or
+ * a hang.  A table is checked once when made
  * (header, counts, the function table inside the copy); what a single
  * function's entry holds is checked at each lookup.
  *
@@ -46,6 +47,14 @@
 /* The largest table read: the go command's is 2.7 MB, the largest Go
  * binaries (kubelet, about 100 MB) hold about 40 MB. */
 #define GOPCLNTAB_MAX_SIZE (256u << 20)
+
+/* The most (value, PC) pairs one lookup walks in a PC-value table: Go
+ * ends each pair at an instruction boundary past the last, so 2^20 pairs
+ * describe at least 1 MiB of one function's code.  Without it a hostile
+ * table of (+1, 0) pairs made every line lookup walk all of its bytes:
+ * 0.28 s a walk at GOPCLNTAB_MAX_SIZE, two walks a line, once per
+ * distinct PC of a profile. */
+#define GOPCLNTAB_MAX_STEPS (1ul << 20)
 
 struct gopclntab;
 

@@ -175,10 +175,11 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 	/* In no file: JIT code, anonymous or not mapped (a pprof writer
 	 * names the anonymous mapping of code it named "[jit]"). */
 	jit = !si.module || !strcmp(si.module, REPORT_JIT_MODULE);
-	if (!si.func && r->profile &&
+	if ((!si.func || si.fde) && r->profile &&
 	    (own = profile_name_at(r->profile, space, addr)))
-		/* No file that can be trusted names it (symbolize.h), but the
-		 * profile does: its writer named it while the target lived,
+		/* No file that can be trusted names it (symbolize.h), or only
+		 * by its unwind-table entry, but the profile does: its writer
+		 * named it while the target lived (a debug file then there),
 		 * and gave its source line too (profile.h). */
 		si.func = own->name;
 	if (!si.func && jit)

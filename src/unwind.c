@@ -912,8 +912,10 @@ static int fp_resume(struct unwind_ctx *ctx, unw_cursor_t *c)
  * the frame pointer, the other registers kept as unwound so far. */
 static int fp_step(struct unwind_ctx *ctx, unw_cursor_t *c)
 {
+	const size_t nkept = sizeof(fp_kept) / sizeof(*fp_kept);
+	unw_word_t ip, sp, fp, kept[sizeof(fp_kept) / sizeof(*fp_kept)];
+	int got[sizeof(fp_kept) / sizeof(*fp_kept)];
 	struct fpstep_regs in;
-	unw_word_t ip, sp, fp, w;
 
 	if (unw_get_reg(c, UNW_REG_IP, &ip) < 0 ||
 	    unw_get_reg(c, UNW_X86_64_RSP, &sp) < 0 ||
@@ -922,12 +924,17 @@ static int fp_step(struct unwind_ctx *ctx, unw_cursor_t *c)
 		return 0;
 	}
 	in.rip = ip, in.rsp = sp, in.rbp = fp;
+	/* All read before any is written: after a restart the cursor reads
+	 * registers libunwind has no rule for from fp_regs itself, and a
+	 * DW_CFA_register rule can name another kept register. */
+	for (size_t i = 0; i < nkept; i++)
+		got[i] = unw_get_reg(c, fp_kept[i], &kept[i]);
 	if (ctx->regs != &ctx->fp_regs)
 		ctx->fp_regs = *ctx->regs;
-	for (size_t i = 0; i < sizeof(fp_kept) / sizeof(*fp_kept); i++)
-		if (unw_get_reg(c, fp_kept[i], &w) == 0)
+	for (size_t i = 0; i < nkept; i++)
+		if (got[i] == 0)
 			memcpy((char *)&ctx->fp_regs + reg_offset[fp_kept[i]],
-			       &w, sizeof(w));
+			       &kept[i], sizeof(kept[i]));
 	return fp_regs_step(ctx, &in) && fp_resume(ctx, c);
 }
 

@@ -102,7 +102,7 @@ struct unwinder_counters {
 	/* Unwinds and their time (hooks excluded), all and those that made
 	 * a frame-pointer step. */
 	uint64_t unwinds, unwind_ns, unwinds_fp, unwind_fp_ns;
-	int cache_size_set;   /* unw_set_cache_size() result, 0 = applied */
+	int cache_size_set; /* unw_set_cache_size() result, 0 = applied */
 };
 void unwinder_counters(const struct unwinder *u, struct unwinder_counters *c);
 

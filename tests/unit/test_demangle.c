@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,115 @@ static void test_rust_v0(void)
 	expect("_R", NULL);
 }
 
+/* A base-62 number of v0 (RFC 2603): "_" for 0, else n - 1 and "_". */
+static size_t b62(char *out, size_t n)
+{
+	static const char d[] = "0123456789abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char tmp[16];
+	size_t k = 0, i;
+
+	if (n-- > 0)
+		do
+			tmp[k++] = d[n % 62];
+		while ((n /= 62) > 0);
+	for (i = 0; i < k; i++)
+		out[i] = tmp[k - 1 - i];
+	out[k] = '_';
+	return k + 1;
+}
+
+/*
+ * a::f::<(i32, i32), ((i32, i32), (i32, i32)), ...>: levels tuples, each
+ * of two back-references to the one before, so each prints twice as
+ * long as the one before: a hostile name whose reading is exponentially
+ * longer than itself.  Into buf (room for 16 bytes per level and 32).
+ */
+static void v0_doubling(char *buf, int levels)
+{
+	size_t n = 0, prev, at;
+
+	n += (size_t)sprintf(buf, "_RINvC1a1f");
+	prev = n - 2; /* back-references count from after "_R" */
+	n += (size_t)sprintf(buf + n, "TllE");
+	for (int i = 0; i < levels; i++) {
+		at = n - 2;
+		buf[n++] = 'T';
+		buf[n++] = 'B';
+		n += b62(buf + n, prev);
+		buf[n++] = 'B';
+		n += b62(buf + n, prev);
+		buf[n++] = 'E';
+		prev = at;
+	}
+	strcpy(buf + n, "E");
+}
+
+/*
+ * void f<A<int, int>, A<A<int, int>, A<int, int> >, ...>(...): levels
+ * template arguments, each an A of two substitutions of the one before,
+ * so each reads twice as long: the C++ form of v0_doubling().
+ */
+static void cxx_doubling(char *buf, int levels)
+{
+	static const char d[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	size_t n = (size_t)sprintf(buf, "_Z1fI1AIiiE");
+	char id[8];
+
+	/* substitutions: S_ f, S0_ A, S1_ A<int, int>, then each level's */
+	for (unsigned i = 0, seq = 1; i < (unsigned)levels; i++, seq++) {
+		/* seq in base 36, two digits at most */
+		if (seq < 36)
+			sprintf(id, "%c", d[seq]);
+		else
+			sprintf(id, "%c%c", d[seq / 36], d[seq % 36]);
+		n += (size_t)sprintf(buf + n, "S0_IS%s_S%s_E", id, id);
+	}
+	strcpy(buf + n, "EvT_");
+}
+
+/*
+ * A name of `small` doubling levels (make()) reads as prefix..., between
+ * min and DEMANGLE_OUT_MAX bytes; one of `big` levels would read longer:
+ * not demangled; one of 60 levels neither, at once (libiberty's
+ * rust_demangle() and __cxa_demangle() would try to write them all:
+ * 470 MB in 6 s for 2^24 Rust pairs).
+ */
+static void check_doubling(void (*make)(char *, int), int small, int big,
+			   const char *prefix, size_t min)
+{
+	char name[24 * 64 + 32], *out;
+
+	make(name, small);
+	out = demangle(name);
+	CHECKF(out && !strncmp(out, prefix, strlen(prefix)) &&
+		       strlen(out) > min && strlen(out) < DEMANGLE_OUT_MAX,
+	       "%d levels gave %.60s (%zu bytes)", small, out ? out : "(null)",
+	       out ? strlen(out) : 0);
+	free(out);
+	make(name, big);
+	out = demangle(name);
+	CHECKF(!out, "%d levels gave %zu bytes", big, out ? strlen(out) : 0);
+	if (out) { /* no limit: 60 levels would not end */
+		free(out);
+		return;
+	}
+	make(name, 60);
+	expect(name, NULL);
+}
+
+static void test_hostile(void)
+{
+	/* 2^10 Rust pairs: 28 KB; 2^17: 3.7 MB */
+	check_doubling(v0_doubling, 10, 17,
+		       "a::f::<(i32, i32), ((i32, i32), (i32, i32)), "
+		       "(((i32, i32)",
+		       20000);
+	/* 2^12 C++: 139 KB; 2^16: 2.2 MB */
+	check_doubling(cxx_doubling, 12, 16,
+		       "void f<A<int, int>, A<A<int, int>, ", 100000);
+}
+
 static void test_cxx(void)
 {
 	expect("_Z3foov", "foo()");
@@ -100,6 +210,7 @@ int main(void)
 	test_rust_legacy();
 	test_rust_v0();
 	test_cxx();
+	test_hostile();
 	test_plain();
 	return unit_result("test_demangle");
 }

@@ -56,7 +56,8 @@ static size_t add_cie(struct tables *t, const char *aug, const uint8_t *data,
 	f[p++] = 16;
 	if (aug[0] == 'z')
 		f[p++] = (uint8_t)n;
-	memcpy(f + p, data, n);
+	if (n) /* data may be NULL then: memcpy() wants a pointer anyway */
+		memcpy(f + p, data, n);
 	p += n;
 	while ((p - at) % 8)
 		f[p++] = 0; /* DW_CFA_nop */
@@ -285,6 +286,61 @@ static void test_cies(void)
 	fdetab_free(ft);
 }
 
+/*
+ * CIEs longer to read than any compiler writes: an augmentation string
+ * of 17 letters, and a code alignment factor in an 11-byte LEB128.  One
+ * CIE serves every FDE, so each FDE would read it all again: refused,
+ * while 16 letters and 10 bytes are still read.
+ */
+static void test_cie_bounds(void)
+{
+	static const uint8_t r[] = { 0x1b };
+	char aug[32] = "z";
+	struct tables t = { .flen = 0 };
+	struct fdetab *ft;
+	size_t c[4], f[4], at, p;
+
+	memset(aug + 1, 'S', 14);
+	strcpy(aug + 15, "R"); /* 16 letters */
+	c[0] = add_cie(&t, aug, r, sizeof(r));
+	memset(aug + 1, 'S', 15);
+	strcpy(aug + 16, "R"); /* 17 */
+	c[1] = add_cie(&t, aug, r, sizeof(r));
+	/* "zR", code alignment 1 in 10 then 11 bytes (0x81 ... 0x00) */
+	for (int k = 0; k < 2; k++) {
+		at = t.flen;
+		p = at + 8;
+		put32(t.frame + at + 4, 0);
+		t.frame[p++] = 1;
+		memcpy(t.frame + p, "zR", 3);
+		p += 3;
+		for (int i = 0; i < 9 + k; i++)
+			t.frame[p++] = i ? 0x80 : 0x81;
+		t.frame[p++] = 0;
+		t.frame[p++] = 0x78;
+		t.frame[p++] = 16;
+		t.frame[p++] = 1;
+		t.frame[p++] = 0x1b;
+		while ((p - at) % 8)
+			t.frame[p++] = 0;
+		put32(t.frame + at, (uint32_t)(p - at - 4));
+		t.flen = p;
+		c[2 + k] = at;
+	}
+	begin_hdr(&t);
+	for (int i = 0; i < 4; i++) {
+		f[i] = add_fde(&t, c[i], 0x2000 + 0x100 * (uint64_t)i, 0x80, 0);
+		add_entry(&t, 0x2000 + 0x100 * (uint64_t)i, f[i]);
+	}
+	ft = parse(&t);
+	CHECKF(ft && fdetab_count(ft) == 2, "%zu kept", fdetab_count(ft));
+	expect_at(ft, 0x2010, 0x2000, 0x2080);
+	expect_at(ft, 0x2110, 0, 0);
+	expect_at(ft, 0x2210, 0x2200, 0x2280);
+	expect_at(ft, 0x2310, 0, 0);
+	fdetab_free(ft);
+}
+
 static volatile int sink;
 
 static __attribute__((noinline, noclone)) int fdetab_target(int x)
@@ -338,6 +394,7 @@ int main(void)
 	test_lies();
 	test_bad_hdr();
 	test_cies();
+	test_cie_bounds();
 	test_self();
 	return unit_result("test_fdetab");
 }

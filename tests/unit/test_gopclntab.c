@@ -9,7 +9,8 @@
  * main.beta, 0x20 bytes after it, b.go line 20.  Then hostile tables:
  * every prefix of a table and every byte of it changed must give an
  * answer or none, within the copy (run under the sanitizers), a count
- * that lies, a PC-value table with no end, a file cut short.
+ * that lies, a PC-value table with no end, one longer than a lookup
+ * walks, a file cut short.
  */
 #include "config.h"
 
@@ -376,6 +377,78 @@ static void test_endless(void)
 	gopclntab_free(g);
 }
 
+static void put32(uint8_t *b, uint32_t v)
+{
+	for (unsigned i = 0; i < 4; i++)
+		b[i] = (uint8_t)(v >> 8 * i);
+}
+
+static void put64(uint8_t *b, uint64_t v)
+{
+	put32(b, (uint32_t)v);
+	put32(b + 4, (uint32_t)(v >> 32));
+}
+
+/*
+ * A 1.18 table of one function, main.x at TEXT, whose line table has a
+ * pair (+1, 1 byte) more than GOPCLNTAB_MAX_STEPS, so line N at TEXT + N:
+ * a lookup that needs more pairs than that gets no line, the one that
+ * needs them all gets it.  Without the limit a hostile table makes every
+ * lookup walk all of it.
+ */
+static void test_long_walk(void)
+{
+	const size_t funcname = 0x100, cu = 0x120, filetab = 0x130,
+		     funcdata = 0x200, pctab = 0x1000;
+	size_t len = pctab + 16 + 2 * (GOPCLNTAB_MAX_STEPS + 16);
+	uint8_t *b = calloc(1, len), *f;
+	struct gopclntab *g;
+	const char *file;
+	unsigned line;
+
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	put32(b, 0xfffffff0);
+	b[6] = 1;	  /* PC quantum */
+	b[7] = 8;	  /* pointer size */
+	put64(b + 8, 1);  /* nfunc */
+	put64(b + 16, 1); /* nfiles */
+	put64(b + 24, TEXT);
+	put64(b + 32, funcname);
+	put64(b + 40, cu);
+	put64(b + 48, filetab);
+	put64(b + 56, pctab);
+	put64(b + 64, funcdata);
+	memcpy(b + funcname, "main.x", 7);
+	memcpy(b + filetab, "x.go", 5); /* cu 0's file 0: offset 0 */
+	put32(b + funcdata + 4, 0x40);	/* main.x at 0, its _func at 0x40 */
+	put32(b + funcdata + 8, 0x7fffffff); /* the end of the text */
+	f = b + funcdata + 0x40;
+	put32(f + 4 + 4 * 4, 1); /* pcfile: pctab + 1 */
+	put32(f + 4 + 5 * 4, 6); /* pcln: pctab + 6 */
+	/* pcfile: file 0 for 2^28 - 1 bytes */
+	memcpy(b + pctab + 1, "\x02\xff\xff\xff\x7f", 5);
+	for (size_t i = pctab + 6; i + 1 < len; i += 2) {
+		b[i] = 2;
+		b[i + 1] = 1;
+	}
+	g = gopclntab_new(b, len, TEXT, NULL, 0);
+	CHECK(g != NULL);
+	CHECK(g && gopclntab_line(g, TEXT + 1000, &file, &line) == 0 &&
+	      line == 1000 && !strcmp(file, "x.go"));
+	CHECK(g &&
+	      gopclntab_line(g, TEXT + GOPCLNTAB_MAX_STEPS - 1, &file, &line) ==
+		      0 &&
+	      line == GOPCLNTAB_MAX_STEPS - 1);
+	CHECK(g &&
+	      gopclntab_line(g, TEXT + GOPCLNTAB_MAX_STEPS + 8, &file, &line) ==
+		      -1 &&
+	      errno == ENOENT);
+	gopclntab_free(g);
+	free(b);
+}
+
 /* From a file, as symbolize.c reads it: at an offset, cut short. */
 static void test_read(void)
 {
@@ -409,6 +482,7 @@ int main(void)
 	test_layouts();
 	test_hostile();
 	test_endless();
+	test_long_walk();
 	test_read();
 	return unit_result("test_gopclntab");
 }

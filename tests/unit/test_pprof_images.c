@@ -385,7 +385,7 @@ static void check_read_back(const char *path)
 
 int main(int argc, char **argv)
 {
-	char path[] = "/tmp/test_pprof_images.XXXXXX";
+	char path[] = "/tmp/test_pprof_images.XXXXXX", old[sizeof(path) + 4];
 	int fd;
 
 	if (argc == 3 && !strcmp(argv[1], "-w"))
@@ -407,5 +407,8 @@ int main(int argc, char **argv)
 		check_read_back(path);
 	}
 	unlink(path);
+	/* outfile.h keeps the empty file mkstemp() made as PATH.old */
+	snprintf(old, sizeof(old), "%s.old", path);
+	unlink(old);
 	return unit_result("test_pprof_images");
 }
