@@ -44,16 +44,18 @@ done
 started_pids=
 
 # PPID of PID (field 4 of /proc/PID/stat, read past the ")" of comm), or
-# nothing if PID is gone.
+# nothing if PID is gone.  In the C locale: a comm that is not valid UTF-8
+# (hostile-names.test's) matches no "." otherwise, and its target was
+# left running.
 ppid_of_()
 {
-	sed -n 's/^.*) [A-Za-z] \([0-9]*\) .*/\1/p' "/proc/$1/stat" 2> /dev/null
+	LC_ALL=C sed -n 's/^.*) [A-Za-z] \([0-9]*\) .*/\1/p' "/proc/$1/stat" 2> /dev/null
 }
 
 # One-letter state of PID (R, S, T, t, Z...), or nothing if PID is gone.
 state_of_()
 {
-	sed -n 's/^.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2> /dev/null
+	LC_ALL=C sed -n 's/^.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2> /dev/null
 }
 
 # Kill PID if it is a child this test started and it is still there.  The
@@ -426,7 +428,7 @@ check_untraced()
 # CPU time (utime+stime, in ticks) of PID.
 cpu_ticks_()
 {
-	sed -n 's/^.*) [A-Za-z] \(.*\)/\1/p' "/proc/$1/stat" 2> /dev/null |
+	LC_ALL=C sed -n 's/^.*) [A-Za-z] \(.*\)/\1/p' "/proc/$1/stat" 2> /dev/null |
 		awk '{ print $11 + $12 }'
 }
 
