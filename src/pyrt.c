@@ -166,7 +166,7 @@ struct pyrt *pyrt_open(uint32_t version, uint64_t runtime, pyrt_read_fn read,
 		       void *arg, char *err, size_t errlen)
 {
 	unsigned major = version >> 24, minor = (version >> 16) & 0xff;
-	struct pyrt tmp = {&layout_311, version >> 16, runtime, read, arg};
+	struct pyrt tmp = { &layout_311, version >> 16, runtime, read, arg };
 	struct pyrt *rt;
 	uint64_t head, mainp;
 
@@ -178,7 +178,8 @@ struct pyrt *pyrt_open(uint32_t version, uint64_t runtime, pyrt_read_fn read,
 		return NULL;
 	}
 	if (!ptr_ok(runtime) || !read) {
-		seterr(err, errlen, "_PyRuntime at %#llx is not a valid address",
+		seterr(err, errlen,
+		       "_PyRuntime at %#llx is not a valid address",
 		       (unsigned long long)runtime);
 		errno = EINVAL;
 		return NULL;
@@ -302,7 +303,7 @@ int pyrt_threads(struct pyrt *rt, struct pyrt_thread *out, size_t max,
 		 char *err, size_t errlen)
 {
 	const struct pyrt_layout *l = rt->l;
-	struct brent b = {0};
+	struct brent b = { 0 };
 	uint64_t interp, mainp;
 	size_t count = 0;
 	unsigned n = 0;
@@ -381,7 +382,7 @@ int pyrt_frames(struct pyrt *rt, uint64_t tstate, struct pyrt_frame *out,
 {
 	const struct pyrt_layout *l = rt->l;
 	uint8_t fr[40]; /* fr_code .. fr_owner */
-	struct brent b = {0};
+	struct brent b = { 0 };
 	uint64_t cframe, f, code, instr;
 	int64_t lasti;
 	int n = 0;
@@ -422,7 +423,8 @@ int pyrt_frames(struct pyrt *rt, uint64_t tstate, struct pyrt_frame *out,
 		code = get64(fr + l->fr_code - l->fr_code);
 		instr = get64(fr + l->fr_prev_instr - l->fr_code);
 		lasti = (int64_t)(instr - code - l->co_code) / 2;
-		if (!ptr_ok(code) || lasti < -1 || lasti >= PYRT_MAX_CODEUNITS) {
+		if (!ptr_ok(code) || lasti < -1 ||
+		    lasti >= PYRT_MAX_CODEUNITS) {
 			*status = PYRT_BADPTR;
 			return n;
 		}
@@ -509,10 +511,10 @@ static char *read_str(struct pyrt *rt, uint64_t addr)
 		if (rd(rt, addr + l->str_data, raw, n * kind) < 0)
 			goto unknown;
 		for (i = 0; i < n; i++) {
-			uint32_t c = kind == 1	 ? raw[i]
-				     : kind == 2 ? (uint32_t)raw[2 * i] |
-							   raw[2 * i + 1] << 8
-						 : get32(raw + 4 * i);
+			uint32_t c = kind == 1 ? raw[i] :
+				     kind == 2 ? (uint32_t)raw[2 * i] |
+							 raw[2 * i + 1] << 8 :
+						 get32(raw + 4 * i);
 			if (put_utf8(s, &len, cap, c) < 0)
 				break;
 		}

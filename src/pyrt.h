@@ -57,10 +57,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PYRT_MAX_INTERPS 64	     /* interpreters walked, at most */
-#define PYRT_MAX_THREADS 65536	     /* thread states walked, at most */
-#define PYRT_MAX_FRAMES 4096	     /* pyrt_frames()'s max is capped to */
-#define PYRT_MAX_NAME 1024	     /* bytes of a name kept (UTF-8) */
+#define PYRT_MAX_INTERPS 64	       /* interpreters walked, at most */
+#define PYRT_MAX_THREADS 65536	       /* thread states walked, at most */
+#define PYRT_MAX_FRAMES 4096	       /* pyrt_frames()'s max is capped to */
+#define PYRT_MAX_NAME 1024	       /* bytes of a name kept (UTF-8) */
 #define PYRT_MAX_LINETABLE (64u << 10) /* a longer line table is refused */
 
 /* Fills all len bytes at addr and returns 0, or returns -1. */
@@ -120,11 +120,11 @@ enum pyrt_status {
 };
 
 struct pyrt_frame {
-	uint64_t frame; /* the _PyInterpreterFrame's address */
-	uint64_t code;	/* its code object: pyrt_code()'s key */
-	int32_t lasti;	/* the instruction, in code units (-1: none yet) */
+	uint64_t frame;	  /* the _PyInterpreterFrame's address */
+	uint64_t code;	  /* its code object: pyrt_code()'s key */
+	int32_t lasti;	  /* the instruction, in code units (-1: none yet) */
 	uint8_t is_entry; /* the first Python frame of one C eval frame */
-	uint8_t owner;	/* 0 thread, 1 generator, 2 frame object (3.11) */
+	uint8_t owner;	  /* 0 thread, 1 generator, 2 frame object (3.11) */
 };
 
 /*
