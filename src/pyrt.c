@@ -24,6 +24,16 @@
  *	PyCompactUnicodeObject	utf8_length 48, utf8 56, its characters
  *			at 72 (kind 1, 2 or 4 bytes each)
  *
+ * 3.12 (3.12.1's headers): interpreters.head 40; threads.head 72;
+ * native_thread_id 144; current_frame at 0 of _PyCFrame; the frame's
+ * f_code 0, previous 8, prev_instr 56, owner 70 and no is_entry (a shim
+ * frame owned by the C stack, owner 3, sits below each entry frame);
+ * co_firstlineno 68, _co_firsttraceable 176, co_code_adaptive 192;
+ * PyASCIIObject lost wstr (characters at 40, compact ones at 56) and
+ * the "ready" bit.  3.13: from _Py_DebugOffsets (layout_313()); the
+ * frame's instr_ptr points at the instruction being executed, not the
+ * one before, and the line of it is what CPython reports.
+ *
  * The instruction of a frame is prev_instr - co_code_adaptive, in
  * 2-byte code units (_PyInterpreterFrame_LASTI); PyCode_Addr2Line()
  * takes it in bytes.  The location table (Objects/locations.md): entries
@@ -45,39 +55,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The offsets of one version (only 3.11's so far). */
+/* The offsets of one version. */
 struct pyrt_layout {
-	uint32_t rt_interp_head, rt_interp_main;
+	uint32_t rt_interp_head;
 	uint32_t is_next, is_threads_head;
-	uint32_t ts_prev, ts_next, ts_interp, ts_cframe, ts_native_id;
-	uint32_t ts_size; /* bytes read of a thread state */
-	uint32_t cf_current_frame;
-	uint32_t fr_code, fr_previous, fr_prev_instr, fr_is_entry, fr_owner;
-	uint32_t co_size, co_firstlineno, co_filename, co_name, co_qualname;
-	uint32_t co_linetable, co_firsttraceable, co_code, co_read;
+	uint32_t ts_prev, ts_next, ts_interp, ts_native_id;
+	uint32_t ts_cframe; /* the _PyCFrame pointer (3.11, 3.12); 0: none */
+	uint32_t ts_frame;  /* current_frame in it, or in the tstate (3.13) */
+	uint32_t fr_code, fr_previous, fr_instr, fr_owner;
+	uint32_t fr_is_entry; /* 3.11; 0: entries are CSTACK shims (3.12+) */
+	uint32_t co_firstlineno, co_filename, co_name, co_qualname;
+	uint32_t co_linetable, co_firsttraceable, co_code;
 	uint32_t bytes_size, bytes_data;
-	uint32_t str_length, str_state, str_ascii_data, str_utf8_length,
-		str_utf8, str_data;
+	uint32_t str_length, str_state, str_ascii_data, str_data;
+	uint32_t str_ready; /* the state bit "ready" (3.11), 0 from 3.12 */
 };
 
 static const struct pyrt_layout layout_311 = {
 	.rt_interp_head = 40,
-	.rt_interp_main = 48,
 	.is_next = 0,
 	.is_threads_head = 16,
 	.ts_prev = 0,
 	.ts_next = 8,
 	.ts_interp = 16,
-	.ts_cframe = 56,
 	.ts_native_id = 160,
-	.ts_size = 168,
-	.cf_current_frame = 8,
+	.ts_cframe = 56,
+	.ts_frame = 8,
 	.fr_code = 32,
 	.fr_previous = 48,
-	.fr_prev_instr = 56,
-	.fr_is_entry = 68,
+	.fr_instr = 56,
 	.fr_owner = 69,
-	.co_size = 16,
+	.fr_is_entry = 68,
 	.co_firstlineno = 72,
 	.co_filename = 112,
 	.co_name = 120,
@@ -85,23 +93,66 @@ static const struct pyrt_layout layout_311 = {
 	.co_linetable = 136,
 	.co_firsttraceable = 168,
 	.co_code = 184,
-	.co_read = 176,
 	.bytes_size = 16,
 	.bytes_data = 32,
 	.str_length = 16,
 	.str_state = 32,
 	.str_ascii_data = 48,
-	.str_utf8_length = 48,
-	.str_utf8 = 56,
 	.str_data = 72,
+	.str_ready = 0x80,
 };
+
+/* 3.12: f_code first, is_entry gone, PyASCIIObject without wstr. */
+static const struct pyrt_layout layout_312 = {
+	.rt_interp_head = 40,
+	.is_next = 0,
+	.is_threads_head = 72,
+	.ts_prev = 0,
+	.ts_next = 8,
+	.ts_interp = 16,
+	.ts_native_id = 144,
+	.ts_cframe = 56,
+	.ts_frame = 0,
+	.fr_code = 0,
+	.fr_previous = 8,
+	.fr_instr = 56,
+	.fr_owner = 70,
+	.fr_is_entry = 0,
+	.co_firstlineno = 68,
+	.co_filename = 112,
+	.co_name = 120,
+	.co_qualname = 128,
+	.co_linetable = 136,
+	.co_firsttraceable = 176,
+	.co_code = 192,
+	.bytes_size = 16,
+	.bytes_data = 32,
+	.str_length = 16,
+	.str_state = 32,
+	.str_ascii_data = 40,
+	.str_data = 56,
+	.str_ready = 0,
+};
+
+/* FRAME_OWNED_BY_CSTACK: 3.12+'s shim frame at each C eval frame's start */
+#define PYRT_OWNER_CSTACK 3
+
+/* Bounds of the offsets read from _Py_DebugOffsets (and of our buffers). */
+#define PYRT_TS_BYTES 4096 /* of a thread state read */
+#define PYRT_FR_BYTES 256  /* of a frame */
+#define PYRT_CO_BYTES 1024 /* of a code object */
+#define PYRT_STR_HDR 256   /* of a str object's header */
+#define PYRT_DBG_BYTES 584 /* 3.13's _Py_DebugOffsets */
 
 /* Bytecode longer than this (in code units) is not a real code object. */
 #define PYRT_MAX_CODEUNITS (1u << 26)
 
 struct pyrt {
-	const struct pyrt_layout *l;
-	unsigned version; /* 0xMMmm */
+	struct pyrt_layout lay, *l;
+	uint32_t ts_size;	 /* bytes read of a thread state */
+	uint32_t fr_lo, fr_size; /* the span read of a frame */
+	uint32_t co_size;	 /* bytes read of a code object */
+	unsigned version;	 /* 0xMMmm */
 	uint64_t runtime;
 	pyrt_read_fn read;
 	void *arg;
@@ -162,18 +213,168 @@ static int rd64(struct pyrt *rt, uint64_t addr, uint64_t *v)
 	return 0;
 }
 
+static uint32_t max32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint32_t min32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The spans read in one go, from the layout. */
+static void set_spans(struct pyrt *rt)
+{
+	const struct pyrt_layout *l = rt->l;
+	uint32_t hi;
+
+	rt->ts_size = max32(max32(l->ts_prev, l->ts_next),
+			    max32(l->ts_interp, l->ts_native_id)) +
+		      8;
+	if (!l->ts_cframe)
+		rt->ts_size = max32(rt->ts_size, l->ts_frame + 8);
+	rt->fr_lo = min32(min32(l->fr_code, l->fr_previous),
+			  min32(l->fr_instr, l->fr_owner));
+	hi = max32(max32(l->fr_code, l->fr_previous) + 8,
+		   max32(l->fr_instr + 8, l->fr_owner + 1));
+	if (l->fr_is_entry) {
+		rt->fr_lo = min32(rt->fr_lo, l->fr_is_entry);
+		hi = max32(hi, l->fr_is_entry + 1);
+	}
+	rt->fr_size = hi - rt->fr_lo;
+	rt->co_size = max32(max32(max32(l->co_firstlineno, l->co_filename),
+				  max32(l->co_name, l->co_qualname)),
+			    max32(l->co_linetable, l->co_firsttraceable)) +
+		      8;
+	rt->co_size = max32(rt->co_size, 24); /* ob_size, at 16 */
+}
+
+/*
+ * 3.13: the offsets from _Py_DebugOffsets, the first member of
+ * _PyRuntime (Include/internal/pycore_runtime.h), whose own layout holds
+ * for 3.13.x only.  Each offset must lie inside the structure size the
+ * table gives and inside what this file reads of it.  What the table
+ * lacks is the same in 3.12 and 3.13 (and 3.11): a code object's
+ * _co_firsttraceable 16 bytes before its bytecode, a compact str's
+ * characters 16 bytes after the ASCII header (utf8_length, utf8).
+ */
+static int layout_313(struct pyrt *rt, char *err, size_t errlen)
+{
+	struct pyrt_layout *l = &rt->lay;
+	uint8_t d[PYRT_DBG_BYTES];
+	uint64_t v[2];
+	int i;
+
+#define DBG(off) get64(d + (off))
+	if (rd(rt, rt->runtime, d, sizeof(d)) < 0) {
+		seterr(err, errlen, "_PyRuntime at %#llx is not readable",
+		       (unsigned long long)rt->runtime);
+		return -1;
+	}
+	if (memcmp(d, "xdebugpy", 8) || DBG(8) >> 16 != rt->version) {
+		seterr(err, errlen,
+		       "_PyRuntime at %#llx does not start with 3.13's "
+		       "_Py_DebugOffsets",
+		       (unsigned long long)rt->runtime);
+		errno = EINVAL;
+		return -1;
+	}
+	if (DBG(16)) {
+		seterr(err, errlen,
+		       "free-threaded CPython 3.13 is not supported");
+		errno = ENOTSUP;
+		return -1;
+	}
+	/* (offset, size of its structure, our bound) triples */
+	{
+		const uint32_t chk[][3] = {
+			{ 40, 24, 1u << 20 },
+			{ 64, 48, 1u << 20 },
+			{ 72, 48, 1u << 20 },
+			{ 160, 152, PYRT_TS_BYTES },
+			{ 168, 152, PYRT_TS_BYTES },
+			{ 176, 152, PYRT_TS_BYTES },
+			{ 184, 152, PYRT_TS_BYTES },
+			{ 200, 152, PYRT_TS_BYTES },
+			{ 232, 224, PYRT_FR_BYTES },
+			{ 240, 224, PYRT_FR_BYTES },
+			{ 248, 224, PYRT_FR_BYTES },
+			{ 264, 224, PYRT_FR_BYTES },
+			{ 280, 272, PYRT_CO_BYTES },
+			{ 288, 272, PYRT_CO_BYTES },
+			{ 296, 272, PYRT_CO_BYTES },
+			{ 304, 272, PYRT_CO_BYTES },
+			{ 312, 272, PYRT_CO_BYTES },
+			{ 344, 272, PYRT_CO_BYTES },
+			{ 520, 512, PYRT_STR_HDR },
+			{ 528, 512, PYRT_STR_HDR },
+			{ 544, 536, PYRT_STR_HDR },
+			{ 552, 536, PYRT_STR_HDR },
+			{ 560, 536, PYRT_STR_HDR },
+		};
+		for (i = 0; i < (int)(sizeof(chk) / sizeof(chk[0])); i++) {
+			v[0] = DBG(chk[i][0]);
+			v[1] = DBG(chk[i][1]);
+			if (v[0] + 8 > chk[i][2] || v[0] + 1 > v[1]) {
+				seterr(err, errlen,
+				       "_Py_DebugOffsets at %#llx: the offset at "
+				       "byte %u is implausible (%llu)",
+				       (unsigned long long)rt->runtime,
+				       chk[i][0], (unsigned long long)v[0]);
+				errno = EINVAL;
+				return -1;
+			}
+		}
+	}
+	l->rt_interp_head = DBG(40);
+	l->is_next = DBG(64);
+	l->is_threads_head = DBG(72);
+	l->ts_prev = DBG(160);
+	l->ts_next = DBG(168);
+	l->ts_interp = DBG(176);
+	l->ts_cframe = 0;
+	l->ts_frame = DBG(184);
+	l->ts_native_id = DBG(200);
+	l->fr_previous = DBG(232);
+	l->fr_code = DBG(240);
+	l->fr_instr = DBG(248);
+	l->fr_owner = DBG(264);
+	l->fr_is_entry = 0;
+	l->co_filename = DBG(280);
+	l->co_name = DBG(288);
+	l->co_qualname = DBG(296);
+	l->co_linetable = DBG(304);
+	l->co_firstlineno = DBG(312);
+	l->co_code = DBG(344);
+	l->co_firsttraceable = l->co_code - 16;
+	l->bytes_size = DBG(520);
+	l->bytes_data = DBG(528);
+	l->str_state = DBG(544);
+	l->str_length = DBG(552);
+	l->str_ascii_data = DBG(560);
+	l->str_data = l->str_ascii_data + 16;
+	l->str_ready = 0;
+#undef DBG
+	return 0;
+}
+
 struct pyrt *pyrt_open(uint32_t version, uint64_t runtime, pyrt_read_fn read,
 		       void *arg, char *err, size_t errlen)
 {
 	unsigned major = version >> 24, minor = (version >> 16) & 0xff;
-	struct pyrt tmp = { &layout_311, version >> 16, runtime, read, arg };
+	struct pyrt tmp = { .version = version >> 16,
+			    .runtime = runtime,
+			    .read = read,
+			    .arg = arg };
 	struct pyrt *rt;
-	uint64_t head, mainp;
+	uint64_t head;
 
-	if (major != 3 || minor != 11) {
+	tmp.l = &tmp.lay;
+	if (major != 3 || minor < 11 || minor > 13) {
 		seterr(err, errlen,
-		       "CPython %u.%u.%u is not supported (only 3.11)", major,
-		       minor, (version >> 8) & 0xff);
+		       "CPython %u.%u.%u is not supported (3.11 to 3.13)",
+		       major, minor, (version >> 8) & 0xff);
 		errno = ENOTSUP;
 		return NULL;
 	}
@@ -184,19 +385,24 @@ struct pyrt *pyrt_open(uint32_t version, uint64_t runtime, pyrt_read_fn read,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (rd64(&tmp, runtime + tmp.l->rt_interp_head, &head) < 0 ||
-	    rd64(&tmp, runtime + tmp.l->rt_interp_main, &mainp) < 0) {
+	if (minor == 11)
+		tmp.lay = layout_311;
+	else if (minor == 12)
+		tmp.lay = layout_312;
+	else if (layout_313(&tmp, err, errlen) < 0)
+		return NULL;
+	set_spans(&tmp);
+	if (rd64(&tmp, runtime + tmp.l->rt_interp_head, &head) < 0) {
 		seterr(err, errlen, "_PyRuntime at %#llx is not readable",
 		       (unsigned long long)runtime);
 		return NULL;
 	}
-	/* Before Py_Initialize() and after Py_Finalize() both are NULL. */
-	if (!ptr_ok(head) || !ptr_ok(mainp)) {
+	/* Before Py_Initialize() and after Py_Finalize() it is NULL. */
+	if (!ptr_ok(head)) {
 		seterr(err, errlen,
 		       "_PyRuntime at %#llx has no valid interpreter list "
-		       "(head %#llx, main %#llx)",
-		       (unsigned long long)runtime, (unsigned long long)head,
-		       (unsigned long long)mainp);
+		       "(head %#llx)",
+		       (unsigned long long)runtime, (unsigned long long)head);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -206,6 +412,7 @@ struct pyrt *pyrt_open(uint32_t version, uint64_t runtime, pyrt_read_fn read,
 		return NULL;
 	}
 	*rt = tmp;
+	rt->l = &rt->lay;
 	return rt;
 }
 
@@ -243,12 +450,12 @@ static int brent_seen(struct brent *b, uint64_t addr)
 }
 
 /* One interpreter's thread states; *count goes on past max. */
-static int walk_threads(struct pyrt *rt, uint64_t interp, int main_interp,
+static int walk_threads(struct pyrt *rt, uint64_t interp,
 			struct pyrt_thread *out, size_t max, size_t *count,
 			char *err, size_t errlen)
 {
 	const struct pyrt_layout *l = rt->l;
-	uint8_t ts[256];
+	uint8_t ts[PYRT_TS_BYTES];
 	uint64_t t, prev = 0;
 
 	if (rd64(rt, interp + l->is_threads_head, &t) < 0) {
@@ -264,7 +471,7 @@ static int walk_threads(struct pyrt *rt, uint64_t interp, int main_interp,
 			errno = ELOOP;
 			return -1;
 		}
-		if (!ptr_ok(t) || rd(rt, t, ts, l->ts_size) < 0) {
+		if (!ptr_ok(t) || rd(rt, t, ts, rt->ts_size) < 0) {
 			seterr(err, errlen,
 			       "thread state %#llx is not readable",
 			       (unsigned long long)t);
@@ -290,7 +497,6 @@ static int walk_threads(struct pyrt *rt, uint64_t interp, int main_interp,
 			out[*count].tstate = t;
 			out[*count].interp = interp;
 			out[*count].native_id = get64(ts + l->ts_native_id);
-			out[*count].main_interp = main_interp;
 		}
 		++*count;
 		prev = t;
@@ -304,34 +510,37 @@ int pyrt_threads(struct pyrt *rt, struct pyrt_thread *out, size_t max,
 {
 	const struct pyrt_layout *l = rt->l;
 	struct brent b = { 0 };
-	uint64_t interp, mainp;
-	size_t count = 0;
+	uint64_t interp, next;
+	size_t count = 0, first, i;
 	unsigned n = 0;
 
-	if (rd64(rt, rt->runtime + l->rt_interp_head, &interp) < 0 ||
-	    rd64(rt, rt->runtime + l->rt_interp_main, &mainp) < 0) {
+	if (rd64(rt, rt->runtime + l->rt_interp_head, &interp) < 0) {
 		seterr(err, errlen, "_PyRuntime is not readable");
 		return -1;
 	}
-	for (; interp; n++) {
+	for (; interp; n++, interp = next) {
 		if (n >= PYRT_MAX_INTERPS || brent_seen(&b, interp)) {
 			seterr(err, errlen, "the interpreter list loops");
 			errno = ELOOP;
 			return -1;
 		}
-		if (!ptr_ok(interp)) {
-			seterr(err, errlen, "interpreter %#llx is not valid",
+		if (!ptr_ok(interp) ||
+		    rd64(rt, interp + l->is_next, &next) < 0) {
+			seterr(err, errlen, "interpreter %#llx is not readable",
 			       (unsigned long long)interp);
-			errno = EINVAL;
+			errno = EFAULT;
 			return -1;
 		}
-		if (walk_threads(rt, interp, interp == mainp, out, max, &count,
-				 err, errlen) < 0)
+		first = count;
+		if (walk_threads(rt, interp, out, max, &count, err, errlen) < 0)
 			return -1;
-		if (rd64(rt, interp + l->is_next, &interp) < 0) {
-			seterr(err, errlen, "an interpreter is not readable");
-			return -1;
-		}
+		/*
+		 * New interpreters are pushed at the head: the main one,
+		 * made first, is the last (_PyRuntime's interpreters.main
+		 * is not in 3.13's _Py_DebugOffsets).
+		 */
+		for (i = first; i < count && i < max; i++)
+			out[i].main_interp = next == 0;
 	}
 	return (int)count;
 }
@@ -377,32 +586,46 @@ int pyrt_check(struct pyrt *rt, const pid_t *tids, size_t n, char *err,
 	return 0;
 }
 
+/* The first frame of tstate into *f; a PYRT_* status if there is none. */
+static int first_frame(struct pyrt *rt, uint64_t tstate, uint64_t *f)
+{
+	const struct pyrt_layout *l = rt->l;
+	uint64_t cframe;
+
+	*f = 0;
+	if (!ptr_ok(tstate))
+		return PYRT_BADPTR;
+	if (!l->ts_cframe) /* 3.13: the thread state holds it */
+		return rd64(rt, tstate + l->ts_frame, f) < 0 ? PYRT_UNREADABLE :
+							       PYRT_END;
+	if (rd64(rt, tstate + l->ts_cframe, &cframe) < 0)
+		return PYRT_UNREADABLE;
+	if (!cframe)
+		return PYRT_END;
+	if (!ptr_ok(cframe))
+		return PYRT_BADPTR;
+	return rd64(rt, cframe + l->ts_frame, f) < 0 ? PYRT_UNREADABLE :
+						       PYRT_END;
+}
+
 int pyrt_frames(struct pyrt *rt, uint64_t tstate, struct pyrt_frame *out,
 		int max, int *status)
 {
 	const struct pyrt_layout *l = rt->l;
-	uint8_t fr[40]; /* fr_code .. fr_owner */
+	uint8_t fr[PYRT_FR_BYTES + 8];
+	const uint8_t *p = fr - rt->fr_lo; /* p + offset: the field */
 	struct brent b = { 0 };
-	uint64_t cframe, f, code, instr;
+	uint64_t f, code, instr;
 	int64_t lasti;
-	int n = 0;
+	int n = 0, steps, owner;
 
 	if (max > PYRT_MAX_FRAMES)
 		max = PYRT_MAX_FRAMES;
-	*status = PYRT_UNREADABLE;
-	if (!ptr_ok(tstate) || rd64(rt, tstate + l->ts_cframe, &cframe) < 0)
+	*status = first_frame(rt, tstate, &f);
+	if (*status != PYRT_END)
 		return 0;
-	if (!cframe) {
-		*status = PYRT_END;
-		return 0;
-	}
-	if (!ptr_ok(cframe)) {
-		*status = PYRT_BADPTR;
-		return 0;
-	}
-	if (rd64(rt, cframe + l->cf_current_frame, &f) < 0)
-		return 0;
-	for (; f; n++) {
+	/* a shim frame (3.12+) sits below each entry frame: 2 max + 1 */
+	for (steps = 0; f; steps++, f = get64(p + l->fr_previous)) {
 		if (!ptr_ok(f)) {
 			*status = PYRT_BADPTR;
 			return n;
@@ -411,17 +634,23 @@ int pyrt_frames(struct pyrt *rt, uint64_t tstate, struct pyrt_frame *out,
 			*status = PYRT_LOOP;
 			return n;
 		}
-		if (n >= max) {
+		if (n >= max || steps > 2 * max) {
 			*status = PYRT_TRUNCATED;
 			return n;
 		}
-		if (rd(rt, f + l->fr_code, fr, l->fr_owner + 1 - l->fr_code) <
-		    0) {
+		if (rd(rt, f + rt->fr_lo, fr, rt->fr_size) < 0) {
 			*status = PYRT_UNREADABLE;
 			return n;
 		}
-		code = get64(fr + l->fr_code - l->fr_code);
-		instr = get64(fr + l->fr_prev_instr - l->fr_code);
+		owner = p[l->fr_owner];
+		if (!l->fr_is_entry && owner == PYRT_OWNER_CSTACK) {
+			/* the frame before it started this C eval frame */
+			if (n)
+				out[n - 1].is_entry = 1;
+			continue;
+		}
+		code = get64(p + l->fr_code);
+		instr = get64(p + l->fr_instr);
 		lasti = (int64_t)(instr - code - l->co_code) / 2;
 		if (!ptr_ok(code) || lasti < -1 ||
 		    lasti >= PYRT_MAX_CODEUNITS) {
@@ -431,9 +660,9 @@ int pyrt_frames(struct pyrt *rt, uint64_t tstate, struct pyrt_frame *out,
 		out[n].frame = f;
 		out[n].code = code;
 		out[n].lasti = (int32_t)lasti;
-		out[n].is_entry = fr[l->fr_is_entry - l->fr_code] != 0;
-		out[n].owner = fr[l->fr_owner - l->fr_code];
-		f = get64(fr + l->fr_previous - l->fr_code);
+		out[n].is_entry = l->fr_is_entry && p[l->fr_is_entry];
+		out[n].owner = (uint8_t)owner;
+		n++;
 	}
 	*status = PYRT_END;
 	return n;
@@ -481,8 +710,10 @@ static int put_utf8(char *s, size_t *len, size_t cap, uint32_t c)
 static char *read_str(struct pyrt *rt, uint64_t addr)
 {
 	const struct pyrt_layout *l = rt->l;
-	uint8_t hdr[64], raw[PYRT_MAX_NAME * 4];
+	uint8_t hdr[PYRT_STR_HDR + 8], raw[PYRT_MAX_NAME * 4];
 	size_t i, len = 0, n, kind, cap = PYRT_MAX_NAME;
+	uint32_t hlen = max32(max32(l->str_length + 8, l->str_state + 4),
+			      l->str_ascii_data);
 	uint32_t state;
 	int64_t length;
 	char *s;
@@ -490,13 +721,14 @@ static char *read_str(struct pyrt *rt, uint64_t addr)
 	s = malloc(PYRT_MAX_NAME + 1);
 	if (!s)
 		return NULL;
-	if (!ptr_ok(addr) || rd(rt, addr, hdr, l->str_ascii_data) < 0)
+	if (!ptr_ok(addr) || rd(rt, addr, hdr, hlen) < 0)
 		goto unknown;
 	length = (int64_t)get64(hdr + l->str_length);
 	state = get32(hdr + l->str_state);
 	kind = (state >> 2) & 7;
-	/* compact (bit 5) and ready (bit 7); kind 1, 2 or 4 */
-	if (length < 0 || !(state & 0x20) || !(state & 0x80) ||
+	/* compact (bit 5), ready (3.11: bit 7); kind 1, 2 or 4 */
+	if (length < 0 || !(state & 0x20) ||
+	    (state & l->str_ready) != l->str_ready ||
 	    (kind != 1 && kind != 2 && kind != 4))
 		goto unknown;
 	n = length > (int64_t)cap ? cap : (size_t)length;
@@ -562,16 +794,16 @@ static int read_linetable(struct pyrt *rt, uint64_t bytes, struct pycode *out)
 int pyrt_code(struct pyrt *rt, uint64_t code, struct pycode *out)
 {
 	const struct pyrt_layout *l = rt->l;
-	uint8_t co[256];
+	uint8_t co[PYRT_CO_BYTES + 8];
 	int64_t size;
 	int first;
 
 	memset(out, 0, sizeof(*out));
-	if (!ptr_ok(code) || rd(rt, code, co, l->co_read) < 0) {
+	if (!ptr_ok(code) || rd(rt, code, co, rt->co_size) < 0) {
 		errno = EFAULT;
 		return -1;
 	}
-	size = (int64_t)get64(co + l->co_size);
+	size = (int64_t)get64(co + 16); /* ob_size */
 	first = (int)get32(co + l->co_firstlineno);
 	if (size < 0 || size > PYRT_MAX_CODEUNITS || first < 0) {
 		errno = EINVAL;

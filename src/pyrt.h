@@ -6,19 +6,25 @@
  * .dynsym of a statically linked python3.X or of libpython3.X.so), which
  * heads a list of interpreters, each heading a list of thread states
  * (PyThreadState); a thread state knows its OS thread (native_thread_id,
- * 3.11+) and, through its _PyCFrame, the innermost _PyInterpreterFrame
- * of the Python code it runs.  Frames chain outwards by `previous`; each
- * names its code object (f_code) and the instruction it is executing
- * (prev_instr); is_entry marks the frame a C call of the eval loop
- * (_PyEval_EvalFrameDefault) started with, so the frames from one
- * is_entry frame (inclusive) up to the next belong to one native eval
- * frame: that is where a merge of the two stacks cuts.
+ * 3.11+) and, through its _PyCFrame (3.11, 3.12) or directly (3.13), the
+ * innermost _PyInterpreterFrame of the Python code it runs.  Frames
+ * chain outwards by `previous`; each names its code object and the
+ * instruction it is executing.  One C call of the eval loop
+ * (_PyEval_EvalFrameDefault) runs several Python frames (calls from
+ * Python to Python do not recurse in C); the first frame it ran is its
+ * "entry" frame (3.11: the is_entry byte; 3.12+: the frame just inside
+ * a shim frame owned by the C stack, which pyrt_frames() drops), so the
+ * frames from one entry frame (inclusive) inwards to the next belong to
+ * one native eval frame: that is where a merge of the two stacks cuts.
  *
- * Versions: CPython 3.11 only (offsets hard-coded from 3.11.2's headers,
- * the same for every 3.11.x: the layouts are part of 3.11's ABI).  Any
- * other version is refused by pyrt_open() with one sentence naming it
- * (3.12 moved the frame chain; 3.13 publishes its offsets in
- * _Py_DebugOffsets at the start of _PyRuntime: not read yet).
+ * Versions: CPython 3.11 and 3.12 with offsets hard-coded from their
+ * headers (3.11.2 and 3.12.1, offsetof() with Py_BUILD_CORE; the layouts
+ * are part of a minor version's ABI); 3.13 with the offsets it
+ * publishes in _Py_DebugOffsets at the start of _PyRuntime, each checked
+ * against the structure size it gives and our read sizes (the free-
+ * threaded build is refused).  Any other version is refused by
+ * pyrt_open() with one sentence naming it (_Py_DebugOffsets' own layout
+ * holds within one minor version only: 3.14's is not 3.13's).
  *
  * Memory: every read goes through the caller's callback, which must
  * fill all len bytes and return 0, or return -1 (any errno): in
@@ -36,8 +42,10 @@
  *  - pyrt_threads() and pyrt_check() at attach (and again when threads
  *    come and go): which thread state runs on which OS thread; the check
  *    that the hard-coded offsets fit this process.
- *  - pyrt_frames() in the stop window: per frame one read of 38 bytes,
- *    plus two reads to reach the first frame; nothing else.
+ *  - pyrt_frames() in the stop window: one read per frame (38 bytes in
+ *    3.11, 71 in 3.12 and 3.13; one more per shim frame in 3.12+), plus
+ *    two reads (3.11, 3.12) or one (3.13) to reach the first frame;
+ *    nothing else.
  *  - pyrt_code() and pyrt_line() after the threads are released: a code
  *    object's names and line table (several reads, up to ~67 KiB).  The
  *    CALLER caches struct pycode by code object address: code objects
@@ -72,9 +80,11 @@ struct pyrt;
  * The runtime of a target whose Py_Version word (0xMMmmppLS, e.g.
  * 0x030b02f0 for 3.11.2 final) is version and whose _PyRuntime is at
  * runtime (the symbol's address plus the load bias).  read/arg are kept
- * for every later call.  NULL with errno ENOTSUP (version), EFAULT or
- * EINVAL (the runtime is not readable or its interpreter list is not
- * plausible), ENOMEM; err names why.
+ * for every later call.  NULL with errno ENOTSUP (version, or 3.13's
+ * free-threaded build), EFAULT or EINVAL (the runtime is not readable,
+ * 3.13's _Py_DebugOffsets is missing or implausible, the interpreter
+ * list is empty: before Py_Initialize() or after Py_Finalize()),
+ * ENOMEM; err names why.
  */
 struct pyrt *pyrt_open(uint32_t version, uint64_t runtime, pyrt_read_fn read,
 		       void *arg, char *err, size_t errlen);
@@ -87,7 +97,8 @@ struct pyrt_thread {
 	uint64_t tstate;    /* PyThreadState address: pyrt_frames()'s key */
 	uint64_t interp;    /* its PyInterpreterState */
 	uint64_t native_id; /* the OS thread id; 0: not yet bound to one */
-	int main_interp;    /* 1 if interp is the main interpreter */
+	int main_interp;    /* 1 if interp is the main interpreter (the
+			       last of the list: the first one made) */
 };
 
 /*
@@ -115,16 +126,17 @@ enum pyrt_status {
 	PYRT_END,	 /* the outermost frame reached (or no frame at all) */
 	PYRT_TRUNCATED,	 /* max frames read, more follow */
 	PYRT_UNREADABLE, /* a read failed: out[] holds the frames before it */
-	PYRT_BADPTR,	 /* a pointer read is misaligned or implausible */
+	PYRT_BADPTR,	 /* a pointer is misaligned or implausible */
 	PYRT_LOOP,	 /* the chain comes back to a frame already read */
 };
 
 struct pyrt_frame {
 	uint64_t frame;	  /* the _PyInterpreterFrame's address */
 	uint64_t code;	  /* its code object: pyrt_code()'s key */
-	int32_t lasti;	  /* the instruction, in code units (-1: none yet) */
+	int32_t lasti;	  /* the instruction, in code units (-1: none yet);
+			     from 3.13 the next one, as CPython counts */
 	uint8_t is_entry; /* the first Python frame of one C eval frame */
-	uint8_t owner;	  /* 0 thread, 1 generator, 2 frame object (3.11) */
+	uint8_t owner;	  /* 0 thread, 1 generator, 2 frame object */
 };
 
 /*
@@ -132,9 +144,11 @@ struct pyrt_frame {
  * most max (capped to PYRT_MAX_FRAMES) into out; *status says why the
  * walk stopped.  Returns the number of frames in out (0..max); never
  * fails otherwise: an unreadable tstate gives 0 and PYRT_UNREADABLE.
- * The only reads: the tstate's cframe pointer, the cframe's current
- * frame, then 38 bytes of each frame.  Loops are found (Brent's method
- * on frame addresses) in O(1) per frame, without reading anything again.
+ * The only reads: the tstate's cframe pointer and the cframe's current
+ * frame (3.13: the tstate's current frame), then one span of each
+ * frame.  Loops are found (Brent's method on frame addresses) in O(1)
+ * per frame, without reading anything again; at most 2 max + 1 frames
+ * (shims included) are read.
  * A frame with lasti below its code's firsttraceable is one being set up
  * ("incomplete" in CPython's words): traceback hides it; pyrt_line()
  * gives it -1.
@@ -150,7 +164,7 @@ struct pycode {
 	int firstlineno;
 	uint32_t ncodeunits;	 /* the bytecode's length, in code units */
 	uint32_t firsttraceable; /* code units before the first traceable one */
-	uint8_t *linetable;	 /* co_linetable (3.11's location table) */
+	uint8_t *linetable;	 /* co_linetable (the location table) */
 	size_t linetable_len;
 };
 
@@ -167,14 +181,15 @@ void pycode_free(struct pycode *c);
 
 /*
  * The line of instruction lasti (pyrt_frame.lasti) of code c, decoded
- * from the 3.11 location table as CPython's PyCode_Addr2Line does; -1
+ * from the location table (the same format in 3.11, 3.12 and 3.13) as
+ * CPython's PyCode_Addr2Line does; -1
  * if the instruction has no line, lasti is outside the code, or the
  * frame is incomplete (lasti < firsttraceable).  Pure: no reads.
  */
 int pyrt_line(const struct pycode *c, int32_t lasti);
 
 /*
- * The same on a bare 3.11 location table (len bytes, hostile) for the
+ * The same on a bare location table (len bytes, hostile) for the
  * byte offset addrq (lasti * 2); -1 as above.  Exposed for the tests.
  */
 int pyrt_line_table(const uint8_t *table, size_t len, int firstlineno,

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -258,6 +259,60 @@ static void test_fake_valid(void)
 	pyrt_close(rt);
 }
 
+/*
+ * 3.13's _Py_DebugOffsets (3.13.0's values, at their places in the
+ * table): accepted as they are; refused without the cookie, with
+ * another version, free-threaded, or an offset outside its structure.
+ */
+static void test_fake_313(void)
+{
+	static const uint32_t tab[][2] = {
+		{ 24, 0x30000 }, { 40, 632 },  { 48, 0x20000 }, { 64, 7264 },
+		{ 72, 7344 },	 { 152, 304 }, { 160, 0 },	{ 168, 8 },
+		{ 176, 16 },	 { 184, 72 },  { 200, 160 },	{ 224, 80 },
+		{ 232, 8 },	 { 240, 0 },   { 248, 56 },	{ 264, 70 },
+		{ 272, 208 },	 { 280, 112 }, { 288, 120 },	{ 296, 128 },
+		{ 304, 136 },	 { 312, 68 },  { 344, 200 },	{ 512, 40 },
+		{ 520, 16 },	 { 528, 32 },  { 536, 64 },	{ 544, 32 },
+		{ 552, 16 },	 { 560, 40 },
+	};
+	char err[256];
+	struct pyrt *rt;
+	size_t i;
+
+	fake_build();
+	memcpy(fake + (F_RT - FAKE_BASE), "xdebugpy", 8);
+	fput64(F_RT + 8, 0x030d00f0);
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		fput64(F_RT + tab[i][0], tab[i][1]);
+	fput64(F_RT + 632, F_INTERP);
+	rt = pyrt_open(0x030d00f0, F_RT, fake_read, NULL, err, sizeof(err));
+	CHECKF(rt != NULL, "%s", err);
+	CHECK(pyrt_version(rt) == 0x030d);
+	pyrt_close(rt);
+	fput64(F_RT + 16, 1);
+	CHECK(!pyrt_open(0x030d00f0, F_RT, fake_read, NULL, err, sizeof(err)) &&
+	      errno == ENOTSUP && strstr(err, "free-threaded"));
+	fput64(F_RT + 16, 0);
+	fput64(F_RT + 200, 400); /* native_thread_id past the tstate's size */
+	CHECK(!pyrt_open(0x030d00f0, F_RT, fake_read, NULL, err, sizeof(err)) &&
+	      errno == EINVAL && strstr(err, "byte 200"));
+	fput64(F_RT + 152, 1ull << 40); /* a huge size does not help */
+	fput64(F_RT + 200, 1ull << 32);
+	CHECK(!pyrt_open(0x030d00f0, F_RT, fake_read, NULL, err, sizeof(err)) &&
+	      errno == EINVAL);
+	fput64(F_RT + 152, 304);
+	fput64(F_RT + 200, 160);
+	fput64(F_RT + 8, 0x030c00f0);
+	CHECK(!pyrt_open(0x030d00f0, F_RT, fake_read, NULL, err, sizeof(err)) &&
+	      errno == EINVAL && strstr(err, "_Py_DebugOffsets"));
+	fput64(F_RT + 8, 0x030d00f0);
+	fake[F_RT - FAKE_BASE] = 'X';
+	CHECK(!pyrt_open(0x030d00f0, F_RT, fake_read, NULL, err, sizeof(err)) &&
+	      errno == EINVAL);
+	fake_build();
+}
+
 static void test_fake_hostile(void)
 {
 	struct pyrt_thread th[4];
@@ -267,10 +322,13 @@ static void test_fake_hostile(void)
 	struct pyrt *rt;
 	int n, st, i;
 
-	/* versions other than 3.11 are refused with their name */
+	/* versions other than 3.11 to 3.13 are refused with their name */
 	fake_build();
-	CHECK(!pyrt_open(0x030c01f0, F_RT, fake_read, NULL, err, sizeof(err)) &&
-	      errno == ENOTSUP && strstr(err, "3.12.1"));
+	CHECK(!pyrt_open(0x030e00f0, F_RT, fake_read, NULL, err, sizeof(err)) &&
+	      errno == ENOTSUP && strstr(err, "3.14.0"));
+	CHECK(!pyrt_open(0x030a0df0, F_RT, fake_read, NULL, err, sizeof(err)) &&
+	      errno == ENOTSUP && strstr(err, "3.10.13"));
+	test_fake_313();
 	CHECK(!pyrt_open(0x030b02f0, FAKE_BASE + 3 * FAKE_SIZE, fake_read, NULL,
 			 err, sizeof(err)) &&
 	      errno == EFAULT);
@@ -497,30 +555,42 @@ static int elf_syms(const char *path, uint64_t *runtime, uint64_t *version,
 	return *runtime && *version ? 0 : -1;
 }
 
-/* The load bias of path in pid: its offset-0 mapping's start. */
-static uint64_t load_bias(pid_t pid, const char *path, uint64_t first_vaddr)
+/*
+ * _PyRuntime's and Py_Version's run-time addresses in pid: from the
+ * .dynsym of the python3.X or libpython3.X.so it maps.  0, or -1.
+ */
+static int find_runtime(pid_t pid, uint64_t *runtime, uint64_t *version,
+			char *which, size_t wlen)
 {
 	char fn[64], line[4096];
 	unsigned long long lo, off;
-	uint64_t bias = 0;
+	uint64_t rs, vs, first;
+	int pie, found = -1;
 	FILE *f;
 
 	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
 	f = fopen(fn, "r");
 	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
-		if (!p || sscanf(line, "%llx-%*s %*s %llx", &lo, &off) != 2)
+		return -1;
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/'), *base;
+		if (!p || sscanf(line, "%llx-%*s %*s %llx", &lo, &off) != 2 ||
+		    off != 0)
 			continue;
 		p[strcspn(p, "\n")] = '\0';
-		if (!strcmp(p, path) && off == 0) {
-			bias = lo - first_vaddr;
-			break;
-		}
+		base = strrchr(p, '/') + 1;
+		if (strncmp(base, "python3", 7) &&
+		    strncmp(base, "libpython3", 10))
+			continue;
+		if (elf_syms(p, &rs, &vs, &pie, &first) < 0)
+			continue;
+		*runtime = rs + (pie ? lo - first : 0);
+		*version = vs + (pie ? lo - first : 0);
+		snprintf(which, wlen, "%s", p);
+		found = 0;
 	}
 	fclose(f);
-	return bias;
+	return found;
 }
 
 /* Whether the main thread of pid sits in read(2) (/proc/PID/syscall). */
@@ -643,31 +713,34 @@ static void check_sleeper(struct pyrt *rt, uint64_t tstate)
 	}
 }
 
-static void live_checks(pid_t pid, char *line)
+static void live_checks(pid_t pid, char *line, unsigned minor)
 {
-	const char *exe = "/usr/bin/python3.11";
-	uint64_t rtsym, versym, first, bias, vword = 0;
+	uint64_t rtaddr, veraddr, vword = 0;
 	struct pyrt_thread th[16];
 	struct live lv = { pid, 0, 0 };
 	pid_t tids[64];
 	size_t ntid;
 	long sleeper_tid;
-	char err[256], *words;
+	char err[256], *words, image[4096];
 	struct pyrt *rt;
-	int pie, n, i, found_main = -1, found_sleeper = -1;
+	int n, i, found_main = -1, found_sleeper = -1;
 
-	if (elf_syms(exe, &rtsym, &versym, &pie, &first) < 0) {
-		CHECKF(0, "no _PyRuntime or Py_Version in %s's .dynsym", exe);
+	if (find_runtime(pid, &rtaddr, &veraddr, image, sizeof(image)) < 0) {
+		CHECKF(0,
+		       "no _PyRuntime or Py_Version in the .dynsym of an "
+		       "image of %d",
+		       (int)pid);
 		return;
 	}
-	bias = pie ? load_bias(pid, exe, first) : 0;
-	CHECK(live_read(&lv, versym + bias, &vword, 8) == 0);
-	rt = pyrt_open((uint32_t)vword, rtsym + bias, live_read, &lv, err,
+	CHECK(live_read(&lv, veraddr, &vword, 8) == 0);
+	printf("%s: Py_Version %#llx, _PyRuntime at %#llx\n", image,
+	       (unsigned long long)vword, (unsigned long long)rtaddr);
+	rt = pyrt_open((uint32_t)vword, rtaddr, live_read, &lv, err,
 		       sizeof(err));
 	CHECKF(rt != NULL, "pyrt_open: %s", err);
 	if (!rt)
 		return;
-	CHECK(pyrt_version(rt) == 0x030b);
+	CHECK(pyrt_version(rt) == (0x0300 | minor));
 	n = pyrt_threads(rt, th, 16, err, sizeof(err));
 	CHECKF(n == 2, "%d thread states: %s", n, err);
 	if (sscanf(line, "T %ld", &sleeper_tid) != 1)
@@ -694,21 +767,25 @@ static void live_checks(pid_t pid, char *line)
 	pyrt_close(rt);
 }
 
-/* 0 ran, 77 cannot run here. */
-static int test_live(void)
+/* 0 ran, 77 cannot run here (python is not 3.minor). */
+static int test_live(const char *python, unsigned minor)
 {
+	char cmd[4200], want[32];
 	int in[2], out[2], i, status;
 	char line[4096] = "";
 	ssize_t got = 0, r;
 	pid_t pid;
 	FILE *v;
 
-	v = popen("/usr/bin/python3 -c 'import sys; "
-		  "print(sys.version_info[:2] == (3, 11))' 2>/dev/null",
-		  "r");
+	snprintf(cmd, sizeof(cmd),
+		 "%s -c 'import sys; print(sys.version_info[:2])' 2>/dev/null",
+		 python);
+	snprintf(want, sizeof(want), "(3, %u)", minor);
+	v = popen(cmd, "r");
 	if (!v)
 		return 77;
-	if (!fgets(line, sizeof(line), v) || strncmp(line, "True", 4)) {
+	if (!fgets(line, sizeof(line), v) ||
+	    strncmp(line, want, strlen(want))) {
 		pclose(v);
 		return 77;
 	}
@@ -724,7 +801,7 @@ static int test_live(void)
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl("/usr/bin/python3", "python3", "-c", script, (char *)0);
+		execl(python, python, "-c", script, (char *)0);
 		_exit(127);
 	}
 	close(in[0]);
@@ -741,9 +818,9 @@ static int test_live(void)
 	for (i = 0; i < 500 && !in_read(pid); i++)
 		usleep(10000);
 	CHECK(in_read(pid));
-	printf("script: %s", line);
+	printf("%s: %s", python, line);
 	if (strchr(line, '\n'))
-		live_checks(pid, line);
+		live_checks(pid, line, minor);
 	close(in[1]); /* os.read returns: the script ends */
 	close(out[0]);
 	for (i = 0; i < 500 && waitpid(pid, &status, WNOHANG) == 0; i++)
@@ -753,6 +830,43 @@ static int test_live(void)
 		waitpid(pid, &status, 0);
 	}
 	return 0;
+}
+
+/*
+ * More interpreters to read, when this machine has them: the paths in
+ * PTPROF_TEST_PYTHONS (colon-separated, each ending in python3.X), else
+ * pyenv's 3.11 to 3.13 (built with libpython3.X.so: the other way
+ * _PyRuntime is found).
+ */
+static void test_more_pythons(void)
+{
+	const char *env = getenv("PTPROF_TEST_PYTHONS"), *home = getenv("HOME");
+	char pat[4096], *list, *p, *save = NULL;
+	glob_t g = { 0 };
+	size_t i;
+
+	if (env) {
+		list = strdup(env);
+		for (p = strtok_r(list, ":", &save); p;
+		     p = strtok_r(NULL, ":", &save)) {
+			char *dot = strrchr(p, '.');
+			unsigned minor = dot ? (unsigned)atoi(dot + 1) : 0;
+			CHECKF(test_live(p, minor) == 0,
+			       "%s: not 3.%u or not runnable", p, minor);
+		}
+		free(list);
+		return;
+	}
+	snprintf(pat, sizeof(pat),
+		 "%s/.pyenv/versions/3.1[123].*/bin/python3.1[123]",
+		 home ? home : "/root");
+	if (glob(pat, 0, NULL, &g) != 0)
+		return;
+	for (i = 0; i < g.gl_pathc; i++) {
+		const char *dot = strrchr(g.gl_pathv[i], '.');
+		(void)test_live(g.gl_pathv[i], (unsigned)atoi(dot + 1));
+	}
+	globfree(&g);
 }
 
 int main(void)
@@ -767,7 +881,8 @@ int main(void)
 	test_fake_valid();
 	test_fake_hostile();
 	printf("fake reads: %lu\n", fake_reads);
-	live = test_live();
+	live = test_live("/usr/bin/python3", 11);
+	test_more_pythons();
 	free(fake);
 	if (live == 77 && !unit_failures) {
 		printf("test_pyrt: no CPython 3.11 at /usr/bin/python3: the "
