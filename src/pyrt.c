@@ -51,6 +51,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,18 +262,51 @@ static void set_spans(struct pyrt *rt)
  */
 static int layout_313(struct pyrt *rt, char *err, size_t errlen)
 {
+	/*
+	 * Where each offset is in _Py_DebugOffsets, where the size of its
+	 * structure is, our bound for it, and the layout field it fills.
+	 */
+#define F(f) offsetof(struct pyrt_layout, f)
+	static const struct {
+		uint16_t at, size_at, bound, field;
+	} tab[] = {
+		{ 40, 24, 4096, F(rt_interp_head) },
+		{ 64, 48, 65535, F(is_next) },
+		{ 72, 48, 65535, F(is_threads_head) },
+		{ 160, 152, PYRT_TS_BYTES, F(ts_prev) },
+		{ 168, 152, PYRT_TS_BYTES, F(ts_next) },
+		{ 176, 152, PYRT_TS_BYTES, F(ts_interp) },
+		{ 184, 152, PYRT_TS_BYTES, F(ts_frame) },
+		{ 200, 152, PYRT_TS_BYTES, F(ts_native_id) },
+		{ 232, 224, PYRT_FR_BYTES, F(fr_previous) },
+		{ 240, 224, PYRT_FR_BYTES, F(fr_code) },
+		{ 248, 224, PYRT_FR_BYTES, F(fr_instr) },
+		{ 264, 224, PYRT_FR_BYTES, F(fr_owner) },
+		{ 280, 272, PYRT_CO_BYTES, F(co_filename) },
+		{ 288, 272, PYRT_CO_BYTES, F(co_name) },
+		{ 296, 272, PYRT_CO_BYTES, F(co_qualname) },
+		{ 304, 272, PYRT_CO_BYTES, F(co_linetable) },
+		{ 312, 272, PYRT_CO_BYTES, F(co_firstlineno) },
+		{ 344, 272, PYRT_CO_BYTES, F(co_code) },
+		{ 520, 512, PYRT_STR_HDR, F(bytes_size) },
+		{ 528, 512, PYRT_STR_HDR, F(bytes_data) },
+		{ 544, 536, PYRT_STR_HDR, F(str_state) },
+		{ 552, 536, PYRT_STR_HDR, F(str_length) },
+		{ 560, 536, PYRT_STR_HDR, F(str_ascii_data) },
+	};
+#undef F
 	struct pyrt_layout *l = &rt->lay;
 	uint8_t d[PYRT_DBG_BYTES];
-	uint64_t v[2];
-	int i;
+	uint64_t v, size;
+	uint32_t v32;
+	size_t i;
 
-#define DBG(off) get64(d + (off))
 	if (rd(rt, rt->runtime, d, sizeof(d)) < 0) {
 		seterr(err, errlen, "_PyRuntime at %#llx is not readable",
 		       (unsigned long long)rt->runtime);
 		return -1;
 	}
-	if (memcmp(d, "xdebugpy", 8) || DBG(8) >> 16 != rt->version) {
+	if (memcmp(d, "xdebugpy", 8) || get64(d + 8) >> 16 != rt->version) {
 		seterr(err, errlen,
 		       "_PyRuntime at %#llx does not start with 3.13's "
 		       "_Py_DebugOffsets",
@@ -280,82 +314,37 @@ static int layout_313(struct pyrt *rt, char *err, size_t errlen)
 		errno = EINVAL;
 		return -1;
 	}
-	if (DBG(16)) {
+	if (get64(d + 16)) {
 		seterr(err, errlen,
 		       "free-threaded CPython 3.13 is not supported");
 		errno = ENOTSUP;
 		return -1;
 	}
-	/* (offset, size of its structure, our bound) triples */
-	{
-		const uint32_t chk[][3] = {
-			{ 40, 24, 1u << 20 },
-			{ 64, 48, 1u << 20 },
-			{ 72, 48, 1u << 20 },
-			{ 160, 152, PYRT_TS_BYTES },
-			{ 168, 152, PYRT_TS_BYTES },
-			{ 176, 152, PYRT_TS_BYTES },
-			{ 184, 152, PYRT_TS_BYTES },
-			{ 200, 152, PYRT_TS_BYTES },
-			{ 232, 224, PYRT_FR_BYTES },
-			{ 240, 224, PYRT_FR_BYTES },
-			{ 248, 224, PYRT_FR_BYTES },
-			{ 264, 224, PYRT_FR_BYTES },
-			{ 280, 272, PYRT_CO_BYTES },
-			{ 288, 272, PYRT_CO_BYTES },
-			{ 296, 272, PYRT_CO_BYTES },
-			{ 304, 272, PYRT_CO_BYTES },
-			{ 312, 272, PYRT_CO_BYTES },
-			{ 344, 272, PYRT_CO_BYTES },
-			{ 520, 512, PYRT_STR_HDR },
-			{ 528, 512, PYRT_STR_HDR },
-			{ 544, 536, PYRT_STR_HDR },
-			{ 552, 536, PYRT_STR_HDR },
-			{ 560, 536, PYRT_STR_HDR },
-		};
-		for (i = 0; i < (int)(sizeof(chk) / sizeof(chk[0])); i++) {
-			v[0] = DBG(chk[i][0]);
-			v[1] = DBG(chk[i][1]);
-			if (v[0] + 8 > chk[i][2] || v[0] + 1 > v[1]) {
-				seterr(err, errlen,
-				       "_Py_DebugOffsets at %#llx: the offset at "
-				       "byte %u is implausible (%llu)",
-				       (unsigned long long)rt->runtime,
-				       chk[i][0], (unsigned long long)v[0]);
-				errno = EINVAL;
-				return -1;
-			}
+	memset(l, 0, sizeof(*l)); /* ts_cframe, fr_is_entry, str_ready: 0 */
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		v = get64(d + tab[i].at);
+		size = get64(d + tab[i].size_at);
+		if (v > tab[i].bound - 8u || v >= size) {
+			seterr(err, errlen,
+			       "_Py_DebugOffsets at %#llx: the offset at "
+			       "byte %u is implausible (%llu)",
+			       (unsigned long long)rt->runtime, tab[i].at,
+			       (unsigned long long)v);
+			errno = EINVAL;
+			return -1;
 		}
+		v32 = (uint32_t)v;
+		memcpy((char *)l + tab[i].field, &v32, sizeof(v32));
 	}
-	l->rt_interp_head = DBG(40);
-	l->is_next = DBG(64);
-	l->is_threads_head = DBG(72);
-	l->ts_prev = DBG(160);
-	l->ts_next = DBG(168);
-	l->ts_interp = DBG(176);
-	l->ts_cframe = 0;
-	l->ts_frame = DBG(184);
-	l->ts_native_id = DBG(200);
-	l->fr_previous = DBG(232);
-	l->fr_code = DBG(240);
-	l->fr_instr = DBG(248);
-	l->fr_owner = DBG(264);
-	l->fr_is_entry = 0;
-	l->co_filename = DBG(280);
-	l->co_name = DBG(288);
-	l->co_qualname = DBG(296);
-	l->co_linetable = DBG(304);
-	l->co_firstlineno = DBG(312);
-	l->co_code = DBG(344);
+	if (l->co_code < 16) {
+		seterr(err, errlen,
+		       "_Py_DebugOffsets at %#llx: co_code_adaptive at %u",
+		       (unsigned long long)rt->runtime, l->co_code);
+		errno = EINVAL;
+		return -1;
+	}
 	l->co_firsttraceable = l->co_code - 16;
-	l->bytes_size = DBG(520);
-	l->bytes_data = DBG(528);
-	l->str_state = DBG(544);
-	l->str_length = DBG(552);
-	l->str_ascii_data = DBG(560);
 	l->str_data = l->str_ascii_data + 16;
-	l->str_ready = 0;
-#undef DBG
 	return 0;
 }
 

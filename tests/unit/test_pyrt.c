@@ -301,6 +301,10 @@ static void test_fake_313(void)
 	fput64(F_RT + 200, 1ull << 32);
 	CHECK(!pyrt_open(0x030d00f0, F_RT, fake_read, NULL, err, sizeof(err)) &&
 	      errno == EINVAL);
+	fput64(F_RT + 152, UINT64_MAX); /* nor one that wraps around */
+	fput64(F_RT + 200, (uint64_t)-4);
+	CHECK(!pyrt_open(0x030d00f0, F_RT, fake_read, NULL, err, sizeof(err)) &&
+	      errno == EINVAL);
 	fput64(F_RT + 152, 304);
 	fput64(F_RT + 200, 160);
 	fput64(F_RT + 8, 0x030c00f0);
