@@ -195,4 +195,29 @@ int pyrt_line(const struct pycode *c, int32_t lasti);
 int pyrt_line_table(const uint8_t *table, size_t len, int firstlineno,
 		    int64_t addrq);
 
+/*
+ * A read callback that reads whole 4 KiB pages through another one and
+ * keeps the last PYRT_PAGES of them: a frame chain lives mostly in one
+ * or two pages of the thread's data stack, so pyrt_frames() through it
+ * makes a few reads instead of one per frame.  Give pyrt_open()
+ * pyrt_pages_read with a struct pyrt_pages as its arg, and call
+ * pyrt_pages_reset() whenever the target may have run since the last
+ * read (before each stop window's walk): the pages are a snapshot.
+ * A read that fails for its whole page is retried for its bytes alone.
+ */
+#define PYRT_PAGES 8
+
+struct pyrt_pages {
+	pyrt_read_fn read; /* the reader underneath, and its arg */
+	void *arg;
+	unsigned n, next;		/* pages held, the next to replace */
+	uint64_t addr[PYRT_PAGES];	/* their addresses */
+	uint8_t data[PYRT_PAGES][4096]; /* their bytes */
+	unsigned long reads;		/* reads made underneath */
+};
+
+void pyrt_pages_init(struct pyrt_pages *pc, pyrt_read_fn read, void *arg);
+void pyrt_pages_reset(struct pyrt_pages *pc);
+int pyrt_pages_read(void *pc, uint64_t addr, void *buf, size_t len);
+
 #endif /* PTPROF_PYRT_H */

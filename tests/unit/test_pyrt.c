@@ -464,6 +464,40 @@ static void test_fake_hostile(void)
 	pyrt_close(rt);
 }
 
+/* pyrt_pages_read() over the fake space: the same bytes, held pages. */
+static void test_pages(void)
+{
+	static struct pyrt_pages pc;
+	uint8_t a[64], b[64];
+	uint64_t at;
+	int i, ok = 1;
+
+	fake_build();
+	for (i = 0; i < (int)FAKE_SIZE; i += 4)
+		fput32(FAKE_BASE + (uint64_t)i, (uint32_t)i * 2654435761u);
+	pyrt_pages_init(&pc, fake_read, NULL);
+	srand(7);
+	for (i = 0; i < 5000; i++) { /* crossing pages, evicting them */
+		at = FAKE_BASE + (uint64_t)(rand() % (FAKE_SIZE - 64));
+		if (i % 3 == 0)
+			at = FAKE_BASE + 4096 * (uint64_t)(rand() % 20) - 17 +
+			     4096;
+		if (pyrt_pages_read(&pc, at, a, 40) != 0 ||
+		    fake_read(NULL, at, b, 40) != 0 || memcmp(a, b, 40))
+			ok = 0;
+	}
+	CHECK(ok);
+	CHECK(pc.n <= PYRT_PAGES);
+	/* the last page and the one past the space */
+	CHECK(pyrt_pages_read(&pc, FAKE_BASE + FAKE_SIZE - 8, a, 16) != 0);
+	CHECK(pyrt_pages_read(&pc, FAKE_BASE + FAKE_SIZE - 8, a, 8) == 0 &&
+	      !memcmp(a, fake + FAKE_SIZE - 8, 8));
+	CHECK(pyrt_pages_read(&pc, FAKE_BASE - 4, a, 8) != 0);
+	CHECK(pyrt_pages_read(&pc, UINT64_MAX - 4, a, 8) != 0);
+	pyrt_pages_reset(&pc);
+	CHECK(pc.n == 0);
+}
+
 /* ---- 3. a live python3.11 ---- */
 
 static const char script[] =
@@ -690,6 +724,51 @@ static void check_chain(struct pyrt *rt, struct live *lv, uint64_t tstate,
 	}
 }
 
+/*
+ * The same walk through pyrt_pages_read(): the same frames, in fewer
+ * reads underneath (printed, with the time per call).
+ */
+static void check_pages(uint32_t vword, uint64_t rtaddr, struct live *lv,
+			uint64_t tstate)
+{
+	static struct pyrt_pages pc;
+	struct pyrt_frame a[32], b[32];
+	char err[256];
+	struct pyrt *rt, *direct;
+	int na, nb, sa, sb, k;
+	double t0;
+
+	pyrt_pages_init(&pc, live_read, lv);
+	rt = pyrt_open(vword, rtaddr, pyrt_pages_read, &pc, err, sizeof(err));
+	direct = pyrt_open(vword, rtaddr, live_read, lv, err, sizeof(err));
+	CHECKF(rt && direct, "%s", err);
+	if (!rt || !direct)
+		goto out;
+	pyrt_pages_reset(&pc);
+	pc.reads = 0;
+	lv->bytes = 0;
+	na = pyrt_frames(rt, tstate, a, 32, &sa);
+	printf("pyrt_frames through pyrt_pages_read: %lu reads, %lu bytes\n",
+	       pc.reads, lv->bytes);
+	nb = pyrt_frames(direct, tstate, b, 32, &sb);
+	CHECKF(na == nb && sa == sb && na > 0, "%d/%d frames", na, nb);
+	for (k = 0; k < na && k < nb; k++)
+		CHECKF(a[k].frame == b[k].frame && a[k].code == b[k].code &&
+			       a[k].lasti == b[k].lasti &&
+			       a[k].is_entry == b[k].is_entry,
+		       "frame %d differs", k);
+	t0 = now_ns();
+	for (k = 0; k < 2000; k++) {
+		pyrt_pages_reset(&pc);
+		(void)pyrt_frames(rt, tstate, a, 32, &sa);
+	}
+	printf("pyrt_frames through pyrt_pages_read: %.0f ns per call\n",
+	       (now_ns() - t0) / 2000);
+out:
+	pyrt_close(rt);
+	pyrt_close(direct);
+}
+
 static void check_sleeper(struct pyrt *rt, uint64_t tstate)
 {
 	struct pyrt_frame fr[32];
@@ -764,8 +843,11 @@ static void live_checks(pid_t pid, char *line, unsigned minor)
 	tids[0] = 1; /* a process whose threads are not the states' */
 	CHECK(pyrt_check(rt, tids, 1, err, sizeof(err)) == -1);
 	words = strstr(line, "waiter:");
-	if (found_main >= 0 && words)
+	if (found_main >= 0 && words) {
 		check_chain(rt, &lv, th[found_main].tstate, words);
+		check_pages((uint32_t)vword, rtaddr, &lv,
+			    th[found_main].tstate);
+	}
 	if (found_sleeper >= 0)
 		check_sleeper(rt, th[found_sleeper].tstate);
 	pyrt_close(rt);
@@ -884,6 +966,7 @@ int main(void)
 	test_made_tables();
 	test_fake_valid();
 	test_fake_hostile();
+	test_pages();
 	printf("fake reads: %lu\n", fake_reads);
 	live = test_live("/usr/bin/python3", 11);
 	test_more_pythons();
