@@ -716,11 +716,18 @@ static void check_chain(struct pyrt *rt, struct live *lv, uint64_t tstate,
 	printf("pyrt_frames, %d frames: %lu reads, %lu bytes\n", n, lv->reads,
 	       lv->bytes);
 	{
+		struct pycode c;
 		double t0 = now_ns();
 		for (k = 0; k < 2000; k++)
 			(void)pyrt_frames(rt, tstate, fr, 32, &st);
 		printf("pyrt_frames: %.0f ns per call (process_vm_readv)\n",
 		       (now_ns() - t0) / 2000);
+		lv->reads = lv->bytes = 0;
+		if (pyrt_code(rt, fr[0].code, &c) == 0) {
+			printf("pyrt_code: %lu reads, %lu bytes\n", lv->reads,
+			       lv->bytes);
+			pycode_free(&c);
+		}
 	}
 }
 
