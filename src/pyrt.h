@@ -45,7 +45,8 @@
  *  - pyrt_frames() in the stop window: one read per frame (38 bytes in
  *    3.11, 71 in 3.12 and 3.13; one more per shim frame in 3.12+), plus
  *    two reads (3.11, 3.12) or one (3.13) to reach the first frame;
- *    nothing else.
+ *    nothing else.  Through pyrt_pages_read() (below) those become a
+ *    few page reads: 3 or 4 for a 5-frame chain instead of 7 to 9.
  *  - pyrt_code() and pyrt_line() after the threads are released: a code
  *    object's names and line table (several reads, up to ~67 KiB).  The
  *    CALLER caches struct pycode by code object address: code objects
