@@ -85,3 +85,13 @@ tests_unit_test_debugframe_SOURCES = tests/unit/test_debugframe.c
 tests_unit_test_debugframe_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS) \
 	$(ZLIB_CFLAGS)
 tests_unit_test_debugframe_LDADD = $(PT_LIBS)
+
+# CPython's runtime state and frames (pyrt.h): the 3.11 location table
+# on real tables (pyrt_lines.h), a hostile fake address space, and a
+# live /usr/bin/python3 (skipped unless it is 3.11).
+check_PROGRAMS += tests/unit/test_pyrt
+TESTS += tests/unit/test_pyrt
+EXTRA_DIST += tests/unit/pyrt_lines.h tests/unit/gen_pyrt_lines.py
+tests_unit_test_pyrt_SOURCES = tests/unit/test_pyrt.c
+tests_unit_test_pyrt_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_unit_test_pyrt_LDADD = $(PT_LIBS)
