@@ -85,3 +85,12 @@ tests_unit_test_debugframe_SOURCES = tests/unit/test_debugframe.c
 tests_unit_test_debugframe_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS) \
 	$(ZLIB_CFLAGS)
 tests_unit_test_debugframe_LDADD = $(PT_LIBS)
+
+# Python frames (issue 16): the merge with the native stack
+# (pymerge.h) and their synthetic PCs (pyframes.h).
+check_PROGRAMS += tests/unit/test_pymerge tests/unit/test_pyframes
+TESTS += tests/unit/test_pymerge tests/unit/test_pyframes
+tests_unit_test_pymerge_SOURCES = tests/unit/test_pymerge.c
+tests_unit_test_pymerge_LDADD = $(PT_LIBS)
+tests_unit_test_pyframes_SOURCES = tests/unit/test_pyframes.c
+tests_unit_test_pyframes_LDADD = $(PT_LIBS)

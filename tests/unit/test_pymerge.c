@@ -1,0 +1,230 @@
+/*
+ * test_pymerge.c - the merge of native and Python frames (pymerge.h), on
+ * the shapes issue 16 names: a plain chain, time.sleep above its Python
+ * caller, a C extension between Python frames, and the disagreements
+ * that keep the native stack.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "pymerge.h"
+#include "unit.h"
+
+/* The eval loop of these stacks: [EVAL, EVAL + 0x1000). */
+#define EVAL 0xe000u
+
+/* Native PCs (return addresses but the leaf's). */
+enum {
+	CLOCK_NANOSLEEP = 0x1010,
+	PYSLEEP = 0x1110,
+	TIME_SLEEP = 0x1210,
+	EXT_FUNC = 0x2010, /* a C extension's function */
+	CFUNC_CALL = 0x2110,
+	EVAL_IN = EVAL + 0x10,	/* a C call of the eval loop */
+	EVAL_OUT = EVAL + 0x20, /* another one (another return address) */
+	EVAL_CODE = 0x3010,
+	RUN_MOD = 0x3110,
+	PY_RUNMAIN = 0x3210,
+	MAIN = 0x3310,
+};
+
+static bool in_eval(void *arg, uint64_t pc, size_t i)
+{
+	(void)arg;
+	(void)i;
+	return pc >= EVAL && pc < EVAL + 0x1000;
+}
+
+/* A predicate that changes its mind: the answers of a script, in turn. */
+struct script {
+	const bool *answers;
+	size_t next;
+};
+
+static bool fickle(void *arg, uint64_t pc, size_t i)
+{
+	struct script *s = arg;
+
+	(void)pc;
+	(void)i;
+	return s->answers[s->next++];
+}
+
+/* A ref list written as a string: "n3" native 3, "p0" Python 0. */
+static const char *refs_str(const struct pymerge_ref *r, size_t n)
+{
+	static char buf[512];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < sizeof(buf) - 16; i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%c%u",
+					i ? " " : "", r[i].py ? 'p' : 'n',
+					r[i].idx);
+	return buf;
+}
+
+static enum pymerge_status merge(const uint64_t *pcs, size_t npcs,
+				 const bool *entry, size_t npy, bool cut,
+				 size_t max, const char **got)
+{
+	struct pymerge_ref out[64];
+	struct pymerge_in in = { pcs, npcs, cut, entry, npy, in_eval, NULL };
+	size_t n = 99;
+	enum pymerge_status s = pymerge_stack(&in, out, max, &n);
+
+	*got = refs_str(out, n);
+	return s;
+}
+
+#define EXPECT(status, want, ...)                                              \
+	do {                                                                   \
+		const char *got_;                                              \
+		enum pymerge_status s_ = merge(__VA_ARGS__, &got_);            \
+		CHECKF(s_ == (status), "status %s, not %s",                    \
+		       pymerge_status_name(s_), pymerge_status_name(status));  \
+		CHECKF(!strcmp(got_, (want)), "got \"%s\", want \"%s\"", got_, \
+		       (want));                                                \
+	} while (0)
+
+/* main -> run -> level1 -> hot_a: one C eval call runs all four. */
+static void test_plain_chain(void)
+{
+	const uint64_t pcs[] = { EVAL_IN, EVAL_CODE, RUN_MOD, PY_RUNMAIN,
+				 MAIN };
+	/* hot_a, level1, run, <module> (the one Py_RunMain entered) */
+	const bool entry[] = { false, false, false, true };
+
+	EXPECT(PYMERGE_OK, "p0 p1 p2 p3 n1 n2 n3 n4", pcs, 5, entry, 4, false,
+	       64);
+	/* max: the innermost frames kept */
+	EXPECT(PYMERGE_OK, "p0 p1 p2", pcs, 5, entry, 4, false, 3);
+	EXPECT(PYMERGE_OK, "p0 p1 p2 p3 n1", pcs, 5, entry, 4, false, 5);
+	EXPECT(PYMERGE_OK, "", pcs, 5, entry, 4, false, 0);
+}
+
+/* time.sleep: clock_nanosleep and the C function above the caller. */
+static void test_sleep(void)
+{
+	const uint64_t pcs[] = { CLOCK_NANOSLEEP, PYSLEEP,    TIME_SLEEP,
+				 EVAL_IN,	  PY_RUNMAIN, MAIN };
+	const bool entry[] = { false, true }; /* sleeper, <module> */
+
+	EXPECT(PYMERGE_OK, "n0 n1 n2 p0 p1 n4 n5", pcs, 6, entry, 2, false, 64);
+}
+
+/* A C extension calls back into Python: two C eval calls, two runs. */
+static void test_extension_between(void)
+{
+	const uint64_t pcs[] = { EVAL_IN,  EXT_FUNC,   CFUNC_CALL,
+				 EVAL_OUT, PY_RUNMAIN, MAIN };
+	/* callback (entered by the extension), hot, <module> */
+	const bool entry[] = { true, false, true };
+
+	EXPECT(PYMERGE_OK, "p0 n1 n2 p1 p2 n4 n5", pcs, 6, entry, 3, false, 64);
+	/* the leaf in the extension, its caller's run below it */
+	EXPECT(PYMERGE_OK, "n0 n1 p0 p1 p2 n3 n4", pcs + 1, 5,
+	       (const bool[]){ false, false, true }, 3, false, 64);
+}
+
+/* What never merges: the native stack, as it is, and the reason. */
+static void test_disagreements(void)
+{
+	const uint64_t two[] = { EVAL_IN, EXT_FUNC, EVAL_OUT, MAIN };
+	const uint64_t one[] = { EVAL_IN, PY_RUNMAIN, MAIN };
+	const uint64_t none[] = { CLOCK_NANOSLEEP, MAIN };
+
+	/* two eval calls, one run: a C eval call entered, its frame not
+	 * linked yet */
+	EXPECT(PYMERGE_MISMATCH, "n0 n1 n2 n3", two, 4,
+	       (const bool[]){ false, true }, 2, false, 64);
+	/* one eval call, two runs: more frames than C calls */
+	EXPECT(PYMERGE_MISMATCH, "n0 n1 n2", one, 3,
+	       (const bool[]){ true, true }, 2, false, 64);
+	/* the outermost frame is no entry frame: a chain read mid-call */
+	EXPECT(PYMERGE_NO_ENTRY, "n0 n1 n2", one, 3,
+	       (const bool[]){ true, false }, 2, false, 64);
+	/* an eval call but no Python frame read */
+	EXPECT(PYMERGE_MISMATCH, "n0 n1 n2", one, 3, NULL, 0, false, 64);
+	/* max applies to the native stack kept too */
+	EXPECT(PYMERGE_MISMATCH, "n0 n1", two, 4, (const bool[]){ false, true },
+	       2, false, 2);
+	/* Python frames and no eval call: the native stack */
+	EXPECT(PYMERGE_MISMATCH, "n0 n1", none, 2, (const bool[]){ true }, 1,
+	       false, 64);
+	/* a native thread: nothing to merge, and that is fine */
+	EXPECT(PYMERGE_OK, "n0 n1", none, 2, NULL, 0, false, 64);
+	EXPECT(PYMERGE_OK, "", none, 0, NULL, 0, false, 64);
+}
+
+/* A native stack cut at the unwinder's depth limit lost its outer eval
+ * calls: the inner runs merge, the outer ones go with them; more eval
+ * calls than runs is still a mismatch. */
+static void test_native_cut(void)
+{
+	const uint64_t cut[] = { EVAL_IN, EXT_FUNC, CFUNC_CALL };
+	const bool entry[] = { true, false, true };
+
+	EXPECT(PYMERGE_OK, "p0 n1 n2", cut, 3, entry, 3, true, 64);
+	EXPECT(PYMERGE_MISMATCH, "n0 n1 n2", cut, 3, entry, 3, false, 64);
+	EXPECT(PYMERGE_OK, "n0 n1", cut + 1, 2, entry, 3, true, 64);
+	EXPECT(PYMERGE_MISMATCH, "n0 n1",
+	       (const uint64_t[]){ EVAL_IN, EVAL_OUT }, 2,
+	       (const bool[]){ true }, 1, true, 64);
+}
+
+/* A predicate that answers otherwise the second time it is asked never
+ * makes the merge read past the Python frames, nor drop some: the
+ * native stack then. */
+static void test_fickle(void)
+{
+	const uint64_t pcs[] = { EVAL_IN, EXT_FUNC };
+	const bool entry[] = { true };
+	/* counted as one eval call, walked as two */
+	const bool more[] = { true, false, true, true };
+	/* counted as one, walked as none */
+	const bool fewer[] = { true, false, false, false };
+	struct script sc = { more, 0 };
+	struct pymerge_in in = { pcs, 2, false, entry, 1, fickle, &sc };
+	struct pymerge_ref out[8];
+	size_t n;
+
+	CHECK(pymerge_stack(&in, out, 8, &n) == PYMERGE_MISMATCH);
+	CHECK(n == 2 && !out[0].py && !out[1].py && out[1].idx == 1);
+	sc = (struct script){ fewer, 0 };
+	CHECK(pymerge_stack(&in, out, 8, &n) == PYMERGE_MISMATCH);
+	CHECK(n == 2 && !out[0].py && !out[1].py);
+}
+
+static void test_einval(void)
+{
+	struct pymerge_ref out[4];
+	struct pymerge_in in = { NULL, 2, false, NULL, 0, in_eval, NULL };
+	size_t n = 7;
+
+	CHECK(pymerge_stack(&in, out, 4, &n) == PYMERGE_EINVAL && n == 0);
+	in = (struct pymerge_in){ NULL, 0, false, NULL, 1, in_eval, NULL };
+	n = 7;
+	CHECK(pymerge_stack(&in, out, 4, &n) == PYMERGE_EINVAL && n == 0);
+	in = (struct pymerge_in){ NULL, 0, false, NULL, 0, NULL, NULL };
+	CHECK(pymerge_stack(&in, out, 4, &n) == PYMERGE_EINVAL);
+	in.in_eval = in_eval;
+	CHECK(pymerge_stack(&in, NULL, 4, &n) == PYMERGE_EINVAL);
+	CHECK(pymerge_stack(&in, out, 4, NULL) == PYMERGE_EINVAL);
+	CHECK(pymerge_stack(NULL, out, 4, &n) == PYMERGE_EINVAL);
+	CHECK(!strcmp(pymerge_status_name(PYMERGE_NO_ENTRY), "no-entry"));
+	CHECK(!strcmp(pymerge_status_name((enum pymerge_status)42), "?"));
+}
+
+int main(void)
+{
+	test_plain_chain();
+	test_sleep();
+	test_extension_between();
+	test_disagreements();
+	test_native_cut();
+	test_fickle();
+	test_einval();
+	return unit_result("test_pymerge");
+}
