@@ -6,6 +6,12 @@
 
 #include "pymerge.h"
 
+/* Whether Python frame i is an entry frame. */
+static bool pymerge_entry(const struct pymerge_in *in, size_t i)
+{
+	return in->entry[i * in->entry_stride] != 0;
+}
+
 /* The native stack as it is: ref i is native PC i, at most max. */
 static size_t pymerge_native(const struct pymerge_in *in,
 			     struct pymerge_ref *out, size_t max)
@@ -22,7 +28,8 @@ static bool pymerge_valid(const struct pymerge_in *in,
 {
 	if (!in || !out || !nout || !in->in_eval)
 		return false;
-	if ((!in->pcs && in->npcs) || (!in->is_entry && in->npy))
+	if ((!in->pcs && in->npcs) ||
+	    (in->npy && (!in->entry || !in->entry_stride)))
 		return false;
 	/* refs carry 32-bit indices */
 	return in->npcs <= UINT32_MAX && in->npy <= UINT32_MAX;
@@ -45,7 +52,7 @@ static size_t pymerge_runs(const struct pymerge_in *in)
 	size_t n = 0;
 
 	for (size_t i = 0; i < in->npy; i++)
-		if (in->is_entry[i])
+		if (pymerge_entry(in, i))
 			n++;
 	return n;
 }
@@ -75,7 +82,7 @@ static long pymerge_walk(const struct pymerge_in *in, struct pymerge_ref *out,
 		while (!entry) {
 			if (py >= in->npy)
 				return -1;
-			entry = in->is_entry[py];
+			entry = pymerge_entry(in, py);
 			if (n < max)
 				out[n++] = (struct pymerge_ref){ (uint32_t)py,
 								 true };
@@ -99,7 +106,7 @@ enum pymerge_status pymerge_stack(const struct pymerge_in *in,
 			*nout = 0;
 		return PYMERGE_EINVAL;
 	}
-	if (in->npy && !in->is_entry[in->npy - 1]) {
+	if (in->npy && !pymerge_entry(in, in->npy - 1)) {
 		*nout = pymerge_native(in, out, max);
 		return PYMERGE_NO_ENTRY;
 	}

@@ -50,7 +50,8 @@
  * answers), no allocation, no state; safe anywhere, the sampler's stop
  * window included (though it belongs after it).  Never prints or exits.
  * Returns the status; *nout is set on every status.  Invalid arguments
- * (NULL pointers with a non-zero count, NULL in_eval, NULL out or nout)
+ * (NULL pointers with a non-zero count, an entry_stride of 0 with
+ * Python frames, NULL in_eval, NULL out or nout)
  * return PYMERGE_EINVAL with *nout 0 when nout is not NULL.
  */
 #ifndef PTPROF_PYMERGE_H
@@ -78,8 +79,13 @@ struct pymerge_in {
 				for callers, as the unwinder gives them) */
 	size_t npcs;
 	bool native_cut; /* the unwinder stopped at its depth limit */
-	/* Python frames, innermost first: is_entry[i] is frame i's flag */
-	const bool *is_entry;
+	/* Python frames, innermost first: frame i is an entry frame when
+	 * the byte at entry + i * entry_stride is not 0.  The flags are
+	 * read where they lie, so pyrt.h's frames need no copy (entry =
+	 * &frames[0].is_entry, entry_stride = sizeof(frames[0])); a bool
+	 * array is (const uint8_t *)array and 1. */
+	const uint8_t *entry;
+	size_t entry_stride;
 	size_t npy;
 	/* Whether pc (native frame i, leaf when i is 0, a return address
 	 * otherwise) is in the eval loop.  arg is in_eval_arg. */

@@ -70,7 +70,13 @@ static enum pymerge_status merge(const uint64_t *pcs, size_t npcs,
 				 size_t max, const char **got)
 {
 	struct pymerge_ref out[64];
-	struct pymerge_in in = { pcs, npcs, cut, entry, npy, in_eval, NULL };
+	struct pymerge_in in = { .pcs = pcs,
+				 .npcs = npcs,
+				 .native_cut = cut,
+				 .entry = (const uint8_t *)entry,
+				 .entry_stride = 1,
+				 .npy = npy,
+				 .in_eval = in_eval };
 	size_t n = 99;
 	enum pymerge_status s = pymerge_stack(&in, out, max, &n);
 
@@ -186,7 +192,13 @@ static void test_fickle(void)
 	/* counted as one, walked as none */
 	const bool fewer[] = { true, false, false, false };
 	struct script sc = { more, 0 };
-	struct pymerge_in in = { pcs, 2, false, entry, 1, fickle, &sc };
+	struct pymerge_in in = { .pcs = pcs,
+				 .npcs = 2,
+				 .entry = (const uint8_t *)entry,
+				 .entry_stride = 1,
+				 .npy = 1,
+				 .in_eval = fickle,
+				 .in_eval_arg = &sc };
 	struct pymerge_ref out[8];
 	size_t n;
 
@@ -197,19 +209,61 @@ static void test_fickle(void)
 	CHECK(n == 2 && !out[0].py && !out[1].py);
 }
 
+/* The flags read where they lie, in frames as pyrt.h's (entry_stride):
+ * the same merge as from a bool array. */
+static void test_stride(void)
+{
+	struct frame {
+		uint64_t frame, code;
+		int32_t lasti;
+		uint8_t is_entry, owner;
+	} fr[3] = { { 0x100, 0xc1, 4, 1, 0 },
+		    { 0x200, 0xc2, 8, 0, 0 },
+		    { 0x300, 0xc3, 2, 1, 0 } };
+	const uint64_t pcs[] = { EVAL_IN,  EXT_FUNC,   CFUNC_CALL,
+				 EVAL_OUT, PY_RUNMAIN, MAIN };
+	struct pymerge_in in = { .pcs = pcs,
+				 .npcs = 6,
+				 .entry = &fr[0].is_entry,
+				 .entry_stride = sizeof(fr[0]),
+				 .npy = 3,
+				 .in_eval = in_eval };
+	struct pymerge_ref out[16];
+	size_t n;
+
+	CHECK(pymerge_stack(&in, out, 16, &n) == PYMERGE_OK);
+	CHECKF(!strcmp(refs_str(out, n), "p0 n1 n2 p1 p2 n4 n5"), "got %s",
+	       refs_str(out, n));
+	fr[2].is_entry = 0; /* the outermost no entry frame */
+	CHECK(pymerge_stack(&in, out, 16, &n) == PYMERGE_NO_ENTRY);
+	CHECKF(!strcmp(refs_str(out, n), "n0 n1 n2 n3 n4 n5"), "got %s",
+	       refs_str(out, n));
+}
+
 static void test_einval(void)
 {
 	struct pymerge_ref out[4];
-	struct pymerge_in in = { NULL, 2, false, NULL, 0, in_eval, NULL };
+	struct pymerge_in in = { .npcs = 2, .in_eval = in_eval };
 	size_t n = 7;
 
 	CHECK(pymerge_stack(&in, out, 4, &n) == PYMERGE_EINVAL && n == 0);
-	in = (struct pymerge_in){ NULL, 0, false, NULL, 1, in_eval, NULL };
+	in = (struct pymerge_in){ .entry_stride = 1,
+				  .npy = 1,
+				  .in_eval = in_eval };
 	n = 7;
 	CHECK(pymerge_stack(&in, out, 4, &n) == PYMERGE_EINVAL && n == 0);
-	in = (struct pymerge_in){ NULL, 0, false, NULL, 0, NULL, NULL };
+	in = (struct pymerge_in){ .npcs = 0 };
 	CHECK(pymerge_stack(&in, out, 4, &n) == PYMERGE_EINVAL);
 	in.in_eval = in_eval;
+	/* Python frames with a stride of 0 */
+	in.entry = (const uint8_t[]){ 1 };
+	in.entry_stride = 0;
+	in.npy = 1;
+	CHECK(pymerge_stack(&in, out, 4, &n) == PYMERGE_EINVAL);
+	in.entry_stride = 1;
+	/* valid: Python frames and no eval frame */
+	CHECK(pymerge_stack(&in, out, 4, &n) == PYMERGE_MISMATCH && n == 0);
+	in.npy = 0;
 	CHECK(pymerge_stack(&in, NULL, 4, &n) == PYMERGE_EINVAL);
 	CHECK(pymerge_stack(&in, out, 4, NULL) == PYMERGE_EINVAL);
 	CHECK(pymerge_stack(NULL, out, 4, &n) == PYMERGE_EINVAL);
@@ -225,6 +279,7 @@ int main(void)
 	test_disagreements();
 	test_native_cut();
 	test_fickle();
+	test_stride();
 	test_einval();
 	return unit_result("test_pymerge");
 }
