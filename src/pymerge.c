@@ -19,7 +19,8 @@ static size_t pymerge_native(const struct pymerge_in *in,
 	size_t n = in->npcs < max ? in->npcs : max;
 
 	for (size_t i = 0; i < n; i++)
-		out[i] = (struct pymerge_ref){ (uint32_t)i, false };
+		out[i] = (struct pymerge_ref){ (uint32_t)i, (uint32_t)i,
+					       false };
 	return n;
 }
 
@@ -74,6 +75,7 @@ static long pymerge_walk(const struct pymerge_in *in, struct pymerge_ref *out,
 		if (!in->in_eval(in->in_eval_arg, in->pcs[i], i)) {
 			if (n < max)
 				out[n++] = (struct pymerge_ref){ (uint32_t)i,
+								 (uint32_t)i,
 								 false };
 			continue;
 		}
@@ -85,6 +87,7 @@ static long pymerge_walk(const struct pymerge_in *in, struct pymerge_ref *out,
 			entry = pymerge_entry(in, py);
 			if (n < max)
 				out[n++] = (struct pymerge_ref){ (uint32_t)py,
+								 (uint32_t)i,
 								 true };
 			py++;
 		}
@@ -125,6 +128,46 @@ enum pymerge_status pymerge_stack(const struct pymerge_in *in,
 	}
 	*nout = (size_t)n;
 	return PYMERGE_OK;
+}
+
+size_t pymerge_pcs(const struct pymerge_in *in, const struct pymerge_ref *refs,
+		   size_t n, int (*py_pc)(void *arg, uint32_t i, uint64_t *pc),
+		   void *arg, uint64_t *out, size_t *unnamed)
+{
+	size_t k = 0;
+	/* the eval frame whose PC stood in last, if the last PC written */
+	uint32_t stood_in = UINT32_MAX;
+
+	if (!in || !refs || !out)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pymerge_ref *r = &refs[i];
+		uint64_t pc;
+		int rc;
+
+		if (r->eval >= in->npcs ||
+		    (r->py ? r->idx >= in->npy : r->idx != r->eval))
+			continue;
+		if (!r->py) {
+			out[k++] = in->pcs[r->idx];
+			stood_in = UINT32_MAX;
+			continue;
+		}
+		rc = py_pc ? py_pc(arg, r->idx, &pc) : -1;
+		if (rc == 1)
+			continue;
+		if (rc == 0) {
+			out[k++] = pc;
+			stood_in = UINT32_MAX;
+			continue;
+		}
+		if (unnamed)
+			(*unnamed)++;
+		if (stood_in != r->eval)
+			out[k++] = in->pcs[r->eval];
+		stood_in = r->eval;
+	}
+	return k;
 }
 
 const char *pymerge_status_name(enum pymerge_status s)

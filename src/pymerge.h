@@ -68,9 +68,11 @@ enum pymerge_status {
 	PYMERGE_EINVAL,	  /* bad arguments: nothing written */
 };
 
-/* One frame of a merged stack: native PC idx, or Python frame idx. */
+/* One frame of a merged stack: native PC idx, or Python frame idx, then
+ * run by the eval-loop frame that is native PC eval. */
 struct pymerge_ref {
 	uint32_t idx;
+	uint32_t eval; /* a Python frame's eval frame; idx for a native one */
 	bool py;
 };
 
@@ -97,6 +99,26 @@ struct pymerge_in {
 enum pymerge_status pymerge_stack(const struct pymerge_in *in,
 				  struct pymerge_ref *out, size_t max,
 				  size_t *nout);
+
+/*
+ * The PCs of a merged stack refs[0..n) (of in, as pymerge_stack() wrote
+ * it) into out[0..n): a native frame's PC; a Python frame's, the PC
+ * py_pc gives it (pyframes_intern() of its code object's names and
+ * line, pyframes.h), called once per Python frame with its index:
+ *  - 0 and *pc: the frame's PC;
+ *  - 1: a frame to leave out (CPython's "incomplete" frames, being set
+ *    up, which its tracebacks hide too);
+ *  - -1: no PC (the code object unreadable, the registry full): then the
+ *    PC of the eval frame that ran it stands in, once for the frames of
+ *    its run that got none in a row, so the stack stays true, if less
+ *    precise, and *unnamed (when not NULL) counts it, for --stats.
+ * Returns the PCs written (at most n).  Never fails: refs that name no
+ * frame of in (not from pymerge_stack()) are left out.  Pure, but for
+ * py_pc.
+ */
+size_t pymerge_pcs(const struct pymerge_in *in, const struct pymerge_ref *refs,
+		   size_t n, int (*py_pc)(void *arg, uint32_t i, uint64_t *pc),
+		   void *arg, uint64_t *out, size_t *unnamed);
 
 /* A short name of a status ("ok", "no-entry", "mismatch", "einval"), for
  * --stats; "?" for a value not in the enum. */

@@ -240,6 +240,143 @@ static void test_stride(void)
 	       refs_str(out, n));
 }
 
+/* ---- merged refs to PCs (pymerge_pcs()) ---- */
+
+/* py_pc: frame i's PC is 0x5000 + i, but for the frames failing says
+ * fail (-1) or hidden says hide (1); calls counted. */
+struct namer {
+	unsigned fail, hide; /* bit i: frame i */
+	unsigned calls;
+};
+
+static int namer_pc(void *arg, uint32_t i, uint64_t *pc)
+{
+	struct namer *nm = arg;
+
+	nm->calls++;
+	if (nm->fail & (1u << i))
+		return -1;
+	if (nm->hide & (1u << i))
+		return 1;
+	*pc = 0x5000 + i;
+	return 0;
+}
+
+/* The PCs of pcs merged with frames entry (as merge()), named by nm. */
+static size_t merged_pcs(const uint64_t *pcs, size_t npcs, const bool *entry,
+			 size_t npy, struct namer *nm, uint64_t *out,
+			 size_t *unnamed)
+{
+	struct pymerge_in in = { .pcs = pcs,
+				 .npcs = npcs,
+				 .entry = (const uint8_t *)entry,
+				 .entry_stride = 1,
+				 .npy = npy,
+				 .in_eval = in_eval };
+	struct pymerge_ref refs[64];
+	size_t n;
+
+	pymerge_stack(&in, refs, 64, &n);
+	*unnamed = 0;
+	return pymerge_pcs(&in, refs, n, nm ? namer_pc : NULL, nm, out,
+			   unnamed);
+}
+
+static bool pcs_are(const uint64_t *got, size_t n, const uint64_t *want,
+		    size_t nwant)
+{
+	if (n != nwant) {
+		fprintf(stderr, "%zu PCs, not %zu\n", n, nwant);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (got[i] != want[i]) {
+			fprintf(stderr, "PC %zu is %#llx, not %#llx\n", i,
+				(unsigned long long)got[i],
+				(unsigned long long)want[i]);
+			return false;
+		}
+	return true;
+}
+
+static void test_pcs(void)
+{
+	const uint64_t chain[] = { EVAL_IN, EVAL_CODE, PY_RUNMAIN, MAIN };
+	const bool chain_entry[] = { false, false, true };
+	const uint64_t ext[] = { EVAL_IN, EXT_FUNC, EVAL_OUT, MAIN };
+	const bool ext_entry[] = { true, false, true };
+	struct namer nm = { 0 };
+	uint64_t out[64];
+	size_t n, unnamed;
+
+	/* every frame named */
+	n = merged_pcs(chain, 4, chain_entry, 3, &nm, out, &unnamed);
+	CHECK(pcs_are(out, n,
+		      (const uint64_t[]){ 0x5000, 0x5001, 0x5002, EVAL_CODE,
+					  PY_RUNMAIN, MAIN },
+		      6));
+	CHECK(unnamed == 0 && nm.calls == 3);
+	/* frames 1 and 2 unnamed: the eval frame stands in, once */
+	nm = (struct namer){ .fail = 6 };
+	n = merged_pcs(chain, 4, chain_entry, 3, &nm, out, &unnamed);
+	CHECK(pcs_are(out, n,
+		      (const uint64_t[]){ 0x5000, EVAL_IN, EVAL_CODE,
+					  PY_RUNMAIN, MAIN },
+		      5));
+	CHECK(unnamed == 2);
+	/* frame 0 hidden (incomplete), frame 2 unnamed */
+	nm = (struct namer){ .fail = 4, .hide = 1 };
+	n = merged_pcs(chain, 4, chain_entry, 3, &nm, out, &unnamed);
+	CHECK(pcs_are(out, n,
+		      (const uint64_t[]){ 0x5001, EVAL_IN, EVAL_CODE,
+					  PY_RUNMAIN, MAIN },
+		      5));
+	CHECK(unnamed == 1);
+	/* unnamed frames of two runs in a row: each run's own eval frame */
+	nm = (struct namer){ .fail = 3 };
+	n = merged_pcs(ext, 4, ext_entry, 3, &nm, out, &unnamed);
+	CHECK(pcs_are(out, n,
+		      (const uint64_t[]){ EVAL_IN, EXT_FUNC, EVAL_OUT, 0x5002,
+					  MAIN },
+		      5));
+	/* nothing named: exactly the native stack again */
+	n = merged_pcs(ext, 4, ext_entry, 3, NULL, out, &unnamed);
+	CHECK(pcs_are(out, n, ext, 4) && unnamed == 3);
+	/* a mismatch: the native stack, py_pc never asked */
+	nm = (struct namer){ 0 };
+	n = merged_pcs(ext, 4, chain_entry, 3, &nm, out, &unnamed);
+	CHECK(pcs_are(out, n, ext, 4) && nm.calls == 0);
+}
+
+/* Refs that are no frame of the input are left out. */
+static void test_pcs_bad_refs(void)
+{
+	const uint64_t pcs[] = { EVAL_IN, MAIN };
+	const bool entry[] = { true };
+	struct pymerge_in in = { .pcs = pcs,
+				 .npcs = 2,
+				 .entry = (const uint8_t *)entry,
+				 .entry_stride = 1,
+				 .npy = 1,
+				 .in_eval = in_eval };
+	const struct pymerge_ref refs[] = {
+		{ 0, 0, true },	 /* fine */
+		{ 1, 0, true },	 /* no Python frame 1 */
+		{ 0, 2, true },	 /* no native frame 2 */
+		{ 1, 0, false }, /* a native ref's eval is itself */
+		{ 2, 2, false }, /* no native frame 2 */
+		{ 1, 1, false }, /* fine */
+	};
+	struct namer nm = { 0 };
+	uint64_t out[8];
+	size_t n = pymerge_pcs(&in, refs, 6, namer_pc, &nm, out, NULL);
+
+	CHECK(pcs_are(out, n, (const uint64_t[]){ 0x5000, MAIN }, 2));
+	CHECK(pymerge_pcs(NULL, refs, 6, namer_pc, &nm, out, NULL) == 0);
+	CHECK(pymerge_pcs(&in, NULL, 6, namer_pc, &nm, out, NULL) == 0);
+	CHECK(pymerge_pcs(&in, refs, 6, namer_pc, &nm, NULL, NULL) == 0);
+}
+
 static void test_einval(void)
 {
 	struct pymerge_ref out[4];
@@ -280,6 +417,8 @@ int main(void)
 	test_native_cut();
 	test_fickle();
 	test_stride();
+	test_pcs();
+	test_pcs_bad_refs();
 	test_einval();
 	return unit_result("test_pymerge");
 }
