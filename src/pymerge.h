@@ -112,6 +112,8 @@ enum pymerge_status pymerge_stack(const struct pymerge_in *in,
  *    PC of the eval frame that ran it stands in, once for the frames of
  *    its run that got none in a row, so the stack stays true, if less
  *    precise, and *unnamed (when not NULL) counts it, for --stats.
+ * out must not overlap in->pcs (a merged stack is longer than its
+ * native one: it is read while out is written).
  * Returns the PCs written (at most n).  Never fails: refs that name no
  * frame of in (not from pymerge_stack()) are left out.  Pure, but for
  * py_pc.
