@@ -26,6 +26,7 @@
 #include "perfmap.h"
 #include "pprof_out.h"
 #include "profile.pb-c.h"
+#include "pyframes.h"
 #include "stacktab.h"
 #include "strpool.h"
 #include "symbolize.h"
@@ -434,47 +435,61 @@ static int grow_functions(struct pb *pb)
 	return 0;
 }
 
-static int64_t intern_function(struct pb *pb, const struct symbol_info *si)
+/* The function id of key, as asprintf() made it (n < 0: it failed, key
+ * is not set), interned into pb->funcs and freed; *fresh when it is new.
+ * -1 with pb->oom set on ENOMEM. */
+static int64_t intern_function(struct pb *pb, int n, char *key, bool *fresh)
 {
-	char *key;
-	int64_t id;
+	size_t before = strpool_count(pb->funcs);
+	int64_t id = n < 0 ? -1 : strpool_intern(pb->funcs, key);
 
-	if (asprintf(&key, "%s\n%s", si->module ? si->module : "", si->func) <
-	    0) {
-		pb->oom = true;
-		return -1;
-	}
-	id = strpool_intern(pb->funcs, key);
-	free(key);
+	if (n >= 0)
+		free(key);
 	if (id < 0)
 		pb->oom = true;
+	*fresh = id >= 0 && strpool_count(pb->funcs) != before;
 	return id;
+}
+
+/* A new Function of that id in the table, for the caller to fill; NULL
+ * on ENOMEM. */
+static PbFunction *add_function(struct pb *pb, int64_t id)
+{
+	PbFunction *f;
+
+	if (pb->prof.n_function == pb->capfuncs && grow_functions(pb))
+		return NULL;
+	f = pb_alloc(pb, 1, sizeof(*f));
+	if (!f)
+		return NULL;
+	perftools__profiles__function__init(f);
+	f->id = (uint64_t)id;
+	pb->prof.function[pb->prof.n_function++] = f;
+	return f;
 }
 
 /* The function id of (module, name): a new Function the first time. */
 static uint64_t function_id(struct pb *pb, const struct symbol_info *si,
 			    const char *file)
 {
-	size_t before = strpool_count(pb->funcs);
-	int64_t id = intern_function(pb, si);
+	char *key;
+	int n = asprintf(&key, "%s\n%s", si->module ? si->module : "",
+			 si->func);
+	bool fresh;
+	int64_t id = intern_function(pb, n, key, &fresh);
 	PbFunction *f;
 	char *readable;
 
-	if (id < 0 || strpool_count(pb->funcs) == before)
+	if (!fresh)
 		return id < 0 ? 0 : (uint64_t)id;
-	if (pb->prof.n_function == pb->capfuncs && grow_functions(pb))
-		return 0;
-	f = pb_alloc(pb, 1, sizeof(*f));
+	f = add_function(pb, id);
 	if (!f)
 		return 0;
-	perftools__profiles__function__init(f);
-	f->id = (uint64_t)id;
 	readable = demangle(si->func);
 	f->name = pb_str(pb, readable ? readable : si->func);
 	free(readable);
 	f->system_name = pb_str(pb, si->func);
 	f->filename = pb_str(pb, file ? file : "");
-	pb->prof.function[pb->prof.n_function++] = f;
 	return (uint64_t)id;
 }
 
@@ -510,6 +525,51 @@ static bool jit_name(struct pb *pb, uint32_t img, uint64_t addr,
 	return true;
 }
 
+/* The function id of Python frame f: one Function per (file, first
+ * line, qualified name), keyed apart from every native "module\nname". */
+static uint64_t py_function_id(struct pb *pb, const struct pyframe *f)
+{
+	char *key;
+	int n = asprintf(&key, PYFRAMES_MODULE "\n%s\n%u\n%s", f->filename,
+			 f->firstline, f->qualname);
+	bool fresh;
+	int64_t id = intern_function(pb, n, key, &fresh);
+	PbFunction *fn;
+
+	if (!fresh)
+		return id < 0 ? 0 : (uint64_t)id;
+	fn = add_function(pb, id);
+	if (!fn)
+		return 0;
+	fn->name = pb_str(pb, f->qualname);
+	fn->system_name = fn->name;
+	fn->filename = pb_str(pb, f->filename);
+	fn->start_line = f->firstline;
+	return (uint64_t)id;
+}
+
+/* A Python frame's location (pyframes.h): its Function and its line; no
+ * mapping, since no mapping holds it. */
+static bool py_location(struct pb *pb, PbLocation *loc)
+{
+	struct pyframe f;
+	PbLine *ln, **lp;
+
+	if (!pb->meta->py || pyframes_lookup(pb->meta->py, loc->address, &f))
+		return false;
+	ln = pb_alloc(pb, 1, sizeof(*ln));
+	lp = pb_alloc(pb, 1, sizeof(*lp));
+	if (!ln || !lp)
+		return true;
+	perftools__profiles__line__init(ln);
+	ln->function_id = py_function_id(pb, &f);
+	ln->line = f.line;
+	lp[0] = ln;
+	loc->n_line = 1;
+	loc->line = lp;
+	return true;
+}
+
 /* Name the location at addr, if the symbolizer (or the perf map) can;
  * mark its mapping. */
 static void symbolize_location(struct pb *pb, struct symbolizer *sym,
@@ -521,6 +581,8 @@ static void symbolize_location(struct pb *pb, struct symbolizer *sym,
 	bool jit = false;
 	PbLine *ln, **lp;
 
+	if (mi < 0 && py_location(pb, loc))
+		return;
 	if (symbolizer_lookup(sym, loc->address, &si))
 		return;
 	if (!si.func && !si.module)

@@ -51,6 +51,7 @@
 
 #include "perfmap.h"
 #include "procset.h"
+#include "pyframes.h"
 
 struct pprof_out;
 
@@ -87,6 +88,13 @@ struct pprof_meta {
 	const struct perfmap *(*jit_of)(void *arg, const struct proc_image *im,
 					bool reread);
 	void *jit_arg; /* jit_of's arg */
+	/* Names for Python frames: the registry whose synthetic PCs the
+	 * stacks hold (pyframes.h), shared by every image, or NULL.  A
+	 * location in no mapping that it names gets a Function of the
+	 * frame's qualified name (name and system_name), its filename and
+	 * start_line, one per (filename, start_line, name), and a Line of
+	 * the frame's line (0: unknown); it stays in no mapping. */
+	const struct pyframes *py;
 };
 
 /* The module of JIT code: the filename of an anonymous mapping whose

@@ -825,6 +825,18 @@ static int64_t loc_file(const struct rd *rd, const PbLocation *l,
 	return s;
 }
 
+/* The start line the file gives the function of location l's first
+ * Line (the one loc_file() takes the file of), or 0: none, or not in
+ * 1..PROFILE_MAX_LINE. */
+static unsigned loc_start_line(const struct rd *rd, const PbLocation *l)
+{
+	const PbFunction *f = line_func(rd, l, 0);
+
+	if (!f || f->start_line <= 0 || f->start_line > PROFILE_MAX_LINE)
+		return 0;
+	return (unsigned)f->start_line;
+}
+
 /*
  * The names the file gives its locations, kept for report to show where
  * no file it can trust names an address (a Go binary has no GNU build ID
@@ -1456,9 +1468,12 @@ static int build(const struct rd *rd, struct profile *out)
 				continue;
 			fk = loc_file(rd, l, &line);
 			out->names[out->nnames++] = (struct profile_name){
-				rd->loc_space[i], l->address,
+				rd->loc_space[i],
+				l->address,
 				names + rd->name_off[k],
-				fk >= 0 ? names + rd->name_off[fk] : NULL, line
+				fk >= 0 ? names + rd->name_off[fk] : NULL,
+				line,
+				fk >= 0 ? loc_start_line(rd, l) : 0
 			};
 		}
 		qsort(out->names, out->nnames, sizeof(*out->names),

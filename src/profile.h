@@ -61,6 +61,10 @@ struct profile_name {
 	const char *name; /* points into profile storage */
 	const char *file; /* likewise; NULL: no source line */
 	unsigned line;	  /* 1..PROFILE_MAX_LINE; 0 when file is NULL */
+	/* the start line of that Line's function (its Function's
+	 * start_line: a Python function's "def" line), 1..PROFILE_MAX_LINE;
+	 * 0 when unknown or file is NULL */
+	unsigned start_line;
 };
 
 /* The largest source line a profile may give (as libdw's, an int). */

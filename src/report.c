@@ -159,6 +159,27 @@ const char *report_base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+/* A Python frame (pyframes.h) the profile names, as report.h says. */
+static uint32_t name_py(struct report *r, const struct profile_name *own,
+			bool lines)
+{
+	char buf[4096];
+
+	if (lines && own->file)
+		snprintf(buf, sizeof(buf), "%s %s:%u " REPORT_PY_MODULE,
+			 own->name, own->file, own->line);
+	else if (own->file && own->start_line)
+		snprintf(buf, sizeof(buf), "%s (%s:%u) " REPORT_PY_MODULE,
+			 own->name, report_base_name(own->file),
+			 own->start_line);
+	else if (own->file)
+		snprintf(buf, sizeof(buf), "%s (%s) " REPORT_PY_MODULE,
+			 own->name, report_base_name(own->file));
+	else
+		snprintf(buf, sizeof(buf), "%s " REPORT_PY_MODULE, own->name);
+	return intern(r, buf, NULL);
+}
+
 /* The frame name of addr (already adjusted for callers) in space, as
  * report.h says. */
 static uint32_t name_addr(struct report *r, struct symbolizer *sym,
@@ -182,6 +203,8 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 		 * named it while the target lived (a debug file then there),
 		 * and gave its source line too (profile.h). */
 		si.func = own->name;
+	if (own && !si.module && pyframes_is_pc(addr))
+		return name_py(r, own, lines);
 	if (!si.func && jit)
 		si.func = perfmap_lookup(r->jit, addr, NULL);
 	if (si.func && jit) {

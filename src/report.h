@@ -9,10 +9,10 @@
  * its own address and callers at PC-1, since they are return addresses.  A frame is named by
  * its function, or module+0xOFFSET when the module has no symbol there, or
  * 0xADDRESS outside every mapping; JIT code as REPORT_JIT_MODULE below
- * says; with `lines`, "function file:line" when
- * DWARF line information is found, or, for a name the profile gives,
- * when the profile gives its line too (profile.h), the function alone
- * otherwise.
+ * says, Python frames as REPORT_PY_MODULE says; with `lines`,
+ * "function file:line" when DWARF line information is found, or, for a
+ * name the profile gives, when the profile gives its line too
+ * (profile.h), the function alone otherwise.
  *
  * Counting, as pprof does it: a sample's flat count goes to its leaf
  * frame; its cum count goes once to every distinct frame of its stack (a
@@ -35,6 +35,7 @@
 
 #include "perfmap.h"
 #include "profile_read.h"
+#include "pyframes.h"
 #include "symbolize.h"
 
 struct report;
@@ -58,6 +59,17 @@ struct report_options {
  * address no file maps is "NAME [jit]" (the table, folded stacks and the
  * flame graph alike), never demangled, with no module and no line. */
 #define REPORT_JIT_MODULE "[jit]"
+
+/* Python frames' mark (pyframes.h): an address in the range of Python
+ * frames' PCs that the profile names (a pprof written with
+ * pprof_meta.py) is "QUALNAME (FILE:START) [py]", FILE the basename of
+ * the Python file and START its function's first line ("(FILE) [py]"
+ * without a first line, "QUALNAME [py]" without a file: the profile
+ * gives a file only with a line); with `lines` "QUALNAME FILE:LINE [py]",
+ * FILE as the profile gives it and LINE the sample's.  No module, never
+ * demangled, as JIT code.  Such an address the profile does not name (a
+ * legacy profile, which holds no names) is 0xADDRESS. */
+#define REPORT_PY_MODULE PYFRAMES_MODULE
 
 /* Build a report; syms[i] names the addresses of space i (one for each
  * of profile_nspaces(p); only those of spaces with records are used, the

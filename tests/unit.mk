@@ -95,3 +95,12 @@ EXTRA_DIST += tests/unit/pyrt_lines.h tests/unit/gen_pyrt_lines.py
 tests_unit_test_pyrt_SOURCES = tests/unit/test_pyrt.c
 tests_unit_test_pyrt_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_test_pyrt_LDADD = $(PT_LIBS)
+
+# Python frames (issue 16): the merge with the native stack
+# (pymerge.h) and their synthetic PCs (pyframes.h).
+check_PROGRAMS += tests/unit/test_pymerge tests/unit/test_pyframes
+TESTS += tests/unit/test_pymerge tests/unit/test_pyframes
+tests_unit_test_pymerge_SOURCES = tests/unit/test_pymerge.c
+tests_unit_test_pymerge_LDADD = $(PT_LIBS)
+tests_unit_test_pyframes_SOURCES = tests/unit/test_pyframes.c
+tests_unit_test_pyframes_LDADD = $(PT_LIBS)

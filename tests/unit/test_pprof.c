@@ -2,8 +2,10 @@
  * test_pprof - the pprof protobuf writer and reader: a builder's samples
  * written and read back (records, threads, callers' addresses), the
  * protobuf itself decoded field by field (sample types, period, labels,
- * mappings with this program's build ID, locations, functions), and the
- * reader's refusals of hostile input, each with its one sentence.
+ * mappings with this program's build ID, locations, functions), JIT
+ * code and Python frames named through the writer and read back into a
+ * report, and the reader's refusals of hostile input, each with its one
+ * sentence.
  */
 #include "config.h"
 
@@ -27,6 +29,7 @@
 #include "profile.pb-c.h"
 #include "profile_load.h"
 #include "profile_read.h"
+#include "pyframes.h"
 #include "report.h"
 #include "symbolize.h"
 #include "unit.h"
@@ -613,6 +616,196 @@ static void test_lines(void)
 	free(buf);
 }
 
+/* ---- Python frames (pyframes.h) ---- */
+
+/* The report of p (its one space), its rows into *rows and *n. */
+static struct report *report_of(const struct profile *p, bool lines,
+				struct symbolizer **sym,
+				const struct report_row **rows, size_t *n)
+{
+	struct report_options ro = { .lines = lines };
+	struct report *r;
+
+	*sym = symbolizer_new(p->maps_text, p->maps_len, NULL, 0);
+	r = *sym ? report_build(p, sym, &ro) : NULL;
+	*n = 0;
+	*rows = r ? report_rows(r, n) : NULL;
+	CHECK(r != NULL);
+	return r;
+}
+
+/* The protobuf: one Function per Python (file, start line, name), with
+ * its file and start line; Python locations in no mapping, at their
+ * lines. */
+static void python_check_pb(const char *path)
+{
+	size_t len, nfn = 0, nloc = 0;
+	unsigned char *raw = gunzip_file(path, &len);
+	PbProfile *pp = perftools__profiles__profile__unpack(NULL, len, raw);
+
+	CHECK(pp != NULL);
+	for (size_t i = 0; pp && i < pp->n_function; i++) {
+		const Perftools__Profiles__Function *f = pp->function[i];
+
+		if (strcmp(str(pp, f->name), "hot_a"))
+			continue;
+		nfn++;
+		CHECK(!strcmp(str(pp, f->system_name), "hot_a"));
+		CHECKF((!strcmp(str(pp, f->filename), "/srv/app.py") &&
+			f->start_line == 10) ||
+			       (!strcmp(str(pp, f->filename), "/srv/lib.py") &&
+				f->start_line == 1),
+		       "hot_a in %s:%" PRId64, str(pp, f->filename),
+		       f->start_line);
+	}
+	CHECKF(nfn == 2, "%zu functions hot_a", nfn);
+	for (size_t i = 0; pp && i < pp->n_location; i++) {
+		const Perftools__Profiles__Location *l = pp->location[i];
+
+		if (!pyframes_is_pc(l->address))
+			continue;
+		nloc++;
+		CHECK(l->mapping_id == 0 && l->n_line == 1 &&
+		      l->line[0]->line > 0);
+	}
+	CHECKF(nloc == 4, "%zu Python locations", nloc);
+	if (pp)
+		perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+}
+
+/* What the reader keeps of a Python location: name, file, line, and
+ * its function's start line. */
+static void python_check_names(const struct profile *p, uint64_t a,
+			       uint64_t one)
+{
+	const struct profile_name *n = profile_name_at(p, 0, a);
+
+	CHECK(n && !strcmp(n->name, "hot_a") && n->file &&
+	      !strcmp(n->file, "/srv/app.py") && n->line == 12 &&
+	      n->start_line == 10);
+	/* a caller: at PC-1, as every writer puts callers */
+	n = profile_name_at(p, 0, one - 1);
+	CHECK(n && !strcmp(n->name, "level1") && n->line == 7 &&
+	      n->start_line == 5);
+}
+
+/* A row a report must have: its name, flat and cum counts (~0: any). */
+struct want_row {
+	const char *name;
+	uint64_t flat, cum;
+};
+
+#define PY " " REPORT_PY_MODULE
+#define ANY ~0ULL
+
+/* The report of p (with or without lines) has the rows want[0..n) and,
+ * when nrows is not 0, nrows rows in all; no row is JIT code, and none
+ * marked as Python has a module. */
+static void check_rows(const struct profile *p, bool lines,
+		       const struct want_row *want, size_t n, size_t nrows)
+{
+	struct symbolizer *sym;
+	const struct report_row *rows, *row;
+	size_t nr;
+	struct report *r = report_of(p, lines, &sym, &rows, &nr);
+
+	for (size_t i = 0; i < n; i++) {
+		row = row_named(rows, nr, want[i].name);
+		CHECKF(row &&
+			       (want[i].flat == ANY ||
+				row->flat == want[i].flat) &&
+			       (want[i].cum == ANY || row->cum == want[i].cum),
+		       "row '%s': %s", want[i].name,
+		       row ? "wrong counts" : "none");
+	}
+	CHECKF(!nrows || nr == nrows, "%zu rows", nr);
+	for (size_t i = 0; i < nr; i++)
+		CHECKF(!strstr(rows[i].name, REPORT_JIT_MODULE) &&
+			       (!strstr(rows[i].name, PY) || !rows[i].module),
+		       "row '%s'", rows[i].name);
+	report_free(r);
+	symbolizer_free(sym);
+}
+
+/* The report: "NAME (FILE:START) [py]" rows, the native frames around
+ * them as ever; with lines "NAME FILE:LINE [py]". */
+static void python_check_report(const struct profile *p)
+{
+	static const struct want_row rows[] = {
+		{ "hot_a (app.py:10)" PY, 4, 4 },
+		{ "hot_a (lib.py:1)" PY, 2, 2 },
+		{ "level1 (app.py:5)" PY, 0, 7 },
+		{ "pprof_test_leaf", 1, 1 },
+		{ "test_python", 0, 7 },
+	};
+	static const struct want_row lines[] = {
+		{ "hot_a /srv/app.py:12" PY, 3, ANY },
+		{ "hot_a /srv/app.py:13" PY, 1, ANY },
+		{ "hot_a /srv/lib.py:3" PY, 2, ANY },
+		{ "level1 /srv/app.py:7" PY, 0, 7 },
+	};
+
+	check_rows(p, false, rows, sizeof(rows) / sizeof(rows[0]), 5);
+	check_rows(p, true, lines, sizeof(lines) / sizeof(lines[0]), 0);
+}
+
+/*
+ * Merged stacks, as the sampler will hand them over: Python frames
+ * (synthetic PCs) between native ones.  Written with the registry, each
+ * is a Function of the frame's name, file and start line and a Line of
+ * its line, and the report shows "hot_a (app.py:10) [py]"; written
+ * without it, the PCs stay unnamed ("0x5000..."), never "[jit]".
+ */
+static void test_python(void)
+{
+	struct pyframes *py = pyframes_new(0);
+	struct pyframe fa = { "hot_a", "/srv/app.py", 10, 12 };
+	struct pyframe fa2 = { "hot_a", "/srv/app.py", 10, 13 };
+	struct pyframe fl = { "hot_a", "/srv/lib.py", 1, 3 };
+	struct pyframe f1 = { "level1", "/srv/app.py", 5, 7 };
+	uint64_t a = 0, a2 = 0, l = 0, one = 0, native;
+	struct pprof_meta meta = { .period_ns = 10000000 };
+	struct pprof_out *b = pprof_out_new(8);
+	struct procset *ps = self_set();
+	char path[256], err[256], name[64];
+	struct profile p;
+
+	CHECK(py && b && !pyframes_intern(py, &fa, &a) &&
+	      !pyframes_intern(py, &fa2, &a2) &&
+	      !pyframes_intern(py, &fl, &l) && !pyframes_intern(py, &f1, &one));
+	leaf_pc = (uint64_t)(uintptr_t)&pprof_test_leaf + 4;
+	native = (uint64_t)(uintptr_t)&test_python + 16;
+	add(b, procset_at(ps, 0), 1, "t", (uint64_t[]){ a, one, native }, 3, 3);
+	add(b, procset_at(ps, 0), 1, "t", (uint64_t[]){ a2, one, native }, 3,
+	    1);
+	add(b, procset_at(ps, 0), 1, "t", (uint64_t[]){ l, one, native }, 3, 2);
+	/* a C function called from Python: the native leaf stays native */
+	add(b, procset_at(ps, 0), 1, "t", (uint64_t[]){ leaf_pc, one, native },
+	    3, 1);
+	meta.py = py;
+	snprintf(path, sizeof(path), "%s/py.pb.gz", tmpdir);
+	CHECKF(pprof_out_write_file(path, b, ps, &meta) == 0, "%s",
+	       strerror(errno));
+	python_check_pb(path);
+	CHECKF(profile_load_file(path, &p, err, sizeof(err)) == 0, "%s", err);
+	python_check_names(&p, a, one);
+	python_check_report(&p);
+	profile_free(&p);
+
+	meta.py = NULL;
+	CHECKF(pprof_out_write_file(path, b, ps, &meta) == 0, "%s",
+	       strerror(errno));
+	CHECKF(profile_load_file(path, &p, err, sizeof(err)) == 0, "%s", err);
+	CHECK(!profile_name_at(&p, 0, a));
+	snprintf(name, sizeof(name), "0x%" PRIx64, a);
+	check_rows(&p, false, &(struct want_row){ name, 3, ANY }, 1, 0);
+	profile_free(&p);
+	pprof_out_free(b);
+	procset_free(ps);
+	pyframes_free(py);
+}
+
 /* ---- hostile input ---- */
 
 static void expect_fail(const void *data, size_t len, int e, const char *want)
@@ -914,6 +1107,7 @@ int main(void)
 	}
 	test_round_trip();
 	test_jit();
+	test_python();
 	test_lines();
 	test_bad_messages();
 	test_bad_bytes();
