@@ -36,6 +36,7 @@
 #include "procfs.h"
 #include "procset.h"
 #include "profile_out.h"
+#include "pyframes.h"
 #include "report.h"
 #include "sampler.h"
 #include "stacktab.h"
@@ -271,6 +272,43 @@ static void print_fp_stats(const struct unwinder_counters *u)
 }
 
 /* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
+/* --stats: the Python half (issue 16), when a CPython runtime was met. */
+static void print_py_stats(const struct sampler_stats *st)
+{
+	const uint64_t *w = st->py_status;
+
+	if (!st->py_procs && !st->py_refused)
+		return;
+	fprintf(stderr,
+		"ptprof: stats: python: processes read %llu, refused %llu; "
+		"stacks merged %llu, kept native: mismatch %llu, no entry "
+		"frame %llu, walk not ended %llu, no thread state %llu "
+		"(thread states read again %llu); frames unnamed %llu; walks "
+		"%llu (end %llu, truncated %llu, unreadable %llu, bad pointer "
+		"%llu, loop %llu), %.2f us and %.2f reads per walk; code "
+		"objects read %llu (cache flushed %llu)\n",
+		(unsigned long long)st->py_procs,
+		(unsigned long long)st->py_refused,
+		(unsigned long long)st->py_merged,
+		(unsigned long long)st->py_mismatch,
+		(unsigned long long)st->py_no_entry,
+		(unsigned long long)st->py_unended,
+		(unsigned long long)st->py_no_tstate,
+		(unsigned long long)st->py_refreshes,
+		(unsigned long long)st->py_unnamed,
+		(unsigned long long)st->py_walks, (unsigned long long)w[0],
+		(unsigned long long)w[1], (unsigned long long)w[2],
+		(unsigned long long)w[3], (unsigned long long)w[4],
+		st->py_walks ? (double)st->py_walk_ns / NSEC_PER_USEC /
+				       (double)st->py_walks :
+			       0,
+		st->py_walks ?
+			(double)st->py_page_reads / (double)st->py_walks :
+			0,
+		(unsigned long long)st->py_code_reads,
+		(unsigned long long)st->py_code_flushes);
+}
+
 static void print_stats(const struct options *o, const struct sampler_stats *st)
 {
 	const struct unwinder_counters *u = &st->unwind;
@@ -514,7 +552,8 @@ struct output {
 	const struct procset *ps; /* the run's, while the pprof is written */
 	struct perfmap **jit;
 	size_t njit;
-	bool launched; /* COMMAND's processes: ours, of our uid */
+	bool launched;	     /* COMMAND's processes: ours, of our uid */
+	struct pyframes *py; /* Python frames' names (NULL: --no-python) */
 };
 
 /* Distinct stacks kept in memory before they go to the file. */
@@ -715,6 +754,7 @@ static int write_pprof_to(struct output *w, const char *path,
 		.root_arg = (void *)ps,
 		.jit_of = image_jit,
 		.jit_arg = w,
+		.py = w->py,
 	};
 
 	w->ps = ps;
@@ -1145,6 +1185,26 @@ static size_t distinct_stacks(const struct output *w, const struct procset *ps)
 	return w->records;
 }
 
+/*
+ * Python frames: a runtime refused (one line, the first), and Python
+ * frames in a legacy-only output.  The gperftools format has addresses
+ * and maps, no names: its [py] PCs (pyframes.h) name nothing there, so
+ * the user is told where the names would be rather than given a second
+ * file unasked (multi-process runs write BASE.pb.gz because the legacy
+ * file misses samples; here it misses only names).
+ */
+static void warn_python(const struct output *w, const struct sampler_stats *st)
+{
+	if (st->py_warning[0])
+		cli_msg("%s", st->py_warning);
+	if (st->py_merged && w->o->legacy_output && !w->o->pprof_output &&
+	    !w->all_path)
+		cli_msg("%llu stacks hold Python frames, which %s cannot name "
+			"(the gperftools format has no names); record with -o "
+			"FILE.pb.gz for them",
+			(unsigned long long)st->py_merged, w->o->legacy_output);
+}
+
 /* After a run written out: the summary, the warnings, --stats, --top. */
 static void report_run(const struct options *o, const struct output *w,
 		       const struct watch *watch, const struct tselect *sel,
@@ -1161,7 +1221,10 @@ static void report_run(const struct options *o, const struct output *w,
 	warn_syscall_bias(o, watch, st);
 	warn_skipped(ps);
 	warn_no_tree(st);
+	warn_python(w, st);
 	print_stats(o, st);
+	if (o->stats)
+		print_py_stats(st);
 	if (o->stats)
 		print_process_stats(st, ps);
 	if (o->top)
@@ -1192,6 +1255,11 @@ int cmd_record(const struct options *o)
 		cli_die(EXIT_FAILURE, "out of memory");
 	check_record(o, &sel, &cfg);
 	want_pprof(&w, &cfg);
+	if (!o->no_python) {
+		w.py = cfg.pyframes = pyframes_new(0);
+		if (!w.py)
+			cli_die(EXIT_FAILURE, "out of memory");
+	}
 	cli_block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
 	cfg.spill_arg = &w;
@@ -1225,6 +1293,7 @@ int cmd_record(const struct options *o)
 	tselect_free(&sel);
 	stacktab_free(tab);
 	pprof_out_free(w.pprof);
+	pyframes_free(w.py);
 	free_jit(&w);
 	free(w.all_path);
 	procset_free(ps);

@@ -54,6 +54,9 @@ const char options_usage[] =
 	"      --thread-name=REGEX  sample only the threads whose name (comm)\n"
 	"                        matches the POSIX extended REGEX; with -t, the\n"
 	"                        threads that either one selects\n"
+	"      --no-python       native stacks only: do not read a CPython target's\n"
+	"                        Python frames (default: each eval-loop frame is\n"
+	"                        replaced by the Python frames it ran)\n"
 	"      --unsafe-seccomp  stop threads whatever their seccomp filters say of\n"
 	"                        restart_syscall (default: refuse a target whose\n"
 	"                        filters forbid it, or that ptprof cannot read\n"
@@ -155,6 +158,7 @@ enum {
 	OPT_THREADS,
 	OPT_THREAD,
 	OPT_UNSAFE_SECCOMP,
+	OPT_NO_PYTHON,
 	OPT_CHILDREN,
 	OPT_NO_CHILDREN,
 	OPT_PROCESSES,
@@ -175,6 +179,7 @@ static const struct option long_options[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
+	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -630,6 +635,9 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 		return 0;
 	case OPT_UNSAFE_SECCOMP:
 		o->unsafe_seccomp = 1;
+		return 0;
+	case OPT_NO_PYTHON:
+		o->no_python = 1;
 		return 0;
 	case OPT_WALL:
 		o->wall = 1;

@@ -80,6 +80,7 @@ struct options {
 	int wall;	   /* --wall: count threads that did not run too */
 	int stats;	   /* --stats: more figures after the summary */
 	int unsafe_seccomp; /* --unsafe-seccomp (record and dump) */
+	int no_python;	    /* --no-python (record): native stacks only */
 	pid_t tids[OPTIONS_MAX_TIDS]; /* -t: the threads to sample */
 	size_t ntids;
 	const char *thread_name; /* --thread-name: POSIX extended regex */

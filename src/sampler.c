@@ -78,8 +78,7 @@ static void child_exited(struct sampler *s, pid_t pid, int status)
 	}
 }
 
-static void record_stack(struct sampler *s, struct thread *th,
-			 enum capture_stop kind);
+static void record_stack(struct sampler *s, const struct queued *q);
 
 /*
  * Keep a capture for unwinding once the tick's stops are all in: unwinding
@@ -97,6 +96,8 @@ static int reserve_capture(struct sampler *s)
 	if (!nq)
 		return -1;
 	s->queue = nq;
+	if (sampler_py_reserve(s))
+		return -1;
 	if (s->arena_len + CAPTURE_STACK_MAX > s->arena_cap) {
 		size_t n = (s->arena_len + CAPTURE_STACK_MAX) * 2;
 		uint8_t *na = realloc(s->arena, n);
@@ -120,6 +121,10 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	q->off = s->arena_len;
 	q->len = s->cap.stack_len;
 	q->kind = capture_stop_kind(&s->cap.regs);
+	q->py_off = s->npyf;
+	q->py_n = s->py_cur_n;
+	q->py_status = s->py_cur_status;
+	s->npyf += s->py_cur_n;
 	s->arena_len += s->cap.stack_len;
 }
 
@@ -306,6 +311,10 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 	if (asked && !s->unwinding && reserve_capture(s) == 0)
 		captured = capture_thread(th->tid, th->proc->im->maps,
 					  &s->cap) == 0;
+	/* Its Python frames, while it is stopped: they change as it runs
+	 * (sampler_py.c; the code objects they name are read after). */
+	if (captured)
+		sampler_py_frames(s, th);
 	if (asked && !s->cfg->unsafe_seccomp)
 		guard_seccomp(s, th, captured ? &s->cap.regs : NULL);
 	if (th->probe_only)
@@ -1009,10 +1018,11 @@ void sampler_unwind_queued(struct sampler *s)
 		s->view.stack_start = q->stack_start;
 		s->view.stack_len = q->len;
 		s->view.stack = q->len ? s->arena + q->off : NULL;
-		record_stack(s, q->th, q->kind);
+		record_stack(s, q);
 	}
 	s->nqueued = 0;
 	s->arena_len = 0;
+	s->npyf = 0;
 	s->unwinding = false;
 }
 
@@ -1101,11 +1111,14 @@ static bool emit_split(struct sampler *s, struct thread *th,
  * before the PC confirms it (a page fault leaves the same registers),
  * read now that the thread runs again.
  */
-static void record_stack(struct sampler *s, struct thread *th,
-			 enum capture_stop stop)
+static void record_stack(struct sampler *s, const struct queued *q)
 {
+	struct thread *th = q->th;
+	enum capture_stop stop = q->kind;
 	struct sampler_proc *p = th->proc;
 	int n = unwind_captured(s, p);
+	const uint64_t *pcs = s->pcs;
+	size_t merged;
 	enum sysbias_stop kind = SYSBIAS_USER;
 	uint64_t count;
 	bool ok = true;
@@ -1119,6 +1132,13 @@ static void record_stack(struct sampler *s, struct thread *th,
 		n = unwind_captured(s, p);
 	if (n <= 0 || s->stopping)
 		return;
+	/* Its Python frames in place of the eval loop's (sampler_py.c). */
+	sampler_py_ready(s, p);
+	merged = sampler_py_merge(s, q, s->pcs, (size_t)n);
+	if (merged) {
+		pcs = s->mpcs;
+		n = (int)merged;
+	}
 	count = cpuacct_weight(&th->cpu, &p->acct);
 	/* (--wall needs to know only the exits, for --stats.) */
 	if ((stop == CAPTURE_AT_EXIT ||
@@ -1132,16 +1152,15 @@ static void record_stack(struct sampler *s, struct thread *th,
 	/* A stack worth no period now (cpuacct_weight()) is still kept: the
 	 * end of a CPU profile gives it what is left of the carry. */
 	if (count && s->cfg->wall)
-		ok = emit(s, th, s->pcs, (size_t)n, count);
-	else if (count &&
-		 (ok = emit_split(s, th, s->pcs, (size_t)n, count, kind)))
+		ok = emit(s, th, pcs, (size_t)n, count);
+	else if (count && (ok = emit_split(s, th, pcs, (size_t)n, count, kind)))
 		s->st->stacks++;
 	if (!ok)
 		return;
 	p->live_tid = th->tid;
 	/* --wall counts it again when the thread did not run; CPU mode
 	 * gives it what is left of the thread's carry at the end. */
-	keep_last_stack(th, s->pcs, (size_t)n);
+	keep_last_stack(th, pcs, (size_t)n);
 }
 
 /* Past the tick's deadline: whoever has not stopped yet is LATE. */
@@ -1488,6 +1507,9 @@ static void teardown(struct sampler *s)
 	threadtab_free(s->threads);
 	free(s->queue);
 	free(s->arena);
+	free(s->pyf);
+	free(s->mrefs);
+	free(s->mpcs);
 	free(s->active);
 	free(s->pcs);
 	if (s->sigfd > 0)

@@ -122,6 +122,7 @@
 #include "unwind.h"
 
 struct sampler_stats;
+struct pyframes;
 
 struct sampler_config {
 	/* The processes named (-p), or the launched COMMAND: the roots.  The
@@ -169,6 +170,11 @@ struct sampler_config {
 	/* --unsafe-seccomp: stop threads whatever their seccomp filters say
 	 * of restart_syscall (see "Seccomp" above). */
 	bool unsafe_seccomp;
+	/* Python frames (issue 16): the registry a CPython target's frames
+	 * are interned into (pyframes.h), each eval-loop frame of its
+	 * stacks replaced by the Python frames it ran (pymerge.h).  NULL
+	 * (--no-python): native stacks only. */
+	struct pyframes *pyframes;
 };
 
 enum sampler_end {
@@ -262,6 +268,21 @@ struct sampler_stats {
 	int end_signal;	     /* for SAMPLER_END_SIGNAL */
 	int end_signal_code; /* its si_code: SI_KERNEL from a terminal */
 	struct unwinder_counters unwind; /* filled at the end of the run */
+	/* Python frames (cfg->pyframes): processes whose CPython runtime is
+	 * read, and refused (the first refusal's sentence in py_warning);
+	 * stacks merged; stacks kept native: the merge found no entry frame
+	 * or a mismatch, the thread's frames did not end (py_unended; by
+	 * pyrt_frames() status in py_status), an eval-loop stack of a thread
+	 * with no known thread state (py_no_tstate, py_refreshes the thread
+	 * states read again); Python frames left unnamed (their eval frame
+	 * stands in).  py_walk_ns: the stop window's time spent reading
+	 * frames, over py_walks threads, with py_page_reads reads. */
+	uint64_t py_procs, py_refused;
+	char py_warning[256];
+	uint64_t py_merged, py_no_entry, py_mismatch, py_unended, py_no_tstate;
+	uint64_t py_refreshes, py_unnamed, py_status[5];
+	uint64_t py_walks, py_walk_ns, py_page_reads;
+	uint64_t py_code_reads, py_code_flushes;
 	bool child_reaped;
 	int child_status; /* wait status, when child_reaped */
 };

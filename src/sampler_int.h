@@ -19,6 +19,8 @@
 #include "procfs.h"
 #include "procset.h"
 #include "proctree.h"
+#include "pymerge.h"
+#include "pyrt.h"
 #include "sampler.h"
 #include "threadtab.h"
 #include "unwind.h"
@@ -30,7 +32,16 @@ struct queued {
 	uint64_t stack_start;
 	size_t off, len;	/* in arena */
 	enum capture_stop kind; /* capture_stop_kind() said so */
+	/* Its Python frames (sampler_py.c), in the tick's frame arena:
+	 * py_n of them from py_off; py_status the walk's enum pyrt_status,
+	 * -1 when none was read (no runtime, no thread state known). */
+	size_t py_off, py_n;
+	int py_status;
 };
+
+/* The most Python frames read per stop (pyrt_frames()'s max). */
+#define PY_FRAMES_MAX 512
+#define PY_STATUSES 5 /* enum pyrt_status's values */
 
 /*
  * One process of the set: what the sampler keeps of it while it lives
@@ -59,6 +70,7 @@ struct sampler_proc {
 	bool late_vanished;    /* a LATE thread exec'd away its TID */
 	size_t held_now;       /* of its threads, seized by us (stop_owed) */
 	uint64_t skipped_ns;   /* when it was skipped (skip_proc()) */
+	struct sampler_py *py; /* its CPython runtime, or NULL */
 };
 
 struct sampler {
@@ -96,6 +108,15 @@ struct sampler {
 	uint64_t serve_at;    /* when between_steps() next looks for events */
 	bool sc_can_read;     /* seccomp_can_read(), at the start */
 	uint64_t progress_at; /* when cfg->progress was last called */
+	/* Python frames (sampler_py.c): the tick's frame arena, the capture
+	 * being taken's frames, the merge's buffers. */
+	struct pyrt_frame *pyf;
+	size_t npyf, cap_pyf;
+	size_t py_cur_n;
+	int py_cur_status;
+	struct pymerge_ref *mrefs;
+	uint64_t *mpcs;
+	size_t cap_mrefs;
 };
 
 /* sampler_procs.c: the process set (see there). */
@@ -114,5 +135,14 @@ void sampler_unwind_queued(struct sampler *s);
 void sampler_forget_user_code(struct thread *th);
 void sampler_settle_proc(struct sampler *s, struct sampler_proc *p,
 			 bool final_read_too);
+
+/* sampler_py.c: the Python half (see there). */
+void sampler_py_open(struct sampler *s, struct sampler_proc *p);
+void sampler_py_close(struct sampler_proc *p);
+void sampler_py_ready(struct sampler *s, struct sampler_proc *p);
+int sampler_py_reserve(struct sampler *s);
+void sampler_py_frames(struct sampler *s, struct thread *th);
+size_t sampler_py_merge(struct sampler *s, const struct queued *q,
+			const uint64_t *pcs, size_t n);
 
 #endif /* PTPROF_SAMPLER_INT_H */

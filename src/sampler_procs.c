@@ -60,6 +60,7 @@ static int open_image(struct sampler *s, struct sampler_proc *p)
 	unwinder_set_hook(p->unw, sampler_between_steps, s);
 	mapsync_init(&p->mapsync, p->pid, p->im->maps, p->unw);
 	mapsync_refresh(&p->mapsync, 0);
+	sampler_py_open(s, p);
 	return 0;
 }
 
@@ -91,6 +92,7 @@ void sampler_procs_close_image(struct sampler *s, struct sampler_proc *p)
 	u->unwinds_fp += c.unwinds_fp;
 	u->unwind_fp_ns += c.unwind_fp_ns;
 	u->cache_size_set = c.cache_size_set;
+	sampler_py_close(p);
 	mapsync_free(&p->mapsync);
 	unwinder_free(p->unw);
 	p->unw = NULL;
