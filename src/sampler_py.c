@@ -47,6 +47,7 @@
 #define PY_RETRY_FOR_NS (10ull * NSEC_PER_SEC) /* ... for so long */
 #define PY_REFRESH_NS (20 * NSEC_PER_MSEC) /* thread states, at most so often */
 #define PY_MAX_TIDS 4096		   /* tids listed for pyrt_check() */
+#define PY_TRIES 3 /* a check failed: tried again so often */
 
 enum py_state { PY_PENDING, PY_READY, PY_OFF };
 
@@ -59,10 +60,11 @@ struct py_code_slot {
 struct sampler_py {
 	enum py_state state;
 	pid_t pid;
-	uint32_t version;
+	uint64_t version_at; /* Py_Version's address */
 	uint64_t runtime;
 	uint64_t eval_lo, eval_hi; /* _PyEval_EvalFrameDefault's code */
 	uint64_t found_ns, tried_ns, refreshed_ns;
+	unsigned tries; /* failures that may pass (not_yet()) */
 	struct pyrt *rt;
 	struct pyrt_pages pages;
 	struct pyrt_thread *threads; /* sorted by native_id */
@@ -208,7 +210,7 @@ void sampler_py_open(struct sampler *s, struct sampler_proc *p)
 		return;
 	p->py->pid = p->pid;
 	p->py->runtime = sy.runtime;
-	p->py->version = sy.version;
+	p->py->version_at = sy.version;
 	p->py->eval_lo = sy.eval_lo;
 	p->py->eval_hi = sy.eval_hi;
 	p->py->found_ns = mono_now_ns();
@@ -284,6 +286,24 @@ static void py_refuse(struct sampler *s, struct sampler_proc *p,
 	p->py->state = PY_OFF;
 }
 
+/*
+ * A runtime that is not ready yet, to be tried again: before
+ * Py_Initialize() the interpreter list is empty, and for a moment no
+ * thread state is bound to the main thread (a COMMAND just exec'd is
+ * attached that early), for PY_RETRY_FOR_NS at most.  Anything else may
+ * be a thread listed since our /proc/PID/task listing: a few tries
+ * (PY_TRIES), then it is final (a lying _PyRuntime fails at once).
+ */
+static bool not_yet(struct sampler_py *py, const char *err, uint64_t now)
+{
+	if (now - py->found_ns >= PY_RETRY_FOR_NS)
+		return false;
+	if (strstr(err, "no valid interpreter list") ||
+	    strstr(err, "no thread state is bound"))
+		return true;
+	return ++py->tries < PY_TRIES;
+}
+
 /* pyrt_open() and the checks; false: not yet (try again later). */
 static bool try_open(struct sampler *s, struct sampler_proc *p, uint64_t now)
 {
@@ -294,7 +314,7 @@ static bool try_open(struct sampler *s, struct sampler_proc *p, uint64_t now)
 	size_t n;
 
 	py->tried_ns = now;
-	if (py_read(py, py->version, &version, sizeof(version))) {
+	if (py_read(py, py->version_at, &version, sizeof(version))) {
 		py_refuse(s, p, "Py_Version unreadable");
 		return true;
 	}
@@ -302,8 +322,7 @@ static bool try_open(struct sampler *s, struct sampler_proc *p, uint64_t now)
 			   err, sizeof(err));
 	pyrt_pages_reset(&py->pages);
 	if (!py->rt) {
-		/* Before Py_Initialize() the interpreter list is empty. */
-		if (errno != ENOTSUP && now - py->found_ns < PY_RETRY_FOR_NS)
+		if (not_yet(py, err, now))
 			return false;
 		py_refuse(s, p, err[0] ? err : "pyrt_open failed");
 		return true;
@@ -314,7 +333,7 @@ static bool try_open(struct sampler *s, struct sampler_proc *p, uint64_t now)
 	if (pyrt_check(py->rt, tids, n, err, sizeof(err)) ||
 	    read_threads(py, err, sizeof(err))) {
 		pyrt_pages_reset(&py->pages);
-		if (now - py->found_ns < PY_RETRY_FOR_NS && errno != ELOOP) {
+		if (not_yet(py, err, now)) {
 			pyrt_close(py->rt);
 			py->rt = NULL;
 			return false;

@@ -20,6 +20,7 @@ check_PROGRAMS += \
 	tests/targets/faulty \
 	tests/targets/bursts \
 	tests/targets/hostile \
+	tests/targets/fakepy \
 	tests/targets/alias
 
 tests_targets_alias_SOURCES = tests/targets/alias.c
@@ -86,6 +87,11 @@ tests_targets_hostile_SOURCES = tests/targets/hostile.c
 tests_targets_hostile_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_hostile_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+# _PyRuntime and Py_Version in .dynsym: -rdynamic.
+tests_targets_fakepy_SOURCES = tests/targets/fakepy.c
+tests_targets_fakepy_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_fakepy_LDFLAGS = $(PT_TARGET_LINKFLAGS) -rdynamic
+
 tests_targets_exiter_SOURCES = tests/targets/exiter.c
 tests_targets_exiter_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
@@ -114,6 +120,7 @@ TESTS += \
 	tests/split.test \
 	tests/split-attach.test \
 	tests/chain.test \
+	tests/python-frames.test \
 	tests/threads.test \
 	tests/modes.test \
 	tests/alias.test \
@@ -125,7 +132,8 @@ TESTS += \
 	tests/signal-stop.test \
 	tests/target-exit.test \
 	tests/stopped-target.test
-EXTRA_DIST += tests/targets/target.h tests/tools/hostile_profile.py
+EXTRA_DIST += tests/targets/target.h tests/tools/hostile_profile.py \
+	tests/targets/pysplit.py
 
 # chain.c again, with no .eh_frame of its own (-fno-asynchronous-unwind-
 # tables, and -g): its functions' unwind rules are in .debug_frame only,
