@@ -338,9 +338,14 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		(unsigned long long)st->settled_samples,
 		(double)st->unsampled_ns / NSEC_PER_SEC);
 	fprintf(stderr,
-		"ptprof: stats: ptprof cpu %.0f us, %.1f us per stack; one "
-		"unwind (from the copy) p50 %u us, p99 %u us\n",
+		"ptprof: stats: ptprof cpu %.0f us, %.1f us per stack; pause "
+		"per stopped thread %.1f us; one unwind (from the copy) p50 "
+		"%u us, p99 %u us\n",
 		cpu_us, st->stacks ? cpu_us / (double)st->stacks : 0,
+		st->threads_stopped ?
+			(double)st->pause_total_ns / NSEC_PER_USEC /
+				(double)st->threads_stopped :
+			0,
 		sampler_unwind_quantile(st, 0.5),
 		sampler_unwind_quantile(st, 0.99));
 	fprintf(stderr,
