@@ -790,6 +790,7 @@ static char *all_processes_path(const char *legacy)
  * The legacy format holds one address space: FILE has the root process's
  * samples only.  When others have samples and no pprof output was asked
  * for, all of them go to BASE.pb.gz too, and the user is told (one line).
+ * So do stacks with Python frames, which FILE holds unnamed.
  */
 static int write_all_processes(struct output *w, const struct procset *ps,
 			       const struct sampler_stats *st)
@@ -797,8 +798,9 @@ static int write_all_processes(struct output *w, const struct procset *ps,
 	char *path;
 	int rc;
 
+	/* (Python frames too: the legacy file cannot name them.) */
 	if (w->o->pprof_output || !w->o->legacy_output || !w->pprof ||
-	    !other_samples(ps))
+	    (!other_samples(ps) && !st->py_merged))
 		return 0;
 	path = all_processes_path(w->o->legacy_output);
 	rc = write_pprof_to(w, path, ps, st);
@@ -818,8 +820,8 @@ static void say_all_processes(const struct output *w, const struct procset *ps,
 	size_t sampled = procset_sampled_pids(ps);
 	char all[40] = "samples";
 
-	if (!w->all_path)
-		return;
+	if (!w->all_path || !other_samples(ps))
+		return; /* written for Python frames: warn_python() says so */
 	if (sampled > 1)
 		snprintf(all, sizeof(all), "%zu processes", sampled);
 	cli_msg("%s holds %s (%d) only: %llu of %llu samples; the gperftools "
@@ -1191,23 +1193,43 @@ static size_t distinct_stacks(const struct output *w, const struct procset *ps)
 }
 
 /*
- * Python frames: a runtime refused (one line, the first), and Python
- * frames in a legacy-only output.  The gperftools format has addresses
- * and maps, no names: its [py] PCs (pyframes.h) name nothing there, so
- * the user is told where the names would be rather than given a second
- * file unasked (multi-process runs write BASE.pb.gz because the legacy
- * file misses samples; here it misses only names).
+ * Python frames (issue 16) are read only for a pprof output (-o
+ * NAME.pb.gz, --format=pprof, or the BASE.pb.gz of a run over several
+ * processes): the gperftools format has addresses and maps, no names,
+ * so a legacy-only file would hold [py] PCs (pyframes.h) that nothing
+ * can name.  Such a run keeps today's native stacks and only tells the
+ * CPython processes it met, for a note; --no-python neither.
  */
+static void want_python(struct output *w, struct sampler_config *cfg)
+{
+	if (w->o->no_python)
+		return;
+	if (!w->pprof) {
+		cfg->py_detect = true;
+		return;
+	}
+	w->py = cfg->pyframes = pyframes_new(0);
+	if (!w->py)
+		cli_die(EXIT_FAILURE, "out of memory");
+}
+
+/* Python frames: a runtime refused (one line, the first); frames not
+ * read for want of a pprof output, or unnamed in the legacy file. */
 static void warn_python(const struct output *w, const struct sampler_stats *st)
 {
 	if (st->py_warning[0])
 		cli_msg("%s", st->py_warning);
-	if (st->py_merged && w->o->legacy_output && !w->o->pprof_output &&
-	    !w->all_path)
-		cli_msg("%llu stacks hold Python frames, which %s cannot name "
-			"(the gperftools format has no names); record with -o "
-			"FILE.pb.gz for them",
-			(unsigned long long)st->py_merged, w->o->legacy_output);
+	if (st->py_detected)
+		cli_msg("process %d runs CPython: %s holds its native stacks "
+			"only (the gperftools format cannot name Python "
+			"frames); record with -o FILE.pb.gz for them",
+			(int)st->py_detected_pid, w->o->legacy_output);
+	else if (st->py_merged && w->o->legacy_output &&
+		 (w->o->pprof_output || w->all_path))
+		cli_msg("%s holds Python frames as unnamed addresses (the "
+			"gperftools format has no names); they are named in %s",
+			w->o->legacy_output,
+			w->o->pprof_output ? w->o->pprof_output : w->all_path);
 }
 
 /* After a run written out: the summary, the warnings, --stats, --top. */
@@ -1260,11 +1282,7 @@ int cmd_record(const struct options *o)
 		cli_die(EXIT_FAILURE, "out of memory");
 	check_record(o, &sel, &cfg);
 	want_pprof(&w, &cfg);
-	if (!o->no_python) {
-		w.py = cfg.pyframes = pyframes_new(0);
-		if (!w.py)
-			cli_die(EXIT_FAILURE, "out of memory");
-	}
+	want_python(&w, &cfg);
 	cli_block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
 	cfg.spill_arg = &w;

@@ -175,6 +175,10 @@ struct sampler_config {
 	 * stacks replaced by the Python frames it ran (pymerge.h).  NULL
 	 * (--no-python): native stacks only. */
 	struct pyframes *pyframes;
+	/* With pyframes NULL: only tell CPython processes (stats->
+	 * py_detected), for a caller whose output could not name their
+	 * frames. */
+	bool py_detect;
 };
 
 enum sampler_end {
@@ -278,6 +282,8 @@ struct sampler_stats {
 	 * stands in).  py_walk_ns: the stop window's time spent reading
 	 * frames, over py_walks threads, with py_page_reads reads. */
 	uint64_t py_procs, py_refused;
+	uint64_t py_detected; /* cfg->py_detect: CPython processes met */
+	pid_t py_detected_pid; /* the first */
 	char py_warning[256];
 	uint64_t py_merged, py_no_entry, py_mismatch, py_unended, py_no_tstate;
 	uint64_t py_refreshes, py_unnamed, py_status[5];

@@ -9,7 +9,8 @@
  *  - sampler_py_open() (attach, exec): look for _PyRuntime and
  *    Py_Version in .dynsym of the main executable and of a mapped
  *    libpython3.X.so, and for _PyEval_EvalFrameDefault's range.  None:
- *    a native process, nothing more is done for it.
+ *    a native process, nothing more is done for it.  (cfg->py_detect:
+ *    only counted, for a note.)
  *  - sampler_py_ready() (after a release, rate-limited): pyrt_open(),
  *    pyrt_threads(), pyrt_check() against /proc/PID/task.  A runtime not
  *    yet initialized (a COMMAND just exec'd) is tried again for a few
@@ -203,8 +204,14 @@ void sampler_py_open(struct sampler *s, struct sampler_proc *p)
 {
 	struct py_syms sy;
 
-	if (!s->cfg->pyframes || !p->im || !p->im->maps || !find_syms(p, &sy))
+	if ((!s->cfg->pyframes && !s->cfg->py_detect) || !p->im ||
+	    !p->im->maps || !find_syms(p, &sy))
 		return;
+	if (!s->cfg->pyframes) {
+		if (!s->st->py_detected++)
+			s->st->py_detected_pid = p->pid;
+		return;
+	}
 	p->py = calloc(1, sizeof(*p->py));
 	if (!p->py)
 		return;
