@@ -37,6 +37,7 @@
 #include "maps.h"
 #include "procfs.h"
 #include "procset.h"
+#include "pyframes.h"
 #include "sampler.h"
 #include "stacktab.h"
 #include "symbolize.h"
@@ -56,6 +57,7 @@ struct dthread {
 struct dump {
 	struct dthread *t;
 	size_t n;
+	struct pyframes *py; /* Python frames' names (NULL: --no-python) */
 };
 
 static void on_stack(void *arg, const struct sample_origin *from,
@@ -256,7 +258,8 @@ static int capture(const struct dproc *p, const struct options *o,
 				      .duration_ns = NSEC_PER_MSEC,
 				      .stop_signals = stop,
 				      .on_stack = on_stack,
-				      .on_stack_arg = d };
+				      .on_stack_arg = d,
+				      .pyframes = d->py };
 	struct stacktab *tab = stacktab_new(STACKTAB_MAX_DEPTH);
 	struct sampler_stats st;
 	int rc, err;
@@ -297,15 +300,28 @@ struct frame {
 	const char *func; /* demangled when it could be, or NULL */
 	uint64_t off;
 	const char *module;
-	char *owned; /* func, when demangled */
+	char *owned;		  /* func, when demangled */
+	const struct pyframe *py; /* a Python frame (then func, module) */
+	struct pyframe pyf;
 };
 
-/* Frame i of t: callers are looked up at PC-1 (return addresses). */
-static void frame_at(struct symbolizer *sym, const struct dthread *t, size_t i,
-		     struct frame *fr)
+/* Frame i of t: callers are looked up at PC-1 (return addresses); a
+ * Python frame's PC (pyframes.h) in the dump's registry. */
+static void frame_at(struct symbolizer *sym, const struct pyframes *py,
+		     const struct dthread *t, size_t i, struct frame *fr)
 {
 	struct symbol_info si;
 	uint64_t addr = i > 0 && t->pcs[i] ? t->pcs[i] - 1 : t->pcs[i];
+
+	memset(fr, 0, sizeof(*fr));
+	if (py && pyframes_is_pc(t->pcs[i]) &&
+	    pyframes_lookup(py, t->pcs[i], &fr->pyf) == 0) {
+		fr->pc = t->pcs[i];
+		fr->py = &fr->pyf;
+		fr->func = fr->pyf.qualname;
+		fr->module = PYFRAMES_MODULE;
+		return;
+	}
 
 	symbolizer_lookup(sym, addr, &si);
 	if (si.fde) /* a dump shows where, not which unnamed function */
@@ -326,7 +342,12 @@ static void put(const char *s)
 static void print_frame(const struct frame *fr, size_t i)
 {
 	printf("#%-3zu 0x%016" PRIx64 " in ", i, fr->pc);
-	if (fr->func) {
+	if (fr->py) { /* "hot_a (app.py:12) [py]", the file as Python has it */
+		put(fr->py->qualname);
+		fputs(" (", stdout);
+		put(fr->py->filename);
+		printf(":%u) %s\n", (unsigned)fr->py->line, PYFRAMES_MODULE);
+	} else if (fr->func) {
 		put(fr->func);
 		printf("+0x%" PRIx64 " (", fr->off);
 		put(fr->module ? fr->module : "?");
@@ -369,7 +390,7 @@ static void print_text(const struct dump *d, struct symbolizer *sym,
 		for (size_t i = 0; t->pcs && i < t->n; i++) {
 			struct frame fr;
 
-			frame_at(sym, t, i, &fr);
+			frame_at(sym, d->py, t, i, &fr);
 			print_frame(&fr, i);
 			free(fr.owned);
 		}
@@ -377,7 +398,7 @@ static void print_text(const struct dump *d, struct symbolizer *sym,
 }
 
 static void print_json_thread(FILE *f, const struct dthread *t,
-			      struct symbolizer *sym)
+			      struct symbolizer *sym, const struct pyframes *py)
 {
 	fprintf(f, "{\"tid\":%d,\"name\":", (int)t->tid);
 	textsafe_fputs_json(f, t->name);
@@ -393,12 +414,17 @@ static void print_json_thread(FILE *f, const struct dthread *t,
 	for (size_t i = 0; i < t->n; i++) {
 		struct frame fr;
 
-		frame_at(sym, t, i, &fr);
+		frame_at(sym, py, t, i, &fr);
 		fprintf(f, "%s{\"pc\":\"0x%" PRIx64 "\",\"function\":",
 			i ? "," : "", fr.pc);
 		textsafe_fputs_json(f, fr.func);
 		fprintf(f, ",\"offset\":%" PRIu64 ",\"module\":", fr.off);
 		textsafe_fputs_json(f, fr.module);
+		if (fr.py) {
+			fputs(",\"file\":", f);
+			textsafe_fputs_json(f, fr.py->filename);
+			fprintf(f, ",\"line\":%u", (unsigned)fr.py->line);
+		}
 		fputc('}', f);
 		free(fr.owned);
 	}
@@ -418,7 +444,7 @@ static char *json_threads(const struct dump *d, struct symbolizer *sym)
 	for (size_t k = 0; k < d->n; k++) {
 		if (k)
 			fputc(',', f);
-		print_json_thread(f, &d->t[k], sym);
+		print_json_thread(f, &d->t[k], sym, d->py);
 	}
 	fputc(']', f);
 	if (fclose(f))
@@ -462,6 +488,7 @@ static void free_dump(struct dump *d)
 	for (size_t k = 0; k < d->n; k++)
 		free(d->t[k].pcs);
 	free(d->t);
+	pyframes_free(d->py);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -484,6 +511,8 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 	/* -p processes were checked before anything was touched */
 	if (!p->named && cli_target_problem(p->pid, why, len))
 		return -1;
+	if (!r->o->no_python && !(d.py = pyframes_new(0)))
+		cli_die(EXIT_FAILURE, "out of memory");
 	if (list_threads(p->pid, &d)) {
 		capture_failed(p, &(struct sampler_stats){ 0 }, errno, why,
 			       len);

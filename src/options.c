@@ -125,7 +125,8 @@ const char options_report_usage[] =
 	"module+0xOFFSET.\n";
 
 const char options_dump_usage[] =
-	"Usage: ptprof dump -p PID[,PID...] [--children] [--json] [--unsafe-seccomp]\n"
+	"Usage: ptprof dump -p PID[,PID...] [--children] [--json] [--no-python]\n"
+	"                   [--unsafe-seccomp]\n"
 	"Stop every thread of each process once, copy its registers and stack,\n"
 	"let it go, then print each thread's stack: TID, name and state, then\n"
 	"one line per frame (address, function+offset, module), under a header\n"
@@ -134,6 +135,9 @@ const char options_dump_usage[] =
 	"  -p, --pid=PID[,PID...]  the processes (repeatable; at most 4096)\n"
 	"      --children    also every descendant they have now\n"
 	"      --json        one JSON document, for scripts\n"
+	"      --no-python   native frames only (default: a CPython process's\n"
+	"                    eval-loop frames replaced by its Python frames,\n"
+	"                    'qualname (file:line) [py]')\n"
 	"      --unsafe-seccomp  stop the threads whatever their seccomp\n"
 	"                    filters say of restart_syscall (see ptprof(1))\n"
 	"  -h, --help        show this help and exit\n"
@@ -209,6 +213,7 @@ static const struct option dump_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
+	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -724,6 +729,9 @@ static int parse_dump_one(int c, const char *arg, struct options *o, char *err,
 		return 0;
 	case OPT_UNSAFE_SECCOMP:
 		o->unsafe_seccomp = 1;
+		return 0;
+	case OPT_NO_PYTHON:
+		o->no_python = 1;
 		return 0;
 	default:
 		return parse_common(c, arg, o, err, len);

@@ -47,7 +47,6 @@
 #define PY_RETRY_NS (50 * NSEC_PER_MSEC) /* a runtime not ready: again */
 #define PY_RETRY_FOR_NS (10ull * NSEC_PER_SEC) /* ... for so long */
 #define PY_REFRESH_NS (20 * NSEC_PER_MSEC) /* thread states, at most so often */
-#define PY_MAX_TIDS 4096		   /* tids listed for pyrt_check() */
 #define PY_TRIES 3 /* a check failed: tried again so often */
 
 enum py_state { PY_PENDING, PY_READY, PY_OFF };
@@ -199,6 +198,8 @@ static bool find_syms(const struct sampler_proc *p, struct py_syms *out)
 	return false;
 }
 
+static bool try_open(struct sampler *s, struct sampler_proc *p, uint64_t now);
+
 /* At attach or exec: is p's image a CPython one?  Quiet when not. */
 void sampler_py_open(struct sampler *s, struct sampler_proc *p)
 {
@@ -223,6 +224,9 @@ void sampler_py_open(struct sampler *s, struct sampler_proc *p)
 	p->py->found_ns = mono_now_ns();
 	p->py->state = PY_PENDING;
 	pyrt_pages_init(&p->py->pages, py_read, p->py);
+	/* At once: a process attached (-p, dump) is ready, and its first
+	 * stop window can read frames then. */
+	try_open(s, p, p->py->found_ns);
 }
 
 static void codes_flush(struct sampler_py *py)
@@ -317,8 +321,8 @@ static bool try_open(struct sampler *s, struct sampler_proc *p, uint64_t now)
 	struct sampler_py *py = p->py;
 	char err[160] = "";
 	uint32_t version;
-	pid_t tids[PY_MAX_TIDS];
-	size_t n;
+	struct tidlist tids = { 0 };
+	bool bad;
 
 	py->tried_ns = now;
 	if (py_read(py, py->version_at, &version, sizeof(version))) {
@@ -334,11 +338,13 @@ static bool try_open(struct sampler *s, struct sampler_proc *p, uint64_t now)
 		py_refuse(s, p, err[0] ? err : "pyrt_open failed");
 		return true;
 	}
-	n = 0;
-	for (size_t i = 0; i < p->tids.n && n < PY_MAX_TIDS; i++)
-		tids[n++] = p->tids.tids[i];
-	if (pyrt_check(py->rt, tids, n, err, sizeof(err)) ||
-	    read_threads(py, err, sizeof(err))) {
+	/* Listed now: a thread state names the threads of this moment. */
+	if (procfs_list_tasks(p->pid, &tids))
+		tids.n = 0;
+	bad = pyrt_check(py->rt, tids.tids, tids.n, err, sizeof(err)) ||
+	      read_threads(py, err, sizeof(err));
+	procfs_tidlist_free(&tids);
+	if (bad) {
 		pyrt_pages_reset(&py->pages);
 		if (not_yet(py, err, now)) {
 			pyrt_close(py->rt);
