@@ -20,7 +20,8 @@
  *     threads another tracer holds are left alone too;
  *  2. PTRACE_SEIZEs the due threads and PTRACE_INTERRUPTs them all;
  *  3. as each stop comes, captures the thread's registers and a copy of
- *     its stack and PTRACE_DETACHes it at once (the stop window: nothing
+ *     its stack (and, in a CPython process, its chain of Python frames:
+ *     below) and PTRACE_DETACHes it at once (the stop window: nothing
  *     else happens between a thread's interrupt and its detach);
  *  4. waits for the stops at most 500 us (a quarter period at most):
  *     a thread that has not stopped by then is LATE, and is captured and
@@ -37,6 +38,17 @@
  * sweep, on a changed thread count, once a second).  A deadline that
  * passes without a tick (one started late) is counted as missed; ticks
  * are never bunched (none starts within period/8 of the last).
+ *
+ * Python frames (issue 16, config->pyframes; sampler_py.c): a process
+ * whose main executable or libpython3.X.so exports _PyRuntime and
+ * Py_Version has its runtime opened at attach or exec (pyrt.h) and
+ * checked against its threads; a refusal leaves its stacks native and
+ * puts one sentence in stats->py_warning.  In the stop window a thread
+ * with a known thread state has its frame chain read (a few page reads,
+ * ~13 us); after the release each _PyEval_EvalFrameDefault frame of its
+ * stack is replaced by the Python frames it ran (pymerge.h), named in
+ * config->pyframes, and a stack whose halves disagree stays native
+ * (counted in stats->py_*).
  *
  *
  * Several processes (issue 14): the roots (config->pids) and, with
