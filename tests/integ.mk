@@ -133,7 +133,7 @@ TESTS += \
 	tests/target-exit.test \
 	tests/stopped-target.test
 EXTRA_DIST += tests/targets/target.h tests/tools/hostile_profile.py \
-	tests/targets/pysplit.py
+	tests/targets/pysplit.py tests/targets/pythreads.py
 
 # chain.c again, with no .eh_frame of its own (-fno-asynchronous-unwind-
 # tables, and -g): its functions' unwind rules are in .debug_frame only,
