@@ -1119,6 +1119,7 @@ static void record_stack(struct sampler *s, const struct queued *q)
 	int n = unwind_captured(s, p);
 	const uint64_t *pcs = s->pcs;
 	size_t merged;
+	bool py_unread;
 	enum sysbias_stop kind = SYSBIAS_USER;
 	uint64_t count;
 	bool ok = true;
@@ -1134,7 +1135,7 @@ static void record_stack(struct sampler *s, const struct queued *q)
 		return;
 	/* Its Python frames in place of the eval loop's (sampler_py.c). */
 	sampler_py_ready(s, p);
-	merged = sampler_py_merge(s, q, s->pcs, (size_t)n);
+	merged = sampler_py_merge(s, q, s->pcs, (size_t)n, &py_unread);
 	if (merged) {
 		pcs = s->mpcs;
 		n = (int)merged;
@@ -1160,6 +1161,16 @@ static void record_stack(struct sampler *s, const struct queued *q)
 	p->live_tid = th->tid;
 	/* --wall counts it again when the thread did not run; CPU mode
 	 * gives it what is left of the thread's carry at the end. */
+	if (s->cfg->wall && py_unread) {
+		/* Python code whose frames were not read (sampler_py.c): a
+		 * blocked thread would have this stack counted again and
+		 * again; without a last stack it is stopped at the next tick
+		 * instead, its frames read then. */
+		free(th->last_pcs);
+		th->last_pcs = NULL;
+		th->last_n = 0;
+		return;
+	}
 	keep_last_stack(th, pcs, (size_t)n);
 }
 

@@ -143,6 +143,6 @@ void sampler_py_ready(struct sampler *s, struct sampler_proc *p);
 int sampler_py_reserve(struct sampler *s);
 void sampler_py_frames(struct sampler *s, struct thread *th);
 size_t sampler_py_merge(struct sampler *s, const struct queued *q,
-			const uint64_t *pcs, size_t n);
+			const uint64_t *pcs, size_t n, bool *unread);
 
 #endif /* PTPROF_SAMPLER_INT_H */

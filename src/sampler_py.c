@@ -512,10 +512,13 @@ static bool any_eval(const struct sampler_py *py, const uint64_t *pcs, size_t n)
 /*
  * After the release: pcs[0..n) (the native stack of q's thread) merged
  * with the frames read in the stop window, into s->mpcs.  Returns the
- * merged stack's length, or 0: keep the native one (counted).
+ * merged stack's length, or 0: keep the native one (counted).  *unread:
+ * the stack runs Python code whose frames were not read (the runtime
+ * not open yet, the thread state not known yet), though they may be at
+ * its next stop: not a stack for --wall to count again.
  */
 size_t sampler_py_merge(struct sampler *s, const struct queued *q,
-			const uint64_t *pcs, size_t n)
+			const uint64_t *pcs, size_t n, bool *unread)
 {
 	struct sampler_py *py = q->th->proc->py;
 	size_t max = stacktab_max_depth(s->tab), nout = 0, unnamed = 0, k;
@@ -524,11 +527,16 @@ size_t sampler_py_merge(struct sampler *s, const struct queued *q,
 	enum pymerge_status st;
 	uint64_t now;
 
+	*unread = false;
+	if (!py || py->state == PY_OFF || q->py_status >= 0)
+		; /* nothing missed, or nothing to miss */
+	else
+		*unread = any_eval(py, pcs, n);
 	if (!py || py->state != PY_READY)
 		return 0;
 	if (q->py_status < 0) {
 		/* No thread state known for it: new since the last listing? */
-		if (!any_eval(py, pcs, n))
+		if (!*unread)
 			return 0;
 		s->st->py_no_tstate++;
 		now = mono_now_ns();
