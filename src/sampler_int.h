@@ -71,6 +71,9 @@ struct sampler_proc {
 	size_t held_now;       /* of its threads, seized by us (stop_owed) */
 	uint64_t skipped_ns;   /* when it was skipped (skip_proc()) */
 	struct sampler_py *py; /* its CPython runtime, or NULL */
+	bool py_found;	       /* its image is CPython's (sampler_py_open()) */
+	unsigned py_scans;     /* its image's maps looked at for it, */
+	size_t py_scan_maps;   /* ... last with so many mappings */
 };
 
 struct sampler {

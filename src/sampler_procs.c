@@ -60,6 +60,8 @@ static int open_image(struct sampler *s, struct sampler_proc *p)
 	unwinder_set_hook(p->unw, sampler_between_steps, s);
 	mapsync_init(&p->mapsync, p->pid, p->im->maps, p->unw);
 	mapsync_refresh(&p->mapsync, 0);
+	p->py_found = false; /* a new image: look again */
+	p->py_scans = 0;
 	sampler_py_open(s, p);
 	return 0;
 }

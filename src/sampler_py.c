@@ -47,6 +47,7 @@
 #define PY_RETRY_NS (50 * NSEC_PER_MSEC) /* a runtime not ready: again */
 #define PY_RETRY_FOR_NS (10ull * NSEC_PER_SEC) /* ... for so long */
 #define PY_REFRESH_NS (20 * NSEC_PER_MSEC) /* thread states, at most so often */
+#define PY_SCANS 8 /* an image's maps looked at for CPython, at most */
 #define PY_TRIES 3 /* a check failed: tried again so often */
 
 enum py_state { PY_PENDING, PY_READY, PY_OFF };
@@ -206,8 +207,13 @@ void sampler_py_open(struct sampler *s, struct sampler_proc *p)
 	struct py_syms sy;
 
 	if ((!s->cfg->pyframes && !s->cfg->py_detect) || !p->im ||
-	    !p->im->maps || !find_syms(p, &sy))
+	    !p->im->maps || p->py_found)
 		return;
+	p->py_scans++;
+	p->py_scan_maps = maps_count(p->im->maps);
+	if (!find_syms(p, &sy))
+		return;
+	p->py_found = true;
 	if (!s->cfg->pyframes) {
 		if (!s->st->py_detected++)
 			s->st->py_detected_pid = p->pid;
@@ -366,6 +372,12 @@ void sampler_py_ready(struct sampler *s, struct sampler_proc *p)
 {
 	uint64_t now;
 
+	/* Right after an exec only the executable and ld.so are mapped:
+	 * a libpython3.X.so comes later.  Look again when the maps grew,
+	 * PY_SCANS times at most per image (dlopen churn costs nothing). */
+	if (!p->py_found && p->py_scans < PY_SCANS && p->im && p->im->maps &&
+	    maps_count(p->im->maps) != p->py_scan_maps)
+		sampler_py_open(s, p);
 	if (!p->py || p->py->state != PY_PENDING)
 		return;
 	now = mono_now_ns();
