@@ -89,6 +89,9 @@ static int py_read(void *arg, uint64_t addr, void *buf, size_t len)
 
 struct py_syms {
 	uint64_t runtime, version, eval_lo, eval_hi;
+	/* an image with _PyRuntime but no Py_Version (CPython before 3.11,
+	 * which added it): its base name, for the warning */
+	char old[64];
 };
 
 /* The load bias of the executable mapping e of elf. */
@@ -172,6 +175,7 @@ static bool py_candidate(const struct sampler_proc *p,
 static bool find_syms(const struct sampler_proc *p, struct py_syms *out)
 {
 	const struct maps *m = p->im->maps;
+	char old[sizeof(out->old)] = "";
 
 	for (size_t i = 0; i < maps_count(m); i++) {
 		const struct map_entry *e = maps_entry(m, i);
@@ -195,11 +199,20 @@ static bool find_syms(const struct sampler_proc *p, struct py_syms *out)
 		close(fd);
 		if (out->runtime && out->version)
 			return true;
+		if (out->runtime && !old[0]) {
+			const char *base = strrchr(e->path, '/');
+
+			snprintf(old, sizeof(old), "%s",
+				 base ? base + 1 : e->path);
+		}
 	}
+	memcpy(out->old, old, sizeof(old));
 	return false;
 }
 
 static bool try_open(struct sampler *s, struct sampler_proc *p, uint64_t now);
+static void py_refuse(struct sampler *s, struct sampler_proc *p,
+		      const char *why);
 
 /* At attach or exec: is p's image a CPython one?  Quiet when not. */
 void sampler_py_open(struct sampler *s, struct sampler_proc *p)
@@ -211,8 +224,20 @@ void sampler_py_open(struct sampler *s, struct sampler_proc *p)
 		return;
 	p->py_scans++;
 	p->py_scan_maps = maps_count(p->im->maps);
-	if (!find_syms(p, &sy))
+	if (!find_syms(p, &sy)) {
+		char why[160];
+
+		if (!sy.old[0] || !s->cfg->pyframes)
+			return;
+		/* Once per process: a CPython this old is not read. */
+		p->py_found = true;
+		snprintf(why, sizeof(why),
+			 "%s has _PyRuntime but no Py_Version: CPython before "
+			 "3.11, which is not supported",
+			 sy.old);
+		py_refuse(s, p, why);
 		return;
+	}
 	p->py_found = true;
 	if (!s->cfg->pyframes) {
 		if (!s->st->py_detected++)
@@ -298,6 +323,8 @@ static void py_refuse(struct sampler *s, struct sampler_proc *p,
 			 "process %d: CPython runtime not read (%s): "
 			 "native stacks only",
 			 (int)p->pid, why);
+	if (!p->py)
+		return; /* refused before it was opened (too old) */
 	pyrt_close(p->py->rt);
 	p->py->rt = NULL;
 	p->py->state = PY_OFF;
