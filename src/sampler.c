@@ -313,7 +313,7 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 					  &s->cap) == 0;
 	/* Its Python frames, while it is stopped: they change as it runs
 	 * (sampler_py.c; the code objects they name are read after). */
-	if (captured)
+	if (captured && !th->probe_only)
 		sampler_py_frames(s, th);
 	if (asked && !s->cfg->unsafe_seccomp)
 		guard_seccomp(s, th, captured ? &s->cap.regs : NULL);

@@ -43,8 +43,9 @@
 #include "sampler_int.h"
 #include "timeutil.h"
 
-#define PY_CODE_CACHE 4096		 /* code objects kept (a power of 2) */
-#define PY_RETRY_NS (50 * NSEC_PER_MSEC) /* a runtime not ready: again */
+#define PY_CODE_CACHE 4096	 /* code objects kept (a power of 2) */
+#define PY_CODE_BYTES (8u << 20) /* ... and their names and tables, at most */
+#define PY_RETRY_NS (50 * NSEC_PER_MSEC)       /* a runtime not ready: again */
 #define PY_RETRY_FOR_NS (10ull * NSEC_PER_SEC) /* ... for so long */
 #define PY_REFRESH_NS (20 * NSEC_PER_MSEC) /* thread states, at most so often */
 #define PY_SCANS 8 /* an image's maps looked at for CPython, at most */
@@ -72,6 +73,7 @@ struct sampler_py {
 	size_t nthreads, cap_threads;
 	struct py_code_slot *codes; /* PY_CODE_CACHE, allocated at first use */
 	size_t ncodes;
+	size_t code_bytes; /* their names and line tables */
 };
 
 /* The target's memory, read while it is stopped or not. */
@@ -269,6 +271,7 @@ static void codes_flush(struct sampler_py *py)
 		py->codes[i].addr = 0;
 	}
 	py->ncodes = 0;
+	py->code_bytes = 0;
 }
 
 void sampler_py_close(struct sampler_proc *p)
@@ -483,6 +486,15 @@ static bool in_eval(void *arg, uint64_t pc, size_t i)
 	return pc >= py->eval_lo && pc < py->eval_hi;
 }
 
+/* What a cached code object holds in the heap. */
+static size_t code_size(const struct pycode *c)
+{
+	return sizeof(*c) + c->linetable_len +
+	       (c->name ? strlen(c->name) + 1 : 0) +
+	       (c->qualname ? strlen(c->qualname) + 1 : 0) +
+	       (c->filename ? strlen(c->filename) + 1 : 0);
+}
+
 /* The cached code object at addr, read on a miss (NULL: unreadable). */
 static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 				     uint64_t addr)
@@ -503,8 +515,13 @@ static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 		if (!c->addr)
 			break;
 	}
-	if (py->ncodes >= PY_CODE_CACHE / 2) {
-		codes_flush(py); /* bounded: start again */
+	/* Bounded: start again.  Bytes too: a code object may hold three
+	 * PYRT_MAX_NAME names and a PYRT_MAX_LINETABLE table, so a target
+	 * naming 2048 such (a fake runtime) would make the slots alone
+	 * keep 140 MB, per process. */
+	if (py->ncodes >= PY_CODE_CACHE / 2 ||
+	    py->code_bytes >= PY_CODE_BYTES) {
+		codes_flush(py);
 		s->st->py_code_flushes++;
 		c = &py->codes[h];
 	}
@@ -513,6 +530,8 @@ static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 	c->ok = pyrt_code(py->rt, addr, &c->code) == 0;
 	pyrt_pages_reset(&py->pages);
 	py->ncodes++;
+	if (c->ok)
+		py->code_bytes += code_size(&c->code);
 	s->st->py_code_reads++;
 	return c->ok ? &c->code : NULL;
 }
