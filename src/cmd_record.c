@@ -863,13 +863,14 @@ static void want_pprof(struct output *w, struct sampler_config *cfg)
  * summary (as time(1) does), so that `ptprof --top=9 -- xz -c f > f.xz`
  * neither loses the table nor writes it into f.xz.
  */
-static void top_table(const struct options *o, pid_t pid, bool launched)
+static void top_table(const struct options *o, const char *path, pid_t pid,
+		      bool launched)
 {
 	char buf[64];
 	const char *root = target_root(pid, buf, sizeof(buf));
 
 	fflush(stderr);
-	cmd_report_top(o->output, o->top, root, launched ? stderr : stdout);
+	cmd_report_top(path, o->top, root, launched ? stderr : stdout);
 }
 
 /* -t, --thread-name: the selection handed to the sampler.  Every -t TID
@@ -1254,8 +1255,13 @@ static void report_run(const struct options *o, const struct output *w,
 		print_py_stats(st);
 	if (o->stats)
 		print_process_stats(st, ps);
+	/* Python frames merged: the legacy file holds them as bare
+	 * addresses, BASE.pb.gz names them; the table comes from it. */
 	if (o->top)
-		top_table(o, watch->pid, o->action == ACTION_RECORD_COMMAND);
+		top_table(o,
+			  w->all_path && st->py_merged ? w->all_path :
+							 o->output,
+			  watch->pid, o->action == ACTION_RECORD_COMMAND);
 }
 
 int cmd_record(const struct options *o)
