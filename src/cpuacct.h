@@ -69,6 +69,8 @@ struct cpuacct {
 	bool fresh;		      /* cpu_now/runs_now were read this tick */
 	uint64_t cpu_read;	      /* on-CPU time at its previous read */
 	unsigned idle_checks; /* due checks in a row that found it idle */
+	unsigned wall_young;  /* --wall: due checks left that take it
+				 idle or not (a thread just born) */
 	bool quiet;	      /* idle long: read only at a sweep */
 	bool on_cpu;	      /* CPU mode: found running at its last check */
 	int64_t pool_w;	      /* due for the threads' small carries: the

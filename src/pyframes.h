@@ -10,7 +10,8 @@
  * different functions over a run; the strings name one.  Two functions
  * equal in all four are one row, as two equally named C functions of one
  * file at one line would be.  The cache of code objects by address
- * (pyrt's) is the reader's business, and is flushed when it may lie; the
+ * (sampler_py.c's) is the reader's business: each hit is checked against
+ * the object's identity (pyrt_code_ident()), and it is flushed on exec; the
  * registry only ever sees what it resolved to.
  *
  * The PCs: PYFRAMES_BASE + i * PYFRAMES_STEP + PYFRAMES_STEP / 2 for the

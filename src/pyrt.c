@@ -47,6 +47,7 @@
  */
 #include "config.h"
 
+#include "hash.h"
 #include "pyrt.h"
 
 #include <errno.h>
@@ -780,6 +781,32 @@ static int read_linetable(struct pyrt *rt, uint64_t bytes, struct pycode *out)
 	return rd(rt, bytes + l->bytes_data, out->linetable, (size_t)size);
 }
 
+/* pyrt_code_ident() of the header co (rt->co_size bytes). */
+static uint64_t code_ident(const struct pyrt_layout *l, const uint8_t *co)
+{
+	uint64_t h = HASH_FNV_SEED;
+
+	h = hash_fnv1a_word(h, get64(co + l->co_filename));
+	h = hash_fnv1a_word(h, get64(co + l->co_name));
+	h = hash_fnv1a_word(h, get64(co + l->co_qualname));
+	h = hash_fnv1a_word(h, get64(co + l->co_linetable));
+	h = hash_fnv1a_word(h, get32(co + l->co_firstlineno));
+	h = hash_fnv1a_word(h, get64(co + 16)); /* ob_size */
+	return hash_mix64(h);
+}
+
+int pyrt_code_ident(struct pyrt *rt, uint64_t code, uint64_t *ident)
+{
+	uint8_t co[PYRT_CO_BYTES + 8];
+
+	if (!ptr_ok(code) || rd(rt, code, co, rt->co_size) < 0) {
+		errno = EFAULT;
+		return -1;
+	}
+	*ident = code_ident(rt->l, co);
+	return 0;
+}
+
 int pyrt_code(struct pyrt *rt, uint64_t code, struct pycode *out)
 {
 	const struct pyrt_layout *l = rt->l;
@@ -800,6 +827,7 @@ int pyrt_code(struct pyrt *rt, uint64_t code, struct pycode *out)
 	}
 	out->ncodeunits = (uint32_t)size;
 	out->firstlineno = first;
+	out->ident = code_ident(l, co);
 	out->firsttraceable = get32(co + l->co_firsttraceable);
 	if (read_linetable(rt, get64(co + l->co_linetable), out) < 0)
 		goto fail;

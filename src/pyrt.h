@@ -167,6 +167,7 @@ struct pycode {
 	uint32_t firsttraceable; /* code units before the first traceable one */
 	uint8_t *linetable;	 /* co_linetable (the location table) */
 	size_t linetable_len;
+	uint64_t ident; /* pyrt_code_ident() of the object when read */
 };
 
 /*
@@ -179,6 +180,17 @@ struct pycode {
  */
 int pyrt_code(struct pyrt *rt, uint64_t code, struct pycode *out);
 void pycode_free(struct pycode *c);
+
+/*
+ * What tells the code object at code from another one at the same
+ * address: a hash of its name, qualified name, filename and line table
+ * pointers, first line and size (one read of its header).  A code object
+ * freed and its address reused by another function's (the <string> code
+ * of namedtuple's exec at start-up, then a function of the script) has
+ * another identity; pyrt_code()'s result is stale then.  0, or -1 with
+ * errno EFAULT (unreadable).
+ */
+int pyrt_code_ident(struct pyrt *rt, uint64_t code, uint64_t *ident);
 
 /*
  * The line of instruction lasti (pyrt_frame.lasti) of code c, decoded

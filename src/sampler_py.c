@@ -317,9 +317,32 @@ static int read_threads(struct sampler_py *py, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Has p's process exited (its memory gone: process_vm_readv() gives
+ * ESRCH for a zombie, whose mm is released, as for a reaped one)?  A
+ * forked child that runs a little and calls os._exit() is often gone
+ * while its runtime is opened; that is no runtime to refuse, and no
+ * warning to give (tests/chaos/python-churn.test saw "Py_Version
+ * unreadable" for one).
+ */
+static bool py_gone(const struct sampler_py *py)
+{
+	uint32_t v;
+
+	return py_read((void *)py, py->version_at, &v, sizeof(v)) &&
+	       errno == ESRCH;
+}
+
 static void py_refuse(struct sampler *s, struct sampler_proc *p,
 		      const char *why)
 {
+	if (p->py && py_gone(p->py)) {
+		/* Exited: nothing refused, nothing to say. */
+		pyrt_close(p->py->rt);
+		p->py->rt = NULL;
+		p->py->state = PY_OFF;
+		return;
+	}
 	s->st->py_refused++;
 	if (!s->st->py_warning[0])
 		snprintf(s->st->py_warning, sizeof(s->st->py_warning),
@@ -495,13 +518,40 @@ static size_t code_size(const struct pycode *c)
 	       (c->filename ? strlen(c->filename) + 1 : 0);
 }
 
-/* The cached code object at addr, read on a miss (NULL: unreadable). */
+/* Read the code object at addr into slot c (its addr set). */
+static const struct pycode *code_read(struct sampler *s, struct sampler_py *py,
+				      struct py_code_slot *c, uint64_t addr)
+{
+	if (c->addr && c->ok && py->code_bytes >= code_size(&c->code))
+		py->code_bytes -= code_size(&c->code);
+	pycode_free(&c->code);
+	pyrt_pages_reset(&py->pages);
+	c->addr = addr;
+	c->ok = pyrt_code(py->rt, addr, &c->code) == 0;
+	pyrt_pages_reset(&py->pages);
+	if (c->ok)
+		py->code_bytes += code_size(&c->code);
+	s->st->py_code_reads++;
+	return c->ok ? &c->code : NULL;
+}
+
+/*
+ * The cached code object at addr, read on a miss (NULL: unreadable).  A
+ * hit is checked against the object's identity now (pyrt_code_ident(),
+ * one read): the address may be another code object's since it was read
+ * (the old one freed), and the cached names would then be another
+ * function's.  Seen: a worker thread's middle frame named
+ * "<module> (<string>:1)", the code namedtuple exec'd at start-up, whose
+ * address the script's function took (tests/chaos/python-churn.test).
+ */
 static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 				     uint64_t addr)
 {
 	size_t h = (size_t)((addr >> 4) * 0x9e3779b97f4a7c15ull) &
 		   (PY_CODE_CACHE - 1);
 	struct py_code_slot *c;
+	uint64_t ident;
+	int r;
 
 	if (!py->codes) {
 		py->codes = calloc(PY_CODE_CACHE, sizeof(*py->codes));
@@ -510,10 +560,18 @@ static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 	}
 	for (size_t k = 0; k < PY_CODE_CACHE; k++) {
 		c = &py->codes[(h + k) & (PY_CODE_CACHE - 1)];
-		if (c->addr == addr)
-			return c->ok ? &c->code : NULL;
 		if (!c->addr)
 			break;
+		if (c->addr != addr)
+			continue;
+		pyrt_pages_reset(&py->pages);
+		r = pyrt_code_ident(py->rt, addr, &ident);
+		pyrt_pages_reset(&py->pages);
+		if (r < 0)
+			return NULL; /* gone since the stop: no name to trust */
+		if (c->ok && c->code.ident == ident)
+			return &c->code;
+		return code_read(s, py, c, addr); /* another object now */
 	}
 	/* Bounded: start again.  Bytes too: a code object may hold three
 	 * PYRT_MAX_NAME names and a PYRT_MAX_LINETABLE table, so a target
@@ -525,15 +583,8 @@ static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 		s->st->py_code_flushes++;
 		c = &py->codes[h];
 	}
-	pyrt_pages_reset(&py->pages);
-	c->addr = addr;
-	c->ok = pyrt_code(py->rt, addr, &c->code) == 0;
-	pyrt_pages_reset(&py->pages);
 	py->ncodes++;
-	if (c->ok)
-		py->code_bytes += code_size(&c->code);
-	s->st->py_code_reads++;
-	return c->ok ? &c->code : NULL;
+	return code_read(s, py, c, addr);
 }
 
 static int py_pc(void *arg, uint32_t i, uint64_t *pc)

@@ -40,6 +40,9 @@ TESTS += \
 EXTRA_DIST += tests/chaos/targets/Sieve.java tests/chaos/targets/sieve.go \
 	tests/chaos/targets/jitsplit.js tests/chaos/targets/JitSplit.java \
 	tests/chaos/targets/sieve.py tests/chaos/targets/hashsort.go
+# Python frames while threads and forked children come and go (issue 16).
+TESTS += tests/chaos/python-churn.test
+EXTRA_DIST += tests/chaos/targets/pychurn.py
 # report --lines on .pb.gz files of Go programs (the lines they carry).
 TESTS += tests/chaos/runtime-go-lines.test
 EXTRA_DIST += tests/chaos/targets/selfprof.go
