@@ -341,6 +341,22 @@ static int due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 	c->read_ns = now_ns;
 	idle = used <= self_cost && c->runs_now - c->runs_base <= 2;
 	ran = used > 0 || c->runs_now != c->runs_base;
+	/*
+	 * --wall: the discount in idle is for the switches and CPU time a
+	 * stop of ours makes.  A thread not stopped since its last check
+	 * that ran at all ran on its own: a sleeper that wakes for a few
+	 * microseconds (time.sleep in a loop) has another stack now, and
+	 * counting its old one again was wrong (tests/python-frames.test
+	 * saw 150 of 153 samples in a stack from before its first sleep).
+	 * "Since": 2 periods and at least 20 ms, for a thread that a busy
+	 * machine lets run only some ticks after we let it go.
+	 */
+	if (p->wall && ran &&
+	    (!c->stopped_ns ||
+	     now_ns - c->stopped_ns > (2 * p->period_ns > 20 * NSEC_PER_MSEC ?
+					       2 * p->period_ns :
+					       20 * NSEC_PER_MSEC)))
+		idle = false;
 	c->carry += (int64_t)c->pending;
 	p->carry_sum += (int64_t)c->pending;
 	c->pending = used;

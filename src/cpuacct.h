@@ -69,6 +69,8 @@ struct cpuacct {
 	bool fresh;		      /* cpu_now/runs_now were read this tick */
 	uint64_t cpu_read;	      /* on-CPU time at its previous read */
 	unsigned idle_checks; /* due checks in a row that found it idle */
+	uint64_t stopped_ns;  /* when ptprof last stopped it (set by the
+				 sampler; CLOCK_MONOTONIC), or 0 */
 	unsigned wall_young;  /* --wall: due checks left that take it
 				 idle or not (a thread just born) */
 	bool quiet;	      /* idle long: read only at a sweep */

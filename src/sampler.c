@@ -326,6 +326,8 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 	 * pause (stop_the_world() measures it before them). */
 	if (detach(th) == 0 && asked && !s->unwinding)
 		s->last_detach_ns = mono_now_ns();
+	/* The CPU time and switches this stop made are ours (cpuacct.h) */
+	th->cpu.stopped_ns = mono_now_ns();
 	if (captured)
 		queue_capture(s, th);
 }
