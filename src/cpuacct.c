@@ -328,8 +328,14 @@ static int due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 		 * started on sleep) looks idle from then on, and the clone3
 		 * stack would be counted again for its whole life
 		 * (tests/chaos/python-churn.test saw a thread's 2669 samples
-		 * all in "clone3"): its next checks take it anyway. */
-		c->wall_young = WALL_YOUNG_CHECKS;
+		 * all in "clone3"): its next checks take it anyway.  Not a thread
+		 * there at the process's first check (first_due_ns),
+		 * whose first stop finds it as it is: a blocked one
+		 * is stopped once, as before. */
+		if (!p->first_due_ns)
+			p->first_due_ns = now_ns;
+		c->wall_young = now_ns != p->first_due_ns ? WALL_YOUNG_CHECKS :
+							    0;
 		if (p->wall)
 			return 1;
 		state = procfs_task_state(p->pid, tid);
@@ -343,20 +349,24 @@ static int due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 	ran = used > 0 || c->runs_now != c->runs_base;
 	/*
 	 * --wall: the discount in idle is for the switches and CPU time a
-	 * stop of ours makes.  A thread not stopped since its last check
-	 * that ran at all ran on its own: a sleeper that wakes for a few
-	 * microseconds (time.sleep in a loop) has another stack now, and
-	 * counting its old one again was wrong (tests/python-frames.test
-	 * saw 150 of 153 samples in a stack from before its first sleep).
-	 * "Since": 2 periods and at least 20 ms, for a thread that a busy
-	 * machine lets run only some ticks after we let it go.
+	 * stop of ours makes.  A thread that ran on its own at all (a
+	 * sleeper that wakes for a few microseconds: time.sleep in a loop)
+	 * has another stack now, and counting its old one again was wrong
+	 * (tests/python-frames.test saw 150 of 153 samples in a stack from
+	 * before its first sleep).  Our stop's two switches (the trap, the
+	 * restart) are discounted once each, in whichever check they land:
+	 * under load the restart comes ticks after the detach, and a time
+	 * window would then take it for the thread's own and stop it again
+	 * and again.
 	 */
-	if (p->wall && ran &&
-	    (!c->stopped_ns ||
-	     now_ns - c->stopped_ns > (2 * p->period_ns > 20 * NSEC_PER_MSEC ?
-					       2 * p->period_ns :
-					       20 * NSEC_PER_MSEC)))
-		idle = false;
+	if (p->wall && ran) {
+		uint64_t runs = c->runs_now - c->runs_base;
+		uint64_t own = runs < c->stop_owed ? runs : c->stop_owed;
+
+		c->stop_owed -= (uint8_t)own;
+		if (runs > own || (!own && used) || used > self_cost)
+			idle = false;
+	}
 	c->carry += (int64_t)c->pending;
 	p->carry_sum += (int64_t)c->pending;
 	c->pending = used;

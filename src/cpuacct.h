@@ -69,8 +69,9 @@ struct cpuacct {
 	bool fresh;		      /* cpu_now/runs_now were read this tick */
 	uint64_t cpu_read;	      /* on-CPU time at its previous read */
 	unsigned idle_checks; /* due checks in a row that found it idle */
-	uint64_t stopped_ns;  /* when ptprof last stopped it (set by the
-				 sampler; CLOCK_MONOTONIC), or 0 */
+	uint8_t stop_owed;    /* --wall: switches of ptprof's last stop of
+				 it not yet seen by a check (2 at each
+				 stop, set by the sampler) */
 	unsigned wall_young;  /* --wall: due checks left that take it
 				 idle or not (a thread just born) */
 	bool quiet;	      /* idle long: read only at a sweep */
@@ -105,14 +106,15 @@ struct cpuacct_proc {
 	uint64_t ncpu;	      /* CPUs online */
 	bool sweep;	      /* read the quiet threads too this tick */
 	/* CPU mode totals (see "Small carries" above): */
-	int64_t carry_sum; /* the carries of the threads in the table */
-	int64_t idle_sum;  /* the carries of threads not running at their
+	int64_t carry_sum;     /* the carries of the threads in the table */
+	int64_t idle_sum;      /* the carries of threads not running at their
 			      last check: the small carries */
-	int64_t reserved;  /* ... given to threads due this tick (pool_w) */
-	int64_t pool;	   /* carries of threads that are gone */
-	int64_t excluded;  /* CPU time not for this profile (dropped) */
-	bool have_first;   /* first is a reading */
-	uint64_t first;	   /* the process clock at the first tick */
+	int64_t reserved;      /* ... given to threads due this tick (pool_w) */
+	int64_t pool;	       /* carries of threads that are gone */
+	int64_t excluded;      /* CPU time not for this profile (dropped) */
+	uint64_t first_due_ns; /* the tick of its threads' first checks */
+	bool have_first;       /* first is a reading */
+	uint64_t first;	       /* the process clock at the first tick */
 };
 
 void cpuacct_init(struct cpuacct *c);

@@ -327,7 +327,7 @@ static void note_stop(struct sampler *s, struct thread *th, int sig)
 	if (detach(th) == 0 && asked && !s->unwinding)
 		s->last_detach_ns = mono_now_ns();
 	/* The CPU time and switches this stop made are ours (cpuacct.h) */
-	th->cpu.stopped_ns = mono_now_ns();
+	th->cpu.stop_owed = 2; /* the trap and the restart (cpuacct.h) */
 	if (captured)
 		queue_capture(s, th);
 }

@@ -571,6 +571,14 @@ static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 			return NULL; /* gone since the stop: no name to trust */
 		if (c->ok && c->code.ident == ident)
 			return &c->code;
+		if (py->code_bytes >= PY_CODE_BYTES) {
+			/* bounded on a re-read too: a target swapping objects
+			 * at cached addresses could grow every slot */
+			codes_flush(py);
+			s->st->py_code_flushes++;
+			c = &py->codes[h];
+			py->ncodes++;
+		}
 		return code_read(s, py, c, addr); /* another object now */
 	}
 	/* Bounded: start again.  Bytes too: a code object may hold three
