@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include "debugframe.h"
 #include "ehframe.h"
+#include "errbuf.h"
 #include "grow.h"
 
 #define DW_EH_PE_udata8 0x04
@@ -146,17 +146,6 @@ static void wr_patch32(struct wr *w, size_t off, uint32_t v)
 		w->p[off + i] = (uint8_t)(v >> (8 * i));
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 int debugframe_find(const Elf64_Shdr *sh, size_t n, const char *strtab,
 		    size_t slen)
 {
@@ -182,20 +171,21 @@ static uint8_t *inflate_section(const uint8_t *sec, size_t len, size_t max,
 	int rc;
 
 	if (len < sizeof(ch) || len - sizeof(ch) > UINT32_MAX) {
-		set_err(err, errlen, "compressed section of %zu bytes", len);
+		errbuf_set(err, errlen, "compressed section of %zu bytes", len);
 		errno = EINVAL;
 		return NULL;
 	}
 	memcpy(&ch, sec, sizeof(ch));
 	if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size == 0) {
-		set_err(err, errlen, "compression type %u, size %llu: not zlib",
-			ch.ch_type, (unsigned long long)ch.ch_size);
+		errbuf_set(err, errlen,
+			   "compression type %u, size %llu: not zlib",
+			   ch.ch_type, (unsigned long long)ch.ch_size);
 		errno = EINVAL;
 		return NULL;
 	}
 	if (ch.ch_size > max || ch.ch_size > UINT32_MAX) {
-		set_err(err, errlen, "inflates to %llu bytes, more than %zu",
-			(unsigned long long)ch.ch_size, max);
+		errbuf_set(err, errlen, "inflates to %llu bytes, more than %zu",
+			   (unsigned long long)ch.ch_size, max);
 		errno = EFBIG;
 		return NULL;
 	}
@@ -214,10 +204,10 @@ static uint8_t *inflate_section(const uint8_t *sec, size_t len, size_t max,
 	rc = inflate(&zs, Z_FINISH);
 	inflateEnd(&zs);
 	if (rc != Z_STREAM_END || zs.total_out != ch.ch_size) {
-		set_err(err, errlen,
-			"the zlib stream is corrupt or not the %llu bytes its "
-			"header says",
-			(unsigned long long)ch.ch_size);
+		errbuf_set(err, errlen,
+			   "the zlib stream is corrupt or not the %llu bytes its "
+			   "header says",
+			   (unsigned long long)ch.ch_size);
 		free(buf);
 		errno = EINVAL;
 		return NULL;
@@ -486,14 +476,14 @@ struct debugframe *debugframe_build(const uint8_t *sec, size_t len,
 	walk(&b, 0);
 	walk(&b, 1);
 	if (b.w.bad) {
-		set_err(err, errlen, "converted, more than %zu bytes", max);
+		errbuf_set(err, errlen, "converted, more than %zu bytes", max);
 		errno = b.w.full ? EFBIG : ENOMEM;
 	} else if (b.nfdes == 0) {
-		set_err(err, errlen, "no usable FDE (%zu entries skipped)",
-			b.skipped);
+		errbuf_set(err, errlen, "no usable FDE (%zu entries skipped)",
+			   b.skipped);
 		errno = EINVAL;
 	} else if (!(d = assemble(&b, max))) {
-		set_err(err, errlen, "cannot assemble %zu FDEs", b.nfdes);
+		errbuf_set(err, errlen, "cannot assemble %zu FDEs", b.nfdes);
 	}
 	free(plain);
 	free(b.cies);

@@ -32,13 +32,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "gopclntab.h"
 
 #define MAGIC_12 0xfffffffbu
@@ -65,17 +65,6 @@ struct gopclntab {
 	size_t funcnametab, cutab, filetab, pctab, funcdata, functab;
 	size_t nfiletab; /* 1.2's file table entries */
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- bounded reads ---------------------------------------------------- */
 
@@ -210,7 +199,8 @@ static int parse_header(struct gopclntab *t, char *err, size_t errlen)
 	uint64_t nfunc, text;
 
 	if (t->len < 16 || !(t->version = magic_version(t))) {
-		set_err(err, errlen, "at byte 0: not a Go pclntab (no magic)");
+		errbuf_set(err, errlen,
+			   "at byte 0: not a Go pclntab (no magic)");
 		return -1;
 	}
 	t->quantum = t->data[6];
@@ -218,10 +208,10 @@ static int parse_header(struct gopclntab *t, char *err, size_t errlen)
 	if (t->data[4] || t->data[5] ||
 	    (t->quantum != 1 && t->quantum != 2 && t->quantum != 4) ||
 	    (t->ptrsize != 4 && t->ptrsize != 8)) {
-		set_err(err, errlen,
-			"at byte 4: bad pclntab header (quantum %u, pointer "
-			"size %u)",
-			t->quantum, t->ptrsize);
+		errbuf_set(err, errlen,
+			   "at byte 4: bad pclntab header (quantum %u, pointer "
+			   "size %u)",
+			   t->quantum, t->ptrsize);
 		return -1;
 	}
 	t->fieldsz = t->version >= 118 ? 4 : t->ptrsize;
@@ -229,27 +219,27 @@ static int parse_header(struct gopclntab *t, char *err, size_t errlen)
 	 * a count beyond that is a lie, refused before multiplying by it */
 	if (!header_word(t, 0, &nfunc) || nfunc == 0 ||
 	    nfunc > t->len / (2 * t->fieldsz)) {
-		set_err(err, errlen,
-			"at byte 8: bad function count in the pclntab header");
+		errbuf_set(err, errlen,
+			   "at byte 8: bad function count in the pclntab header");
 		return -1;
 	}
 	t->nfunc = (size_t)nfunc;
 	if (t->version == 12  ? !parts_12(t) :
 	    t->version == 116 ? !parts_116(t, 2) :
 				!parts_116(t, 3)) {
-		set_err(err, errlen,
-			"at byte 8: a part of the pclntab lies outside its "
-			"%zu bytes",
-			t->len);
+		errbuf_set(err, errlen,
+			   "at byte 8: a part of the pclntab lies outside its "
+			   "%zu bytes",
+			   t->len);
 		return -1;
 	}
 	if (t->version != 12)
 		t->functab = t->funcdata;
 	if (!fits(t, t->functab, (2 * t->nfunc + 1) * t->fieldsz)) {
-		set_err(err, errlen,
-			"at byte %zu: the function table of %zu functions "
-			"runs past the end of the pclntab",
-			t->functab, t->nfunc);
+		errbuf_set(err, errlen,
+			   "at byte %zu: the function table of %zu functions "
+			   "runs past the end of the pclntab",
+			   t->functab, t->nfunc);
 		return -1;
 	}
 	if (t->version >= 118 && !t->text_start && header_word(t, 2, &text))
@@ -285,13 +275,13 @@ struct gopclntab *gopclntab_new(const void *data, size_t len,
 	uint8_t *copy;
 
 	if (!data) {
-		set_err(err, errlen, "no pclntab given");
+		errbuf_set(err, errlen, "no pclntab given");
 		errno = EINVAL;
 		return NULL;
 	}
 	if (len > GOPCLNTAB_MAX_SIZE) {
-		set_err(err, errlen, "the pclntab is larger than %u bytes",
-			GOPCLNTAB_MAX_SIZE);
+		errbuf_set(err, errlen, "the pclntab is larger than %u bytes",
+			   GOPCLNTAB_MAX_SIZE);
 		errno = EFBIG;
 		return NULL;
 	}
@@ -310,8 +300,8 @@ struct gopclntab *gopclntab_read(int fd, uint64_t off, uint64_t size,
 	ssize_t n;
 
 	if (size > GOPCLNTAB_MAX_SIZE || off > INT64_MAX - size) {
-		set_err(err, errlen, "the pclntab is larger than %u bytes",
-			GOPCLNTAB_MAX_SIZE);
+		errbuf_set(err, errlen, "the pclntab is larger than %u bytes",
+			   GOPCLNTAB_MAX_SIZE);
 		errno = EFBIG;
 		return NULL;
 	}
@@ -325,9 +315,9 @@ struct gopclntab *gopclntab_read(int fd, uint64_t off, uint64_t size,
 			continue;
 		if (n <= 0) {
 			/* a file cut below its section headers' claim */
-			set_err(err, errlen,
-				"at byte %zu: the file ends inside the pclntab",
-				got);
+			errbuf_set(err, errlen,
+				   "at byte %zu: the file ends inside the pclntab",
+				   got);
 			free(buf);
 			if (n == 0)
 				errno = EIO;

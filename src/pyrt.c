@@ -47,11 +47,11 @@
  */
 #include "config.h"
 
+#include "errbuf.h"
 #include "hash.h"
 #include "pyrt.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,20 +159,6 @@ struct pyrt {
 	pyrt_read_fn read;
 	void *arg;
 };
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t get64(const uint8_t *p)
 {
@@ -303,21 +289,21 @@ static int layout_313(struct pyrt *rt, char *err, size_t errlen)
 	size_t i;
 
 	if (rd(rt, rt->runtime, d, sizeof(d)) < 0) {
-		seterr(err, errlen, "_PyRuntime at %#llx is not readable",
-		       (unsigned long long)rt->runtime);
+		errbuf_set(err, errlen, "_PyRuntime at %#llx is not readable",
+			   (unsigned long long)rt->runtime);
 		return -1;
 	}
 	if (memcmp(d, "xdebugpy", 8) || get64(d + 8) >> 16 != rt->version) {
-		seterr(err, errlen,
-		       "_PyRuntime at %#llx does not start with 3.13's "
-		       "_Py_DebugOffsets",
-		       (unsigned long long)rt->runtime);
+		errbuf_set(err, errlen,
+			   "_PyRuntime at %#llx does not start with 3.13's "
+			   "_Py_DebugOffsets",
+			   (unsigned long long)rt->runtime);
 		errno = EINVAL;
 		return -1;
 	}
 	if (get64(d + 16)) {
-		seterr(err, errlen,
-		       "free-threaded CPython 3.13 is not supported");
+		errbuf_set(err, errlen,
+			   "free-threaded CPython 3.13 is not supported");
 		errno = ENOTSUP;
 		return -1;
 	}
@@ -326,11 +312,11 @@ static int layout_313(struct pyrt *rt, char *err, size_t errlen)
 		v = get64(d + tab[i].at);
 		size = get64(d + tab[i].size_at);
 		if (v > tab[i].bound - 8u || v >= size) {
-			seterr(err, errlen,
-			       "_Py_DebugOffsets at %#llx: the offset at "
-			       "byte %u is implausible (%llu)",
-			       (unsigned long long)rt->runtime, tab[i].at,
-			       (unsigned long long)v);
+			errbuf_set(err, errlen,
+				   "_Py_DebugOffsets at %#llx: the offset at "
+				   "byte %u is implausible (%llu)",
+				   (unsigned long long)rt->runtime, tab[i].at,
+				   (unsigned long long)v);
 			errno = EINVAL;
 			return -1;
 		}
@@ -338,9 +324,9 @@ static int layout_313(struct pyrt *rt, char *err, size_t errlen)
 		memcpy((char *)l + tab[i].field, &v32, sizeof(v32));
 	}
 	if (l->co_code < 16) {
-		seterr(err, errlen,
-		       "_Py_DebugOffsets at %#llx: co_code_adaptive at %u",
-		       (unsigned long long)rt->runtime, l->co_code);
+		errbuf_set(err, errlen,
+			   "_Py_DebugOffsets at %#llx: co_code_adaptive at %u",
+			   (unsigned long long)rt->runtime, l->co_code);
 		errno = EINVAL;
 		return -1;
 	}
@@ -362,16 +348,16 @@ struct pyrt *pyrt_open(uint32_t version, uint64_t runtime, pyrt_read_fn read,
 
 	tmp.l = &tmp.lay;
 	if (major != 3 || minor < 11 || minor > 13) {
-		seterr(err, errlen,
-		       "CPython %u.%u.%u is not supported (3.11 to 3.13)",
-		       major, minor, (version >> 8) & 0xff);
+		errbuf_set(err, errlen,
+			   "CPython %u.%u.%u is not supported (3.11 to 3.13)",
+			   major, minor, (version >> 8) & 0xff);
 		errno = ENOTSUP;
 		return NULL;
 	}
 	if (!ptr_ok(runtime) || !read) {
-		seterr(err, errlen,
-		       "_PyRuntime at %#llx is not a valid address",
-		       (unsigned long long)runtime);
+		errbuf_set(err, errlen,
+			   "_PyRuntime at %#llx is not a valid address",
+			   (unsigned long long)runtime);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -383,22 +369,23 @@ struct pyrt *pyrt_open(uint32_t version, uint64_t runtime, pyrt_read_fn read,
 		return NULL;
 	set_spans(&tmp);
 	if (rd64(&tmp, runtime + tmp.l->rt_interp_head, &head) < 0) {
-		seterr(err, errlen, "_PyRuntime at %#llx is not readable",
-		       (unsigned long long)runtime);
+		errbuf_set(err, errlen, "_PyRuntime at %#llx is not readable",
+			   (unsigned long long)runtime);
 		return NULL;
 	}
 	/* Before Py_Initialize() and after Py_Finalize() it is NULL. */
 	if (!ptr_ok(head)) {
-		seterr(err, errlen,
-		       "_PyRuntime at %#llx has no valid interpreter list "
-		       "(head %#llx)",
-		       (unsigned long long)runtime, (unsigned long long)head);
+		errbuf_set(err, errlen,
+			   "_PyRuntime at %#llx has no valid interpreter list "
+			   "(head %#llx)",
+			   (unsigned long long)runtime,
+			   (unsigned long long)head);
 		errno = EINVAL;
 		return NULL;
 	}
 	rt = malloc(sizeof(*rt));
 	if (!rt) {
-		seterr(err, errlen, "out of memory");
+		errbuf_set(err, errlen, "out of memory");
 		return NULL;
 	}
 	*rt = tmp;
@@ -449,22 +436,22 @@ static int walk_threads(struct pyrt *rt, uint64_t interp,
 	uint64_t t, prev = 0;
 
 	if (rd64(rt, interp + l->is_threads_head, &t) < 0) {
-		seterr(err, errlen, "interpreter %#llx is not readable",
-		       (unsigned long long)interp);
+		errbuf_set(err, errlen, "interpreter %#llx is not readable",
+			   (unsigned long long)interp);
 		return -1;
 	}
 	while (t) {
 		if (*count >= PYRT_MAX_THREADS) {
-			seterr(err, errlen,
-			       "more than %u thread states: a loop",
-			       PYRT_MAX_THREADS);
+			errbuf_set(err, errlen,
+				   "more than %u thread states: a loop",
+				   PYRT_MAX_THREADS);
 			errno = ELOOP;
 			return -1;
 		}
 		if (!ptr_ok(t) || rd(rt, t, ts, rt->ts_size) < 0) {
-			seterr(err, errlen,
-			       "thread state %#llx is not readable",
-			       (unsigned long long)t);
+			errbuf_set(err, errlen,
+				   "thread state %#llx is not readable",
+				   (unsigned long long)t);
 			errno = EFAULT;
 			return -1;
 		}
@@ -476,10 +463,10 @@ static int walk_threads(struct pyrt *rt, uint64_t interp,
 		 */
 		if (get64(ts + l->ts_interp) != interp ||
 		    get64(ts + l->ts_prev) != prev) {
-			seterr(err, errlen,
-			       "thread state %#llx does not point back to "
-			       "its interpreter and list",
-			       (unsigned long long)t);
+			errbuf_set(err, errlen,
+				   "thread state %#llx does not point back to "
+				   "its interpreter and list",
+				   (unsigned long long)t);
 			errno = EINVAL;
 			return -1;
 		}
@@ -505,19 +492,20 @@ int pyrt_threads(struct pyrt *rt, struct pyrt_thread *out, size_t max,
 	unsigned n = 0;
 
 	if (rd64(rt, rt->runtime + l->rt_interp_head, &interp) < 0) {
-		seterr(err, errlen, "_PyRuntime is not readable");
+		errbuf_set(err, errlen, "_PyRuntime is not readable");
 		return -1;
 	}
 	for (; interp; n++, interp = next) {
 		if (n >= PYRT_MAX_INTERPS || brent_seen(&b, interp)) {
-			seterr(err, errlen, "the interpreter list loops");
+			errbuf_set(err, errlen, "the interpreter list loops");
 			errno = ELOOP;
 			return -1;
 		}
 		if (!ptr_ok(interp) ||
 		    rd64(rt, interp + l->is_next, &next) < 0) {
-			seterr(err, errlen, "interpreter %#llx is not readable",
-			       (unsigned long long)interp);
+			errbuf_set(err, errlen,
+				   "interpreter %#llx is not readable",
+				   (unsigned long long)interp);
 			errno = EFAULT;
 			return -1;
 		}
@@ -544,7 +532,7 @@ int pyrt_check(struct pyrt *rt, const pid_t *tids, size_t n, char *err,
 
 	ts = calloc(PYRT_MAX_THREADS, sizeof(*ts));
 	if (!ts) {
-		seterr(err, errlen, "out of memory");
+		errbuf_set(err, errlen, "out of memory");
 		return -1;
 	}
 	count = pyrt_threads(rt, ts, PYRT_MAX_THREADS, err, errlen);
@@ -554,11 +542,11 @@ int pyrt_check(struct pyrt *rt, const pid_t *tids, size_t n, char *err,
 		for (j = 0; j < n && (uint64_t)tids[j] != ts[i].native_id; j++)
 			;
 		if (j == n) {
-			seterr(err, errlen,
-			       "thread state %#llx names thread %llu, which "
-			       "is not one of the process's",
-			       (unsigned long long)ts[i].tstate,
-			       (unsigned long long)ts[i].native_id);
+			errbuf_set(err, errlen,
+				   "thread state %#llx names thread %llu, which "
+				   "is not one of the process's",
+				   (unsigned long long)ts[i].tstate,
+				   (unsigned long long)ts[i].native_id);
 			free(ts);
 			errno = EINVAL;
 			return -1;
@@ -569,7 +557,7 @@ int pyrt_check(struct pyrt *rt, const pid_t *tids, size_t n, char *err,
 	if (count < 0)
 		return -1;
 	if (!bound) {
-		seterr(err, errlen, "no thread state is bound to a thread");
+		errbuf_set(err, errlen, "no thread state is bound to a thread");
 		errno = EINVAL;
 		return -1;
 	}
