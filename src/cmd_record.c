@@ -271,7 +271,6 @@ static void print_fp_stats(const struct unwinder_counters *u)
 			u->unwinds - u->unwinds_fp));
 }
 
-/* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
 /* --stats: the Python half (issue 16), when a CPython runtime was met. */
 static void print_py_stats(const struct sampler_stats *st)
 {
@@ -309,6 +308,7 @@ static void print_py_stats(const struct sampler_stats *st)
 		(unsigned long long)st->py_code_flushes);
 }
 
+/* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
 static void print_stats(const struct options *o, const struct sampler_stats *st)
 {
 	const struct unwinder_counters *u = &st->unwind;
