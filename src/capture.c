@@ -75,17 +75,23 @@ static size_t copy_stack(pid_t tid, uint64_t sp, size_t len, uint8_t *buf)
 	return got > 0 ? (size_t)got : 0;
 }
 
+void capture_copy_stack(pid_t tid, const struct maps *maps, uint64_t sp,
+			struct capture *out)
+{
+	out->stack_start = sp;
+	out->stack_len = sp ? copy_stack(tid, sp, stack_extent(maps, sp),
+					 out->stack) :
+			      0;
+}
+
 int capture_thread(pid_t tid, const struct maps *maps, struct capture *out)
 {
 	out->tid = tid;
 	out->stack_len = 0;
+	out->partial = false;
 	if (ptctl_getregs(tid, &out->regs))
 		return -1;
-	out->stack_start = out->regs.rsp;
-	if (out->regs.rsp)
-		out->stack_len = copy_stack(tid, out->regs.rsp,
-					    stack_extent(maps, out->regs.rsp),
-					    out->stack);
+	capture_copy_stack(tid, maps, out->regs.rsp, out);
 	return 0;
 }
 

@@ -38,6 +38,9 @@ struct capture {
 	uint64_t stack_start; /* target address of stack[0]: the SP */
 	size_t stack_len;     /* bytes copied */
 	uint8_t *stack;	      /* CAPTURE_STACK_MAX bytes */
+	/* Only rip and rsp (and orig_rax) are known, the thread was not
+	 * stopped (peek.h); capture_thread() sets false. */
+	bool partial;
 };
 
 /* A capture with its buffer; NULL with errno on allocation failure.  (A
@@ -49,6 +52,13 @@ void capture_free(struct capture *cap);
 
 /* maps (may be NULL) tells where the stack's mapping ends. */
 int capture_thread(pid_t tid, const struct maps *maps, struct capture *out);
+
+/* The copy capture_thread() makes, from sp up (its extent from maps, which
+ * may be NULL), into out->stack; sets out->stack_start to sp and
+ * out->stack_len (0: nothing could be read, or sp is 0).  The thread need
+ * not be stopped: peek_thread() copies a sleeping thread's stack so. */
+void capture_copy_stack(pid_t tid, const struct maps *maps, uint64_t sp,
+			struct capture *out);
 
 /*
  * Where was the thread when a ptrace stop came, from its registers alone?

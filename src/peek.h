@@ -36,20 +36,39 @@
  *    call), every other register 0; out->partial is true; out->stack and
  *    out->stack_len as capture_thread() leaves them (out->stack must
  *    point at CAPTURE_STACK_MAX bytes).
- *  - PEEK_RUNNING: the thread is running or runnable now ("running").
+ *  - PEEK_RUNNING: the thread is running or runnable now ("running", at
+ *    the first or the second read of the syscall file).
  *  - PEEK_CHANGED: it ran, or moved, between the reads: try again, or stop it.
  *  - PEEK_FAILED: a file could not be read or parsed, errno set (ESRCH or
- *    ENOENT: the thread is gone; EACCES/EPERM: not allowed).
+ *    ENOENT: the thread is gone; EACCES/EPERM: not allowed; EINVAL: a line
+ *    that is not the kernel's; ENOTSUP: the kernel keeps no run counts
+ *    (schedstat "0 0 0", sched_info off), so a run in between could not
+ *    be seen).
  */
 #ifndef PTPROF_PEEK_H
 #define PTPROF_PEEK_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "capture.h"
 #include "maps.h"
 
 enum peek_result { PEEK_OK, PEEK_RUNNING, PEEK_CHANGED, PEEK_FAILED };
+
+/* One /proc/TID/syscall line: nr is the call's number, or -1 (asleep
+ * outside a call: args are then 0). */
+struct peek_syscall {
+	int64_t nr;
+	uint64_t args[6];
+	uint64_t sp, pc;
+};
+
+/* Parse the line (len bytes, need not be NUL-terminated), strictly as
+ * the kernel prints it: 1 and *out filled, 0 for "running", -1 with
+ * EINVAL for anything else.  Public for the unit test. */
+int peek_parse_syscall(const char *buf, size_t len, struct peek_syscall *out);
 
 enum peek_result peek_thread(pid_t pid, pid_t tid, const struct maps *maps,
 			     int *syscall_fd, int *sched_fd,

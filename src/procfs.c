@@ -501,6 +501,16 @@ int procfs_read_schedstat(pid_t pid, pid_t tid, int *fd, uint64_t *cpu_ns,
 	return 0;
 }
 
+ssize_t procfs_read_task_syscall(pid_t pid, pid_t tid, int *fd, char *buf,
+				 size_t size)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
+		 (int)tid);
+	return pread_kept(path, fd, buf, size);
+}
+
 int procfs_num_threads(pid_t pid, int *fd)
 {
 	char buf[1024], path[64], *p;

@@ -100,6 +100,15 @@ int procfs_read_schedstat(pid_t pid, pid_t tid, int *fd, uint64_t *cpu_ns,
 			  uint64_t *runs);
 
 /*
+ * A thread's /proc/PID/task/TID/syscall line, raw (peek.c parses it),
+ * into buf (size bytes, NUL-terminated), kept open in *fd as above: the
+ * file is a single_open() seq file, so a pread() at 0 makes the kernel
+ * print it anew.  The length read, or -1 with errno.
+ */
+ssize_t procfs_read_task_syscall(pid_t pid, pid_t tid, int *fd, char *buf,
+				 size_t size);
+
+/*
  * A thread's state letter (R, S, D, T, t, Z...) from its
  * /proc/PID/task/TID/stat, kept open in *fd (or not) as above.  The letter, or -1
  * with errno.

@@ -8,7 +8,8 @@ UNIT_CORE = tests/unit/test_stacktab tests/unit/test_maps \
 	tests/unit/test_cpuacct tests/unit/test_seccomp tests/unit/test_modcache \
 	tests/unit/test_sysbias tests/unit/test_ticksched \
 	tests/unit/test_proctree tests/unit/test_procset tests/unit/test_fpstep \
-	tests/unit/test_demangle tests/unit/test_fdetab tests/unit/test_perfmap
+	tests/unit/test_demangle tests/unit/test_fdetab tests/unit/test_perfmap \
+	tests/unit/test_peek
 check_PROGRAMS += $(UNIT_CORE)
 TESTS += $(UNIT_CORE)
 EXTRA_DIST += tests/unit/unit.h
@@ -71,6 +72,8 @@ tests_unit_test_pprof_images_SOURCES = tests/unit/test_pprof_images.c
 tests_unit_test_pprof_images_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) \
 	$(ZLIB_CFLAGS)
 tests_unit_test_pprof_images_LDADD = $(PT_LIBS)
+tests_unit_test_peek_SOURCES = tests/unit/test_peek.c
+tests_unit_test_peek_LDADD = $(PT_LIBS)
 tests_unit_test_demangle_SOURCES = tests/unit/test_demangle.c
 tests_unit_test_demangle_LDADD = $(PT_LIBS)
 tests_unit_test_fdetab_SOURCES = tests/unit/test_fdetab.c

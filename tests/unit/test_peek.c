@@ -1,0 +1,210 @@
+/*
+ * test_peek - the /proc/TID/syscall parser (peek_parse_syscall()) on the
+ * kernel's three forms and on garbage, and peek_thread() on real children:
+ * one asleep in read() on a pipe (its PC and SP, checked against a ptrace
+ * stop's registers afterwards), one spinning ("running"), one gone.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "peek.h"
+#include "unit.h"
+
+static int parse(const char *s, struct peek_syscall *out)
+{
+	return peek_parse_syscall(s, strlen(s), out);
+}
+
+static void check_parse(void)
+{
+	struct peek_syscall s;
+
+	CHECK(parse("running\n", &s) == 0);
+	CHECK(parse("7 0x7ffd1 0x1 0x2 0x0 0x0 0x0 0x7ffe0 0x7f12ab\n", &s) ==
+	      1);
+	CHECK(s.nr == 7 && s.args[0] == 0x7ffd1 && s.args[1] == 1 &&
+	      s.args[2] == 2 && s.args[5] == 0);
+	CHECK(s.sp == 0x7ffe0 && s.pc == 0x7f12ab);
+	CHECK(parse("-1 0x7ffc2a1b3c40 0x55d0c0ffee01\n", &s) == 1);
+	CHECK(s.nr == -1 && s.sp == 0x7ffc2a1b3c40 && s.pc == 0x55d0c0ffee01 &&
+	      s.args[0] == 0);
+	CHECK(parse("232 0xffffffffffffffff 0x0 0x0 0x0 0x0 0x0 0x1 0x2\n",
+		    &s) == 1);
+	CHECK(s.args[0] == UINT64_MAX);
+	CHECK(parse("2147483647 0x0 0x0 0x0 0x0 0x0 0x0 0x1 0x2\n", &s) == 1);
+
+	/* garbage, each rejected with EINVAL */
+	static const char *const bad[] = {
+		"",
+		"\n",
+		"running",
+		"running\nx",
+		"Running\n",
+		"7 0x1 0x2 0x3 0x4 0x5 0x6 0x7 0x8", /* no newline */
+		"7 0x1 0x2 0x3 0x4 0x5 0x6 0x7\n",   /* 7 fields */
+		"7 0x1 0x2 0x3 0x4 0x5 0x6 0x7 0x8 0x9\n",
+		"-1 0x1\n",
+		"-1 0x1 0x2 0x3\n",
+		"-1 0x1  0x2\n",
+		"-1 0x1 0x2 \n",
+		" -1 0x1 0x2\n",
+		"-1 0x1 0x2\n\n",
+		"- 0x1 0x2\n",
+		"--1 0x1 0x2\n",
+		"-1 1 0x2\n",
+		"-1 0x 0x2\n",
+		"-1 0X1 0x2\n",
+		"-1 0x1A 0x2\n",
+		"-1 0x1g 0x2\n",
+		"-1 0x10000000000000000 0x2\n", /* 17 digits */
+		"-1 -0x1 0x2\n",
+		"2147483648 0x0 0x0 0x0 0x0 0x0 0x0 0x1 0x2\n",
+		"-2147483649 0x1 0x2\n",
+		"99999999999 0x0 0x0 0x0 0x0 0x0 0x0 0x1 0x2\n",
+		"x7 0x0 0x0 0x0 0x0 0x0 0x0 0x1 0x2\n",
+		"7\t0x0 0x0 0x0 0x0 0x0 0x0 0x1 0x2\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		CHECKF(parse(bad[i], &s) == -1 && errno == EINVAL,
+		       "accepted \"%s\"", bad[i]);
+	}
+	/* a NUL inside, and a length past the longest line */
+	CHECK(peek_parse_syscall("-1 0x1\0 0x2\n", 12, &s) == -1);
+	char big[400];
+	memset(big, '0', sizeof(big));
+	memcpy(big, "-1 0x", 5);
+	big[sizeof(big) - 1] = '\n';
+	CHECK(peek_parse_syscall(big, sizeof(big), &s) == -1);
+}
+
+/* A child asleep in read() on a pipe nobody writes to. */
+static pid_t start_reader(int *wfd)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		(void)!read(p[0], &c, 1);
+		_exit(0);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+static void check_blocked(void)
+{
+	struct capture *cap = capture_new(), *stop = capture_new();
+	int wfd = -1, sfd = -1, schedfd = -1, status;
+	enum peek_result r = PEEK_FAILED;
+	pid_t pid = start_reader(&wfd);
+
+	CHECK(pid > 0 && cap && stop);
+	if (pid <= 0 || !cap || !stop)
+		return;
+	/* until it sleeps in read() (bounded: 10 s on a busy machine) */
+	for (int i = 0; i < 1000; i++) {
+		r = peek_thread(pid, pid, NULL, &sfd, &schedfd, cap);
+		if (r == PEEK_OK && (int64_t)cap->regs.orig_rax == SYS_read)
+			break;
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	}
+	CHECKF(r == PEEK_OK, "peek_thread: %d (%s)", (int)r, strerror(errno));
+	CHECK(sfd >= 0 && schedfd >= 0); /* both kept open */
+	CHECK(cap->partial && cap->tid == pid);
+	CHECK((int64_t)cap->regs.orig_rax == SYS_read);
+	CHECK(capture_stop_kind(&cap->regs) == CAPTURE_IN_CALL);
+	CHECK(cap->regs.rsp && cap->stack_start == cap->regs.rsp);
+	CHECK(cap->stack_len > 0 && cap->stack_len <= CAPTURE_STACK_MAX);
+	CHECK(cap->regs.rbp == 0 && cap->regs.rbx == 0);
+	/* again, with the kept descriptors: the same */
+	r = peek_thread(pid, pid, NULL, &sfd, &schedfd, stop);
+	CHECK(r == PEEK_OK && stop->regs.rip == cap->regs.rip &&
+	      stop->regs.rsp == cap->regs.rsp);
+	/* a ptrace stop shows the same PC and SP, and the same stack */
+	if (ptrace(PTRACE_SEIZE, pid, 0, 0) == 0) {
+		CHECK(ptrace(PTRACE_INTERRUPT, pid, 0, 0) == 0);
+		CHECK(waitpid(pid, &status, __WALL) == pid);
+		CHECK(capture_thread(pid, NULL, stop) == 0);
+		CHECK(!stop->partial);
+		CHECKF(stop->regs.rip == cap->regs.rip &&
+			       stop->regs.rsp == cap->regs.rsp,
+		       "stopped at %llx sp %llx, peeked %llx sp %llx",
+		       stop->regs.rip, stop->regs.rsp, cap->regs.rip,
+		       cap->regs.rsp);
+		CHECK(stop->stack_len == cap->stack_len &&
+		      !memcmp(stop->stack, cap->stack, cap->stack_len));
+		ptrace(PTRACE_DETACH, pid, 0, 0);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(wfd);
+	/* gone: a failed read, the descriptors closed and reset */
+	errno = 0;
+	r = peek_thread(pid, pid, NULL, &sfd, &schedfd, cap);
+	CHECKF(r == PEEK_FAILED && (errno == ESRCH || errno == ENOENT),
+	       "peek_thread of a reaped child: %d (%s)", (int)r,
+	       strerror(errno));
+	CHECK(schedfd == -1);
+	if (sfd >= 0)
+		close(sfd);
+	capture_free(cap);
+	capture_free(stop);
+}
+
+static void check_running(void)
+{
+	struct capture *cap = capture_new();
+	int sfd = -1, schedfd = -1, status, running = 0;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		for (volatile unsigned long x = 0;; x++)
+			;
+	CHECK(pid > 0 && cap);
+	if (pid <= 0 || !cap)
+		return;
+	/* A spinning thread is runnable even when preempted: never OK. */
+	for (int i = 0; i < 50; i++) {
+		enum peek_result r = peek_thread(pid, pid, NULL, &sfd, &schedfd,
+						 cap);
+
+		CHECKF(r == PEEK_RUNNING || r == PEEK_CHANGED,
+		       "peek_thread of a spinning child: %d (%s)", (int)r,
+		       strerror(errno));
+		running += r == PEEK_RUNNING;
+	}
+	CHECK(running > 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (sfd >= 0)
+		close(sfd);
+	if (schedfd >= 0)
+		close(schedfd);
+	capture_free(cap);
+}
+
+int main(void)
+{
+	check_parse();
+	check_blocked();
+	check_running();
+	return unit_result("test_peek");
+}
