@@ -37,7 +37,7 @@
  * (no stop), then N stops (seize, interrupt, wait, capture_thread(),
  * detach) of each thread that was peeked; wall and CPU time per peek
  * and per stop, and the bytes copied:
- *   peekcmp: bench: P peeks (K ok), wall mean U us, CPU mean C us, B bytes copied mean
+ *   peekcmp: bench: P peeks (K ok, R running, C changed, F failed), wall mean U us, CPU mean C us, B bytes copied mean
  *   peekcmp: bench: S stops, wall mean V us, CPU mean D us
  *
  * Exit status: 0 when it ran (the caller judges the counts), 1 on a setup
@@ -234,6 +234,7 @@ static int compare_thread(struct run *r, struct fds *f)
 static int bench(struct run *r, struct fds *fds, size_t nfds, int n)
 {
 	uint64_t peeks = 0, ok = 0, peek_ns = 0, peek_cpu = 0, bytes = 0;
+	uint64_t by[PEEK_FAILED + 1] = { 0 };
 	uint64_t stops = 0, stop_ns = 0, stop_cpu = 0, t0, c0;
 	int sig, st;
 
@@ -247,6 +248,7 @@ static int bench(struct run *r, struct fds *fds, size_t nfds, int n)
 			peek_cpu += cpu_ns() - c0;
 			peek_ns += now_ns() - t0;
 			peeks++;
+			by[pr]++;
 			if (pr == PEEK_OK) {
 				ok++;
 				bytes += r->peeked->stack_len;
@@ -274,9 +276,13 @@ static int bench(struct run *r, struct fds *fds, size_t nfds, int n)
 			stop_ns += now_ns() - t0;
 			stops++;
 		}
-	printf("%s: bench: %" PRIu64 " peeks (%" PRIu64 " ok), wall mean "
-	       "%.1f us, CPU mean %.1f us, %.0f bytes copied mean\n",
-	       me, peeks, ok, peeks ? (double)peek_ns / (double)peeks / 1e3 : 0,
+	printf("%s: bench: %" PRIu64 " peeks (%" PRIu64 " ok, %" PRIu64
+	       " running, %" PRIu64 " changed, %" PRIu64
+	       " failed), wall mean %.1f us, CPU mean %.1f us, %.0f bytes "
+	       "copied mean\n",
+	       me, peeks, ok, by[PEEK_RUNNING], by[PEEK_CHANGED],
+	       by[PEEK_FAILED],
+	       peeks ? (double)peek_ns / (double)peeks / 1e3 : 0,
 	       peeks ? (double)peek_cpu / (double)peeks / 1e3 : 0,
 	       ok ? (double)bytes / (double)ok : 0);
 	printf("%s: bench: %" PRIu64 " stops, wall mean %.1f us, CPU mean "
