@@ -135,7 +135,8 @@ enum peek_result peek_thread(pid_t pid, pid_t tid, const struct maps *maps,
 	r = read_syscall(pid, tid, syscall_fd, &before);
 	if (r <= 0)
 		return r < 0 ? PEEK_FAILED : PEEK_RUNNING;
-	/* A task without user registers (a kernel thread) shows SP 0. */
+	/* A task without a user stack (a kernel thread, or one exiting whose
+	 * stack is gone: collect_syscall()) shows -1 and SP 0. */
 	if (!before.sp) {
 		errno = EINVAL;
 		return PEEK_FAILED;
