@@ -101,7 +101,13 @@ bad:
 	return -1;
 }
 
-/* Read and parse the thread's syscall file: as peek_parse_syscall(). */
+/*
+ * Read and parse the thread's syscall file: as peek_parse_syscall().
+ * Kernel quirk: the file needs PTRACE_MODE_ATTACH (EACCES/EPERM
+ * otherwise) and is printed under the target's exec_update_lock
+ * (lock_trace()); an exec takes that lock only after de_thread(), so a
+ * read never waits for a thread that an exec waits for.
+ */
 static int read_syscall(pid_t pid, pid_t tid, int *fd, struct peek_syscall *s)
 {
 	char buf[LINE_MAX_LEN + 2];
