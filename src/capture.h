@@ -2,8 +2,9 @@
  * capture.h - what is taken from a thread while it is stopped.
  *
  * Capture is the only work inside a thread's stop window: one
- * PTRACE_GETREGS and one process_vm_readv() of its stack, from the stack
- * pointer up to the top of the stack's mapping (the part in use, plus the
+ * PTRACE_GETREGS and one process_vm_readv() of its stack (two when
+ * capture_thread_hint()'s guess missed), from the stack pointer up to
+ * the top of the stack's mapping (the part in use, plus the
  * thread's TLS or the main thread's environment above it), at most
  * CAPTURE_STACK_MAX bytes; CAPTURE_STACK_DEFAULT when the mapping is not
  * known yet.  The thread is then released and unwound later from this
@@ -38,6 +39,13 @@ struct capture {
 	uint64_t stack_start; /* target address of stack[0]: the SP */
 	size_t stack_len;     /* bytes copied */
 	uint8_t *stack;	      /* CAPTURE_STACK_MAX bytes */
+	uint64_t regs_ns;     /* --stats: how long PTRACE_GETREGS took, */
+	uint64_t copy_ns;     /* ... and the stack's copy (ns) */
+	size_t copied;	      /* ... bytes it read (stack_len, and what
+				 capture_thread_hint() read in vain) */
+	bool hint_missed;     /* capture_thread_hint(): the stack pointer
+				 was not in the copy made before the
+				 registers, and it was copied again */
 };
 
 /* A capture with its buffer; NULL with errno on allocation failure.  (A
@@ -49,6 +57,18 @@ void capture_free(struct capture *cap);
 
 /* maps (may be NULL) tells where the stack's mapping ends. */
 int capture_thread(pid_t tid, const struct maps *maps, struct capture *out);
+
+/*
+ * The same, with hint a stack pointer the thread is likely to be near
+ * (its last one; 0: none): the stack is copied first, from
+ * CAPTURE_HINT_SLACK below hint to its mapping's top, and then the
+ * registers read; a stack pointer outside that copy (hint_missed) has
+ * the stack copied again from it, as capture_thread() does.  Either way
+ * the capture is the same: stack[0] is at the stack pointer.
+ */
+#define CAPTURE_HINT_SLACK 4096
+int capture_thread_hint(pid_t tid, const struct maps *maps, uint64_t hint,
+			struct capture *out);
 
 /*
  * Where was the thread when a ptrace stop came, from its registers alone?
