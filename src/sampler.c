@@ -290,12 +290,31 @@ static void count_stop_latency(struct sampler_stats *st, uint64_t ns)
 	count_in(st->stop_lat_hist, ns);
 }
 
+/* A phase's bucket (sampler.h): ns itself below 2 * PHASE_SUB, else
+ * e * PHASE_SUB + (ns >> e), with ns >> e in [PHASE_SUB, 2 * PHASE_SUB). */
+static size_t phase_bucket(uint64_t ns)
+{
+	unsigned e = 0;
+
+	while ((ns >> e) >= 2 * PHASE_SUB)
+		e++;
+	return e ? e * PHASE_SUB + (size_t)(ns >> e) : (size_t)ns;
+}
+
+/* The largest value in bucket b, plus one (ns). */
+static uint64_t phase_bucket_top(size_t b)
+{
+	size_t e = b < 2 * PHASE_SUB ? 0 : b / PHASE_SUB - 1;
+
+	return e ? (uint64_t)(b - e * PHASE_SUB + 1) << e : (uint64_t)b + 1;
+}
+
 /* One phase of a thread's stop window (sampler.h, enum sampler_phase). */
 static void count_phase_ns(struct sampler_stats *st, enum sampler_phase ph,
 			   uint64_t ns)
 {
 	struct sampler_phase_stat *p = &st->phase[ph];
-	uint64_t b = ns / PHASE_BUCKET_NS;
+	size_t b = phase_bucket(ns);
 
 	p->n++;
 	p->total_ns += ns;
@@ -1430,8 +1449,8 @@ uint64_t sampler_phase_quantile(const struct sampler_stats *st,
 	for (size_t b = 0; b < PHASE_BUCKETS - 1; b++) {
 		seen += p->hist[b];
 		if (seen >= want)
-			return (b + 1) * PHASE_BUCKET_NS < p->max_ns ?
-				       (b + 1) * PHASE_BUCKET_NS :
+			return phase_bucket_top(b) < p->max_ns ?
+				       phase_bucket_top(b) :
 				       p->max_ns;
 	}
 	return p->max_ns;

@@ -228,9 +228,10 @@ enum sampler_phase {
 	SAMPLER_PHASES
 };
 
-/* A phase's histogram: 100 ns buckets to 204.8 us, the last: longer. */
-#define PHASE_BUCKETS 2048
-#define PHASE_BUCKET_NS 100
+/* A phase's histogram, log-linear: 1 ns buckets below 128 ns, then 64
+ * buckets per power of two (1.6% wide) up to 2^36 ns. */
+#define PHASE_SUB 64
+#define PHASE_BUCKETS (31 * PHASE_SUB)
 
 struct sampler_phase_stat {
 	uint64_t n, total_ns, max_ns;
