@@ -41,7 +41,7 @@ SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof-dump ptprof eu-stack gdb}
 # BEFORE_TARGET at each rate, interleaved with the others: the row
 # "ptprof before (CPU mode)".
 BASELINE=${BENCH_BASELINE:-}
-BEFORE_TARGET=1busy
+BEFORE_TARGET=${BENCH_BEFORE_TARGET:-1busy}
 
 # "1busy", "8busy", "2busy200idle": jitter's -b and -i.
 target_args() {

@@ -139,6 +139,15 @@ int capture_thread_hint(pid_t tid, const struct maps *maps, uint64_t hint,
 	return 0;
 }
 
+void capture_warm(pid_t tid, uint64_t sp)
+{
+	uint64_t word;
+	struct iovec local = { &word, sizeof(word) };
+	struct iovec remote = { (void *)(uintptr_t)sp, sizeof(word) };
+
+	(void)!process_vm_readv(tid, &local, 1, &remote, 1, 0);
+}
+
 int capture_thread(pid_t tid, const struct maps *maps, struct capture *out)
 {
 	return capture_thread_hint(tid, maps, 0, out);

@@ -67,6 +67,17 @@ int capture_thread(pid_t tid, const struct maps *maps, struct capture *out);
  * the capture is the same: stack[0] is at the stack pointer.
  */
 #define CAPTURE_HINT_SLACK 4096
+
+/*
+ * Read one word at sp of thread tid, running or not, and drop it: before
+ * the stop window, so that the copy in it finds the target's memory map
+ * (its mm, the stack's page tables and pages) in this CPU's caches.  The
+ * first process_vm_readv() after a while costs some 14 us even for 512
+ * bytes, the next a few: on the development VM a stack copy in the
+ * window took 11.7 us (p50) after this instead of 19.8.  Failures are
+ * ignored (the thread may be gone, sp stale).
+ */
+void capture_warm(pid_t tid, uint64_t sp);
 int capture_thread_hint(pid_t tid, const struct maps *maps, uint64_t hint,
 			struct capture *out);
 

@@ -1470,9 +1470,14 @@ uint64_t sampler_stop_quantile(const struct sampler_stats *st, double q)
 static uint64_t stop_the_world(struct sampler *s)
 {
 	bool spin = spin_worth(s);
-	uint64_t t0 = mono_now_ns();
-	uint64_t window = STOP_WINDOW_NS;
+	uint64_t t0, window = STOP_WINDOW_NS;
 
+	/* Warm the copies to come, while the threads still run
+	 * (capture.h). */
+	for (size_t i = 0; i < s->nactive; i++)
+		if (s->active[i]->last_sp)
+			capture_warm(s->active[i]->tid, s->active[i]->last_sp);
+	t0 = mono_now_ns();
 	if (window > s->period_ns / 4)
 		window = s->period_ns / 4;
 	s->last_detach_ns = 0;
