@@ -67,6 +67,8 @@ int capture_thread(pid_t tid, const struct maps *maps, struct capture *out);
  * the capture is the same: stack[0] is at the stack pointer.
  */
 #define CAPTURE_HINT_SLACK 4096
+int capture_thread_hint(pid_t tid, const struct maps *maps, uint64_t hint,
+			struct capture *out);
 
 /*
  * Read one word at sp of thread tid, running or not, and drop it: before
@@ -78,8 +80,6 @@ int capture_thread(pid_t tid, const struct maps *maps, struct capture *out);
  * ignored (the thread may be gone, sp stale).
  */
 void capture_warm(pid_t tid, uint64_t sp);
-int capture_thread_hint(pid_t tid, const struct maps *maps, uint64_t hint,
-			struct capture *out);
 
 /*
  * Where was the thread when a ptrace stop came, from its registers alone?
