@@ -163,9 +163,17 @@ base(FILENAME) == "results.tsv" {
 	nok[g]++
 	if (kv["rep"] + 0 > maxrep)
 		maxrep = kv["rep"] + 0
-	nkeys = split("stolen_pct gap_p50_ns gap_p99_ns gap_max_ns gap_mean_ns ticks missed samples threads pause_mean_us pause_p50_us pause_p99_us pause_max_us unwind_p50_us cpu_us machine_busy_pct", keys, " ")
+	nkeys = split("stolen_pct gap_p50_ns gap_p99_ns gap_max_ns gap_mean_ns ticks missed samples threads pause_mean_us pause_p50_us pause_p99_us pause_max_us unwind_p50_us cpu_us machine_busy_pct pause_thread_us", keys, " ")
 	for (i = 1; i <= nkeys; i++)
 		add(g SUBSEP keys[i], kv[keys[i]])
+	# The floor stops every thread at every tick: its pause per stopped
+	# thread is its pause per tick over the threads it sampled a tick.
+	if (kv["prof"] == "floor" && kv["samples"] + 0 > 0 && kv["pause_mean_us"] != "")
+		add(g SUBSEP "pause_thread_us", kv["pause_mean_us"] * kv["ticks"] / kv["samples"])
+	# ptprof --stats: the stop window by phase (run.sh parse_phases).
+	for (k in kv)
+		if (k ~ /^ph_/)
+			add(g SUBSEP k, kv[k])
 	if (kv["cpu_us"] != "" && kv["ticks"] + 0 > 0)
 		add(g SUBSEP "us_per_tick", kv["cpu_us"] / kv["ticks"])
 	if (kv["cpu_us"] != "" && kv["samples"] + 0 > 0 && kv["prof"] != "perf") {
@@ -270,6 +278,17 @@ END {
 	r = ratio(a, b)
 	printf "| mean pause per tick, 1 busy thread, 100 Hz (own report) | %s µs | %s µs | — | %s | ≤ 1.2× | %s |\n",
 		f(a, 0), f(b, 0), fx(r), verdict(r, 1.2)
+	a = m(g_pt, "pause_thread_us"); b = m(g_fl, "pause_thread_us")
+	r = ratio(a, b)
+	printf "| mean pause per stopped thread, 1 busy thread, 100 Hz (own report) | %s µs | %s µs | — | %s | ≤ 0.6× | %s |\n",
+		f(a, 1), f(b, 1), fx(r), verdict(r, 0.6)
+	# Against perf record -g (issue 17): the excess stolen time of each
+	# over the no-profiler baseline.
+	g_pf = t1 "|perf|" h
+	a = m(g_pt, "stolen_pct"); b = m(g_pf, "stolen_pct"); c = m(g_no, "stolen_pct")
+	printf "| excess stolen time over perf record -g's, 1 busy thread, 100 Hz | %s pp | (perf: %s pp) | %s %% | %s | ≤ 1.5× | %s |\n",
+		(a != "" && c != "") ? f(a - c, 2) : "—", (b != "" && c != "") ? f(b - c, 2) : "—",
+		f(c, 2), (a != "" && b != "" && c != "") ? fxe(a - c, b - c) : "—", verdict(xr(a, b, c), 1.5)
 	a = us(m(g_pt, "gap_mean_ns")); b = us(m(g_fl, "gap_mean_ns")); c = us(m(g_no, "gap_mean_ns"))
 	r = ratio(a, b)
 	printf "| mean gap seen by the target, 1 busy thread, 100 Hz (jitter) | %s µs | %s µs | %s µs | %s | (≤ 1.2×) | %s |\n",
@@ -359,6 +378,43 @@ END {
 		}
 		print ""
 	}
+
+	# ---- ptprof's stop window by phase (--stats) ---------------------------
+	nph = split("stop regs stack py seccomp detach held whole", phs, " ")
+	hdr = 0
+	for (ti = 1; ti <= nt; ti++) {
+		for (pi = 1; pi <= np; pi++) {
+			p = profs[pi]
+			if (p !~ /^ptprof/)
+				continue
+			for (ri = 1; ri <= nr; ri++) {
+				g = targets[ti] "|" p "|" rates[ri]
+				if (!(g in nok) || m(g, "ph_whole_mean") == "")
+					continue
+				if (!hdr++) {
+					print "## ptprof's stop window by phase"
+					print ""
+					print "Per stopped thread, mean / p50 in µs, from ptprof --stats (ptprof(1)): interrupt to stop reaped," \
+						" PTRACE_GETREGS, the stack copy (and its bytes, mean), Python frames, the seccomp guard," \
+						" PTRACE_DETACH, held (stop reaped to detach) and whole (interrupt to detach); the floor's" \
+						" whole pause per stopped thread beside it; the ticks that spun for their stops, and the stops reaped so."
+					print ""
+					print "| profiler | target | Hz | stop | GETREGS | stack copy | bytes | Python | seccomp | detach | held | whole | floor | spun (hits) |"
+					print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+				}
+				printf "| %s | %s | %s |", plabel(p), tlabel(targets[ti]), rates[ri]
+				for (k = 1; k <= nph; k++) {
+					printf " %s / %s |", f(m(g, "ph_" phs[k] "_mean"), 1), f(m(g, "ph_" phs[k] "_p50"), 1)
+					if (phs[k] == "stack")
+						printf " %s |", f(m(g, "ph_bytes"), 0)
+				}
+				printf " %s | %s (%s) |\n", f(m(targets[ti] "|floor|" rates[ri], "pause_thread_us"), 1),
+					f(m(g, "ph_spun"), 0), f(m(g, "ph_spin_hits"), 0)
+			}
+		}
+	}
+	if (hdr)
+		print ""
 
 	# ---- Snapshots ---------------------------------------------------------
 	ns = split(meta["snap_targets"], st, " ")

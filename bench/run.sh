@@ -41,7 +41,7 @@ SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof-dump ptprof eu-stack gdb}
 # BEFORE_TARGET at each rate, interleaved with the others: the row
 # "ptprof before (CPU mode)".
 BASELINE=${BENCH_BASELINE:-}
-BEFORE_TARGET=1busy
+BEFORE_TARGET=${BENCH_BEFORE_TARGET:-1busy}
 
 # "1busy", "8busy", "2busy200idle": jitter's -b and -i.
 target_args() {
@@ -63,6 +63,10 @@ parse_sampler() {
 	line=$(grep -m1 -E '^(ptprof|floor): .*ticks' <<<"$text")
 	pl=$(grep -E 'pause' <<<"$text" | tr '\n' ' ')
 	stacks=$(grab "$text" ' stacks ([0-9]+),')
+	printf 'stopped=%s pause_thread_us=%s %s ' \
+		"$(grab "$text" 'threads stopped ([0-9]+),')" \
+		"$(grab "$text" 'pause per stopped thread ([0-9.]+) us')" \
+		"$(parse_phases "$text")"
 	printf 'ticks=%s missed=%s samples=%s threads=%s pause_mean_us=%s pause_max_us=%s pause_p50_us=%s pause_p99_us=%s unwind_p50_us=%s' \
 		"$(grab "$line" '([0-9]+) ticks')" \
 		"$(grab "$line" '\(([0-9]+) missed\)')" \
@@ -73,6 +77,27 @@ parse_sampler() {
 		"$(grab "$pl" 'p50[ =:]+([0-9.]+) ?us')" \
 		"$(grab "$pl" 'p99[ =:]+([0-9.]+) ?us')" \
 		"$(grab "$text" 'unwind [(]from the copy[)] p50 ([0-9]+) us')"
+}
+
+# ptprof --stats's stop window by phase ("stop window per thread,
+# mean/p50/max us: interrupt to stop reaped A/B/C, GETREGS ..."): each
+# phase's mean and p50 as ph_NAME_mean=, ph_NAME_p50=; the stack bytes
+# copied (mean), the waits spun and the stops reaped spinning.
+parse_phases() {
+	local line name key v
+	line=$(grep -m1 'stop window per thread' <<<"$1") || return 0
+	for name in "interrupt to stop reaped:stop" "GETREGS:regs" \
+		"stack copy:stack" "Python frames:py" "seccomp guard:seccomp" \
+		"detach:detach" "held [(][^)]*[)]:held" "whole [(][^)]*[)]:whole"; do
+		key=${name##*:}
+		v=$(grab "$line" "${name%:*} ([0-9.]+)/([0-9.]+)/") &&
+			printf 'ph_%s_mean=%s ph_%s_p50=%s ' "$key" "$v" "$key" \
+				"$(grab "$line" "${name%:*} [0-9.]+/([0-9.]+)/")"
+	done
+	printf 'ph_bytes=%s ph_spun=%s ph_spin_hits=%s' \
+		"$(grab "$line" '[(]([0-9.]+) bytes mean')" \
+		"$(grab "$line" 'waits spun ([0-9]+)')" \
+		"$(grab "$line" 'stops reaped spinning ([0-9]+)')"
 }
 
 # One measured run: target $1 under profiler $2 at $3 Hz, repetition $4.

@@ -10,6 +10,7 @@
 
 #include "capture.h"
 #include "ptctl.h"
+#include "timeutil.h"
 
 #define PAGE 4096u
 #define MAX_PIECES (CAPTURE_STACK_MAX / PAGE + 1)
@@ -84,15 +85,82 @@ void capture_copy_stack(pid_t tid, const struct maps *maps, uint64_t sp,
 			      0;
 }
 
-int capture_thread(pid_t tid, const struct maps *maps, struct capture *out)
+/*
+ * Where the copy before the registers starts, for a stack pointer of
+ * about hint: CAPTURE_HINT_SLACK below it, within hint's mapping, whose
+ * top must be in reach of one copy; 0: no copy before the registers.
+ */
+static uint64_t hint_start(const struct maps *maps, uint64_t hint)
 {
+	const struct map_entry *e = maps && hint ?
+					    maps_find_at_or_above(maps, hint) :
+					    NULL;
+	uint64_t from = hint > CAPTURE_HINT_SLACK ? hint - CAPTURE_HINT_SLACK :
+						    0;
+
+	if (!e || hint < e->start || hint >= e->end)
+		return 0;
+	if (from < e->start)
+		from = e->start;
+	return e->end - from <= CAPTURE_STACK_MAX ? from : 0;
+}
+
+int capture_thread_hint(pid_t tid, const struct maps *maps, uint64_t hint,
+			struct capture *out)
+{
+	uint64_t from = hint_start(maps, hint), sp, t0, t1, t2;
+	size_t got = 0;
+
 	out->tid = tid;
-	out->stack_len = 0;
+	out->stack_len = out->copied = 0;
 	out->partial = false;
+	/*
+	 * The copy first, from a guess, then the registers: the stop is
+	 * reported (waitpid()) before the thread has switched out, and
+	 * PTRACE_GETREGS waits for that (ptrace_check_attach() ->
+	 * wait_task_inactive()), some 25 us on the development VM when
+	 * ptprof spun for the stop; process_vm_readv() does not wait.  The
+	 * thread is in the kernel already, in its stop: its user stack no
+	 * longer changes.
+	 */
+	t0 = mono_now_ns();
+	if (from)
+		got = copy_stack(tid, from, stack_extent(maps, from),
+				 out->stack);
+	t1 = mono_now_ns();
 	if (ptctl_getregs(tid, &out->regs))
 		return -1;
-	capture_copy_stack(tid, maps, out->regs.rsp, out);
+	t2 = mono_now_ns();
+	sp = out->regs.rsp;
+	out->stack_start = sp;
+	out->hint_missed = from && (sp < from || sp >= from + got);
+	out->copied = got;
+	if (got && sp >= from && sp < from + got) {
+		/* The copy holds [sp, its end): keep that, from stack[0]. */
+		out->stack_len = got - (size_t)(sp - from);
+		memmove(out->stack, out->stack + (sp - from), out->stack_len);
+	} else if (sp) {
+		out->stack_len = copy_stack(tid, sp, stack_extent(maps, sp),
+					    out->stack);
+		out->copied += out->stack_len;
+	}
+	out->regs_ns = t2 - t1;
+	out->copy_ns = t1 - t0 + (mono_now_ns() - t2);
 	return 0;
+}
+
+void capture_warm(pid_t tid, uint64_t sp)
+{
+	uint64_t word;
+	struct iovec local = { &word, sizeof(word) };
+	struct iovec remote = { (void *)(uintptr_t)sp, sizeof(word) };
+
+	(void)!process_vm_readv(tid, &local, 1, &remote, 1, 0);
+}
+
+int capture_thread(pid_t tid, const struct maps *maps, struct capture *out)
+{
+	return capture_thread_hint(tid, maps, 0, out);
 }
 
 /* Return values of a call cut short by a signal or a stop (the kernel's

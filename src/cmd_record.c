@@ -308,6 +308,54 @@ static void print_py_stats(const struct sampler_stats *st)
 		(unsigned long long)st->py_code_flushes);
 }
 
+/* " NAME MEAN/P50" of a phase of the stop window, in us (ptprof(1),
+ * --stats); "NAME -" when it was never timed. */
+static int phase_text(char *buf, size_t len, const struct sampler_stats *st,
+		      enum sampler_phase ph, const char *name)
+{
+	const struct sampler_phase_stat *p = &st->phase[ph];
+
+	if (!p->n)
+		return snprintf(buf, len, "%s -", name);
+	return snprintf(buf, len, "%s %.1f/%.1f/%.0f", name,
+			(double)p->total_ns / NSEC_PER_USEC / (double)p->n,
+			(double)sampler_phase_quantile(st, ph, 0.5) /
+				NSEC_PER_USEC,
+			(double)p->max_ns / NSEC_PER_USEC);
+}
+
+/* --stats: the stop window of a thread by phase (sampler.h). */
+static void print_phase_stats(const struct sampler_stats *st)
+{
+	static const char *const names[SAMPLER_PHASES] = {
+		[SAMPLER_PH_STOP] = "interrupt to stop reaped",
+		[SAMPLER_PH_REGS] = "GETREGS",
+		[SAMPLER_PH_STACK] = "stack copy",
+		[SAMPLER_PH_PY] = "Python frames",
+		[SAMPLER_PH_SECCOMP] = "seccomp guard",
+		[SAMPLER_PH_DETACH] = "detach",
+		[SAMPLER_PH_HELD] = "held (stop reaped to detach)",
+		[SAMPLER_PH_WINDOW] = "whole (interrupt to detach)",
+	};
+	char t[SAMPLER_PHASES][80];
+	uint64_t copies = st->phase[SAMPLER_PH_STACK].n;
+
+	for (int i = 0; i < SAMPLER_PHASES; i++)
+		phase_text(t[i], sizeof(t[i]), st, (enum sampler_phase)i,
+			   names[i]);
+	fprintf(stderr,
+		"ptprof: stats: stop window per thread, mean/p50/max us: %s, %s, "
+		"%s (%.0f bytes mean, %llu max, %llu copied again), %s, %s, "
+		"%s; %s; %s; waits spun %llu, stops reaped spinning %llu\n",
+		t[SAMPLER_PH_STOP], t[SAMPLER_PH_REGS], t[SAMPLER_PH_STACK],
+		copies ? (double)st->stack_bytes / (double)copies : 0.0,
+		(unsigned long long)st->stack_bytes_max,
+		(unsigned long long)st->stack_hint_missed, t[SAMPLER_PH_PY],
+		t[SAMPLER_PH_SECCOMP], t[SAMPLER_PH_DETACH], t[SAMPLER_PH_HELD],
+		t[SAMPLER_PH_WINDOW], (unsigned long long)st->stops_spun,
+		(unsigned long long)st->stops_caught_spinning);
+}
+
 /* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
 static void print_stats(const struct options *o, const struct sampler_stats *st)
 {
@@ -364,6 +412,7 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 			      0.0,
 		(unsigned long long)st->samples_moved,
 		(unsigned long long)st->samples_to_caller);
+	print_phase_stats(st);
 	fprintf(stderr,
 		"ptprof: stats: unwinder reads: stack copy %llu, module "
 		"images %llu, target %llu; tables built %llu, missing %llu, "

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,6 +532,22 @@ int procfs_num_threads(pid_t pid, int *fd)
 		return -1;
 	}
 	return (int)n;
+}
+
+int procfs_running_tasks(int *fd)
+{
+	char buf[128];
+	long run = -1;
+
+	if (pread_kept("/proc/loadavg", fd, buf, sizeof(buf)) < 0)
+		return -1;
+	/* "0.52 0.58 0.59 3/457 12345": the 4th field's running part */
+	if (sscanf(buf, "%*s %*s %*s %ld/", &run) != 1 || run < 0 ||
+	    run > INT_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)run;
 }
 
 int procfs_cpu_times(pid_t pid, struct procfs_cpu *c)

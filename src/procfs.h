@@ -131,6 +131,14 @@ int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
 int procfs_num_threads(pid_t pid, int *fd);
 
 /*
+ * The tasks running or runnable on the whole machine now (the kernel's
+ * nr_running(): the 4th field of /proc/loadavg, before its '/'), the
+ * reader included; pread() on an fd kept open (*fd < 0 at first).  -1
+ * with errno.
+ */
+int procfs_running_tasks(int *fd);
+
+/*
  * The CPU time of process pid, from /proc/PID/stat, in ns at clock-tick
  * resolution (10 ms with USER_HZ 100): self_ns, of its own threads, the
  * exited ones included (utime + stime, fields 14-15), and of that sys_ns,

@@ -200,6 +200,17 @@ int reaper_next(struct reap_event *ev)
 	return 1;
 }
 
+int reaper_spin(struct reap_event *ev, uint64_t until)
+{
+	do {
+		/* No SIGCHLD is waited for: ask waitpid() every time. */
+		maybe = true;
+		if (reaper_next(ev))
+			return 1;
+	} while (mono_now_ns() < until);
+	return 0;
+}
+
 void reaper_seize_begin(void)
 {
 	atomic_store(&seize_since, mono_now_ns());

@@ -55,6 +55,14 @@ int reaper_fd(void);
 int reaper_next(struct reap_event *ev);
 void reaper_polled(void);
 
+/*
+ * Pop one report, asking waitpid() again and again until one comes or
+ * CLOCK_MONOTONIC passes `until` (ns): 1, or 0.  A busy wait, for a stop
+ * due in microseconds when the CPU would otherwise go idle (see
+ * collect_stops() in sampler.c: waking an idle CPU costs more).
+ */
+int reaper_spin(struct reap_event *ev, uint64_t until);
+
 /* Sleep until SIGCHLD comes or `timeout_ns` passes (one system call, not
  * a poll and a read): for when nothing but reports is awaited. */
 void reaper_wait(uint64_t timeout_ns);

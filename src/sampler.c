@@ -47,6 +47,9 @@
 /* How long a tick waits for its stops (at most a quarter period); see
  * collect_stops(). */
 #define STOP_WINDOW_NS (500 * NSEC_PER_USEC)
+/* How long a tick may spin for its stops before it sleeps for them (see
+ * collect_stops()). */
+#define SPIN_NS (50 * NSEC_PER_USEC)
 /* How long the end of a run waits for the stops of LATE threads. */
 #define FINAL_LATE_WAIT_NS (500 * NSEC_PER_MSEC)
 /* How often a long unwind stops to serve stops and signals (sampler_between_steps). */
@@ -287,6 +290,71 @@ static void count_stop_latency(struct sampler_stats *st, uint64_t ns)
 	count_in(st->stop_lat_hist, ns);
 }
 
+/* A phase's bucket (sampler.h): ns itself below 2 * PHASE_SUB, else
+ * e * PHASE_SUB + (ns >> e), with ns >> e in [PHASE_SUB, 2 * PHASE_SUB). */
+static size_t phase_bucket(uint64_t ns)
+{
+	unsigned e = 0;
+
+	while ((ns >> e) >= 2 * PHASE_SUB)
+		e++;
+	return e ? e * PHASE_SUB + (size_t)(ns >> e) : (size_t)ns;
+}
+
+/* The largest value in bucket b, plus one (ns). */
+static uint64_t phase_bucket_top(size_t b)
+{
+	size_t e = b < 2 * PHASE_SUB ? 0 : b / PHASE_SUB - 1;
+
+	return e ? (uint64_t)(b - e * PHASE_SUB + 1) << e : (uint64_t)b + 1;
+}
+
+/* One phase of a thread's stop window (sampler.h, enum sampler_phase). */
+static void count_phase_ns(struct sampler_stats *st, enum sampler_phase ph,
+			   uint64_t ns)
+{
+	struct sampler_phase_stat *p = &st->phase[ph];
+	size_t b = phase_bucket(ns);
+
+	p->n++;
+	p->total_ns += ns;
+	if (ns > p->max_ns)
+		p->max_ns = ns;
+	p->hist[b < PHASE_BUCKETS ? b : PHASE_BUCKETS - 1]++;
+}
+
+static void count_phase(struct sampler_stats *st, enum sampler_phase ph,
+			uint64_t from, uint64_t to)
+{
+	count_phase_ns(st, ph, to > from ? to - from : 0);
+}
+
+/* The phases of a stop asked for, from the readings note_stop() took
+ * (a 0 reading: that step was not taken). */
+static void count_phases(struct sampler *s, const struct thread *th,
+			 const uint64_t t[5], bool captured, bool py)
+{
+	struct sampler_stats *st = s->st;
+	enum { REAPED, COPIED, PY, GUARDED, DETACHED };
+
+	count_phase(st, SAMPLER_PH_STOP, th->intr_ns, t[REAPED]);
+	if (captured) {
+		count_phase_ns(st, SAMPLER_PH_REGS, s->cap.regs_ns);
+		count_phase_ns(st, SAMPLER_PH_STACK, s->cap.copy_ns);
+		st->stack_bytes += s->cap.copied;
+		if (s->cap.copied > st->stack_bytes_max)
+			st->stack_bytes_max = s->cap.copied;
+	}
+	if (py)
+		count_phase(st, SAMPLER_PH_PY, t[COPIED], t[PY]);
+	if (t[GUARDED])
+		count_phase(st, SAMPLER_PH_SECCOMP, t[PY], t[GUARDED]);
+	count_phase(st, SAMPLER_PH_DETACH, t[GUARDED] ? t[GUARDED] : t[PY],
+		    t[DETACHED]);
+	count_phase(st, SAMPLER_PH_HELD, t[REAPED], t[DETACHED]);
+	count_phase(st, SAMPLER_PH_WINDOW, th->intr_ns, t[DETACHED]);
+}
+
 /*
  * A stop we asked for: capture the thread, let it go at once, and queue
  * the copy for unwinding after the stop window.  A LATE stop is captured
@@ -299,33 +367,60 @@ static void count_stop_latency(struct sampler_stats *st, uint64_t ns)
 static void note_stop(struct sampler *s, struct thread *th, int sig)
 {
 	bool asked = th->state == TS_SEIZED || th->state == TS_LATE;
-	bool captured = false;
+	bool captured = false, timed = asked && th->intr_ns, py = false;
+	/* --stats' phases (count_phases()): reaped, captured (registers
+	 * and stack: capture.h times them), Python frames read, seccomp
+	 * guarded, detached. */
+	uint64_t t[5] = { 0 };
+	int rc;
 
 	th->pending_sig = sig;
 	if (th->state == TS_SEIZED && s->pending)
 		s->pending--;
-	if (asked && th->intr_ns)
-		count_stop_latency(s->st, mono_now_ns() - th->intr_ns);
+	if (timed) {
+		t[0] = mono_now_ns();
+		count_stop_latency(s->st, t[0] - th->intr_ns);
+	}
 	/* During sampler_unwind_queued() the queue and arena are in use: a stop
 	 * that comes then is let go uncaptured. */
-	if (asked && !s->unwinding && reserve_capture(s) == 0)
-		captured = capture_thread(th->tid, th->proc->im->maps,
-					  &s->cap) == 0;
+	if (asked && !s->unwinding && reserve_capture(s) == 0) {
+		/* The stack from near its last SP first (capture.h) */
+		captured = capture_thread_hint(th->tid, th->proc->im->maps,
+					       th->last_sp, &s->cap) == 0;
+		th->last_sp = captured ? s->cap.regs.rsp : 0;
+		s->st->stack_hint_missed += captured && s->cap.hint_missed;
+	}
+	if (timed)
+		t[1] = t[2] = captured ? mono_now_ns() : t[0];
 	/* Its Python frames, while it is stopped: they change as it runs
 	 * (sampler_py.c; the code objects they name are read after). */
-	if (captured && !th->probe_only)
+	if (captured && !th->probe_only) {
+		uint64_t walks = s->st->py_walks;
+
 		sampler_py_frames(s, th);
-	if (asked && !s->cfg->unsafe_seccomp)
+		py = s->st->py_walks != walks;
+		if (timed && py)
+			t[2] = mono_now_ns();
+	}
+	if (asked && !s->cfg->unsafe_seccomp) {
 		guard_seccomp(s, th, captured ? &s->cap.regs : NULL);
+		if (timed)
+			t[3] = mono_now_ns();
+	}
 	if (th->probe_only)
 		captured = false; /* stopped only to judge its filters */
 	th->probe_only = false;
 	if (captured && th->state == TS_LATE)
 		s->st->late_captured++;
+	rc = detach(th);
+	if (timed) {
+		t[4] = mono_now_ns();
+		count_phases(s, th, t, captured, py);
+	}
 	/* A LATE stop let go during the unwinds is no part of the tick's
 	 * pause (stop_the_world() measures it before them). */
-	if (detach(th) == 0 && asked && !s->unwinding)
-		s->last_detach_ns = mono_now_ns();
+	if (rc == 0 && asked && !s->unwinding)
+		s->last_detach_ns = t[4] ? t[4] : mono_now_ns();
 	/* The CPU time and switches this stop made are ours (cpuacct.h) */
 	th->cpu.stop_owed = 2; /* the trap and the restart (cpuacct.h) */
 	if (captured)
@@ -375,7 +470,7 @@ static void reap_queued(struct sampler *s)
  * made the ticks of a target with 8 busy threads on 2 CPUs take 12 ms, and
  * missed a quarter of them.)
  */
-static void collect_stops(struct sampler *s, uint64_t end)
+static void collect_stops(struct sampler *s, uint64_t end, uint64_t spin_end)
 {
 	for (;;) {
 		struct reap_event ev;
@@ -388,8 +483,52 @@ static void collect_stops(struct sampler *s, uint64_t end)
 		now = mono_now_ns();
 		if (!s->pending || now >= end)
 			return;
+		if (now < spin_end) {
+			if (reaper_spin(&ev, spin_end < end ? spin_end : end)) {
+				s->st->stops_caught_spinning++;
+				handle_status(s, ev.pid, ev.status);
+			}
+			continue;
+		}
 		reaper_wait(end - now);
 	}
+}
+
+/*
+ * Spin for this tick's stops (reaper_spin()) rather than sleep until
+ * SIGCHLD?  A stop comes some 20-50 us after its interrupt.  Asleep, this
+ * thread is woken by the stopping thread: on a VM an IPI through the host
+ * (some 20 us, in the target's way to its stop: `perf trace` showed
+ * sched_waking to sched_wakeup take that long), and if its CPU went idle
+ * meanwhile, a halted vCPU to wake, whose caches are cold for the
+ * captures after (issue 17).  Spinning, it is running: the stop's wake-up
+ * finds it so and sends nothing.  But a spin takes a CPU, which must not
+ * be one another task needs, least of all a target thread queued for a
+ * CPU, which takes its stop only once it runs: a tick that finds ptprof
+ * sharing the busy thread's CPU (another program on the other CPU) and
+ * spins delays that stop by the whole spin (measured: 85 us instead of
+ * 30).  So it spins only when every task running or runnable on the
+ * machine now (/proc/loadavg's count, ptprof and the threads to stop
+ * included) has a CPU of its own: 1 busy thread on 2 CPUs spins; 2 busy
+ * threads on 2 CPUs, 8, or another program busy beside the target, do
+ * not.  (The target's own thread states, which cpuacct reads, would miss
+ * the other programs, and a thread found R may be queued, not on a CPU.)
+ * A thread to stop that was not found running (R) this tick is counted
+ * on top: a blocked one is woken by the interrupt and needs a CPU to take
+ * its stop.  With --wall no state is read, so every thread to stop counts
+ * so: --wall spins only with a CPU to spare beyond them.
+ */
+static bool spin_worth(struct sampler *s)
+{
+	size_t waking = 0;
+	int running;
+
+	if (!s->nactive || !s->spin_ns)
+		return false;
+	for (size_t i = 0; i < s->nactive; i++)
+		waking += !s->active[i]->cpu.on_cpu;
+	running = procfs_running_tasks(&s->loadavg_fd);
+	return running > 0 && (size_t)running + waking <= s->ncpu;
 }
 
 static int push_active(struct sampler *s, struct thread *th)
@@ -1297,6 +1436,26 @@ uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q)
 	return hist_quantile(st->pause_hist, st->ticks, st->pause_max_ns, q);
 }
 
+uint64_t sampler_phase_quantile(const struct sampler_stats *st,
+				enum sampler_phase ph, double q)
+{
+	const struct sampler_phase_stat *p = &st->phase[ph];
+	uint64_t want = (uint64_t)(q * (double)p->n + 0.5), seen = 0;
+
+	if (!p->n)
+		return 0;
+	if (want < 1)
+		want = 1;
+	for (size_t b = 0; b < PHASE_BUCKETS - 1; b++) {
+		seen += p->hist[b];
+		if (seen >= want)
+			return phase_bucket_top(b) < p->max_ns ?
+				       phase_bucket_top(b) :
+				       p->max_ns;
+	}
+	return p->max_ns;
+}
+
 uint64_t sampler_stop_quantile(const struct sampler_stats *st, double q)
 {
 	return hist_quantile(st->stop_lat_hist, st->stop_lat_n,
@@ -1310,14 +1469,21 @@ uint64_t sampler_stop_quantile(const struct sampler_stats *st, double q)
  */
 static uint64_t stop_the_world(struct sampler *s)
 {
-	uint64_t t0 = mono_now_ns();
-	uint64_t window = STOP_WINDOW_NS;
+	bool spin = spin_worth(s);
+	uint64_t t0, window = STOP_WINDOW_NS;
 
+	/* Warm the copies to come, while the threads still run
+	 * (capture.h). */
+	for (size_t i = 0; i < s->nactive; i++)
+		if (s->active[i]->last_sp)
+			capture_warm(s->active[i]->tid, s->active[i]->last_sp);
+	t0 = mono_now_ns();
 	if (window > s->period_ns / 4)
 		window = s->period_ns / 4;
 	s->last_detach_ns = 0;
+	s->st->stops_spun += spin;
 	interrupt_all(s);
-	collect_stops(s, t0 + window);
+	collect_stops(s, t0 + window, spin ? t0 + s->spin_ns : 0);
 	mark_late(s);
 	sampler_unwind_queued(s);
 	return s->last_detach_ns > t0 ? s->last_detach_ns - t0 : 0;
@@ -1480,8 +1646,11 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 		 struct stacktab *tab, struct procset *ps,
 		 struct sampler_stats *st)
 {
+	long ncpu;
+
 	memset(s, 0, sizeof(*s));
 	memset(st, 0, sizeof(*st));
+	s->loadavg_fd = -1;
 	/* CPU mode reads each thread's on-CPU time from its schedstat, which
 	 * a kernel built without CONFIG_SCHED_INFO does not have: every read
 	 * would fail with ENOENT, which means "thread gone" anywhere else,
@@ -1496,6 +1665,9 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->ps = ps;
 	s->st = st;
 	s->period_ns = NSEC_PER_SEC / (cfg->hz ? cfg->hz : 100);
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	s->ncpu = ncpu > 0 ? (size_t)ncpu : 1;
+	s->spin_ns = SPIN_NS;
 	s->sc_can_read = !cfg->unsafe_seccomp && seccomp_can_read();
 	s->waitset = *cfg->stop_signals;
 	sigaddset(&s->waitset, SIGTSTP);
@@ -1527,6 +1699,8 @@ static void teardown(struct sampler *s)
 	free(s->pcs);
 	if (s->sigfd > 0)
 		close(s->sigfd);
+	if (s->loadavg_fd >= 0)
+		close(s->loadavg_fd);
 }
 
 /* After a tick (every thread let go): the caller's progress hook. */

@@ -200,6 +200,44 @@ enum sampler_end {
 	SAMPLER_END_ERROR,
 };
 
+/*
+ * The stop window of each thread, phase by phase (--stats), as
+ * CLOCK_MONOTONIC readings around each step of note_stop() in sampler.c:
+ *  STOP    its PTRACE_INTERRUPT to its stop reaped (waitpid()): the
+ *          kernel's way to the stop and ptprof's wake-up or spin;
+ *  REGS    PTRACE_GETREGS;
+ *  STACK   the stack's copy (process_vm_readv(); stack_bytes copied);
+ *  PY      its Python frames read (only threads whose frames were read);
+ *  SECCOMP the seccomp guard (every stop asked for; nothing to do is the
+ *          common case);
+ *  DETACH  PTRACE_DETACH;
+ *  HELD    stop reaped to detach done: the above but STOP, and the
+ *          bookkeeping between them;
+ *  WINDOW  interrupt to detach done: the whole time ptprof held it.
+ * Each phase's n counts the stops it was timed in (LATE ones too).
+ */
+enum sampler_phase {
+	SAMPLER_PH_STOP,
+	SAMPLER_PH_REGS,
+	SAMPLER_PH_STACK,
+	SAMPLER_PH_PY,
+	SAMPLER_PH_SECCOMP,
+	SAMPLER_PH_DETACH,
+	SAMPLER_PH_HELD,
+	SAMPLER_PH_WINDOW,
+	SAMPLER_PHASES
+};
+
+/* A phase's histogram, log-linear: 1 ns buckets below 128 ns, then 64
+ * buckets per power of two (1.6% wide) up to 2^36 ns. */
+#define PHASE_SUB 64
+#define PHASE_BUCKETS (31 * PHASE_SUB)
+
+struct sampler_phase_stat {
+	uint64_t n, total_ns, max_ns;
+	uint32_t hist[PHASE_BUCKETS];
+};
+
 /* Pause histogram: 1 us buckets below 2 ms, 100 us buckets to 102 ms. */
 #define PAUSE_FINE_US 2048
 #define PAUSE_COARSE 1000
@@ -234,6 +272,17 @@ struct sampler_stats {
 	 * (LATE ones too), per stop, in the pause's buckets. */
 	uint64_t stop_lat_n, stop_lat_max_ns;
 	uint32_t stop_lat_hist[PAUSE_BUCKETS];
+	/* The stop window by phase (see enum sampler_phase); the stack
+	 * bytes copied over phase[SAMPLER_PH_STACK].n copies, the most in
+	 * one.  Stop waits that spun (stops_spun, see collect_stops() in
+	 * sampler.c) and the stops reaped while spinning. */
+	struct sampler_phase_stat phase[SAMPLER_PHASES];
+	uint64_t stack_bytes, stack_bytes_max;
+	/* Stack copies made before the registers from the thread's last
+	 * SP (capture_thread_hint()) that missed the new SP, and so were
+	 * made again. */
+	uint64_t stack_hint_missed;
+	uint64_t stops_spun, stops_caught_spinning;
 	/* Stacks (and the samples they count for) whose stop came at the
 	 * exit of a system call that returned, of a thread that was running
 	 * (capture_stop_kind() and a `syscall` before the PC): a stop
@@ -294,7 +343,7 @@ struct sampler_stats {
 	 * stands in).  py_walk_ns: the stop window's time spent reading
 	 * frames, over py_walks threads, with py_page_reads reads. */
 	uint64_t py_procs, py_refused;
-	uint64_t py_detected; /* cfg->py_detect: CPython processes met */
+	uint64_t py_detected;  /* cfg->py_detect: CPython processes met */
 	pid_t py_detected_pid; /* the first */
 	char py_warning[256];
 	uint64_t py_merged, py_no_entry, py_mismatch, py_unended, py_no_tstate;
@@ -317,6 +366,11 @@ uint64_t sampler_pause_quantile(const struct sampler_stats *st, double q);
 
 /* The q-quantile (0..1) of the stop latency, in ns (as the pause's). */
 uint64_t sampler_stop_quantile(const struct sampler_stats *st, double q);
+
+/* The q-quantile (0..1) of a phase of the stop window, in ns (bucket
+ * upper bound, at most the phase's max); 0 when it was never timed. */
+uint64_t sampler_phase_quantile(const struct sampler_stats *st,
+				enum sampler_phase ph, double q);
 
 /* The q-quantile (0..1) of the time one unwind took, in us (bucket upper
  * bound; UNWIND_BUCKETS means longer); 0 without unwinds. */

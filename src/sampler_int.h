@@ -103,6 +103,9 @@ struct sampler {
 	uint64_t tick_ns; /* CLOCK_MONOTONIC at its start */
 	uint64_t period_ns;
 	uint64_t last_detach_ns; /* of this tick's sampled threads */
+	int loadavg_fd;		 /* /proc/loadavg, kept open (spin_worth()) */
+	size_t ncpu;		 /* CPUs online */
+	uint64_t spin_ns;	 /* the longest spin for stops */
 	sigset_t waitset;	 /* stop signals and SIGTSTP, read from sigfd */
 	int sigfd;
 	bool target_gone;     /* the run is over: its roots are gone */

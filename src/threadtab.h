@@ -58,6 +58,7 @@ struct thread {
 	bool sampled;	     /* at least one stack recorded */
 	uint64_t seen_tick;  /* last tick it was listed in /proc */
 	uint64_t intr_ns;    /* when it was last PTRACE_INTERRUPTed */
+	uint64_t last_sp;    /* its stack pointer at its last capture */
 	struct cpuacct cpu;  /* its CPU time: due or not, sample weight */
 	char name[16];	     /* comm, when names are wanted ("" unread) */
 	uint64_t name_tick;  /* tick the name was read at */

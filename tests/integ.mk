@@ -101,6 +101,7 @@ TESTS += \
 	tests/syscall-bias.test \
 	tests/syscall-truth.test \
 	tests/late-stop.test \
+	tests/stop-spin.test \
 	tests/cpu-mode.test \
 	tests/cpu-total.test \
 	tests/cpu-1khz.test \
