@@ -42,11 +42,11 @@ struct capture {
 	/* Only rip and rsp (and orig_rax) are known, the thread was not
 	 * stopped (peek.h); capture_thread() sets false. */
 	bool partial;
-	uint64_t regs_ns;     /* --stats: how long PTRACE_GETREGS took, */
-	uint64_t copy_ns;     /* ... and the stack's copy (ns) */
-	size_t copied;	      /* ... bytes it read (stack_len, and what
+	uint64_t regs_ns; /* --stats: how long PTRACE_GETREGS took, */
+	uint64_t copy_ns; /* ... and the stack's copy (ns) */
+	size_t copied;	  /* ... bytes it read (stack_len, and what
 				 capture_thread_hint() read in vain) */
-	bool hint_missed;     /* capture_thread_hint(): the stack pointer
+	bool hint_missed; /* capture_thread_hint(): the stack pointer
 				 was not in the copy made before the
 				 registers, and it was copied again */
 };
