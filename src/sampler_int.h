@@ -32,6 +32,7 @@ struct queued {
 	uint64_t stack_start;
 	size_t off, len;	/* in arena */
 	enum capture_stop kind; /* capture_stop_kind() said so */
+	bool partial;		/* a peek's: rip and rsp only (peek.h) */
 	/* Its Python frames (sampler_py.c), in the tick's frame arena:
 	 * py_n of them from py_off; py_status the walk's enum pyrt_status,
 	 * -1 when none was read (no runtime, no thread state known). */
