@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -709,12 +710,12 @@ static enum peek_result peek_read(struct sampler *s, struct thread *th)
 }
 
 /* A peek's outcome, for --stats; errno as the peek or unwind left it. */
-static void count_peek(struct sampler_stats *st, enum peek_result r, int tries)
+static void count_peek(struct sampler_stats *st, enum peek_result r, bool again)
 {
 	switch (r) {
 	case PEEK_OK:
 		st->peeked++;
-		st->peek_retried += tries > 1;
+		st->peek_retried += again;
 		break;
 	case PEEK_RUNNING:
 		st->peek_running++;
@@ -730,18 +731,33 @@ static void count_peek(struct sampler_stats *st, enum peek_result r, int tries)
 	}
 }
 
+/* What became of a peek (sample_by_peek()). */
+enum peek_use {
+	PEEK_USED,  /* the thread's stack is recorded: no stop */
+	PEEK_LATER, /* it was running: peek again after the others */
+	PEEK_STOP,  /* stop it as before */
+};
+
 /*
  * --wall (and dump, one --wall tick): a due thread asleep in the kernel
  * is sampled without a stop, which would make its epoll_wait(), futex()
  * with a timeout or read() with SO_RCVTIMEO return EINTR (issue 17).  Its
  * stack is read (peek_read()), unwound at once, and taken off the queue:
- * true, it is not to be stopped this tick (nor owes cpuacct a stop's
- * switches).  false: stop it as before -- it runs (PEEK_RUNNING), it ran
- * between the reads twice in a row, a read failed, or the unwind needed a
- * register a peek does not have (ENODATA, unwind.h): the stop then gives
- * the stack in full rather than a shorter one.
+ * PEEK_USED, it is not to be stopped this tick (nor owes cpuacct a stop's
+ * switches).  PEEK_STOP: stop it as before -- it runs (PEEK_RUNNING), it
+ * ran between the reads twice in a row, a read failed, or the unwind
+ * needed a register a peek does not have (ENODATA, unwind.h): the stop
+ * then gives the stack in full rather than a shorter one.
+ *
+ * may_wait: a thread that runs or ran between the reads is to be peeked
+ * again a little later (PEEK_LATER, peek_deferred()).  One that wakes for
+ * a few microseconds at a time (a 10 ms timer) is often caught awake; a
+ * stop asked of it then lands, more often than not, after it went back
+ * to sleep in its call, which returns EINTR (wall-peek.test saw 3 in 10
+ * s from 55 such stops).  again: it was found awake before.
  */
-static bool sample_by_peek(struct sampler *s, struct thread *th)
+static enum peek_use sample_by_peek(struct sampler *s, struct thread *th,
+				    bool may_wait, bool again)
 {
 	enum peek_result r = PEEK_CHANGED;
 	bool was = s->unwinding;
@@ -752,9 +768,11 @@ static bool sample_by_peek(struct sampler *s, struct thread *th)
 	while (r == PEEK_CHANGED && tries++ < PEEK_TRIES)
 		r = peek_read(s, th);
 	s->st->peek_ns += mono_now_ns() - t0;
+	if (may_wait && (r == PEEK_RUNNING || r == PEEK_CHANGED))
+		return PEEK_LATER;
 	if (r != PEEK_OK) {
-		count_peek(s->st, r, tries);
-		return false;
+		count_peek(s->st, r, false);
+		return PEEK_STOP;
 	}
 	queue_capture(s, th);
 	q = &s->queue[s->nqueued - 1];
@@ -766,16 +784,49 @@ static bool sample_by_peek(struct sampler *s, struct thread *th)
 	s->arena_len = q->off;
 	s->npyf = q->py_off;
 	if (rc == 0) {
-		count_peek(s->st, r, tries);
-		return true;
+		count_peek(s->st, r, again || tries > 1);
+		return PEEK_USED;
 	}
 	if (errno == ECANCELED)
-		return true; /* a stop signal: the run ends, stop nothing */
+		return PEEK_USED; /* a stop signal: the run ends, stop none */
 	if (errno == ENODATA)
 		s->st->peek_refused++;
 	else
 		s->st->peek_failed++;
-	return false;
+	return PEEK_STOP;
+}
+
+/*
+ * How long a tick waits for the threads found awake (PEEK_LATER) to go
+ * back to sleep: a fraction of the period.  Nothing of the target is
+ * held meanwhile (the threads seized are not interrupted yet); their
+ * samples come that much later than the tick's deadline, within its
+ * jitter.
+ */
+#define PEEK_WAIT_NS (200 * NSEC_PER_USEC)
+#define PEEK_NAP_NS (20 * NSEC_PER_USEC)
+
+/*
+ * Only a thread that slept most of the time since its last check (it
+ * used under half a period of CPU: cpuacct's pending) is waited for: a
+ * busy one found running is stopped at once, as it will run on.
+ */
+static bool may_wait_for(const struct sampler *s, const struct thread *th)
+{
+	return th->cpu.pending < s->period_ns / 2;
+}
+
+/* A thread to peek again after the process's others (PEEK_LATER). */
+static int defer_peek(struct sampler *s, struct thread *th)
+{
+	struct thread **d = grow_array(s->deferred, &s->cap_deferred,
+				       s->ndeferred + 1, sizeof(*d));
+
+	if (!d)
+		return -1;
+	s->deferred = d;
+	s->deferred[s->ndeferred++] = th;
+	return 0;
 }
 
 /* Is th, due in --wall mode, to be peeked first?  Not a stop only to
@@ -787,14 +838,15 @@ static bool peek_first(const struct sampler *s, const struct thread *th)
 	       !th->tracer;
 }
 
+static int seize_thread(struct sampler *s, struct thread *th, int *eperm);
+
 /* SEIZE one listed thread.  1: seized; 0: skipped (or peeked: its stack
- * taken without a stop); -1: error. */
+ * taken without a stop, or to be peeked again: defer_peek()); -1: error. */
 static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
 		     int *eperm)
 {
 	struct thread *th = proc_thread(s, p, tid);
 	bool due;
-	int rc;
 
 	if (!th)
 		return errno == EEXIST ? 0 : -1;
@@ -837,8 +889,26 @@ static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
 		s->st->threads_spared++;
 		return 0;
 	}
-	if (peek_first(s, th) && sample_by_peek(s, th))
-		return 0;
+	if (peek_first(s, th)) {
+		switch (sample_by_peek(s, th, may_wait_for(s, th), false)) {
+		case PEEK_USED:
+			return 0;
+		case PEEK_LATER:
+			return defer_peek(s, th);
+		case PEEK_STOP:
+			break;
+		}
+	}
+	return seize_thread(s, th, eperm);
+}
+
+/* SEIZE th, due.  1: seized; 0: gone (or refused: *eperm counts it);
+ * -1: error. */
+static int seize_thread(struct sampler *s, struct thread *th, int *eperm)
+{
+	pid_t tid = th->tid;
+	int rc;
+
 	reaper_seize_begin();
 	rc = ptctl_seize(tid);
 	reaper_seize_end();
@@ -1014,6 +1084,45 @@ static int list_threads(struct sampler *s, struct sampler_proc *p)
 	return 0;
 }
 
+/*
+ * The threads of a process found awake at their peek (defer_peek()):
+ * peeked again after the others, then every PEEK_NAP_NS, PEEK_WAIT_NS
+ * (a fraction of the period) at most; those still awake then, seized.
+ */
+static int peek_deferred(struct sampler *s, int *eperm)
+{
+	uint64_t wait = s->period_ns / 8 < PEEK_WAIT_NS ? s->period_ns / 8 :
+							  PEEK_WAIT_NS;
+	uint64_t until = mono_now_ns() + wait;
+	size_t n = s->ndeferred;
+
+	while (n) {
+		bool last = mono_now_ns() >= until;
+		size_t keep = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			struct thread *th = s->deferred[i];
+
+			switch (sample_by_peek(s, th, !last, true)) {
+			case PEEK_USED:
+				break;
+			case PEEK_LATER:
+				s->deferred[keep++] = th;
+				break;
+			case PEEK_STOP:
+				if (seize_thread(s, th, eperm) < 0)
+					return -1;
+				break;
+			}
+		}
+		n = keep;
+		if (n)
+			nanosleep(&(struct timespec){ 0, PEEK_NAP_NS }, NULL);
+	}
+	s->ndeferred = 0;
+	return 0;
+}
+
 /* Read p's CPU time, list its threads when due, seize those due. */
 static int seize_proc(struct sampler *s, struct sampler_proc *p)
 {
@@ -1029,9 +1138,12 @@ static int seize_proc(struct sampler *s, struct sampler_proc *p)
 	if (p->first_tick == s->tick && !s->cfg->unsafe_seccomp &&
 	    seccomp_preflight(s, p))
 		return -1;
+	s->ndeferred = 0;
 	for (size_t i = 0; i < p->tids.n && !p->gone; i++)
 		if (seize_one(s, p, p->tids.tids[i], &eperm) < 0)
 			return -1;
+	if (peek_deferred(s, &eperm))
+		return -1;
 	/* Threads peeked (sample_by_peek()) were sampled without a seize. */
 	if (s->nactive == before && s->st->peeked == peeked)
 		return nothing_seized(s, p, eperm);
@@ -1673,6 +1785,7 @@ static void teardown(struct sampler *s)
 	free(s->mrefs);
 	free(s->mpcs);
 	free(s->active);
+	free(s->deferred);
 	free(s->pcs);
 	if (s->sigfd > 0)
 		close(s->sigfd);

@@ -92,6 +92,8 @@ struct sampler {
 	bool sampled_any;	/* some process was sampled at some tick */
 	struct thread **active; /* threads seized this tick */
 	size_t nactive, cap_active;
+	struct thread **deferred; /* of a process, to peek again (sampler.c) */
+	size_t ndeferred, cap_deferred;
 	size_t pending;	      /* of those, SEIZED and not yet stopped */
 	struct capture cap;   /* the capture being taken (stack: in arena) */
 	struct queued *queue; /* this tick's captures, unwound after it */
