@@ -396,16 +396,22 @@ static void collect_stops(struct sampler *s, uint64_t end)
 	}
 }
 
-static int push_active(struct sampler *s, struct thread *th)
+/* Append th to the array *v of *n threads (room for *cap). */
+static int push_thread(struct thread ***v, size_t *n, size_t *cap,
+		       struct thread *th)
 {
-	struct thread **a = grow_array(s->active, &s->cap_active,
-				       s->nactive + 1, sizeof(*a));
+	struct thread **a = grow_array(*v, cap, *n + 1, sizeof(*a));
 
 	if (!a)
 		return -1;
-	s->active = a;
-	s->active[s->nactive++] = th;
+	*v = a;
+	a[(*n)++] = th;
 	return 0;
+}
+
+static int push_active(struct sampler *s, struct thread *th)
+{
+	return push_thread(&s->active, &s->nactive, &s->cap_active, th);
 }
 
 /*
@@ -819,14 +825,7 @@ static bool may_wait_for(const struct sampler *s, const struct thread *th)
 /* A thread to peek again after the process's others (PEEK_LATER). */
 static int defer_peek(struct sampler *s, struct thread *th)
 {
-	struct thread **d = grow_array(s->deferred, &s->cap_deferred,
-				       s->ndeferred + 1, sizeof(*d));
-
-	if (!d)
-		return -1;
-	s->deferred = d;
-	s->deferred[s->ndeferred++] = th;
-	return 0;
+	return push_thread(&s->deferred, &s->ndeferred, &s->cap_deferred, th);
 }
 
 /* Is th, due in --wall mode, to be peeked first?  Not a stop only to
