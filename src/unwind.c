@@ -139,6 +139,17 @@ struct unwind_ctx {
 	const struct user_regs_struct *regs;
 	struct user_regs_struct fp_regs;
 	bool no_info; /* find_proc_info() found no unwind info for an IP */
+	/*
+	 * A partial capture (peek.h) knows rip and rsp only.  unknown: the
+	 * registers of *regs whose values are not known, a bit per libunwind
+	 * register number (0 for a full capture).  access_reg() of one fails;
+	 * needed_unknown records that a step needed one (the unwind is then
+	 * refused), unless carrying: fp_step() reading the callee-saved
+	 * registers only to carry them to the caller.
+	 */
+	uint32_t unknown;
+	bool needed_unknown;
+	bool carrying;
 	bool fp_lazy; /* the current frame is fp_regs, the cursor is stale */
 	int fp_steps; /* frame-pointer steps in this unwind */
 	const struct map_entry *last; /* mapping of the last module read */
@@ -169,16 +180,37 @@ static const size_t reg_offset[] = {
 	[UNW_X86_64_RIP] = offsetof(struct user_regs_struct, rip),
 };
 
+#define REG_BIT(reg) (UINT32_C(1) << (reg))
+
+/* A partial capture's registers but rip and rsp. */
+#define PARTIAL_UNKNOWN                         \
+	(((REG_BIT(UNW_X86_64_RIP) << 1) - 1) & \
+	 ~(REG_BIT(UNW_X86_64_RIP) | REG_BIT(UNW_X86_64_RSP)))
+
+/*
+ * libunwind (1.6) asks for a register's value only when it needs it:
+ * unw_init_remote() reads rip and rsp (x86_64/init.h, common_init()),
+ * every other register is a location until a step reads it, to compute
+ * a CFA based on it, in a DWARF expression (DW_OP_breg), or as the return
+ * address (dwarf/Gparser.c, apply_reg_state(); rsp is the CFA, never
+ * read again).  Its frame-chain guess reads rbp too, but only on
+ * -UNW_ENOINFO, which find_proc_info() never answers.
+ */
 static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 		      int write, void *arg)
 {
-	const struct unwind_ctx *ctx = arg;
+	struct unwind_ctx *ctx = arg;
 
 	(void)as;
 	if (write)
 		return -UNW_EREADONLYREG;
 	if (reg < 0 || (size_t)reg >= sizeof(reg_offset) / sizeof(*reg_offset))
 		return -UNW_EBADREG;
+	if (ctx->unknown & REG_BIT(reg)) {
+		if (!ctx->carrying)
+			ctx->needed_unknown = true;
+		return -UNW_EBADREG;
+	}
 	memcpy(val, (const char *)ctx->regs + reg_offset[reg], sizeof(*val));
 	return 0;
 }
@@ -885,6 +917,8 @@ static int fp_regs_step(struct unwind_ctx *ctx, const struct fpstep_regs *in)
 	ctx->fp_regs.rip = out.rip;
 	ctx->fp_regs.rsp = out.rsp;
 	ctx->fp_regs.rbp = out.rbp;
+	ctx->unknown &= ~(REG_BIT(UNW_X86_64_RIP) | REG_BIT(UNW_X86_64_RSP) |
+			  REG_BIT(UNW_X86_64_RBP));
 	ctx->regs = &ctx->fp_regs;
 	ctx->fp_steps++;
 	return 1;
@@ -926,15 +960,26 @@ static int fp_step(struct unwind_ctx *ctx, unw_cursor_t *c)
 	in.rip = ip, in.rsp = sp, in.rbp = fp;
 	/* All read before any is written: after a restart the cursor reads
 	 * registers libunwind has no rule for from fp_regs itself, and a
-	 * DW_CFA_register rule can name another kept register. */
+	 * DW_CFA_register rule can name another kept register.  These reads
+	 * only carry the values: one a partial capture lacks is not needed
+	 * (carrying), it stays unknown in fp_regs; one read from the stack
+	 * is known from here on. */
+	ctx->carrying = true;
 	for (size_t i = 0; i < nkept; i++)
 		got[i] = unw_get_reg(c, fp_kept[i], &kept[i]);
+	ctx->carrying = false;
 	if (ctx->regs != &ctx->fp_regs)
 		ctx->fp_regs = *ctx->regs;
-	for (size_t i = 0; i < nkept; i++)
-		if (got[i] == 0)
+	for (size_t i = 0; i < nkept; i++) {
+		if (got[i] == 0) {
 			memcpy((char *)&ctx->fp_regs + reg_offset[fp_kept[i]],
 			       &kept[i], sizeof(kept[i]));
+			ctx->unknown &= ~REG_BIT(fp_kept[i]);
+		} else if (ctx->cap->partial) {
+			/* not this frame's value: fp_regs keeps the last one */
+			ctx->unknown |= REG_BIT(fp_kept[i]);
+		}
+	}
 	return fp_regs_step(ctx, &in) && fp_resume(ctx, c);
 }
 
@@ -968,7 +1013,11 @@ static int step(struct unwind_ctx *ctx, unw_cursor_t *c, unw_word_t *ip)
 int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 		    uint64_t *pcs, int max)
 {
-	struct unwind_ctx ctx = { .u = u, .cap = cap, .regs = &cap->regs };
+	struct unwind_ctx ctx = { .u = u,
+				  .cap = cap,
+				  .regs = &cap->regs,
+				  .unknown = cap->partial ? PARTIAL_UNKNOWN :
+							    0 };
 	unw_cursor_t cursor;
 	uint64_t t0, t_hooks = 0, now;
 	int n = 0;
@@ -1014,6 +1063,11 @@ int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 	if (ctx.fp_steps) {
 		u->count.unwinds_fp++;
 		u->count.unwind_fp_ns += now;
+	}
+	if (ctx.needed_unknown) {
+		u->count.partial_refused++;
+		errno = ENODATA;
+		return -1;
 	}
 	return n; /* the leaf alone is still a sample */
 }

@@ -29,10 +29,16 @@
  * A failed step ends the chain, it is not an error.  So does unwind info
  * that libunwind could not run safely (ehframe_check_cfi(): the stack
  * ends at that frame) and an unwind that exceeds UNWIND_BUDGET_NS (cut
- * short there); both are counted.  The thread may run
- * meanwhile: memory beyond the copy is read as it is now, so the outer
- * frames of a stack deeper than the copy can be stale.  Never prints or
- * exits.  Not thread-safe.
+ * short there); both are counted.  A partial capture (peek.h: rip and
+ * rsp alone) whose unwind needed a register it does not have (a CFA
+ * based on rbp, a frame-pointer step, a DWARF expression on a register):
+ * -1 with errno ENODATA, the caller stops the thread instead; never a
+ * shorter stack.  Callee-saved registers a frame-pointer step only
+ * carries to its caller are not needed: they stay unknown, and a later
+ * step that reads one needs it.  The thread may run meanwhile: memory
+ * beyond the copy is read as it is now, so the outer frames of a stack
+ * deeper than the copy can be stale.  Never prints or exits.  Not
+ * thread-safe.
  *
  * Program-wide side effect: linking unwind.o replaces sigprocmask() for
  * the whole program (see unwind.c: libunwind's cache lock would otherwise
@@ -79,7 +85,7 @@ void unwinder_set_hook(struct unwinder *u, unwinder_hook hook, void *arg);
  * capture_stop_kind(), that tells a stop at a system call's exit from
  * one after a page fault.  Read from the module image at that address, else
  * from the target (the code does not move while it runs).  False when
- * neither can be read.
+ * neither can be read.  Needs rip alone: a partial capture will do.
  */
 bool unwinder_after_syscall(struct unwinder *u, const struct capture *cap);
 
@@ -94,6 +100,8 @@ struct unwinder_counters {
 	uint64_t debug_frame_fdes, debug_frame_skipped; /* FDEs kept, not */
 	uint64_t cfi_refused; /* FDEs whose rules were refused (unsafe) */
 	uint64_t budget_cuts; /* unwinds cut short by UNWIND_BUDGET_NS */
+	/* Partial captures refused: a step needed a register they lack. */
+	uint64_t partial_refused;
 	/* Frames without unwind info, unwound by frame pointer (fpstep.h):
 	 * the steps made, and the stacks ended by a step refused, by why. */
 	uint64_t fp_steps;

@@ -12,7 +12,8 @@ tests_targets_deeprec_SOURCES = tests/targets/deeprec.c
 tests_targets_deeprec_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_deeprec_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
-tests_tools_unwind_compare_SOURCES = tests/tools/unwind_compare.c
+tests_tools_unwind_compare_SOURCES = tests/tools/unwind_compare.c \
+	tests/tools/tracetool.h
 tests_tools_unwind_compare_CFLAGS = $(AM_CFLAGS) $(LIBUNWIND_CFLAGS) \
 	$(LIBELF_CFLAGS)
 tests_tools_unwind_compare_LDADD = $(PT_LIBS)
@@ -20,3 +21,20 @@ tests_tools_unwind_compare_LDADD = $(PT_LIBS)
 TESTS += \
 	tests/unwind-compare.test \
 	tests/syscalls.test
+
+## peek-compare.test: a blocked thread's stack read without a stop
+## (peek.h) against a ptrace stop's, on the same threads
+## (tests/tools/peekcmp), on tests/targets/blocked built without and with
+## frame pointers.
+check_PROGRAMS += tests/targets/blocked tests/targets/blocked_fp \
+	tests/tools/peekcmp
+tests_targets_blocked_SOURCES = tests/targets/blocked.c
+tests_targets_blocked_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_blocked_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+tests_targets_blocked_fp_SOURCES = tests/targets/blocked.c
+tests_targets_blocked_fp_CFLAGS = $(PT_TARGET_CFLAGS) \
+	-fno-omit-frame-pointer
+tests_targets_blocked_fp_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+tests_tools_peekcmp_SOURCES = tests/tools/peekcmp.c tests/tools/tracetool.h
+tests_tools_peekcmp_LDADD = $(PT_LIBS)
+TESTS += tests/peek-compare.test

@@ -72,92 +72,14 @@
 #include "ptctl.h"
 #include "unwind.h"
 
+#include "tracetool.h"
+
 #define DEFAULT_MAX_DEPTH 512
-#define STOP_WAIT_MS 2000
 #define TIME_LIMIT_S 30
 #define SAMPLE_GAP_US 5000
 #define SHOW_MISMATCHES 5
 
 static const char *me = "unwind_compare";
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_us(unsigned us)
-{
-	struct timespec ts = { us / 1000000u, (long)(us % 1000000u) * 1000 };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/*
- * Wait for tid's stop, at most STOP_WAIT_MS.  1: stopped (*sig is the
- * signal of a signal-delivery-stop, else 0); 0: it exited; -1: no report
- * in time, or waitpid failed.
- */
-static int wait_stop(pid_t tid, int *sig)
-{
-	uint64_t deadline = now_ns() + STOP_WAIT_MS * 1000000ull;
-
-	for (;;) {
-		int status;
-		pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
-
-		if (r == tid) {
-			enum ptctl_stop_kind k = ptctl_classify(status, sig);
-
-			if (k == PTSTOP_EXITED)
-				return 0;
-			if (k == PTSTOP_UNKNOWN)
-				continue;
-			return 1;
-		}
-		if (r < 0 && errno != EINTR)
-			return -1;
-		if (now_ns() >= deadline)
-			return -1;
-		sleep_us(50);
-	}
-}
-
-/* Reread the maps; merge them and flush the unwinder when they changed. */
-static int update_maps(pid_t pid, struct maps *maps, struct unwinder *u,
-		       char **last, size_t *last_len)
-{
-	char *text;
-	size_t len;
-
-	if (procfs_read_maps(pid, 0, &text, &len))
-		return -1;
-	if (*last && len == *last_len && memcmp(text, *last, len) == 0) {
-		free(text);
-		return 0;
-	}
-	if (maps_update(maps, text, len)) {
-		free(text);
-		return -1;
-	}
-	if (*last && u)
-		unwinder_flush(u);
-	free(*last);
-	*last = text;
-	*last_len = len;
-	return 0;
-}
 
 /*
  * The reference: libunwind-ptrace on the stopped thread.  PCs leaf first,
@@ -216,8 +138,8 @@ static void show_mismatch(int sample, enum verdict v, int first,
 {
 	printf("sample %d: %s at frame %d: reference %d frames, copy %d "
 	       "frames; rsp 0x%llx, copy %zu bytes\n",
-	       sample, v == V_PREFIX ? "prefix-only" : "different", first,
-	       nref, ngot, (unsigned long long)cap->regs.rsp, cap->stack_len);
+	       sample, v == V_PREFIX ? "prefix-only" : "different", first, nref,
+	       ngot, (unsigned long long)cap->regs.rsp, cap->stack_len);
 	for (int i = first > 2 ? first - 2 : 0;
 	     i < first + 3 && (i < nref || i < ngot); i++) {
 		printf("  #%d reference ", i);
@@ -394,8 +316,7 @@ usage:
 			different++;
 		/* Frame first's PC is the return address just below its SP:
 		 * was it read from the copy or from beyond it? */
-		if (v != V_EQUAL && first > 0 && first < nref &&
-		    sps[first] &&
+		if (v != V_EQUAL && first > 0 && first < nref && sps[first] &&
 		    sps[first] - 8 >= copy_end)
 			bad_beyond++;
 		if (v != V_EQUAL && shown++ < SHOW_MISMATCHES)
