@@ -21,12 +21,15 @@
  *  2. with --wall, first reads each due thread that sleeps in the kernel
  *     without a stop (peek.h; issue 17): a stop would make its
  *     epoll_wait(), futex() with a timeout or read() with a timeout
- *     return EINTR.  Its stack is copied and unwound at once; a thread
- *     that runs, ran between the reads (twice), could not be read, or
- *     whose unwind needed a register a peek does not have (unwind.h) is
- *     stopped as below instead (config->no_peek: every due thread is);
- *     PTRACE_SEIZEs the due threads not read so and PTRACE_INTERRUPTs
- *     them all;
+ *     return EINTR.  Its stack is copied (in a CPython process its
+ *     Python frames too, within a check of its schedstat) and unwound
+ *     at once.  One found awake that slept most of the time since its
+ *     last check is read again after the process's other threads, for
+ *     200 us at most; a thread still awake then, a busy one, one that
+ *     could not be read, or whose unwind needed a register a peek does
+ *     not have (unwind.h) is stopped as below instead (config->no_peek:
+ *     every due thread is).  PTRACE_SEIZEs the due threads not read so
+ *     and PTRACE_INTERRUPTs them all;
  *  3. as each stop comes, captures the thread's registers and a copy of
  *     its stack (and, in a CPython process, its chain of Python frames:
  *     below) and PTRACE_DETACHes it at once (the stop window: nothing
