@@ -703,7 +703,10 @@ static enum peek_result peek_read(struct sampler *s, struct thread *th)
 		return PEEK_FAILED;
 	r = peek_thread(p->pid, th->tid, p->im->maps, &th->syscall_fd,
 			&th->cpu.sched_fd, &s->cap);
-	th->cpu.unkept |= th->syscall_fd < 0 || th->cpu.sched_fd < 0;
+	/* Read without being kept open: descriptors ran short (a thread
+	 * gone closes its files too, which is no shortage). */
+	if (r != PEEK_FAILED || errno == EMFILE || errno == ENFILE)
+		th->cpu.unkept |= th->syscall_fd < 0 || th->cpu.sched_fd < 0;
 	if (r != PEEK_OK)
 		return r;
 	sampler_py_frames(s, th);
