@@ -818,11 +818,13 @@ static enum peek_use sample_by_peek(struct sampler *s, struct thread *th,
 /*
  * Only a thread that slept most of the time since its last check (it
  * used under half a period of CPU: cpuacct's pending) is waited for: a
- * busy one found running is stopped at once, as it will run on.
+ * busy one found running is stopped at once, as it will run on.  So is
+ * one never sampled, whose time since its last check is not known (a
+ * dump: waiting for its 2 busy threads made it no faster).
  */
 static bool may_wait_for(const struct sampler *s, const struct thread *th)
 {
-	return th->cpu.pending < s->period_ns / 2;
+	return th->last_n && th->cpu.pending < s->period_ns / 2;
 }
 
 /* A thread to peek again after the process's others (PEEK_LATER). */
