@@ -101,7 +101,13 @@ bad:
 	return -1;
 }
 
-/* Read and parse the thread's syscall file: as peek_parse_syscall(). */
+/*
+ * Read and parse the thread's syscall file: as peek_parse_syscall().
+ * Kernel quirk: the file needs PTRACE_MODE_ATTACH (EACCES/EPERM
+ * otherwise) and is printed under the target's exec_update_lock
+ * (lock_trace()); an exec takes that lock only after de_thread(), so a
+ * read never waits for a thread that an exec waits for.
+ */
 static int read_syscall(pid_t pid, pid_t tid, int *fd, struct peek_syscall *s)
 {
 	char buf[LINE_MAX_LEN + 2];
@@ -135,7 +141,8 @@ enum peek_result peek_thread(pid_t pid, pid_t tid, const struct maps *maps,
 	r = read_syscall(pid, tid, syscall_fd, &before);
 	if (r <= 0)
 		return r < 0 ? PEEK_FAILED : PEEK_RUNNING;
-	/* A task without user registers (a kernel thread) shows SP 0. */
+	/* A task without a user stack (a kernel thread, or one exiting whose
+	 * stack is gone: collect_syscall()) shows -1 and SP 0. */
 	if (!before.sp) {
 		errno = EINVAL;
 		return PEEK_FAILED;

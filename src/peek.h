@@ -14,10 +14,10 @@
  *      extent, from maps),
  *   4. the syscall file again, and
  *   5. the schedstat again.
- * When both syscall lines name the same call (or -1: asleep outside a
- * call, a page fault) at the same SP and PC, and the schedstat did not
- * change, the thread was not switched in between 1 and 5: the copy is
- * its stack as it sleeps.
+ * When both syscall lines are the same (the same call, or -1: asleep
+ * outside a call, a page fault; the same arguments, SP and PC), and the
+ * schedstat did not change, the thread was not switched in between 1 and
+ * 5: the copy is its stack as it sleeps.
  *
  * What such a capture lacks: every register but rip and rsp.  It is
  * marked partial; the unwinder (unwind.h) then refuses a stack for which
@@ -31,7 +31,7 @@
  *  - *syscall_fd and *sched_fd are the caller's: < 0 opens the file (and
  *    keeps it open in *fd: pread() at 0 reads it anew), as
  *    procfs_read_schedstat() does; a failed read closes and resets it.
- *  - PEEK_OK: out->regs has rip and rsp (and orig_rax, the call number,
+ *  - PEEK_OK: out->tid is tid; out->regs has rip and rsp (and orig_rax, the call number,
  *    or -1; rax -EINTR, so capture_stop_kind() says CAPTURE_IN_CALL for a
  *    call), every other register 0; out->partial is true; out->stack and
  *    out->stack_len as capture_thread() leaves them (out->stack must
@@ -41,7 +41,8 @@
  *  - PEEK_CHANGED: it ran, or moved, between the reads: try again, or stop it.
  *  - PEEK_FAILED: a file could not be read or parsed, errno set (ESRCH or
  *    ENOENT: the thread is gone; EACCES/EPERM: not allowed; EINVAL: a line
- *    that is not the kernel's; ENOTSUP: the kernel keeps no run counts
+ *    that is not the kernel's, or SP 0: no user stack, a kernel thread or
+ *    one exiting; ENOTSUP: the kernel keeps no run counts
  *    (schedstat "0 0 0", sched_info off), so a run in between could not
  *    be seen).
  */

@@ -949,10 +949,23 @@ static int fp_step(struct unwind_ctx *ctx, unw_cursor_t *c)
 	const size_t nkept = sizeof(fp_kept) / sizeof(*fp_kept);
 	unw_word_t ip, sp, fp, kept[sizeof(fp_kept) / sizeof(*fp_kept)];
 	int got[sizeof(fp_kept) / sizeof(*fp_kept)];
+	const struct map_entry *e;
 	struct fpstep_regs in;
 
-	if (unw_get_reg(c, UNW_REG_IP, &ip) < 0 ||
-	    unw_get_reg(c, UNW_X86_64_RSP, &sp) < 0 ||
+	if (unw_get_reg(c, UNW_REG_IP, &ip) < 0) {
+		ctx->u->count.fp_stop_bad_fp++;
+		return 0;
+	}
+	/* A PC in a mapping that is not executable is no code (a data word
+	 * that a CFI row took for a return address: Go's rt0_go gives
+	 * &runtime.g0): the stack ends there, and rbp, which a partial
+	 * capture lacks, is not needed. */
+	e = maps_find(ctx->u->maps, ip);
+	if (e && !e->exec) {
+		ctx->u->count.fp_stop_not_exec++;
+		return 0;
+	}
+	if (unw_get_reg(c, UNW_X86_64_RSP, &sp) < 0 ||
 	    unw_get_reg(c, UNW_X86_64_RBP, &fp) < 0) {
 		ctx->u->count.fp_stop_bad_fp++;
 		return 0;

@@ -32,7 +32,7 @@ tests_targets_blocked_SOURCES = tests/targets/blocked.c
 tests_targets_blocked_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_blocked_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 tests_targets_blocked_fp_SOURCES = tests/targets/blocked.c
-tests_targets_blocked_fp_CFLAGS = $(PT_TARGET_CFLAGS) \
+tests_targets_blocked_fp_CFLAGS = $(PT_TARGET_CFLAGS) -DBLOCKED_FP \
 	-fno-omit-frame-pointer
 tests_targets_blocked_fp_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 tests_tools_peekcmp_SOURCES = tests/tools/peekcmp.c tests/tools/tracetool.h

@@ -9,7 +9,9 @@
  * with a timeout), pthread_cond_wait (futex without), read() on a pipe,
  * recv() on a socketpair, nanosleep, poll, select, sigtimedwait, accept
  * (a Unix socket: no network), semop and pthread_mutex_lock; each called
- * through blocked_outer -> blocked_middle -> blocked_inner_<call>.
+ * through blocked_outer -> blocked_middle -> blocked_inner_<call>, and
+ * without frame pointers one more in read() below a frame that has no
+ * unwind info (blocked_nocfi).  Each thread is named after its call.
  * Every call is retried after EINTR (a ptrace stop makes some return it)
  * or a timeout, so the threads stay where they are.  The main thread
  * prints "ready" once the threads are started and sleeps in nanosleep;
@@ -17,6 +19,7 @@
  * set removed.  Built twice: -O2 without frame pointers (blocked), and
  * with them (blocked_fp).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -152,13 +155,62 @@ NOIPA void blocked_inner_mutex(void)
 	pthread_mutex_unlock(&held);
 }
 
+#ifndef BLOCKED_FP
+/*
+ * A frame without unwind info, as JIT code has: blocked_nocfi (no CFI,
+ * a frame pointer) calls blocked_saves_rbp, whose CFI says where it saved
+ * rbp: the unwinder steps over blocked_nocfi by its frame pointer
+ * (unwind.c, fp_step()), with rbp read from the stack and the other
+ * callee-saved registers carried, unknown to a peek but not needed.
+ * Without frame pointers only: with them, blocked_saves_rbp's CFA is
+ * rbp-based, which a peek cannot unwind (refused).
+ */
+NOIPA void blocked_saves_rbp(void)
+{
+	char c;
+
+	__asm__ volatile("" ::: "rbp"); /* saved and restored, with CFI */
+	while (read(pipe_fd[0], &c, 1) <= 0)
+		;
+}
+
+void blocked_nocfi(void);
+__asm__(".text\n"
+	".globl blocked_nocfi\n"
+	".type blocked_nocfi, @function\n"
+	"blocked_nocfi:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	call blocked_saves_rbp@PLT\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size blocked_nocfi, .-blocked_nocfi\n");
+#endif
+
+static const char *const names[] = {
+	"epoll", "timedwait", "condwait", "read",   "recv",  "nanosleep",
+	"poll",	 "select",    "sigwait",  "accept", "semop", "mutex",
+#ifndef BLOCKED_FP
+	"nocfi",
+#endif
+};
+
 static void (*const inner[])(void) = {
-	blocked_inner_epoll,	    blocked_inner_timedwait,
-	blocked_inner_condwait,	    blocked_inner_read,
-	blocked_inner_recv,	    blocked_inner_nanosleep,
-	blocked_inner_poll,	    blocked_inner_select,
-	blocked_inner_sigtimedwait, blocked_inner_accept,
-	blocked_inner_semop,	    blocked_inner_mutex,
+	blocked_inner_epoll,
+	blocked_inner_timedwait,
+	blocked_inner_condwait,
+	blocked_inner_read,
+	blocked_inner_recv,
+	blocked_inner_nanosleep,
+	blocked_inner_poll,
+	blocked_inner_select,
+	blocked_inner_sigtimedwait,
+	blocked_inner_accept,
+	blocked_inner_semop,
+	blocked_inner_mutex,
+#ifndef BLOCKED_FP
+	blocked_nocfi,
+#endif
 };
 #define NTHREADS (sizeof(inner) / sizeof(inner[0]))
 
@@ -192,6 +244,7 @@ static void on_term(int sig)
 
 static void *start(void *arg)
 {
+	pthread_setname_np(pthread_self(), names[(uintptr_t)arg]);
 	blocked_outer((unsigned)(uintptr_t)arg);
 	return NULL;
 }

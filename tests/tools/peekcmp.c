@@ -4,6 +4,7 @@
  * to measure how often the two agree on real programs.
  *
  *   peekcmp [-n ROUNDS] [-g GAP_MS] [-v] PID
+ *   peekcmp -b N PID
  *
  * For each of ROUNDS rounds (default 3, GAP_MS apart, default 100), for
  * each thread of PID:
@@ -28,8 +29,16 @@
  * always, with both PC lists (module+offset); then
  *   peekcmp: T threads, I identical, R refused, N not-blocked, C changed, D DIFFERENT, A after-syscall mismatches
  *   peekcmp: peek mean U us median M us (P peeks), stop mean V us median W us (S stops)
+ *   peekcmp: unwinder: N unwinds, F frame-pointer steps, R partial captures refused
  * The peek time is peek_thread()'s wall time (PEEK_OK ones); the stop's,
  * from PTRACE_SEIZE to PTRACE_DETACH returning, capture included.
+ *
+ * With -b, the cost alone: N peek_thread() calls on each thread in a row
+ * (no stop), then N stops (seize, interrupt, wait, capture_thread(),
+ * detach) of each thread that was peeked; wall and CPU time per peek
+ * and per stop, and the bytes copied:
+ *   peekcmp: bench: P peeks (K ok, R running, C changed, F failed), wall mean U us, CPU mean C us, B bytes copied mean
+ *   peekcmp: bench: S stops, wall mean V us, CPU mean D us
  *
  * Exit status: 0 when it ran (the caller judges the counts), 1 on a setup
  * failure or a stop that never came, 2 on usage errors.  Every thread is
@@ -191,6 +200,7 @@ static int compare_thread(struct run *r, struct fds *f)
 	if (unwinder_after_syscall(r->u, r->peeked) !=
 	    unwinder_after_syscall(r->u, r->stopped))
 		r->after_mismatch++;
+	memset(pa, 0, sizeof(pa));
 	na = unwinder_unwind(r->u, r->peeked, pa, MAX_DEPTH);
 	if (na < 0)
 		errno_a = errno;
@@ -199,6 +209,9 @@ static int compare_thread(struct run *r, struct fds *f)
 		if (r->verbose) {
 			printf("%d %s: refused (syscall %lld)\n", (int)tid,
 			       name, (long long)r->peeked->regs.orig_rax);
+			for (na = 0; na < MAX_DEPTH && pa[na]; na++)
+				;
+			print_pcs("peeked, until refused", r->maps, pa, na);
 			print_pcs("stopped", r->maps, pb, nb);
 		}
 		return V_REFUSED;
@@ -215,6 +228,68 @@ static int compare_thread(struct run *r, struct fds *f)
 	print_pcs("peeked", r->maps, pa, na < 0 ? 0 : na);
 	print_pcs("stopped", r->maps, pb, nb);
 	return V_DIFFERENT;
+}
+
+/* -b: n peeks, then n stops, of each thread. */
+static int bench(struct run *r, struct fds *fds, size_t nfds, int n)
+{
+	uint64_t peeks = 0, ok = 0, peek_ns = 0, peek_cpu = 0, bytes = 0;
+	uint64_t by[PEEK_FAILED + 1] = { 0 };
+	uint64_t stops = 0, stop_ns = 0, stop_cpu = 0, t0, c0;
+	int sig, st;
+
+	for (size_t i = 0; i < nfds; i++)
+		for (int k = 0; k < n; k++) {
+			t0 = now_ns(), c0 = cpu_ns();
+			enum peek_result pr = peek_thread(r->pid, fds[i].tid,
+							  r->maps, &fds[i].sys,
+							  &fds[i].sched,
+							  r->peeked);
+			peek_cpu += cpu_ns() - c0;
+			peek_ns += now_ns() - t0;
+			peeks++;
+			by[pr]++;
+			if (pr == PEEK_OK) {
+				ok++;
+				bytes += r->peeked->stack_len;
+			}
+		}
+	for (size_t i = 0; i < nfds; i++)
+		for (int k = 0; k < n; k++) {
+			pid_t tid = fds[i].tid;
+
+			t0 = now_ns(), c0 = cpu_ns();
+			if (ptrace(PTRACE_SEIZE, tid, 0, 0))
+				break;
+			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) ||
+			    (st = wait_stop(tid, &sig)) < 0) {
+				fprintf(stderr, "%s: thread %d never stopped\n",
+					me, (int)tid);
+				return 1;
+			}
+			if (st > 0) {
+				capture_thread(tid, r->maps, r->stopped);
+				ptrace(PTRACE_DETACH, tid, 0,
+				       (void *)(uintptr_t)sig);
+			}
+			stop_cpu += cpu_ns() - c0;
+			stop_ns += now_ns() - t0;
+			stops++;
+		}
+	printf("%s: bench: %" PRIu64 " peeks (%" PRIu64 " ok, %" PRIu64
+	       " running, %" PRIu64 " changed, %" PRIu64
+	       " failed), wall mean %.1f us, CPU mean %.1f us, %.0f bytes "
+	       "copied mean\n",
+	       me, peeks, ok, by[PEEK_RUNNING], by[PEEK_CHANGED],
+	       by[PEEK_FAILED],
+	       peeks ? (double)peek_ns / (double)peeks / 1e3 : 0,
+	       peeks ? (double)peek_cpu / (double)peeks / 1e3 : 0,
+	       ok ? (double)bytes / (double)ok : 0);
+	printf("%s: bench: %" PRIu64 " stops, wall mean %.1f us, CPU mean "
+	       "%.1f us\n",
+	       me, stops, stops ? (double)stop_ns / (double)stops / 1e3 : 0,
+	       stops ? (double)stop_cpu / (double)stops / 1e3 : 0);
+	return 0;
 }
 
 static double mean_us(const uint64_t *v, size_t n)
@@ -235,15 +310,18 @@ static double median_us(uint64_t *v, size_t n)
 int main(int argc, char **argv)
 {
 	struct run r = { 0 };
+	struct unwinder_counters uc;
 	struct tidlist tids = { 0 };
 	struct fds *fds = calloc(MAX_THREADS, sizeof(*fds));
 	size_t nfds = 0, total = 0;
 	char *maps_text = NULL;
 	size_t maps_len = 0;
-	int rounds = 3, gap_ms = 100, opt, rc = 0;
+	int rounds = 3, gap_ms = 100, opt, rc = 0, nbench = 0;
 
-	while ((opt = getopt(argc, argv, "n:g:v")) != -1) {
-		if (opt == 'n')
+	while ((opt = getopt(argc, argv, "b:n:g:v")) != -1) {
+		if (opt == 'b')
+			nbench = atoi(optarg);
+		else if (opt == 'n')
 			rounds = atoi(optarg);
 		else if (opt == 'g')
 			gap_ms = atoi(optarg);
@@ -252,7 +330,8 @@ int main(int argc, char **argv)
 		else
 			goto usage;
 	}
-	if (optind + 1 != argc || rounds <= 0 || rounds > 1000 || gap_ms < 0)
+	if (optind + 1 != argc || rounds <= 0 || rounds > 1000 || gap_ms < 0 ||
+	    nbench < 0 || nbench > 100000)
 		goto usage;
 	r.pid = (pid_t)atoi(argv[optind]);
 	r.cap_times = (size_t)rounds * MAX_THREADS * PEEK_TRIES;
@@ -268,6 +347,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: setup for %d: %s\n", me, (int)r.pid,
 			strerror(errno));
 		return 1;
+	}
+	if (nbench) {
+		if (procfs_list_tasks(r.pid, &tids))
+			return 1;
+		for (size_t i = 0; i < tids.n; i++)
+			fds_of(fds, &nfds, tids.tids[i]);
+		rc = bench(&r, fds, nfds, nbench);
+		goto out;
 	}
 	for (int round = 0; round < rounds && !rc; round++) {
 		if (round)
@@ -304,6 +391,11 @@ int main(int argc, char **argv)
 	       me, mean_us(r.peek_ns, r.npeek), median_us(r.peek_ns, r.npeek),
 	       r.npeek, mean_us(r.stop_ns, r.nstop),
 	       median_us(r.stop_ns, r.nstop), r.nstop);
+	unwinder_counters(r.u, &uc);
+	printf("%s: unwinder: %" PRIu64 " unwinds, %" PRIu64
+	       " frame-pointer steps, %" PRIu64 " partial captures refused\n",
+	       me, uc.unwinds, uc.fp_steps, uc.partial_refused);
+out:
 	for (size_t i = 0; i < nfds; i++) {
 		if (fds[i].sys >= 0)
 			close(fds[i].sys);
@@ -321,6 +413,9 @@ int main(int argc, char **argv)
 	free(r.stop_ns);
 	return rc;
 usage:
-	fprintf(stderr, "usage: %s [-n ROUNDS] [-g GAP_MS] [-v] PID\n", me);
+	fprintf(stderr,
+		"usage: %s [-n ROUNDS] [-g GAP_MS] [-v] PID\n"
+		"       %s -b N PID\n",
+		me, me);
 	return 2;
 }

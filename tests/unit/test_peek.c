@@ -2,7 +2,8 @@
  * test_peek - the /proc/TID/syscall parser (peek_parse_syscall()) on the
  * kernel's three forms and on garbage, and peek_thread() on real children:
  * one asleep in read() on a pipe (its PC and SP, checked against a ptrace
- * stop's registers afterwards), one spinning ("running"), one gone.
+ * stop's registers afterwards), one spinning ("running"), one gone; and
+ * kthreadd, a kernel thread (no user stack).
  */
 #include "config.h"
 
@@ -201,10 +202,40 @@ static void check_running(void)
 	capture_free(cap);
 }
 
+/* A kernel thread shows "0 0x0 ... 0x0": no user stack to copy. */
+static void check_kernel_thread(void)
+{
+	struct capture *cap = capture_new();
+	int sfd = -1, schedfd = -1;
+	char comm[32] = "";
+	FILE *f = fopen("/proc/2/comm", "r");
+
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	if (cap && !strcmp(comm, "kthreadd\n")) {
+		enum peek_result r = peek_thread(2, 2, NULL, &sfd, &schedfd,
+						 cap);
+
+		CHECKF((r == PEEK_FAILED && errno == EINVAL) ||
+			       r == PEEK_RUNNING,
+		       "peek_thread of kthreadd: %d (%s)", (int)r,
+		       strerror(errno));
+	}
+	if (sfd >= 0)
+		close(sfd);
+	if (schedfd >= 0)
+		close(schedfd);
+	capture_free(cap);
+}
+
 int main(void)
 {
 	check_parse();
 	check_blocked();
 	check_running();
+	check_kernel_thread();
 	return unit_result("test_peek");
 }
