@@ -1,9 +1,12 @@
 /*
  * cmd_dump.c - ptprof dump: every thread's stack, once (cmds.h).
  *
- * One tick of the sampler in --wall mode: every thread is stopped once,
- * its registers and stack copied, released, and its copy unwound; the
- * sampler hands each stack over with its TID (sampler_config.on_stack).
+ * One tick of the sampler in --wall mode: every thread is sampled once,
+ * one asleep in the kernel read without a stop (peek.h: its stack
+ * copied while it sleeps, so its epoll_wait() sees no EINTR), the others
+ * stopped, their registers and stack copied, released, and each copy
+ * unwound; the sampler hands each stack over with its TID
+ * (sampler_config.on_stack).
  * Names and states are read from /proc just before, so the state is the
  * one the thread was in when it was stopped, not the trace stop itself.
  * Frames are symbolized from the maps read during the tick, with files
@@ -254,6 +257,7 @@ static int capture(const struct dproc *p, const struct options *o,
 				      .npids = 1,
 				      .hz = 1,
 				      .wall = true,
+				      .no_peek = o->no_peek,
 				      .unsafe_seccomp = o->unsafe_seccomp,
 				      .duration_ns = NSEC_PER_MSEC,
 				      .stop_signals = stop,

@@ -271,6 +271,34 @@ static void print_fp_stats(const struct unwinder_counters *u)
 			u->unwinds - u->unwinds_fp));
 }
 
+/* --stats with --wall: the threads read without a stop (issue 17), and
+ * why the others were stopped. */
+static void print_peek_stats(const struct options *o,
+			     const struct sampler_stats *st)
+{
+	uint64_t tried = st->peeked + st->peek_running + st->peek_changed +
+			 st->peek_failed + st->peek_refused;
+
+	if (!o->stats || !o->wall)
+		return;
+	if (o->no_peek) {
+		fprintf(stderr, "ptprof: stats: peeks none (--no-peek)\n");
+		return;
+	}
+	fprintf(stderr,
+		"ptprof: stats: threads read without a stop (peeked) %llu "
+		"(after a retry %llu), %.1f us per peek; stopped instead: "
+		"running %llu, ran between the reads %llu, unreadable %llu, "
+		"unwind needed a register %llu\n",
+		(unsigned long long)st->peeked,
+		(unsigned long long)st->peek_retried,
+		tried ? (double)st->peek_ns / NSEC_PER_USEC / (double)tried : 0,
+		(unsigned long long)st->peek_running,
+		(unsigned long long)st->peek_changed,
+		(unsigned long long)st->peek_failed,
+		(unsigned long long)st->peek_refused);
+}
+
 /* --stats: the Python half (issue 16), when a CPython runtime was met. */
 static void print_py_stats(const struct sampler_stats *st)
 {
@@ -1300,6 +1328,7 @@ static void report_run(const struct options *o, const struct output *w,
 	warn_no_tree(st);
 	warn_python(w, st);
 	print_stats(o, st);
+	print_peek_stats(o, st);
 	if (o->stats)
 		print_py_stats(st);
 	if (o->stats)
@@ -1320,6 +1349,7 @@ int cmd_record(const struct options *o)
 				      .npids = o->npids,
 				      .children = o->children,
 				      .wall = o->wall,
+				      .no_peek = o->no_peek,
 				      .unsafe_seccomp = o->unsafe_seccomp,
 				      .spill = spill,
 				      .spill_at = SPILL_AT };

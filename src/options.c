@@ -48,7 +48,11 @@ const char options_usage[] =
 	"                        tick, blocked ones too (default: CPU profile:\n"
 	"                        each thread's samples in proportion to the CPU\n"
 	"                        time it used; threads that did not run are not\n"
-	"                        even stopped)\n"
+	"                        even stopped); a thread asleep in the kernel is\n"
+	"                        read without a stop when it can be\n"
+	"      --no-peek         with --wall: stop every thread that ran, asleep\n"
+	"                        or not (a stop makes a sleeping call return\n"
+	"                        EINTR)\n"
 	"  -t, --tid=TID[,TID...]  sample only these threads of the -p processes\n"
 	"                        (repeatable)\n"
 	"      --thread-name=REGEX  sample only the threads whose name (comm)\n"
@@ -128,11 +132,12 @@ const char options_report_usage[] =
 
 const char options_dump_usage[] =
 	"Usage: ptprof dump -p PID[,PID...] [--children] [--json] [--no-python]\n"
-	"                   [--unsafe-seccomp]\n"
-	"Stop every thread of each process once, copy its registers and stack,\n"
-	"let it go, then print each thread's stack: TID, name and state, then\n"
-	"one line per frame (address, function+offset, module), under a header\n"
-	"naming its process.  Like pstack or eu-stack, without gdb.\n"
+	"                   [--unsafe-seccomp] [--no-peek]\n"
+	"Stop every thread of each process once (one asleep in the kernel is read\n"
+	"without a stop), copy its registers and stack, let it go, then print\n"
+	"each thread's stack: TID, name and state, then one line per frame\n"
+	"(address, function+offset, module), under a header naming its\n"
+	"process.  Like pstack or eu-stack, without gdb.\n"
 	"\n"
 	"  -p, --pid=PID[,PID...]  the processes (repeatable; at most 4096)\n"
 	"      --children    also every descendant they have now\n"
@@ -142,6 +147,9 @@ const char options_dump_usage[] =
 	"                    'qualname (file:line) [py]')\n"
 	"      --unsafe-seccomp  stop the threads whatever their seccomp\n"
 	"                    filters say of restart_syscall (see ptprof(1))\n"
+	"      --no-peek     stop every thread, asleep or not (default: a\n"
+	"                    thread asleep in the kernel is read without a\n"
+	"                    stop when it can be)\n"
 	"  -h, --help        show this help and exit\n"
 	"\n"
 	"A process that cannot be dumped (it exited meanwhile, or ptrace was\n"
@@ -169,7 +177,8 @@ enum {
 	OPT_NO_CHILDREN,
 	OPT_PROCESSES,
 	OPT_REPORT_PID,
-	OPT_BY_PROCESS
+	OPT_BY_PROCESS,
+	OPT_NO_PEEK
 };
 
 static const struct option long_options[] = {
@@ -186,6 +195,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -216,6 +226,7 @@ static const struct option dump_options[] = {
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -646,6 +657,9 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 	case OPT_NO_PYTHON:
 		o->no_python = 1;
 		return 0;
+	case OPT_NO_PEEK:
+		o->no_peek = 1;
+		return 0;
 	case OPT_WALL:
 		o->wall = 1;
 		return 0;
@@ -734,6 +748,9 @@ static int parse_dump_one(int c, const char *arg, struct options *o, char *err,
 		return 0;
 	case OPT_NO_PYTHON:
 		o->no_python = 1;
+		return 0;
+	case OPT_NO_PEEK:
+		o->no_peek = 1;
 		return 0;
 	default:
 		return parse_common(c, arg, o, err, len);
@@ -935,6 +952,12 @@ static int parse_record(int argc, char **argv, struct options *o, char *err,
 		return -1;
 	if (check_action(argc, argv, o, o->pid_given, err, errlen))
 		return -1;
+	/* Said of CPU mode, it would be ignored: refused instead. */
+	if (o->no_peek && !o->wall && o->action != ACTION_HELP &&
+	    o->action != ACTION_VERSION)
+		return fail(
+			err, errlen,
+			"--no-peek goes with --wall (CPU mode stops only threads that run)");
 	return resolve_outputs(o, err, errlen);
 }
 

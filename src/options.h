@@ -9,7 +9,7 @@
  *                 [--thread=TID|NAME] [--pid=PID|NAME] [--by-process] FILE
  *   ptprof report --threads [--pid=PID|NAME] FILE
  *   ptprof report --processes FILE
- *   ptprof dump -p PID[,PID...] [--children] [--json]
+ *   ptprof dump -p PID[,PID...] [--children] [--json] [--no-peek]
  *   ptprof --help | --version     (also: ptprof report|dump --help)
  *
  * Contract: options_parse() only parses and range-checks; it touches no
@@ -81,6 +81,8 @@ struct options {
 	int stats;	   /* --stats: more figures after the summary */
 	int unsafe_seccomp; /* --unsafe-seccomp (record and dump) */
 	int no_python;	    /* --no-python (record): native stacks only */
+	int no_peek;	    /* --no-peek (record --wall, dump): stop every
+			       thread, asleep or not */
 	pid_t tids[OPTIONS_MAX_TIDS]; /* -t: the threads to sample */
 	size_t ntids;
 	const char *thread_name; /* --thread-name: POSIX extended regex */

@@ -24,12 +24,14 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
 #include "cpuacct.h"
 #include "grow.h"
 #include "mapsync.h"
+#include "peek.h"
 #include "procfs.h"
 #include "procset.h"
 #include "proctree.h"
@@ -81,7 +83,7 @@ static void child_exited(struct sampler *s, pid_t pid, int status)
 	}
 }
 
-static void record_stack(struct sampler *s, const struct queued *q);
+static int record_stack(struct sampler *s, const struct queued *q);
 
 /*
  * Keep a capture for unwinding once the tick's stops are all in: unwinding
@@ -101,6 +103,7 @@ static int reserve_capture(struct sampler *s)
 	s->queue = nq;
 	if (sampler_py_reserve(s))
 		return -1;
+	s->cap.partial = false; /* a stop's capture, unless a peek says */
 	if (s->arena_len + CAPTURE_STACK_MAX > s->arena_cap) {
 		size_t n = (s->arena_len + CAPTURE_STACK_MAX) * 2;
 		uint8_t *na = realloc(s->arena, n);
@@ -124,6 +127,7 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	q->off = s->arena_len;
 	q->len = s->cap.stack_len;
 	q->kind = capture_stop_kind(&s->cap.regs);
+	q->partial = s->cap.partial;
 	q->py_off = s->npyf;
 	q->py_n = s->py_cur_n;
 	q->py_status = s->py_cur_status;
@@ -531,16 +535,22 @@ static bool spin_worth(struct sampler *s)
 	return running > 0 && (size_t)running + waking <= s->ncpu;
 }
 
-static int push_active(struct sampler *s, struct thread *th)
+/* Append th to the array *v of *n threads (room for *cap). */
+static int push_thread(struct thread ***v, size_t *n, size_t *cap,
+		       struct thread *th)
 {
-	struct thread **a = grow_array(s->active, &s->cap_active,
-				       s->nactive + 1, sizeof(*a));
+	struct thread **a = grow_array(*v, cap, *n + 1, sizeof(*a));
 
 	if (!a)
 		return -1;
-	s->active = a;
-	s->active[s->nactive++] = th;
+	*v = a;
+	a[(*n)++] = th;
 	return 0;
+}
+
+static int push_active(struct sampler *s, struct thread *th)
+{
+	return push_thread(&s->active, &s->nactive, &s->cap_active, th);
 }
 
 /*
@@ -803,13 +813,204 @@ static int seize_refused(struct sampler *s, struct thread *th)
 	return -1;
 }
 
-/* SEIZE one listed thread.  1: seized; 0: skipped; -1: error. */
+static int unwind_one(struct sampler *s, const struct queued *q);
+
+/* How often a peek whose reads disagreed (PEEK_CHANGED: the thread ran
+ * in between) is made in a row before the thread is stopped instead. */
+#define PEEK_TRIES 2
+
+/*
+ * One peek of th (peek.h) into the arena, with its Python frames.
+ * peek_thread() brackets its stack copy between two readings of the
+ * thread's schedstat, and the Python frames (sampler_py_frames(): reads
+ * of the target's memory only, no ptrace) come after it: so in a CPython
+ * process a wider bracket is taken, schedstat read before the peek and
+ * again after the frames.  The same CPU time and run count both times
+ * (a switch-in counts a run), with the thread asleep in a call at the
+ * peek, say it did not run meanwhile: the frames go with the stack.
+ */
+static enum peek_result peek_read(struct sampler *s, struct thread *th)
+{
+	struct sampler_proc *p = th->proc;
+	uint64_t cpu0 = 0, runs0 = 0, cpu1, runs1;
+	enum peek_result r;
+
+	if (reserve_capture(s))
+		return PEEK_FAILED;
+	if (p->py && procfs_read_schedstat(p->pid, th->tid, &th->cpu.sched_fd,
+					   &cpu0, &runs0))
+		return PEEK_FAILED;
+	r = peek_thread(p->pid, th->tid, p->im->maps, &th->syscall_fd,
+			&th->cpu.sched_fd, &s->cap);
+	/* Read without being kept open: descriptors ran short (a thread
+	 * gone closes its files too, which is no shortage). */
+	if (r != PEEK_FAILED || errno == EMFILE || errno == ENFILE)
+		th->cpu.unkept |= th->syscall_fd < 0 || th->cpu.sched_fd < 0;
+	if (r != PEEK_OK)
+		return r;
+	sampler_py_frames(s, th);
+	if (!p->py)
+		return PEEK_OK;
+	if (procfs_read_schedstat(p->pid, th->tid, &th->cpu.sched_fd, &cpu1,
+				  &runs1))
+		return PEEK_FAILED;
+	return cpu1 == cpu0 && runs1 == runs0 ? PEEK_OK : PEEK_CHANGED;
+}
+
+/* A peek's outcome, for --stats; errno as the peek or unwind left it. */
+static void count_peek(struct sampler_stats *st, enum peek_result r, bool again)
+{
+	switch (r) {
+	case PEEK_OK:
+		st->peeked++;
+		st->peek_retried += again;
+		break;
+	case PEEK_RUNNING:
+		st->peek_running++;
+		break;
+	case PEEK_CHANGED:
+		st->peek_changed++;
+		break;
+	case PEEK_FAILED:
+		/* A thread that is gone is no failure: its seize says so. */
+		if (errno != ESRCH && errno != ENOENT)
+			st->peek_failed++;
+		break;
+	}
+}
+
+/*
+ * Stops and signals are served (sampler_between_steps()) during the
+ * peeks' unwinds every PEEK_SERVE_NS, not every SERVE_EVERY_NS: each such
+ * poll sleeps its 1 us timeout and the timer slack, 60-130 us here, and
+ * a dump of 200 idle threads spent 15 ms of its 44 in them (1 busy
+ * thread + 200 idle; 28 ms with stops).  A LATE thread stopped meanwhile
+ * is let go within that, and an unwind longer than it is served as any.
+ */
+#define PEEK_SERVE_NS (10 * NSEC_PER_MSEC)
+
+static void serve_peeks(struct sampler *s)
+{
+	uint64_t now = mono_now_ns();
+
+	if (now < s->serve_at)
+		return;
+	sampler_between_steps(s, now);
+	s->serve_at = now + PEEK_SERVE_NS;
+}
+
+/* What became of a peek (sample_by_peek()). */
+enum peek_use {
+	PEEK_USED,  /* the thread's stack is recorded: no stop */
+	PEEK_LATER, /* it was running: peek again after the others */
+	PEEK_STOP,  /* stop it as before */
+};
+
+/*
+ * --wall (and dump, one --wall tick): a due thread asleep in the kernel
+ * is sampled without a stop, which would make its epoll_wait(), futex()
+ * with a timeout or read() with SO_RCVTIMEO return EINTR (issue 17).  Its
+ * stack is read (peek_read()), unwound at once, and taken off the queue:
+ * PEEK_USED, it is not to be stopped this tick (nor owes cpuacct a stop's
+ * switches).  PEEK_STOP: stop it as before -- it runs (PEEK_RUNNING), it
+ * ran between the reads twice in a row, a read failed, or the unwind
+ * needed a register a peek does not have (ENODATA, unwind.h): the stop
+ * then gives the stack in full rather than a shorter one.
+ *
+ * may_wait: a thread that runs or ran between the reads is to be peeked
+ * again a little later (PEEK_LATER, peek_deferred()).  One that wakes for
+ * a few microseconds at a time (a 10 ms timer) is often caught awake; a
+ * stop asked of it then lands, more often than not, after it went back
+ * to sleep in its call, which returns EINTR (wall-peek.test saw 3 in 10
+ * s from 55 such stops).  again: it was found awake before.
+ */
+static enum peek_use sample_by_peek(struct sampler *s, struct thread *th,
+				    bool may_wait, bool again)
+{
+	enum peek_result r = PEEK_CHANGED;
+	bool was = s->unwinding;
+	uint64_t t0 = mono_now_ns();
+	const struct queued *q;
+	int tries = 0, rc;
+
+	while (r == PEEK_CHANGED && tries++ < PEEK_TRIES)
+		r = peek_read(s, th);
+	s->st->peek_ns += mono_now_ns() - t0;
+	if (may_wait && (r == PEEK_RUNNING || r == PEEK_CHANGED))
+		return PEEK_LATER;
+	if (r != PEEK_OK) {
+		count_peek(s->st, r, false);
+		return PEEK_STOP;
+	}
+	queue_capture(s, th);
+	q = &s->queue[s->nqueued - 1];
+	s->unwinding = true; /* a LATE stop meanwhile: let go, not queued */
+	serve_peeks(s);
+	rc = unwind_one(s, q);
+	s->unwinding = was;
+	/* Its copy is of no more use: off the queue and arena. */
+	s->nqueued--;
+	s->arena_len = q->off;
+	s->npyf = q->py_off;
+	if (rc == 0) {
+		count_peek(s->st, r, again || tries > 1);
+		return PEEK_USED;
+	}
+	if (errno == ECANCELED)
+		return PEEK_USED; /* a stop signal: the run ends, stop none */
+	if (errno == ENODATA)
+		s->st->peek_refused++;
+	else
+		s->st->peek_failed++;
+	return PEEK_STOP;
+}
+
+/*
+ * How long a tick waits for the threads found awake (PEEK_LATER) to go
+ * back to sleep: a fraction of the period.  Nothing of the target is
+ * held meanwhile (the threads seized are not interrupted yet); their
+ * samples come that much later than the tick's deadline, within its
+ * jitter.
+ */
+#define PEEK_WAIT_NS (200 * NSEC_PER_USEC)
+#define PEEK_NAP_NS (20 * NSEC_PER_USEC)
+
+/*
+ * Only a thread that slept most of the time since its last check (it
+ * used under half a period of CPU: cpuacct's pending) is waited for: a
+ * busy one found running is stopped at once, as it will run on.  So is
+ * one never sampled, whose time since its last check is not known (a
+ * dump: waiting for its 2 busy threads made it no faster).
+ */
+static bool may_wait_for(const struct sampler *s, const struct thread *th)
+{
+	return th->last_n && th->cpu.pending < s->period_ns / 2;
+}
+
+/* A thread to peek again after the process's others (PEEK_LATER). */
+static int defer_peek(struct sampler *s, struct thread *th)
+{
+	return push_thread(&s->deferred, &s->ndeferred, &s->cap_deferred, th);
+}
+
+/* Is th, due in --wall mode, to be peeked first?  Not a stop only to
+ * judge its seccomp filters (probe_only), nor a thread another tracer
+ * held at its last seize (its stops are that tracer's). */
+static bool peek_first(const struct sampler *s, const struct thread *th)
+{
+	return s->cfg->wall && !s->cfg->no_peek && !th->probe_only &&
+	       !th->tracer;
+}
+
+static int seize_thread(struct sampler *s, struct thread *th, int *eperm);
+
+/* SEIZE one listed thread.  1: seized; 0: skipped (or peeked: its stack
+ * taken without a stop, or to be peeked again: defer_peek()); -1: error. */
 static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
 		     int *eperm)
 {
 	struct thread *th = proc_thread(s, p, tid);
 	bool due;
-	int rc;
 
 	if (!th)
 		return errno == EEXIST ? 0 : -1;
@@ -852,6 +1053,26 @@ static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
 		s->st->threads_spared++;
 		return 0;
 	}
+	if (peek_first(s, th)) {
+		switch (sample_by_peek(s, th, may_wait_for(s, th), false)) {
+		case PEEK_USED:
+			return 0;
+		case PEEK_LATER:
+			return defer_peek(s, th);
+		case PEEK_STOP:
+			break;
+		}
+	}
+	return seize_thread(s, th, eperm);
+}
+
+/* SEIZE th, due.  1: seized; 0: gone (or refused: *eperm counts it);
+ * -1: error. */
+static int seize_thread(struct sampler *s, struct thread *th, int *eperm)
+{
+	pid_t tid = th->tid;
+	int rc;
+
 	reaper_seize_begin();
 	rc = ptctl_seize(tid);
 	reaper_seize_end();
@@ -1027,10 +1248,50 @@ static int list_threads(struct sampler *s, struct sampler_proc *p)
 	return 0;
 }
 
+/*
+ * The threads of a process found awake at their peek (defer_peek()):
+ * peeked again after the others, then every PEEK_NAP_NS, PEEK_WAIT_NS
+ * (a fraction of the period) at most; those still awake then, seized.
+ */
+static int peek_deferred(struct sampler *s, int *eperm)
+{
+	uint64_t wait = s->period_ns / 8 < PEEK_WAIT_NS ? s->period_ns / 8 :
+							  PEEK_WAIT_NS;
+	uint64_t until = mono_now_ns() + wait;
+	size_t n = s->ndeferred;
+
+	while (n) {
+		bool last = mono_now_ns() >= until;
+		size_t keep = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			struct thread *th = s->deferred[i];
+
+			switch (sample_by_peek(s, th, !last, true)) {
+			case PEEK_USED:
+				break;
+			case PEEK_LATER:
+				s->deferred[keep++] = th;
+				break;
+			case PEEK_STOP:
+				if (seize_thread(s, th, eperm) < 0)
+					return -1;
+				break;
+			}
+		}
+		n = keep;
+		if (n)
+			nanosleep(&(struct timespec){ 0, PEEK_NAP_NS }, NULL);
+	}
+	s->ndeferred = 0;
+	return 0;
+}
+
 /* Read p's CPU time, list its threads when due, seize those due. */
 static int seize_proc(struct sampler *s, struct sampler_proc *p)
 {
 	size_t before = s->nactive;
+	uint64_t peeked = s->st->peeked;
 	int eperm = 0;
 
 	if (!p->first_tick)
@@ -1041,10 +1302,14 @@ static int seize_proc(struct sampler *s, struct sampler_proc *p)
 	if (p->first_tick == s->tick && !s->cfg->unsafe_seccomp &&
 	    seccomp_preflight(s, p))
 		return -1;
+	s->ndeferred = 0;
 	for (size_t i = 0; i < p->tids.n && !p->gone; i++)
 		if (seize_one(s, p, p->tids.tids[i], &eperm) < 0)
 			return -1;
-	if (s->nactive == before)
+	if (peek_deferred(s, &eperm))
+		return -1;
+	/* Threads peeked (sample_by_peek()) were sampled without a seize. */
+	if (s->nactive == before && s->st->peeked == peeked)
 		return nothing_seized(s, p, eperm);
 	p->refused_ticks = 0;
 	s->sampled_any = true;
@@ -1138,6 +1403,29 @@ bool sampler_between_steps(void *arg, uint64_t now)
 }
 
 /*
+ * Unwind one queued capture and record its stack (record_stack(): 0, or
+ * -1 with errno).  The caller has set s->unwinding: a stop that comes
+ * meanwhile (sampler_between_steps()) is let go uncaptured, and the queue
+ * and arena stay as they are.
+ */
+static int unwind_one(struct sampler *s, const struct queued *q)
+{
+	if (q->th->proc->im->skipped) {
+		errno = ESRCH; /* a probe of a process skipped since */
+		return -1;
+	}
+	if (q->th->proc->exe_tick != s->tick)
+		sampler_procs_check_exec(s, q->th->proc);
+	s->view.tid = q->th->tid;
+	s->view.regs = q->regs;
+	s->view.stack_start = q->stack_start;
+	s->view.stack_len = q->len;
+	s->view.stack = q->len ? s->arena + q->off : NULL;
+	s->view.partial = q->partial;
+	return record_stack(s, q);
+}
+
+/*
  * After the tick's stop window: unwind every queued capture.  Every
  * thread captured is already detached; a LATE one is still seized and
  * may stop meanwhile: sampler_between_steps() lets it go.  Once a stop signal
@@ -1147,20 +1435,8 @@ void sampler_unwind_queued(struct sampler *s)
 {
 	s->unwinding = true;
 	s->serve_at = mono_now_ns() + SERVE_EVERY_NS;
-	for (size_t i = 0; i < s->nqueued && !s->stopping; i++) {
-		const struct queued *q = &s->queue[i];
-
-		if (q->th->proc->im->skipped)
-			continue; /* a probe of a process skipped since */
-		if (q->th->proc->exe_tick != s->tick)
-			sampler_procs_check_exec(s, q->th->proc);
-		s->view.tid = q->th->tid;
-		s->view.regs = q->regs;
-		s->view.stack_start = q->stack_start;
-		s->view.stack_len = q->len;
-		s->view.stack = q->len ? s->arena + q->off : NULL;
-		record_stack(s, q);
-	}
+	for (size_t i = 0; i < s->nqueued && !s->stopping; i++)
+		unwind_one(s, &s->queue[i]);
 	s->nqueued = 0;
 	s->arena_len = 0;
 	s->npyf = 0;
@@ -1250,14 +1526,17 @@ static bool emit_split(struct sampler *s, struct thread *th,
  * (sampler_stats.samples_at_syscall).  The registers said so, or that
  * the stop cut a call short (stop, capture_stop_kind()); the instruction
  * before the PC confirms it (a page fault leaves the same registers),
- * read now that the thread runs again.
+ * read now that the thread runs again.  0 when the stack was recorded
+ * (or, worth no sample now, kept: CPU mode), else -1 with errno:
+ * ENODATA, the unwinder refused a partial capture (a peek's, unwind.h);
+ * ECANCELED, a stop signal came; ENOENT, no frame; ENOMEM.
  */
-static void record_stack(struct sampler *s, const struct queued *q)
+static int record_stack(struct sampler *s, const struct queued *q)
 {
 	struct thread *th = q->th;
 	enum capture_stop stop = q->kind;
 	struct sampler_proc *p = th->proc;
-	int n = unwind_captured(s, p);
+	int n = unwind_captured(s, p), err = errno;
 	const uint64_t *pcs = s->pcs;
 	size_t merged;
 	bool py_unread;
@@ -1270,10 +1549,14 @@ static void record_stack(struct sampler *s, const struct queued *q)
 	 * may have stopped for want of its unwind table.  Read the maps (the
 	 * thread is already released) and, if they changed, unwind again. */
 	if (!s->stopping &&
-	    mapsync_catch_up(&p->mapsync, s->pcs, n, p->live_tid))
+	    mapsync_catch_up(&p->mapsync, s->pcs, n, p->live_tid)) {
 		n = unwind_captured(s, p);
-	if (n <= 0 || s->stopping)
-		return;
+		err = errno;
+	}
+	if (n <= 0 || s->stopping) {
+		errno = s->stopping ? ECANCELED : n < 0 ? err : ENOENT;
+		return -1;
+	}
 	/* Its Python frames in place of the eval loop's (sampler_py.c). */
 	sampler_py_ready(s, p);
 	merged = sampler_py_merge(s, q, s->pcs, (size_t)n, &py_unread);
@@ -1297,8 +1580,10 @@ static void record_stack(struct sampler *s, const struct queued *q)
 		ok = emit(s, th, pcs, (size_t)n, count);
 	else if (count && (ok = emit_split(s, th, pcs, (size_t)n, count, kind)))
 		s->st->stacks++;
-	if (!ok)
-		return;
+	if (!ok) {
+		errno = ENOMEM;
+		return -1;
+	}
 	p->live_tid = th->tid;
 	/* --wall counts it again when the thread did not run; CPU mode
 	 * gives it what is left of the thread's carry at the end. */
@@ -1310,9 +1595,10 @@ static void record_stack(struct sampler *s, const struct queued *q)
 		free(th->last_pcs);
 		th->last_pcs = NULL;
 		th->last_n = 0;
-		return;
+		return 0;
 	}
 	keep_last_stack(th, pcs, (size_t)n);
+	return 0;
 }
 
 /* Past the tick's deadline: whoever has not stopped yet is LATE. */
@@ -1696,6 +1982,7 @@ static void teardown(struct sampler *s)
 	free(s->mrefs);
 	free(s->mpcs);
 	free(s->active);
+	free(s->deferred);
 	free(s->pcs);
 	if (s->sigfd > 0)
 		close(s->sigfd);

@@ -18,7 +18,18 @@
  *     and are read only when the process's CPU time says one of them ran
  *     (a sweep).  Threads the selection (config->select) refuses and
  *     threads another tracer holds are left alone too;
- *  2. PTRACE_SEIZEs the due threads and PTRACE_INTERRUPTs them all;
+ *  2. with --wall, first reads each due thread that sleeps in the kernel
+ *     without a stop (peek.h; issue 17): a stop would make its
+ *     epoll_wait(), futex() with a timeout or read() with a timeout
+ *     return EINTR.  Its stack is copied (in a CPython process its
+ *     Python frames too, within a check of its schedstat) and unwound
+ *     at once.  One found awake that slept most of the time since its
+ *     last check is read again after the process's other threads, for
+ *     200 us at most; a thread still awake then, a busy one, one that
+ *     could not be read, or whose unwind needed a register a peek does
+ *     not have (unwind.h) is stopped as below instead (config->no_peek:
+ *     every due thread is).  PTRACE_SEIZEs the due threads not read so
+ *     and PTRACE_INTERRUPTs them all;
  *  3. as each stop comes, captures the thread's registers and a copy of
  *     its stack (and, in a CPython process, its chain of Python frames:
  *     below) and PTRACE_DETACHes it at once (the stop window: nothing
@@ -191,6 +202,10 @@ struct sampler_config {
 	 * py_detected), for a caller whose output could not name their
 	 * frames. */
 	bool py_detect;
+	/* --no-peek: with wall, stop every due thread, asleep or not (as
+	 * before issue 17), rather than read a sleeping one without a stop
+	 * (step 2 above). */
+	bool no_peek;
 };
 
 enum sampler_end {
@@ -257,6 +272,14 @@ struct sampler_stats {
 				     under half a period used since their
 				     last sample; --wall: did not run) */
 	uint64_t threads_unselected; /* threads not stopped: not selected */
+	/* --wall (step 2 above): due threads sampled without a stop
+	 * (peeked; of them, peek_retried after their first reads
+	 * disagreed), and those stopped after all, by why: running or
+	 * runnable; ran between the reads PEEK_TRIES times in a row; a read
+	 * or the unwind failed; the unwind refused the partial capture
+	 * (ENODATA).  peek_ns: the time the reads took (not the unwinds). */
+	uint64_t peeked, peek_retried, peek_running, peek_changed;
+	uint64_t peek_failed, peek_refused, peek_ns;
 	uint64_t reused_samples; /* --wall samples that reused a last stack */
 	uint64_t sweeps;	 /* ticks that read every quiet thread */
 	uint64_t late_captured;	 /* LATE stops captured after their tick */

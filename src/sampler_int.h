@@ -32,6 +32,7 @@ struct queued {
 	uint64_t stack_start;
 	size_t off, len;	/* in arena */
 	enum capture_stop kind; /* capture_stop_kind() said so */
+	bool partial;		/* a peek's: rip and rsp only (peek.h) */
 	/* Its Python frames (sampler_py.c), in the tick's frame arena:
 	 * py_n of them from py_off; py_status the walk's enum pyrt_status,
 	 * -1 when none was read (no runtime, no thread state known). */
@@ -91,6 +92,8 @@ struct sampler {
 	bool sampled_any;	/* some process was sampled at some tick */
 	struct thread **active; /* threads seized this tick */
 	size_t nactive, cap_active;
+	struct thread **deferred; /* of a process, to peek again (sampler.c) */
+	size_t ndeferred, cap_deferred;
 	size_t pending;	      /* of those, SEIZED and not yet stopped */
 	struct capture cap;   /* the capture being taken (stack: in arena) */
 	struct queued *queue; /* this tick's captures, unwound after it */

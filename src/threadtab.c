@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "threadtab.h"
 
@@ -16,6 +17,8 @@ struct threadtab {
 static void thread_free(struct thread *th)
 {
 	cpuacct_close(&th->cpu);
+	if (th->syscall_fd >= 0)
+		close(th->syscall_fd);
 	free(th->last_pcs);
 	for (int i = 0; i < STACK_RING; i++)
 		free(th->user_stacks.pcs[i]);
@@ -64,6 +67,7 @@ struct thread *threadtab_get(struct threadtab *t, pid_t tid, bool create)
 	th->tid = tid;
 	th->state = TS_IDLE;
 	cpuacct_init(&th->cpu);
+	th->syscall_fd = -1;
 	th->next_ = *h;
 	*h = th;
 	return th;

@@ -17,9 +17,9 @@
  *
  * Contract: plain data; not thread-safe; never prints.  Entries are owned by
  * the table; a pointer stays valid until threadtab_sweep() drops it.  A new
- * entry is zeroed but for its TID, state and cpuacct_init().  The table
- * closes the files of cpu (cpuacct_close()) and frees last_pcs of the
- * entries it drops.
+ * entry is zeroed but for its TID, state, cpuacct_init() and syscall_fd
+ * (-1).  The table closes the files of cpu (cpuacct_close()) and
+ * syscall_fd, and frees last_pcs of the entries it drops.
  */
 #ifndef PTPROF_THREADTAB_H
 #define PTPROF_THREADTAB_H
@@ -60,6 +60,8 @@ struct thread {
 	uint64_t intr_ns;    /* when it was last PTRACE_INTERRUPTed */
 	uint64_t last_sp;    /* its stack pointer at its last capture */
 	struct cpuacct cpu;  /* its CPU time: due or not, sample weight */
+	int syscall_fd;	     /* its /proc syscall file, kept open, or -1
+				(peek_thread(), with cpu.sched_fd) */
 	char name[16];	     /* comm, when names are wanted ("" unread) */
 	uint64_t name_tick;  /* tick the name was read at */
 	unsigned name_reads; /* times it was read */

@@ -1,0 +1,12 @@
+## Blocked threads sampled without a stop (issue 17, src/peek.h): the
+## wakeblock target counts every EINTR (and early wake-up) its threads
+## see; wall-peek.test runs --wall at 100 Hz on threads that wake every
+## 10 ms, dump-peek.test dumps 2 busy and 200 idle threads.
+check_PROGRAMS += tests/targets/wakeblock
+tests_targets_wakeblock_SOURCES = tests/targets/wakeblock.c
+tests_targets_wakeblock_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_wakeblock_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+TESTS += \
+	tests/wall-peek.test \
+	tests/dump-peek.test
