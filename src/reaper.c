@@ -152,24 +152,39 @@ void reaper_wait(uint64_t timeout_ns)
 		maybe = true;
 }
 
-int reaper_poll(int sigfd, int pidfd, uint64_t deadline)
+/* One ppoll() of the reaper's fd, sigfd and pidfd, for ts (NULL: no
+ * end): what is ready (reaper_poll()). */
+static int poll_ready(int sigfd, int pidfd, const struct timespec *ts)
 {
 	struct pollfd p[3] = { { .fd = sig_fd, .events = POLLIN },
 			       { .fd = sigfd, .events = POLLIN },
 			       { .fd = pidfd, .events = POLLIN } };
-	struct timespec ts;
-	uint64_t now = mono_now_ns();
 
-	if (deadline && now >= deadline)
-		return 0;
-	ts = ns_to_timespec(deadline ? deadline - now : 0);
-	if (ppoll(p, 3, deadline ? &ts : NULL, NULL) <= 0)
+	if (ppoll(p, 3, ts, NULL) <= 0)
 		return 0;
 	if (p[0].revents)
 		reaper_polled();
 	return (p[1].revents ? REAPER_SIGNAL : 0) |
 	       (p[2].revents ? REAPER_PIDFD : 0) |
 	       (p[0].revents ? REAPER_REPORTS : 0);
+}
+
+int reaper_poll(int sigfd, int pidfd, uint64_t deadline)
+{
+	struct timespec ts;
+	uint64_t now = mono_now_ns();
+
+	if (deadline && now >= deadline)
+		return 0;
+	ts = ns_to_timespec(deadline ? deadline - now : 0);
+	return poll_ready(sigfd, pidfd, deadline ? &ts : NULL);
+}
+
+int reaper_poll_now(int sigfd, int pidfd)
+{
+	const struct timespec zero = { 0, 0 };
+
+	return poll_ready(sigfd, pidfd, &zero);
 }
 
 int reaper_next(struct reap_event *ev)
