@@ -972,19 +972,22 @@ static enum peek_use sample_by_peek(struct sampler *s, struct thread *th,
  * samples come that much later than the tick's deadline, within its
  * jitter.
  */
-#define PEEK_WAIT_NS (200 * NSEC_PER_USEC)
+#define PEEK_WAIT_NS (1000 * NSEC_PER_USEC)
 #define PEEK_NAP_NS (20 * NSEC_PER_USEC)
 
 /*
  * Only a thread that slept most of the time since its last check (it
  * used under half a period of CPU: cpuacct's pending) is waited for: a
- * busy one found running is stopped at once, as it will run on.  So is
- * one never sampled, whose time since its last check is not known (a
- * dump: waiting for its 2 busy threads made it no faster).
+ * busy one found running is stopped at once, as it will run on.  One
+ * never sampled (the first tick, a dump, a new thread) is waited for
+ * too: how it spends its time is not known yet, and a sleeper stopped
+ * while awake for a moment sees EINTR more often than not (node's event
+ * loop, woken every 10 ms: its first tick's stop was the one EINTR of a
+ * 10 s --wall run).  The wait is bounded per tick (peek_deferred()).
  */
 static bool may_wait_for(const struct sampler *s, const struct thread *th)
 {
-	return th->last_n && th->cpu.pending < s->period_ns / 2;
+	return !th->last_n || th->cpu.pending < s->period_ns / 2;
 }
 
 /* A thread to peek again after the process's others (PEEK_LATER). */

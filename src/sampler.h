@@ -24,9 +24,10 @@
  *     return EINTR.  Its stack is copied (in a CPython process its
  *     Python frames too, within a check of its schedstat) and unwound
  *     at once.  One found awake that slept most of the time since its
- *     last check is read again after the process's other threads, for
- *     200 us at most; a thread still awake then, a busy one, one that
- *     could not be read, or whose unwind needed a register a peek does
+ *     last check, or was never sampled, is read again after the
+ *     process's other threads, for 1 ms (an eighth of the period) at
+ *     most; a thread still awake then, a busy one, one that could not
+ *     be read, or whose unwind needed a register a peek does
  *     not have (unwind.h) is stopped as below instead (config->no_peek:
  *     every due thread is).  PTRACE_SEIZEs the due threads not read so
  *     and PTRACE_INTERRUPTs them all;
