@@ -61,6 +61,10 @@ check_pkgs="$check_pkgs nginx-light curl"
 # Node 20 (tests/chaos/runtime-node*.test): JIT frames unwound by frame
 # pointer, named from V8's perf map.
 check_pkgs="$check_pkgs nodejs"
+# perf counts the EINTR a real program sees without tracing it
+# (tests/eintr-python.test: perf trace), and is the reference of the
+# accuracy tests and benchmarks.
+check_pkgs="$check_pkgs linux-perf"
 command -v rustc > /dev/null 2>&1 || check_pkgs="$check_pkgs rustc"
 
 case $what in

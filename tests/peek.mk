@@ -9,4 +9,5 @@ tests_targets_wakeblock_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 TESTS += \
 	tests/wall-peek.test \
+	tests/eintr-python.test \
 	tests/dump-peek.test
