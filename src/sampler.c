@@ -1887,8 +1887,24 @@ static void suspend_self(struct sampler *s)
 }
 
 /*
+ * Threads seized this tick and not stopped yet?  The peeks' unwinds serve
+ * signals (sample_by_peek()) while the threads due before them are
+ * seized: suspended then, ptprof would keep them traced, and a signal
+ * sent to one would hold it in its signal-delivery-stop until ptprof
+ * resumed.
+ */
+static bool holds_seized(const struct sampler *s)
+{
+	for (size_t i = 0; i < s->nactive; i++)
+		if (s->active[i]->state == TS_SEIZED)
+			return true;
+	return false;
+}
+
+/*
  * Read one pending signal from the signal fd, if any (never blocks):
- * SIGTSTP suspends ptprof; a stop signal is recorded and returns true.
+ * SIGTSTP suspends ptprof (after the tick, when threads are seized:
+ * holds_seized()); a stop signal is recorded and returns true.
  */
 static bool take_signal(struct sampler *s)
 {
@@ -1897,7 +1913,10 @@ static bool take_signal(struct sampler *s)
 	if (read(s->sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 		return false;
 	if (si.ssi_signo == SIGTSTP) {
-		suspend_self(s);
+		if (holds_seized(s))
+			s->suspend_owed = true;
+		else
+			suspend_self(s);
 		return false;
 	}
 	s->st->end_signal = (int)si.ssi_signo;
@@ -2057,6 +2076,10 @@ static int run_loop(struct sampler *s, uint64_t start)
 								mono_now_ns());
 			s->st->end = SAMPLER_END_SIGNAL;
 			return 0;
+		}
+		if (s->suspend_owed) { /* SIGTSTP came mid-tick */
+			s->suspend_owed = false;
+			suspend_self(s);
 		}
 		if (s->cfg->spill &&
 		    stacktab_distinct(s->tab) >= s->cfg->spill_at &&

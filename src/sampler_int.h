@@ -114,6 +114,7 @@ struct sampler {
 	bool target_gone;     /* the run is over: its roots are gone */
 	bool unwinding;	      /* in unwind_queued(): stops are not captured */
 	bool stopping;	      /* a stop signal came during an unwind */
+	bool suspend_owed;    /* SIGTSTP came mid-tick (take_signal()) */
 	uint64_t serve_at;    /* when between_steps() next looks for events */
 	bool sc_can_read;     /* seccomp_can_read(), at the start */
 	uint64_t progress_at; /* when cfg->progress was last called */
