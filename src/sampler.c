@@ -1088,6 +1088,7 @@ static int seize_thread(struct sampler *s, struct thread *th, int *eperm)
 	}
 	th->tracer = 0;
 	th->state = TS_SEIZED;
+	th->intr_ns = 0; /* not interrupted yet: a stop now is no reply */
 	if (push_active(s, th)) {
 		/* A seized thread can only be detached from a stop: ask for
 		 * one, and let the LATE path release it when it comes. */
@@ -1332,16 +1333,24 @@ static int seize_all(struct sampler *s)
  * Interrupt all before waiting for any: the threads stop in parallel, and
  * the pause is one stop latency, not the sum of them.  Every seized thread
  * owes one report: its stop, or (INTERRUPT failed, it is dying) its exit.
+ * One no longer SEIZED owes none: it took a stop of its own (a signal's)
+ * while the peeks after its seize served stops (sample_by_peek()), and
+ * was let go then, or it exited; it is not interrupted nor waited for.
  */
 static void interrupt_all(struct sampler *s)
 {
+	s->pending = 0;
 	for (size_t i = 0; i < s->nactive; i++) {
-		s->active[i]->intr_ns = mono_now_ns();
-		ptctl_interrupt(s->active[i]->tid);
-		s->active[i]->proc->im->threads_stopped++;
+		struct thread *th = s->active[i];
+
+		if (th->state != TS_SEIZED)
+			continue;
+		th->intr_ns = mono_now_ns();
+		ptctl_interrupt(th->tid);
+		th->proc->im->threads_stopped++;
+		s->pending++;
 	}
-	s->pending = s->nactive;
-	s->st->threads_stopped += s->nactive;
+	s->st->threads_stopped += s->pending;
 }
 
 /* Keep a copy of a stack in *keep (*keep_n frames). */
