@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -513,10 +514,12 @@ static void collect_stops(struct sampler *s, uint64_t end, uint64_t spin_end)
  * spins delays that stop by the whole spin (measured: 85 us instead of
  * 30).  So it spins only when every task running or runnable on the
  * machine now (/proc/loadavg's count, ptprof and the threads to stop
- * included) has a CPU of its own: 1 busy thread on 2 CPUs spins; 2 busy
- * threads on 2 CPUs, 8, or another program busy beside the target, do
- * not.  (The target's own thread states, which cpuacct reads, would miss
- * the other programs, and a thread found R may be queued, not on a CPU.)
+ * included) has a CPU of its own, of those ptprof may run on
+ * (cpus_usable(): pinned to one CPU, it never spins): 1 busy thread on 2
+ * CPUs spins; 2 busy threads on 2 CPUs, 8, or another program busy
+ * beside the target, do not.  (The target's own thread states, which
+ * cpuacct reads, would miss the other programs, and a thread found R may
+ * be queued, not on a CPU.)
  * A thread to stop that was not found running (R) this tick is counted
  * on top: a blocked one is woken by the interrupt and needs a CPU to take
  * its stop.  With --wall no state is read, so every thread to stop counts
@@ -1961,12 +1964,31 @@ static bool wait_until(struct sampler *s, uint64_t deadline)
 	}
 }
 
+/*
+ * The CPUs ptprof may run on (spin_worth()): its affinity mask (taskset,
+ * a cpuset cgroup), at most the CPUs online.  A spin on a CPU that a
+ * target thread shares with ptprof delays that thread's stop by the
+ * whole spin, though the machine has other CPUs idle.
+ */
+static size_t cpus_usable(void)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = online > 0 ? (size_t)online : 1;
+	cpu_set_t set;
+	int mine;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		mine = CPU_COUNT(&set);
+		if (mine > 0 && (size_t)mine < n)
+			n = (size_t)mine;
+	}
+	return n;
+}
+
 static int setup(struct sampler *s, const struct sampler_config *cfg,
 		 struct stacktab *tab, struct procset *ps,
 		 struct sampler_stats *st)
 {
-	long ncpu;
-
 	memset(s, 0, sizeof(*s));
 	memset(st, 0, sizeof(*st));
 	s->loadavg_fd = -1;
@@ -1984,8 +2006,7 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->ps = ps;
 	s->st = st;
 	s->period_ns = NSEC_PER_SEC / (cfg->hz ? cfg->hz : 100);
-	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	s->ncpu = ncpu > 0 ? (size_t)ncpu : 1;
+	s->ncpu = cpus_usable();
 	s->spin_ns = SPIN_NS;
 	s->sc_can_read = !cfg->unsafe_seccomp && seccomp_can_read();
 	s->waitset = *cfg->stop_signals;

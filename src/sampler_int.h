@@ -107,7 +107,7 @@ struct sampler {
 	uint64_t period_ns;
 	uint64_t last_detach_ns; /* of this tick's sampled threads */
 	int loadavg_fd;		 /* /proc/loadavg, kept open (spin_worth()) */
-	size_t ncpu;		 /* CPUs online */
+	size_t ncpu;		 /* CPUs it may run on (cpus_usable()) */
 	uint64_t spin_ns;	 /* the longest spin for stops */
 	sigset_t waitset;	 /* stop signals and SIGTSTP, read from sigfd */
 	int sigfd;
