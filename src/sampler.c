@@ -884,22 +884,14 @@ static void count_peek(struct sampler_stats *st, enum peek_result r, bool again)
 
 /*
  * Stops and signals are served (sampler_between_steps()) during the
- * peeks' unwinds every PEEK_SERVE_NS, not every SERVE_EVERY_NS: each such
- * poll sleeps its 1 us timeout and the timer slack, 60-130 us here, and
- * a dump of 200 idle threads spent 15 ms of its 44 in them (1 busy
- * thread + 200 idle; 28 ms with stops).  A LATE thread stopped meanwhile
- * is let go within that, and an unwind longer than it is served as any.
+ * peeks' unwinds as during any: every SERVE_EVERY_NS, a LATE thread
+ * stopped meanwhile is let go within that.  (Every 10 ms while the poll
+ * slept its 1 us timeout and the timer slack, 60-130 us here; it no longer
+ * sleeps: reaper_poll_now().)
  */
-#define PEEK_SERVE_NS (10 * NSEC_PER_MSEC)
-
 static void serve_peeks(struct sampler *s)
 {
-	uint64_t now = mono_now_ns();
-
-	if (now < s->serve_at)
-		return;
-	sampler_between_steps(s, now);
-	s->serve_at = now + PEEK_SERVE_NS;
+	sampler_between_steps(s, mono_now_ns());
 }
 
 /* What became of a peek (sample_by_peek()). */
