@@ -3,13 +3,17 @@
  * kernel's three forms and on garbage, and peek_thread() on real children:
  * one asleep in read() on a pipe (its PC and SP, checked against a ptrace
  * stop's registers afterwards), one spinning ("running"), one gone; and
- * kthreadd, a kernel thread (no user stack).
+ * kthreadd, a kernel thread (no user stack).  In that stop also
+ * capture_thread_hint() (capture.h), whose copy before the registers hits
+ * the SP or misses it: the capture is capture_thread()'s either way.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -19,6 +23,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "maps.h"
 #include "peek.h"
 #include "unit.h"
 
@@ -90,6 +95,81 @@ static void check_parse(void)
 	CHECK(peek_parse_syscall(big, sizeof(big), &s) == -1);
 }
 
+/* pid's maps, or NULL. */
+static struct maps *read_maps(pid_t pid)
+{
+	static char buf[1 << 16];
+	char path[64];
+	struct maps *m = maps_new();
+	ssize_t len = 0, got;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !m) {
+		maps_free(m);
+		return NULL;
+	}
+	while ((got = read(fd, buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+		len += got;
+	close(fd);
+	if (maps_update(m, buf, (size_t)len)) {
+		maps_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* capture_thread_hint() of stopped pid with hint: want's capture, and
+ * hint_missed as said. */
+static void check_hint_one(pid_t pid, const struct maps *m, uint64_t hint,
+			   bool missed, const struct capture *want)
+{
+	struct capture *c = capture_new();
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK(capture_thread_hint(pid, m, hint, c) == 0);
+	CHECKF(c->hint_missed == missed, "hint %#llx, sp %#llx: missed %d",
+	       (unsigned long long)hint, want->regs.rsp, (int)c->hint_missed);
+	CHECK(c->regs.rip == want->regs.rip && c->regs.rsp == want->regs.rsp);
+	CHECK(c->stack_start == want->stack_start);
+	CHECKF(c->stack_len == want->stack_len &&
+		       !memcmp(c->stack, want->stack, want->stack_len),
+	       "hint %#llx: %zu bytes, capture_thread() %zu",
+	       (unsigned long long)hint, c->stack_len, want->stack_len);
+	capture_free(c);
+}
+
+static void check_hint(pid_t pid)
+{
+	struct maps *m = read_maps(pid);
+	struct capture *want = capture_new();
+	const struct map_entry *e;
+	uint64_t sp;
+
+	CHECK(m && want);
+	if (!m || !want || capture_thread(pid, m, want)) {
+		maps_free(m);
+		capture_free(want);
+		return;
+	}
+	sp = want->regs.rsp;
+	e = maps_find(m, sp);
+	CHECK(e && want->stack_len == e->end - sp);
+	check_hint_one(pid, m, 0, false, want);	      /* no hint */
+	check_hint_one(pid, m, sp, false, want);      /* 4 KiB above from */
+	check_hint_one(pid, m, sp + 64, false, want); /* inside the copy */
+	check_hint_one(pid, m, 8, false, want);	      /* in no mapping */
+	/* from above the SP: copied again from it */
+	if (e && e->end - sp > CAPTURE_HINT_SLACK + 64)
+		check_hint_one(pid, m, sp + CAPTURE_HINT_SLACK + 64, true,
+			       want);
+	maps_free(m);
+	capture_free(want);
+}
+
 /* A child asleep in read() on a pipe nobody writes to. */
 static pid_t start_reader(int *wfd)
 {
@@ -152,6 +232,7 @@ static void check_blocked(void)
 		       cap->regs.rsp);
 		CHECK(stop->stack_len == cap->stack_len &&
 		      !memcmp(stop->stack, cap->stack, cap->stack_len));
+		check_hint(pid);
 		ptrace(PTRACE_DETACH, pid, 0, 0);
 	}
 	kill(pid, SIGKILL);
