@@ -1318,6 +1318,7 @@ static int seize_proc(struct sampler *s, struct sampler_proc *p)
 static int seize_all(struct sampler *s)
 {
 	s->nactive = 0;
+	s->seizing = true; /* until mark_late() (holds_seized()) */
 	for (size_t i = 0; i < s->nprocs; i++)
 		if (!s->procs[i]->gone && seize_proc(s, s->procs[i]))
 			return -1;
@@ -1780,6 +1781,7 @@ static uint64_t stop_the_world(struct sampler *s)
 	interrupt_all(s);
 	collect_stops(s, t0 + window, spin ? t0 + s->spin_ns : 0);
 	mark_late(s);
+	s->seizing = false;
 	sampler_unwind_queued(s);
 	return s->last_detach_ns > t0 ? s->last_detach_ns - t0 : 0;
 }
@@ -1899,6 +1901,9 @@ static void suspend_self(struct sampler *s)
  */
 static bool holds_seized(const struct sampler *s)
 {
+	/* Between ticks s->active may name threads freed since (the sweep) */
+	if (!s->seizing)
+		return false;
 	for (size_t i = 0; i < s->nactive; i++)
 		if (s->active[i]->state == TS_SEIZED)
 			return true;

@@ -115,6 +115,7 @@ struct sampler {
 	bool unwinding;	      /* in unwind_queued(): stops are not captured */
 	bool stopping;	      /* a stop signal came during an unwind */
 	bool suspend_owed;    /* SIGTSTP came mid-tick (take_signal()) */
+	bool seizing;	      /* from seize_all() to its tick's mark_late() */
 	uint64_t serve_at;    /* when between_steps() next looks for events */
 	bool sc_can_read;     /* seccomp_can_read(), at the start */
 	uint64_t progress_at; /* when cfg->progress was last called */
