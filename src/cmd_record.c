@@ -309,7 +309,7 @@ static void print_py_stats(const struct sampler_stats *st)
 	fprintf(stderr,
 		"ptprof: stats: python: processes read %llu, refused %llu; "
 		"stacks merged %llu, kept native: mismatch %llu, no entry "
-		"frame %llu, walk not ended %llu, no thread state %llu "
+		"frame %llu, walk not ended %llu, stale %llu, no thread state %llu "
 		"(thread states read again %llu); frames unnamed %llu; walks "
 		"%llu (end %llu, truncated %llu, unreadable %llu, bad pointer "
 		"%llu, loop %llu), %.2f us and %.2f reads per walk; code "
@@ -320,6 +320,7 @@ static void print_py_stats(const struct sampler_stats *st)
 		(unsigned long long)st->py_mismatch,
 		(unsigned long long)st->py_no_entry,
 		(unsigned long long)st->py_unended,
+		(unsigned long long)st->py_stale,
 		(unsigned long long)st->py_no_tstate,
 		(unsigned long long)st->py_refreshes,
 		(unsigned long long)st->py_unnamed,

@@ -132,6 +132,7 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	q->py_off = s->npyf;
 	q->py_n = s->py_cur_n;
 	q->py_status = s->py_cur_status;
+	q->py_ns = s->py_cur_ns;
 	s->npyf += s->py_cur_n;
 	s->arena_len += s->cap.stack_len;
 }

@@ -371,6 +371,7 @@ struct sampler_stats {
 	pid_t py_detected_pid; /* the first */
 	char py_warning[256];
 	uint64_t py_merged, py_no_entry, py_mismatch, py_unended, py_no_tstate;
+	uint64_t py_stale; /* kept native: merged over 10 ms after the read */
 	uint64_t py_refreshes, py_unnamed, py_status[5];
 	uint64_t py_walks, py_walk_ns, py_page_reads;
 	uint64_t py_code_reads, py_code_flushes;

@@ -38,6 +38,7 @@ struct queued {
 	 * -1 when none was read (no runtime, no thread state known). */
 	size_t py_off, py_n;
 	int py_status;
+	uint64_t py_ns; /* when they were read (CLOCK_MONOTONIC) */
 };
 
 /* The most Python frames read per stop (pyrt_frames()'s max). */
@@ -125,6 +126,7 @@ struct sampler {
 	size_t npyf, cap_pyf;
 	size_t py_cur_n;
 	int py_cur_status;
+	uint64_t py_cur_ns;
 	struct pymerge_ref *mrefs;
 	uint64_t *mpcs;
 	size_t cap_mrefs;

@@ -50,6 +50,7 @@
 #define PY_REFRESH_NS (20 * NSEC_PER_MSEC) /* thread states, at most so often */
 #define PY_SCANS 8 /* an image's maps looked at for CPython, at most */
 #define PY_TRIES 3 /* a check failed: tried again so often */
+#define PY_FRESH_NS (10 * NSEC_PER_MSEC) /* frames merged within so long */
 
 enum py_state { PY_PENDING, PY_READY, PY_OFF };
 
@@ -477,6 +478,7 @@ void sampler_py_frames(struct sampler *s, struct thread *th)
 	py->pages.reads = 0;
 	s->py_cur_n = n > 0 ? (size_t)n : 0;
 	s->py_cur_status = status;
+	s->py_cur_ns = t0;
 }
 
 /* Room for one more thread's frames in the arena. */
@@ -677,6 +679,21 @@ size_t sampler_py_merge(struct sampler *s, const struct queued *q,
 	s->st->py_status[q->py_status < PY_STATUSES ? q->py_status : 0]++;
 	if (q->py_status != PYRT_END) {
 		s->st->py_unended++;
+		return 0;
+	}
+	/*
+	 * The frames name their code objects by address, and those are read
+	 * only now: long after the frames (ptprof preempted on a busy
+	 * machine), an object may have been freed and its address taken by
+	 * another, which then names the frame.  Seen: the main thread's
+	 * start-up stack with a frame named worker_mid, where the code exec'd
+	 * from a .pth file was (tests/chaos/python-churn.test, a CI dry run
+	 * at load ~4).  Past PY_FRESH_NS, native, and not counted again
+	 * (--wall): its frames are read at its next sample.
+	 */
+	if (mono_now_ns() - q->py_ns > PY_FRESH_NS) {
+		s->st->py_stale++;
+		*unread = true;
 		return 0;
 	}
 	ctx = (struct py_merge_ctx){ s, py, s->pyf + q->py_off };
