@@ -80,6 +80,7 @@ void capture_copy_stack(pid_t tid, const struct maps *maps, uint64_t sp,
 			struct capture *out)
 {
 	out->stack_start = sp;
+	out->stack_skip = 0;
 	out->stack_len = sp ? copy_stack(tid, sp, stack_extent(maps, sp),
 					 out->stack) :
 			      0;
@@ -110,9 +111,10 @@ int capture_thread_hint(pid_t tid, const struct maps *maps, uint64_t hint,
 {
 	uint64_t from = hint_start(maps, hint), sp, t0, t1, t2;
 	size_t got = 0;
+	bool hit;
 
 	out->tid = tid;
-	out->stack_len = out->copied = 0;
+	out->stack_len = out->copied = out->stack_skip = 0;
 	out->partial = false;
 	/*
 	 * The copy first, from a guess, then the registers: the stop is
@@ -133,12 +135,14 @@ int capture_thread_hint(pid_t tid, const struct maps *maps, uint64_t hint,
 	t2 = mono_now_ns();
 	sp = out->regs.rsp;
 	out->stack_start = sp;
-	out->hint_missed = from && (sp < from || sp >= from + got);
+	hit = got && sp >= from && sp < from + got;
+	out->hint_missed = from && !hit;
 	out->copied = got;
-	if (got && sp >= from && sp < from + got) {
-		/* The copy holds [sp, its end): keep that, from stack[0]. */
-		out->stack_len = got - (size_t)(sp - from);
-		memmove(out->stack, out->stack + (sp - from), out->stack_len);
+	if (hit) {
+		/* The copy holds [sp, its end): its bytes below sp are skipped,
+		 * not moved (the thread is still held). */
+		out->stack_skip = (size_t)(sp - from);
+		out->stack_len = got - out->stack_skip;
 	} else if (sp) {
 		out->stack_len = copy_stack(tid, sp, stack_extent(maps, sp),
 					    out->stack);

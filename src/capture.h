@@ -36,9 +36,10 @@
 struct capture {
 	pid_t tid;
 	struct user_regs_struct regs;
-	uint64_t stack_start; /* target address of stack[0]: the SP */
-	size_t stack_len;     /* bytes copied */
+	uint64_t stack_start; /* target address of stack[stack_skip]: the SP */
+	size_t stack_len;     /* bytes copied from the SP */
 	uint8_t *stack;	      /* CAPTURE_STACK_MAX bytes */
+	size_t stack_skip; /* bytes before the SP's (capture_thread_hint()) */
 	/* Only rip and rsp (and orig_rax) are known, the thread was not
 	 * stopped (peek.h); capture_thread() sets false. */
 	bool partial;
@@ -74,7 +75,10 @@ void capture_copy_stack(pid_t tid, const struct maps *maps, uint64_t sp,
  * CAPTURE_HINT_SLACK below hint to its mapping's top, and then the
  * registers read; a stack pointer outside that copy (hint_missed) has
  * the stack copied again from it, as capture_thread() does.  Either way
- * the capture is the same: stack[0] is at the stack pointer.
+ * the capture holds the same bytes, at stack + stack_skip: a hit leaves
+ * the bytes copied below the stack pointer where they are (stack_skip of
+ * them) rather than move the rest down inside the stop window; the other
+ * capture functions set stack_skip 0.
  */
 #define CAPTURE_HINT_SLACK 4096
 int capture_thread_hint(pid_t tid, const struct maps *maps, uint64_t hint,

@@ -125,7 +125,7 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	q->th = th;
 	q->regs = s->cap.regs;
 	q->stack_start = s->cap.stack_start;
-	q->off = s->arena_len;
+	q->off = s->arena_len + s->cap.stack_skip;
 	q->len = s->cap.stack_len;
 	q->kind = capture_stop_kind(&s->cap.regs);
 	q->partial = s->cap.partial;
@@ -134,7 +134,7 @@ static void queue_capture(struct sampler *s, struct thread *th)
 	q->py_status = s->py_cur_status;
 	q->py_ns = s->py_cur_ns;
 	s->npyf += s->py_cur_n;
-	s->arena_len += s->cap.stack_len;
+	s->arena_len = q->off + s->cap.stack_len;
 }
 
 /* Is p the whole run (a root, and no other process left)?  Then a
@@ -946,7 +946,7 @@ static enum peek_use sample_by_peek(struct sampler *s, struct thread *th,
 	s->unwinding = was;
 	/* Its copy is of no more use: off the queue and arena. */
 	s->nqueued--;
-	s->arena_len = q->off;
+	s->arena_len = q->off - s->cap.stack_skip;
 	s->npyf = q->py_off;
 	if (rc == 0) {
 		count_peek(s->st, r, again || tries > 1);
@@ -1432,6 +1432,7 @@ static int unwind_one(struct sampler *s, const struct queued *q)
 	s->view.stack_start = q->stack_start;
 	s->view.stack_len = q->len;
 	s->view.stack = q->len ? s->arena + q->off : NULL;
+	s->view.stack_skip = 0; /* q->off is the stack pointer's byte */
 	s->view.partial = q->partial;
 	return record_stack(s, q);
 }

@@ -405,7 +405,8 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		return -UNW_EINVAL; /* never write into the target */
 	if (addr >= cap->stack_start &&
 	    addr - cap->stack_start + sizeof(*val) <= cap->stack_len) {
-		memcpy(val, cap->stack + (addr - cap->stack_start),
+		memcpy(val,
+		       cap->stack + cap->stack_skip + (addr - cap->stack_start),
 		       sizeof(*val));
 		ctx->u->count.mem_from_stack++;
 		return 0;

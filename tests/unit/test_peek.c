@@ -136,7 +136,8 @@ static void check_hint_one(pid_t pid, const struct maps *m, uint64_t hint,
 	CHECK(c->regs.rip == want->regs.rip && c->regs.rsp == want->regs.rsp);
 	CHECK(c->stack_start == want->stack_start);
 	CHECKF(c->stack_len == want->stack_len &&
-		       !memcmp(c->stack, want->stack, want->stack_len),
+		       !memcmp(c->stack + c->stack_skip,
+			       want->stack + want->stack_skip, want->stack_len),
 	       "hint %#llx: %zu bytes, capture_thread() %zu",
 	       (unsigned long long)hint, c->stack_len, want->stack_len);
 	capture_free(c);
