@@ -25,12 +25,14 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "bgwrite.h"
 #include "cli.h"
 #include "cmds.h"
 #include "launch.h"
 #include "maps.h"
 #include "options.h"
 #include "outfile.h"
+#include "outname.h"
 #include "perfmap.h"
 #include "pprof_out.h"
 #include "procfs.h"
@@ -142,8 +144,11 @@ static const char *end_reason(const struct sampler_stats *st, char *buf,
 
 static void print_summary(const struct options *o,
 			  const struct sampler_stats *st, size_t records,
-			  const struct procset *ps)
+			  const struct procset *ps, const char *const names[2],
+			  unsigned long files)
 {
+	char nfiles[64] = "";
+
 	uint64_t mean = st->ticks ? st->pause_total_ns / st->ticks : 0;
 	size_t procs = procset_sampled_pids(ps);
 	char why[64], nprocs[40] = "";
@@ -152,11 +157,14 @@ static void print_summary(const struct options *o,
 		return;
 	if (procs > 1)
 		snprintf(nprocs, sizeof(nprocs), "%zu processes, ", procs);
+	if (files > 1)
+		snprintf(nfiles, sizeof(nfiles), " (the last of %lu files)",
+			 files);
 	/* cli_msg(): the output names are escaped there (textsafe.h). */
 	cli_msg("%llu ticks (%llu missed), %llu samples, %s%llu threads, "
 		"%zu distinct stacks, %.1f threads stopped/tick, pause mean "
 		"%llu us max %llu us p50 %llu us p99 %llu us, %.2f%% of %.1f s; "
-		"ended: %s; wrote %s%s%s",
+		"ended: %s; wrote %s%s%s%s",
 		(unsigned long long)st->ticks,
 		(unsigned long long)st->missed_ticks,
 		(unsigned long long)st->samples, nprocs,
@@ -168,9 +176,8 @@ static void print_summary(const struct options *o,
 					 (double)st->elapsed_ns :
 				 0.0,
 		(double)st->elapsed_ns / NSEC_PER_SEC,
-		end_reason(st, why, sizeof(why)), o->output,
-		o->noutputs_ > 1 ? " and " : "",
-		o->noutputs_ > 1 ? o->outputs_[1] : "");
+		end_reason(st, why, sizeof(why)), names[0],
+		names[1] ? " and " : "", names[1] ? names[1] : "", nfiles);
 }
 
 /* Threads another tracer held were not sampled: say so, even with -q. */
@@ -619,6 +626,61 @@ static int finish_command(pid_t child, const struct sampler_stats *st,
 }
 
 /*
+ * Continuous profiling (--rotate, SIGUSR2): the run is cut into periods,
+ * one file (of each output) per period.  Between two ticks (the progress
+ * hook, rotate_tick()), a period that is due is handed to a writer child
+ * (bgwrite.h), which has a copy of the builders and the process set and
+ * writes the files while the sampler goes on; the parent empties its
+ * builders and the next period starts with the next tick, so every
+ * sample is in exactly one file.  The last period is written by ptprof
+ * itself at the end, after the writers still under way have finished.
+ */
+struct period {
+	uint64_t duration_ns;
+	bool others; /* samples of processes other than the root */
+	bool py;     /* stacks with Python frames */
+};
+
+/* A file this run wrote (--keep prunes the oldest). */
+struct kept_file {
+	unsigned long seq;
+	char *path;
+};
+
+/* Rotation figures for --stats. */
+struct rotate_stats {
+	uint64_t rotations, forked;
+	uint64_t hold_ns, hold_max_ns; /* the sampler held by rotate() */
+	uint64_t missed_after;	       /* ticks missed in the 250 ms after */
+	uint64_t missed_at;	       /* missed_ticks at the last rotation */
+	bool counting;		       /* ... not yet added to missed_after */
+	uint64_t failed;	       /* periods with a file unwritten */
+};
+
+struct rotation {
+	pid_t pid;	    /* %p: the first process */
+	unsigned long seq;  /* the period's number, from 1 */
+	bool numbered;	    /* --rotate, or a SIGUSR2 came */
+	bool out_renamed;   /* names numbered after out was opened */
+	bool asked;	    /* SIGUSR2 waits for its rotation */
+	uint64_t start_ns;  /* the period's start (monotonic) */
+	uint64_t next_due;  /* --rotate: the next rotation (monotonic) */
+	uint64_t others_at; /* other_samples() at the period's start */
+	uint64_t py_at;	    /* stats->py_merged at the period's start */
+	struct period per;  /* the period being written */
+	char legacy[PATH_MAX], pprof[PATH_MAX]; /* the period's names */
+	const struct procset *ps;		/* the run's */
+	sigset_t usr2;
+	struct bgwrite bg;
+	/* the names each writer under way writes, by bgwrite slot tag */
+	struct kept_file inflight[BGWRITE_MAX][3];
+	struct kept_file *kept[3]; /* --keep: written, oldest first */
+	size_t nkept[3];
+	unsigned long files; /* periods written */
+	struct rotate_stats rs;
+};
+
+/*
  * The output file, written in pieces: a long run with many distinct
  * stacks spills them to the (temporary) file as gperftools does, instead
  * of holding them all in memory.
@@ -637,6 +699,7 @@ struct output {
 	size_t njit;
 	bool launched;	     /* COMMAND's processes: ours, of our uid */
 	struct pyframes *py; /* Python frames' names (NULL: --no-python) */
+	struct rotation rot;
 };
 
 /* Distinct stacks kept in memory before they go to the file. */
@@ -645,9 +708,9 @@ struct output {
 static int open_output(struct output *w)
 {
 	if (!w->out)
-		w->out = profile_out_open(w->o->legacy_output,
-					  NSEC_PER_SEC / NSEC_PER_USEC /
-						  w->o->hz);
+		w->out = profile_out_open(w->rot.legacy, NSEC_PER_SEC /
+								 NSEC_PER_USEC /
+								 w->o->hz);
 	return w->out ? 0 : -1;
 }
 
@@ -716,6 +779,9 @@ static int write_legacy(struct output *w, const struct procset *ps)
 
 	if (!w->o->legacy_output)
 		return rc;
+	/* Spilled to under the name it had before a SIGUSR2 numbered it. */
+	if (rc == 0 && w->out && w->rot.out_renamed)
+		rc = profile_out_retarget(w->out, w->rot.legacy);
 	if (rc == 0) {
 		rc = profile_out_close_pid(w->out, root_maps(ps, &merged),
 					   procset_at(ps, 0)->pid);
@@ -726,8 +792,8 @@ static int write_legacy(struct output *w, const struct procset *ps)
 	w->out = NULL;
 	if (rc == 0)
 		return 0;
-	cli_msg("cannot write output file '%s': %s", w->o->legacy_output,
-		output_error(w->o->legacy_output, errno));
+	cli_msg("cannot write output file '%s': %s", w->rot.legacy,
+		output_error(w->rot.legacy, errno));
 	return -1;
 }
 
@@ -824,15 +890,14 @@ static void free_jit(struct output *w)
 
 /* The pprof protobuf at path, every image with its own mappings. */
 static int write_pprof_to(struct output *w, const char *path,
-			  const struct procset *ps,
-			  const struct sampler_stats *st)
+			  const struct procset *ps, const struct period *per)
 {
 	struct pprof_meta meta = {
 		.period_ns = NSEC_PER_SEC / w->o->hz,
 		.wall = w->o->wall,
 		.time_nanos = (int64_t)w->start.tv_sec * NSEC_PER_SEC +
 			      w->start.tv_nsec,
-		.duration_nanos = (int64_t)st->elapsed_ns,
+		.duration_nanos = (int64_t)per->duration_ns,
 		.root_of = image_root,
 		.root_arg = (void *)ps,
 		.jit_of = image_jit,
@@ -871,17 +936,19 @@ static char *all_processes_path(const char *legacy)
  * So do stacks with Python frames, which FILE holds unnamed.
  */
 static int write_all_processes(struct output *w, const struct procset *ps,
-			       const struct sampler_stats *st)
+			       const struct period *per)
 {
 	char *path;
 	int rc;
 
 	/* (Python frames too: the legacy file cannot name them.) */
 	if (w->o->pprof_output || !w->o->legacy_output || !w->pprof ||
-	    (!other_samples(ps) && !st->py_merged))
+	    (!per->others && !per->py))
 		return 0;
-	path = all_processes_path(w->o->legacy_output);
-	rc = write_pprof_to(w, path, ps, st);
+	path = all_processes_path(w->rot.legacy);
+	rc = write_pprof_to(w, path, ps, per);
+	free(w->all_path);
+	w->all_path = NULL;
 	if (rc == 0)
 		w->all_path = path;
 	else
@@ -904,19 +971,38 @@ static void say_all_processes(const struct output *w, const struct procset *ps,
 		snprintf(all, sizeof(all), "%zu processes", sampled);
 	cli_msg("%s holds %s (%d) only: %llu of %llu samples; the gperftools "
 		"format holds one process; all %s are in %s",
-		w->o->legacy_output, im->comm, (int)pid,
+		w->rot.legacy, im->comm, (int)pid,
 		(unsigned long long)(st->samples - other_samples(ps)),
 		(unsigned long long)st->samples, all, w->all_path);
 }
 
-static int write_profile(struct output *w, const struct procset *ps,
-			 const struct sampler_stats *st)
-{
-	int rc = write_legacy(w, ps);
+/* What write_period() wrote (bits) and whether something failed. */
+#define WROTE_LEGACY 1
+#define WROTE_PPROF 2
+#define WROTE_ALL 4
+#define WROTE_FAILED 8
 
-	if (w->o->pprof_output && write_pprof_to(w, w->o->pprof_output, ps, st))
-		rc = -1;
-	return write_all_processes(w, ps, st) || rc ? -1 : 0;
+/* The period's files: WROTE_* bits. */
+static int write_period(struct output *w, const struct procset *ps,
+			const struct period *per)
+{
+	int done = 0;
+
+	if (write_legacy(w, ps))
+		done |= WROTE_FAILED;
+	else if (w->o->legacy_output)
+		done |= WROTE_LEGACY;
+	if (w->o->pprof_output) {
+		if (write_pprof_to(w, w->rot.pprof, ps, per))
+			done |= WROTE_FAILED;
+		else
+			done |= WROTE_PPROF;
+	}
+	if (write_all_processes(w, ps, per))
+		done |= WROTE_FAILED;
+	else if (w->all_path)
+		done |= WROTE_ALL;
+	return done;
 }
 
 /* A pprof output collects samples by thread as the sampler hands them;
@@ -932,6 +1018,306 @@ static void want_pprof(struct output *w, struct sampler_config *cfg)
 	cfg->on_stack = pprof_out_add;
 	cfg->on_stack_arg = w->pprof;
 	cfg->want_names = true;
+}
+
+/* ---- rotation (--rotate, SIGUSR2, --keep) ---- */
+
+/* name (an -o, perhaps a template: outname.h) of period seq into buf. */
+static int expand_name(const char *name, pid_t pid, time_t start,
+		       unsigned long seq, bool numbered, char *buf, size_t len)
+{
+	struct outname_vars v = { .pid = pid, .start = start, .seq = seq };
+
+	return outname_expand(name, &v, numbered, buf, len);
+}
+
+/* The current period's names; numbered when the run rotates. */
+static void period_names(struct output *w)
+{
+	struct rotation *r = &w->rot;
+	const struct options *o = w->o;
+
+	if (o->legacy_output &&
+	    expand_name(o->legacy_output, r->pid, w->start.tv_sec, r->seq,
+			r->numbered, r->legacy, sizeof(r->legacy)))
+		cli_die(EXIT_FAILURE, "cannot write output file '%s': %s",
+			o->legacy_output, strerror(errno));
+	if (o->pprof_output &&
+	    expand_name(o->pprof_output, r->pid, w->start.tv_sec, r->seq,
+			r->numbered, r->pprof, sizeof(r->pprof)))
+		cli_die(EXIT_FAILURE, "cannot write output file '%s': %s",
+			o->pprof_output, strerror(errno));
+}
+
+/* Before the target is touched: the first file's name as it will be (a
+ * COMMAND's PID is not known yet: ptprof's own stands in for %p), and
+ * room for a long run's sequence numbers. */
+static void check_output_name(const struct options *o, const char *name)
+{
+	pid_t pid = o->action == ACTION_RECORD_PID ? o->pids[0] : getpid();
+	char buf[PATH_MAX];
+
+	if (!name)
+		return;
+	if (expand_name(name, pid, time(NULL), 1000000000UL, true, buf,
+			sizeof(buf)))
+		cli_die(EXIT_FAILURE, "cannot write output file '%s': %s", name,
+			strerror(errno));
+	expand_name(name, pid, time(NULL), 1, o->rotate_s > 0, buf,
+		    sizeof(buf));
+	check_output(buf);
+}
+
+/* The names a period's writer writes, by WROTE_* bit: for --keep. */
+static void note_names(struct output *w, struct kept_file *names)
+{
+	struct rotation *r = &w->rot;
+
+	names[0].path = w->o->legacy_output ? strdup(r->legacy) : NULL;
+	names[1].path = w->o->pprof_output ? strdup(r->pprof) : NULL;
+	names[2].path = w->o->legacy_output && !w->o->pprof_output && w->pprof ?
+				all_processes_path(r->legacy) :
+				NULL;
+	for (int k = 0; k < 3; k++)
+		names[k].seq = r->seq;
+}
+
+/* --keep: one more file of output k; the oldest beyond keep removed (only
+ * files this run wrote, by the names it wrote them under).  Takes path. */
+static void keep_file(struct output *w, int k, unsigned long seq, char *path)
+{
+	struct rotation *r = &w->rot;
+	struct kept_file *v;
+	size_t i;
+
+	if (!w->o->keep || !path) {
+		free(path);
+		return;
+	}
+	v = realloc(r->kept[k], (r->nkept[k] + 1) * sizeof(*v));
+	if (!v) {
+		free(path);
+		return;
+	}
+	r->kept[k] = v;
+	/* Writers may end out of order: oldest (lowest seq) first. */
+	for (i = r->nkept[k]; i > 0 && v[i - 1].seq > seq; i--)
+		v[i] = v[i - 1];
+	v[i] = (struct kept_file){ .seq = seq, .path = path };
+	r->nkept[k]++;
+	while (r->nkept[k] > w->o->keep) {
+		if (unlink(v[0].path) && errno != ENOENT)
+			cli_msg("--keep: cannot remove '%s': %s", v[0].path,
+				strerror(errno));
+		free(v[0].path);
+		memmove(v, v + 1, --r->nkept[k] * sizeof(*v));
+	}
+}
+
+/* A period written (result: WROTE_* bits, or -1 when its writer died):
+ * its files join the kept ones. */
+static void period_written(struct output *w, struct kept_file *names,
+			   int result)
+{
+	static const int bit[3] = { WROTE_LEGACY, WROTE_PPROF, WROTE_ALL };
+
+	if (result < 0 || (result & WROTE_FAILED))
+		w->rot.rs.failed++;
+	w->rot.files++;
+	for (int k = 0; k < 3; k++) {
+		if (result >= 0 && (result & bit[k]))
+			keep_file(w, k, names[k].seq, names[k].path);
+		else
+			free(names[k].path);
+		names[k].path = NULL;
+	}
+}
+
+/* bgwrite_done_fn: tag is the writer's slot in rot.inflight, which is
+ * free again after. */
+static void writer_done(void *arg, unsigned long tag, int result, int err)
+{
+	struct output *w = arg;
+
+	if (result < 0)
+		cli_msg("the writer of period %lu died before it wrote its "
+			"files: %s",
+			w->rot.inflight[tag][0].seq, strerror(err));
+	period_written(w, w->rot.inflight[tag], result);
+	w->rot.inflight[tag][0].seq = 0;
+}
+
+/* In the writer child: the period's files (bgwrite_fn). */
+static int write_in_child(void *arg)
+{
+	struct output *w = arg;
+
+	return write_period(w, w->rot.ps, &w->rot.per);
+}
+
+/* A free slot of rot.inflight (its seq 0): there are as many as writers
+ * may be under way, and rotate() is called with one free at least. */
+static unsigned long free_inflight(const struct rotation *r)
+{
+	for (unsigned long i = 0; i < BGWRITE_MAX; i++)
+		if (!r->inflight[i][0].seq)
+			return i;
+	return 0;
+}
+
+/* The period ends here: hand it to a writer (or write it here when no
+ * child can be forked), then start the next with empty builders. */
+static void rotate(struct output *w, const struct sampler_stats *st,
+		   uint64_t now)
+{
+	struct rotation *r = &w->rot;
+	unsigned long slot = free_inflight(r);
+	int result;
+
+	if (!r->numbered) { /* a SIGUSR2 without --rotate: from now on */
+		r->numbered = true;
+		r->out_renamed = w->out != NULL;
+		period_names(w);
+	}
+	r->per = (struct period){
+		.duration_ns = now - r->start_ns,
+		.others = other_samples(r->ps) > r->others_at,
+		.py = st->py_merged > r->py_at,
+	};
+	note_names(w, r->inflight[slot]);
+	r->inflight[slot][0].seq = r->seq;
+	/* Flushed first: the child writes what the stream holds. */
+	if (w->out)
+		profile_out_flush(w->out);
+	if (bgwrite_start(&r->bg, slot, write_in_child, w) == 0) {
+		r->rs.forked++;
+		profile_out_release(w->out);
+	} else {
+		result = write_period(w, r->ps, &r->per);
+		period_written(w, r->inflight[slot], result);
+		r->inflight[slot][0].seq = 0;
+	}
+	w->out = NULL;
+	r->out_renamed = false;
+	stacktab_clear(w->tab);
+	w->records = 0;
+	if (w->pprof && pprof_out_reset(w->pprof))
+		cli_die(EXIT_FAILURE, "out of memory");
+	r->seq++;
+	clock_gettime(CLOCK_REALTIME, &w->start);
+	r->start_ns = mono_now_ns();
+	r->others_at = other_samples(r->ps);
+	r->py_at = st->py_merged;
+	r->asked = false;
+	period_names(w);
+}
+
+/*
+ * Between ticks (the progress hook): collect the writers that ended, and
+ * rotate when --rotate's time came or a SIGUSR2 did.  A period lasts a
+ * second at least (%t names files to the second), and waits while
+ * BGWRITE_MAX writers are still under way (the disk is behind: the
+ * period goes on, nothing is lost).  Measured for --stats: how long the
+ * sampler was held, and the ticks missed by the next call (250 ms).
+ */
+static void rotate_tick(struct output *w, const struct sampler_stats *st)
+{
+	static const struct timespec zero = { 0, 0 };
+	struct rotation *r = &w->rot;
+	uint64_t now = mono_now_ns(), t;
+
+	bgwrite_poll(&r->bg, writer_done, w);
+	if (r->rs.counting) {
+		r->rs.missed_after += st->missed_ticks - r->rs.missed_at;
+		r->rs.counting = false;
+	}
+	/* Blocked, so it waits here, never killing ptprof (its default). */
+	if (sigtimedwait(&r->usr2, NULL, &zero) == SIGUSR2)
+		r->asked = true;
+	if (!r->asked && !(w->o->rotate_s && now >= r->next_due))
+		return;
+	if (now - r->start_ns < NSEC_PER_SEC || r->bg.busy == BGWRITE_MAX)
+		return;
+	rotate(w, st, now);
+	while (w->o->rotate_s && r->next_due <= now)
+		r->next_due += (uint64_t)w->o->rotate_s * NSEC_PER_SEC;
+	t = mono_now_ns() - now;
+	r->rs.rotations++;
+	r->rs.hold_ns += t;
+	if (t > r->rs.hold_max_ns)
+		r->rs.hold_max_ns = t;
+	r->rs.missed_at = st->missed_ticks;
+	r->rs.counting = true;
+}
+
+/* Before sampling: the first period, its names, SIGUSR2 blocked (it
+ * rotates; COMMAND was started with an empty mask). */
+static void rotate_start(struct output *w, const struct sampler_config *cfg,
+			 const struct procset *ps)
+{
+	struct rotation *r = &w->rot;
+
+	r->pid = cfg->pids[0];
+	r->seq = 1;
+	r->numbered = w->o->rotate_s > 0;
+	r->ps = ps;
+	r->start_ns = mono_now_ns();
+	r->next_due = r->start_ns + (uint64_t)w->o->rotate_s * NSEC_PER_SEC;
+	sigemptyset(&r->usr2);
+	sigaddset(&r->usr2, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &r->usr2, NULL);
+	bgwrite_init(&r->bg);
+	period_names(w);
+}
+
+/* After sampling: the writers still under way, then the last period,
+ * written here.  Returns write_period()'s bits. */
+static int rotate_finish(struct output *w, const struct procset *ps,
+			 const struct sampler_stats *st, uint64_t end_ns)
+{
+	struct rotation *r = &w->rot;
+	struct kept_file names[3];
+	int result;
+
+	bgwrite_wait(&r->bg, writer_done, w);
+	r->per = (struct period){
+		.duration_ns = r->seq == 1 ? st->elapsed_ns :
+					     end_ns - r->start_ns,
+		.others = other_samples(ps) > r->others_at,
+		.py = st->py_merged > r->py_at,
+	};
+	note_names(w, names);
+	result = write_period(w, ps, &r->per);
+	period_written(w, names, result);
+	return result;
+}
+
+static void rotate_free(struct output *w)
+{
+	for (int k = 0; k < 3; k++) {
+		for (size_t i = 0; i < w->rot.nkept[k]; i++)
+			free(w->rot.kept[k][i].path);
+		free(w->rot.kept[k]);
+	}
+}
+
+/* --stats: what the rotations cost the sampler. */
+static void print_rotate_stats(const struct options *o, const struct output *w)
+{
+	const struct rotate_stats *rs = &w->rot.rs;
+
+	if (!o->stats || !rs->rotations)
+		return;
+	fprintf(stderr,
+		"ptprof: stats: rotations %llu (by a writer child %llu), "
+		"sampler held %.0f us mean, %.0f us max; ticks missed within "
+		"250 ms after %llu; periods with a file unwritten %llu\n",
+		(unsigned long long)rs->rotations,
+		(unsigned long long)rs->forked,
+		(double)rs->hold_ns / NSEC_PER_USEC / (double)rs->rotations,
+		(double)rs->hold_max_ns / NSEC_PER_USEC,
+		(unsigned long long)rs->missed_after,
+		(unsigned long long)rs->failed);
 }
 
 /*
@@ -996,6 +1382,7 @@ struct watch {
 	bool have_first;
 	uint64_t last_at;
 	uint64_t end_at; /* when sampling ended (a launched COMMAND reaped) */
+	struct output *out; /* rotated between ticks (rotate_tick()) */
 };
 
 /*
@@ -1061,6 +1448,8 @@ static void watch_progress(void *arg, const struct sampler_stats *st)
 	watch_read(w);
 	if (w->tty >= 0)
 		watch_draw(w, st);
+	if (w->out)
+		rotate_tick(w->out, st);
 }
 
 /* Before sampling: the first reading (-p), or zero (COMMAND, just
@@ -1256,8 +1645,8 @@ static void check_record(const struct options *o, struct tselect *sel,
 		cli_check_targets(o);
 	else
 		check_launch();
-	check_output(o->legacy_output);
-	check_output(o->pprof_output);
+	check_output_name(o, o->legacy_output);
+	check_output_name(o, o->pprof_output);
 	select_threads(o, sel, cfg);
 }
 
@@ -1302,13 +1691,13 @@ static void warn_python(const struct output *w, const struct sampler_stats *st)
 		cli_msg("process %d runs CPython: %s holds its native stacks "
 			"only (the gperftools format cannot name Python "
 			"frames); record with -o FILE.pb.gz for them",
-			(int)st->py_detected_pid, w->o->legacy_output);
+			(int)st->py_detected_pid, w->rot.legacy);
 	else if (st->py_merged && w->o->legacy_output &&
 		 (w->o->pprof_output || w->all_path))
 		cli_msg("%s holds Python frames as unnamed addresses (the "
 			"gperftools format has no names); they are named in %s",
-			w->o->legacy_output,
-			w->o->pprof_output ? w->o->pprof_output : w->all_path);
+			w->rot.legacy,
+			w->o->pprof_output ? w->rot.pprof : w->all_path);
 }
 
 /* After a run written out: the summary, the warnings, --stats, --top. */
@@ -1316,7 +1705,15 @@ static void report_run(const struct options *o, const struct output *w,
 		       const struct watch *watch, const struct tselect *sel,
 		       const struct sampler_stats *st, const struct procset *ps)
 {
-	print_summary(o, st, distinct_stacks(w, ps), ps);
+	/* The last files' names, the first -o's first. */
+	const char *legacy = o->legacy_output ? w->rot.legacy : NULL;
+	const char *pprof = o->pprof_output ? w->rot.pprof : NULL;
+	const char *names[2] = { legacy ? legacy : pprof,
+				 legacy ? pprof : NULL };
+
+	if (o->output != o->legacy_output)
+		names[0] = pprof, names[1] = legacy;
+	print_summary(o, st, distinct_stacks(w, ps), ps, names, w->rot.files);
 	say_all_processes(w, ps, st);
 	warn_foreign(st);
 	warn_fd_limit(st);
@@ -1330,6 +1727,7 @@ static void report_run(const struct options *o, const struct output *w,
 	warn_python(w, st);
 	print_stats(o, st);
 	print_peek_stats(o, st);
+	print_rotate_stats(o, w);
 	if (o->stats)
 		print_py_stats(st);
 	if (o->stats)
@@ -1338,8 +1736,7 @@ static void report_run(const struct options *o, const struct output *w,
 	 * addresses, BASE.pb.gz names them; the table comes from it. */
 	if (o->top)
 		top_table(o,
-			  w->all_path && st->py_merged ? w->all_path :
-							 o->output,
+			  w->all_path && st->py_merged ? w->all_path : names[0],
 			  watch->pid, o->action == ACTION_RECORD_COMMAND);
 }
 
@@ -1381,18 +1778,22 @@ int cmd_record(const struct options *o)
 	}
 	/* The legacy file holds the first process's samples (procset.h). */
 	cfg.tab_pid = cfg.pids[0];
+	rotate_start(&w, &cfg, ps);
 	/* After COMMAND has started: it keeps the limit it was given (a
 	 * program that select()s breaks on descriptors past 1023). */
 	cli_raise_fd_limit();
 	watch_start(&watch, o, &cfg);
+	watch.out = &w;
 	failed = sampler_run(&cfg, tab, ps, &st);
 	watch_end(&watch);
 	if (failed)
 		sampling_failed(&cfg, &st);
 	if ((!failed || st.ticks) && !st.seccomp_refused && procset_count(ps))
-		unwritten = write_profile(&w, ps, &st);
+		unwritten = rotate_finish(&w, ps, &st, watch.end_at) &
+			    WROTE_FAILED;
 	else if (w.out)
 		profile_out_abort(w.out);
+	bgwrite_wait(&w.rot.bg, writer_done, &w);
 	if (!failed && !unwritten)
 		report_run(o, &w, &watch, &sel, &st, ps);
 	if (cfg.child)
@@ -1405,6 +1806,8 @@ int cmd_record(const struct options *o)
 	pyframes_free(w.py);
 	free_jit(&w);
 	free(w.all_path);
+	rotate_free(&w);
 	procset_free(ps);
-	return failed || unwritten ? EXIT_FAILURE : rc;
+	/* A rotated period unwritten (its writer said why): a failure too. */
+	return failed || unwritten || w.rot.rs.failed ? EXIT_FAILURE : rc;
 }

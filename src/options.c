@@ -16,6 +16,7 @@
 
 #include "grow.h"
 #include "options.h"
+#include "outname.h"
 #include "procset.h"
 #include "stacktab.h"
 
@@ -70,6 +71,14 @@ const char options_usage[] =
 	"      --stats           print more figures (threads stopped and spared,\n"
 	"                        ptprof's CPU per stack, unwinder counters, stop\n"
 	"                        latency, stops at system call exits)\n"
+	"      --rotate=SECONDS  continuous profiling: every SECONDS (1..31536000),\n"
+	"                        close the file(s) and start the next, named\n"
+	"                        FILE.0001.prof, ... or by a template in -o:\n"
+	"                        %p PID, %t period start (UTC), %n sequence\n"
+	"                        number, %% a %; SIGUSR2 rotates at once, with or\n"
+	"                        without --rotate (see ptprof(1))\n"
+	"      --keep=N          with --rotate: delete this run's oldest files\n"
+	"                        beyond the newest N of each output\n"
 	"      --top=N           at the end, print the N functions with the most\n"
 	"                        samples (as 'ptprof report --top=N' would), on\n"
 	"                        stdout; with -- COMMAND on stderr\n"
@@ -178,7 +187,9 @@ enum {
 	OPT_PROCESSES,
 	OPT_REPORT_PID,
 	OPT_BY_PROCESS,
-	OPT_NO_PEEK
+	OPT_NO_PEEK,
+	OPT_ROTATE,
+	OPT_KEEP
 };
 
 static const struct option long_options[] = {
@@ -198,6 +209,8 @@ static const struct option long_options[] = {
 	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "rotate", required_argument, NULL, OPT_ROTATE },
+	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -370,6 +383,32 @@ static int parse_duration(const char *s, struct options *o, char *err,
 			    "invalid duration '%s': expected seconds, 0.001 or more",
 			    s);
 	o->duration_s = v;
+	return 0;
+}
+
+/* --rotate=SECONDS: whole seconds, so that %t (one-second resolution)
+ * names each period apart; at most a year, as -d. */
+static int parse_rotate(const char *s, struct options *o, char *err, size_t len)
+{
+	unsigned long v;
+
+	if (parse_ulong(s, 1, OPTIONS_MAX_ROTATE, &v))
+		return fail(err, len,
+			    "invalid --rotate '%s': expected whole seconds, 1..%d",
+			    s, OPTIONS_MAX_ROTATE);
+	o->rotate_s = (unsigned)v;
+	return 0;
+}
+
+static int parse_keep(const char *s, struct options *o, char *err, size_t len)
+{
+	unsigned long v;
+
+	if (parse_ulong(s, 1, OPTIONS_MAX_KEEP, &v))
+		return fail(err, len,
+			    "invalid --keep '%s': expected a number of files, 1..%d",
+			    s, OPTIONS_MAX_KEEP);
+	o->keep = (unsigned)v;
 	return 0;
 }
 
@@ -648,6 +687,10 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 		return parse_duration(arg, o, err, len);
 	case OPT_MAX_DEPTH:
 		return parse_depth(arg, o, err, len);
+	case OPT_ROTATE:
+		return parse_rotate(arg, o, err, len);
+	case OPT_KEEP:
+		return parse_keep(arg, o, err, len);
 	case 'q':
 		o->quiet = 1;
 		return 0;
@@ -943,6 +986,25 @@ void options_free(struct options *o)
 	o->npids = 0;
 }
 
+/* --keep, --top and the -o templates (outname.h), after the outputs are
+ * known. */
+static int check_rotate(struct options *o, char *err, size_t len)
+{
+	if (o->action == ACTION_HELP || o->action == ACTION_VERSION)
+		return 0;
+	if (o->keep && !o->rotate_s)
+		return fail(err, len,
+			    "--keep goes with --rotate (it prunes rotated files)");
+	if (o->top && o->rotate_s)
+		return fail(
+			err, len,
+			"--top goes without --rotate (each file holds one period: use ptprof report --top on one)");
+	for (unsigned i = 0; i < o->noutputs_; i++)
+		if (outname_check(o->outputs_[i], err, len))
+			return -1;
+	return 0;
+}
+
 static int parse_record(int argc, char **argv, struct options *o, char *err,
 			size_t errlen)
 {
@@ -958,7 +1020,9 @@ static int parse_record(int argc, char **argv, struct options *o, char *err,
 		return fail(
 			err, errlen,
 			"--no-peek goes with --wall (CPU mode stops only threads that run)");
-	return resolve_outputs(o, err, errlen);
+	if (resolve_outputs(o, err, errlen))
+		return -1;
+	return check_rotate(o, err, errlen);
 }
 
 int options_parse(int argc, char **argv, struct options *o, char *err,

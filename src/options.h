@@ -3,7 +3,8 @@
  *
  *   ptprof -p PID[,PID...] [--children] [-f HZ] [-o FILE [-o FILE]]
  *                 [--format=legacy|pprof] [-d SECONDS] [--wall]
- *                 [-t TID,...] [--thread-name REGEX] [--stats] ...
+ *                 [-t TID,...] [--thread-name REGEX] [--stats]
+ *                 [--rotate=SECONDS [--keep=N]] ...
  *   ptprof [OPTION...] [--no-children] -- COMMAND [ARG...]
  *   ptprof report [--top N] [--lines] [--folded | --svg] [--root DIR]
  *                 [--thread=TID|NAME] [--pid=PID|NAME] [--by-process] FILE
@@ -35,6 +36,8 @@
 #define PTPROF_MAX_HZ 10000
 #define PTPROF_DEFAULT_OUTPUT "ptprof.prof"
 #define OPTIONS_MAX_TIDS 256	/* -t TID,... at most */
+#define OPTIONS_MAX_ROTATE 31536000 /* --rotate: a year, in seconds */
+#define OPTIONS_MAX_KEEP 1000000 /* --keep: files of each output */
 #define PTPROF_DEFAULT_PPROF_OUTPUT "ptprof.pb.gz"
 
 enum ptprof_action {
@@ -76,6 +79,11 @@ struct options {
 	unsigned noutputs_;
 	size_t pids_cap_;		  /* room in pids */
 	unsigned max_depth;
+	/* --rotate=SECONDS: a new file (of each output) every rotate_s
+	 * seconds, 0: none (SIGUSR2 still rotates); --keep=N: the newest N
+	 * files of each output kept, 0: all.  The -o names may hold
+	 * templates (outname.h). */
+	unsigned rotate_s, keep;
 	int quiet;	   /* -q: no summary line */
 	int wall;	   /* --wall: count threads that did not run too */
 	int stats;	   /* --stats: more figures after the summary */

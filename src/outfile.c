@@ -351,6 +351,24 @@ void outfile_abort(struct outfile *o)
 	unlink(o->tmp);
 }
 
+int outfile_flush(struct outfile *o)
+{
+	return fflush(o->f) ? -1 : 0;
+}
+
+void outfile_release(struct outfile *o)
+{
+	if (!o->f)
+		return;
+	fclose(o->f); /* nothing buffered: outfile_flush() came first */
+	o->f = NULL;
+}
+
+int outfile_retarget(struct outfile *o, const char *path)
+{
+	return resolve_output(path, o->path, sizeof(o->path), 0);
+}
+
 /* "FILE.old". */
 static int old_name(const char *path, char *old, size_t len)
 {

@@ -56,6 +56,21 @@ int outfile_commit(struct outfile *o);
 void outfile_abort(struct outfile *o);
 
 /*
+ * A writer child (bgwrite.h) forked with the outfile: before the fork,
+ * outfile_flush() empties the stream's buffer (else both processes would
+ * write it); after, the parent's outfile_release() closes its stream and
+ * leaves the temporary to the child, which commits or aborts it (its
+ * flock() stays: the open file is the child's too).
+ * outfile_retarget() makes path, not the name given to outfile_open(),
+ * the name the commit renames the temporary to (checked as outfile_open()
+ * checks it; a path on another file system then fails the commit with
+ * EXDEV).
+ */
+int outfile_flush(struct outfile *o);
+void outfile_release(struct outfile *o);
+int outfile_retarget(struct outfile *o, const char *path);
+
+/*
  * Check, without touching path itself, that outfile_open() could create
  * it: path is acceptable, a file can be created (and is at once removed
  * again) in its directory, and a FILE already there can be kept as

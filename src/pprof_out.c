@@ -71,6 +71,22 @@ void pprof_out_free(struct pprof_out *b)
 	free(b);
 }
 
+int pprof_out_reset(struct pprof_out *b)
+{
+	/* A new pool: the names of threads gone since would pile up. */
+	struct strpool *names = strpool_new();
+
+	stacktab_clear(b->tab);
+	b->failed = false;
+	if (!names) {
+		errno = ENOMEM;
+		return -1;
+	}
+	strpool_free(b->names);
+	b->names = names;
+	return 0;
+}
+
 /* The key slots: never 0 (stacktab would cut the chain there). */
 static uint64_t image_key(const struct sample_origin *from)
 {

@@ -85,6 +85,24 @@ void profile_out_abort(struct profile_out *o)
 	free(o);
 }
 
+int profile_out_flush(struct profile_out *o)
+{
+	return outfile_flush(&o->file);
+}
+
+void profile_out_release(struct profile_out *o)
+{
+	if (!o)
+		return;
+	outfile_release(&o->file);
+	free(o);
+}
+
+int profile_out_retarget(struct profile_out *o, const char *path)
+{
+	return outfile_retarget(&o->file, path);
+}
+
 int profile_out_close(struct profile_out *o, const struct maps *maps)
 {
 	return profile_out_close_pid(o, maps, 0);

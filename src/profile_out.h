@@ -61,6 +61,13 @@ int profile_out_close_pid(struct profile_out *o, const struct maps *maps,
 			  pid_t pid);
 void profile_out_abort(struct profile_out *o);
 
+/* For a writer child (outfile.h): flush before the fork; in the parent,
+ * release after it (frees o, leaves the temporary to the child); in the
+ * child, retarget to the name the commit is to give the file. */
+int profile_out_flush(struct profile_out *o);
+void profile_out_release(struct profile_out *o);
+int profile_out_retarget(struct profile_out *o, const char *path);
+
 /*
  * Check, without touching path itself, that profile_out_write_file() could
  * create it: path is not a directory, and a file can be created (and is at

@@ -9,11 +9,13 @@ UNIT_CORE = tests/unit/test_stacktab tests/unit/test_maps \
 	tests/unit/test_sysbias tests/unit/test_ticksched \
 	tests/unit/test_proctree tests/unit/test_procset tests/unit/test_fpstep \
 	tests/unit/test_demangle tests/unit/test_fdetab tests/unit/test_perfmap \
-	tests/unit/test_peek
+	tests/unit/test_peek tests/unit/test_outname
 check_PROGRAMS += $(UNIT_CORE)
 TESTS += $(UNIT_CORE)
 EXTRA_DIST += tests/unit/unit.h
 
+tests_unit_test_outname_SOURCES = tests/unit/test_outname.c
+tests_unit_test_outname_LDADD = $(PT_LIBS)
 tests_unit_test_stacktab_SOURCES = tests/unit/test_stacktab.c
 tests_unit_test_stacktab_LDADD = $(PT_LIBS)
 tests_unit_test_maps_SOURCES = tests/unit/test_maps.c
