@@ -8,9 +8,19 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bgwrite.h"
+#include "timeutil.h"
+
+/* What a writer sends back. */
+struct bgwrite_result {
+	int result;
+	uint64_t cpu_ns; /* its CPU time: all of it, up to the write */
+};
 
 void bgwrite_init(struct bgwrite *b)
 {
@@ -21,26 +31,39 @@ void bgwrite_init(struct bgwrite *b)
 static void __attribute__((noreturn))
 bgwrite_child(int wfd, bgwrite_fn fn, void *arg)
 {
+	struct bgwrite_result r = { 0 };
+	struct timespec ts;
 	sigset_t all;
-	int result;
 
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	result = fn(arg);
-	(void)!write(wfd, &result, sizeof(result));
-	_exit(result < 0 ? 1 : 0);
+	/* Behind the sampler for the CPU: at the default weight, a writer
+	 * symbolizing on a busy machine made the sampler miss ticks. */
+	(void)!nice(BGWRITE_NICE);
+	r.result = fn(arg);
+	/* A child's CPU clock starts at zero at the fork. */
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
+		r.cpu_ns = (uint64_t)ts.tv_sec * NSEC_PER_SEC +
+			   (uint64_t)ts.tv_nsec;
+	(void)!write(wfd, &r, sizeof(r));
+	_exit(r.result < 0 ? 1 : 0);
+}
+
+static struct bgwrite_slot *bgwrite_free_slot(struct bgwrite *b)
+{
+	for (size_t i = 0; i < BGWRITE_MAX; i++)
+		if (!b->slot[i].pid)
+			return &b->slot[i];
+	return NULL;
 }
 
 int bgwrite_start(struct bgwrite *b, unsigned long tag, bgwrite_fn fn,
 		  void *arg)
 {
-	struct bgwrite_slot *s = NULL;
+	struct bgwrite_slot *s = bgwrite_free_slot(b);
 	int fds[2], saved;
 	pid_t pid;
 
-	for (size_t i = 0; i < BGWRITE_MAX && !s; i++)
-		if (!b->slot[i].pid)
-			s = &b->slot[i];
 	if (!s) {
 		errno = EAGAIN;
 		return -1;
@@ -57,16 +80,14 @@ int bgwrite_start(struct bgwrite *b, unsigned long tag, bgwrite_fn fn,
 		return -1;
 	}
 	if (pid == 0) {
-		/* The writer is a grandchild: this child exits at once, so
-		 * the writer's CPU time never joins ptprof's RUSAGE_CHILDREN,
-		 * which is COMMAND's tree's (cmd_record.c tree_cpu()). */
 		close(fds[0]);
-		pid = fork();
-		if (pid <= 0) /* the grandchild; no grandchild: this child */
-			bgwrite_child(fds[1], fn, arg);
-		_exit(0);
+		bgwrite_child(fds[1], fn, arg);
 	}
 	close(fds[1]);
+	/* Before the writer can exit (it symbolizes first), and the reaper
+	 * runs on this thread: the PID is still the writer's here.  Without
+	 * a pidfd (before Linux 5.3) the writer's end is its pipe's. */
+	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	s->pid = pid;
 	s->fd = fds[0];
 	s->tag = tag;
@@ -74,31 +95,41 @@ int bgwrite_start(struct bgwrite *b, unsigned long tag, bgwrite_fn fn,
 	return 0;
 }
 
-/* The writer of s ended (its pipe polled readable): its result. */
+/* The writer of s ended: its result, and its zombie if nobody took it. */
 static void bgwrite_end(struct bgwrite *b, struct bgwrite_slot *s,
 			bgwrite_done_fn done, void *arg)
 {
-	int result = -1, err = 0;
-	ssize_t r;
+	struct bgwrite_result r = { .result = -1 };
+	int err = 0;
+	siginfo_t si;
+	ssize_t n;
 
 	do
-		r = read(s->fd, &result, sizeof(result));
-	while (r < 0 && errno == EINTR);
-	if (r != (ssize_t)sizeof(result)) {
-		result = -1;
+		n = read(s->fd, &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(r)) {
+		r.result = -1;
 		err = EPIPE;
 	}
+	b->cpu_ns += r.cpu_ns;
 	close(s->fd);
-	/* Not waited for here: the sampler's reaper (or launch_wait())
-	 * takes it with waitpid(-1).  A waitpid() on its PID could, once
-	 * that PID is reused by a target's thread ptprof traces, take that
-	 * thread's stop report and leave it stopped. */
+	/* Through the pidfd, never the PID: the sampler's reaper
+	 * (waitpid(-1)) may have taken the zombie already (ECHILD), and the
+	 * PID may then be another process's, even a traced thread's whose
+	 * stop a waitpid() would take.  Not blocking: a writer without a
+	 * pidfd may not have exited yet; the reaper takes it then. */
+	if (s->pidfd >= 0) {
+		waitid((idtype_t)P_PIDFD, (id_t)s->pidfd, &si,
+		       WEXITED | WNOHANG | __WALL);
+		close(s->pidfd);
+	}
 	s->pid = 0;
 	b->busy--;
-	done(arg, s->tag, result, err);
+	done(arg, s->tag, r.result, err);
 }
 
-/* Poll every writer's pipe for timeout_ms; end those that are done. */
+/* Poll every writer for timeout_ms (its pidfd: it exited; else its pipe:
+ * it wrote its result); end those that are done. */
 static void bgwrite_collect(struct bgwrite *b, int timeout_ms,
 			    bgwrite_done_fn done, void *arg)
 {
@@ -106,12 +137,15 @@ static void bgwrite_collect(struct bgwrite *b, int timeout_ms,
 	struct bgwrite_slot *of[BGWRITE_MAX];
 	nfds_t n = 0;
 
-	for (size_t i = 0; i < BGWRITE_MAX; i++)
-		if (b->slot[i].pid) {
-			pf[n] = (struct pollfd){ .fd = b->slot[i].fd,
-						 .events = POLLIN };
-			of[n++] = &b->slot[i];
-		}
+	for (size_t i = 0; i < BGWRITE_MAX; i++) {
+		struct bgwrite_slot *s = &b->slot[i];
+
+		if (!s->pid)
+			continue;
+		pf[n] = (struct pollfd){ .fd = s->pidfd >= 0 ? s->pidfd : s->fd,
+					 .events = POLLIN };
+		of[n++] = s;
+	}
 	if (!n || poll(pf, n, timeout_ms) <= 0)
 		return;
 	for (nfds_t i = 0; i < n; i++)

@@ -8,20 +8,22 @@
  * child has a copy of everything the parent held at that moment (the
  * builders, the process set, the maps), calls fn on it, sends fn's
  * result back through a pipe and _exit()s; the parent is free at once
- * to empty its builders and take the next tick.  The writer is in fact a
- * grandchild (the child forks it and exits at once): its CPU time then
- * never adds to ptprof's RUSAGE_CHILDREN, which stands for COMMAND's
- * tree (cmd_record.c), and it is never ptprof's zombie.  The writer is no
- * tracer (ptrace relations are not inherited) and touches no target:
- * it only reads files and writes the profile.
+ * to empty its builders and take the next tick.  The writer is no tracer
+ * (ptrace relations are not inherited) and touches no target: it only
+ * reads files and writes the profile.  It stays ptprof's own child (a
+ * grandchild, orphaned, would be left to an init that may never reap it,
+ * in a container the target's own process 1).
  *
- * The result goes through the pipe, not an exit status: end of file
- * without a result means the writer died (EPIPE).  The short-lived child
- * is reaped by whoever calls waitpid(-1) next: the sampler's reaper,
- * which takes a PID it does not know for nothing (sampler.c
- * handle_status()), launch_wait(), or ptprof's own exit.  (A waitpid()
- * on its PID could take, once the PID is reused by a target's thread
- * that ptprof traces, that thread's stop report and leave it stopped.)
+ * The result goes through the pipe, not an exit status: the sampler's
+ * reaper (waitpid(-1), on the same thread) may take the writer's exit
+ * first, and takes a PID it does not know for nothing (sampler.c
+ * handle_status()).  A writer is over when its pidfd polls readable (it
+ * exited; before Linux 5.3, when its pipe does); its zombie, if still
+ * there, is taken through the pidfd, never by PID (reused, the PID could
+ * be a traced thread's whose stop a waitpid() would take).  End of file
+ * without a result means the writer died (EPIPE).  Its CPU time, which
+ * joins ptprof's RUSAGE_CHILDREN once reaped, is added up in cpu_ns: a
+ * caller reading RUSAGE_CHILDREN for COMMAND's tree takes it off.
  *
  * The writer blocks every signal: a Ctrl-C or a SIGTERM sent to the
  * process group ends ptprof's run, and each writer still finishes its
@@ -39,19 +41,23 @@
 #define PTPROF_BGWRITE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define BGWRITE_MAX 4
+#define BGWRITE_NICE 10 /* the writers' nice value, above ptprof's */
 
 struct bgwrite_slot {
 	pid_t pid;	   /* 0: free */
 	int fd;		   /* the pipe's read end */
+	int pidfd;	   /* the writer's pidfd, or -1 */
 	unsigned long tag; /* the caller's, handed back to done() */
 };
 
 struct bgwrite {
 	struct bgwrite_slot slot[BGWRITE_MAX];
-	size_t busy; /* writers under way */
+	size_t busy;	 /* writers under way */
+	uint64_t cpu_ns; /* the CPU time of the writers that ended */
 };
 
 /* In the child: fn(arg) is the result (an int: the caller's meaning);

@@ -1383,6 +1383,7 @@ struct watch {
 	uint64_t last_at;
 	uint64_t end_at; /* when sampling ended (a launched COMMAND reaped) */
 	struct output *out; /* rotated between ticks (rotate_tick()) */
+	uint64_t writers_ns; /* the CPU time of its writers (bgwrite.h) */
 };
 
 /*
@@ -1497,6 +1498,15 @@ static void watch_end(struct watch *w)
 	watch_read(w);
 }
 
+/* RUSAGE_CHILDREN is COMMAND's tree's CPU time and that of the writers
+ * of rotated files (bgwrite.h), which is taken off. */
+static uint64_t rusage_tree_ns(const struct watch *w, const struct rusage *ru)
+{
+	uint64_t all = timeval_ns(&ru->ru_utime) + timeval_ns(&ru->ru_stime);
+
+	return all > w->writers_ns ? all - w->writers_ns : 0;
+}
+
 /* Notable: half a second, and a tenth of the target's CPU time. */
 #define CHILD_CPU_MIN_NS (500 * NSEC_PER_MSEC)
 
@@ -1516,7 +1526,7 @@ static void watch_end(struct watch *w)
 static uint64_t children_cpu(const struct watch *w,
 			     const struct sampler_stats *st)
 {
-	uint64_t kids, gap, own;
+	uint64_t kids, gap, own, all;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int busy = w->last.threads;
 	struct rusage ru;
@@ -1531,21 +1541,21 @@ static uint64_t children_cpu(const struct watch *w,
 		busy = (int)cpus;
 	gap = (w->end_at - w->last_at) * (uint64_t)(busy > 0 ? busy : 1);
 	own = w->last.self_ns + gap;
-	if (timeval_ns(&ru.ru_utime) + timeval_ns(&ru.ru_stime) > own + kids)
-		kids = timeval_ns(&ru.ru_utime) + timeval_ns(&ru.ru_stime) -
-		       own;
+	all = rusage_tree_ns(w, &ru);
+	if (all > own + kids)
+		kids = all - own;
 	return kids;
 }
 
 /* The tree's CPU time over the run: with COMMAND reaped, all it and its
  * waited-for descendants used (RUSAGE_CHILDREN: ptprof has no other
- * child); with -p, the growth of the root's own and children's times. */
+ * child but the writers, taken off); with -p, the growth of the root's own and children's times. */
 static uint64_t tree_cpu(const struct watch *w, const struct sampler_stats *st)
 {
 	struct rusage ru;
 
 	if (st->child_reaped && getrusage(RUSAGE_CHILDREN, &ru) == 0)
-		return timeval_ns(&ru.ru_utime) + timeval_ns(&ru.ru_stime);
+		return rusage_tree_ns(w, &ru);
 	if (!w->have_first || w->last.self_ns < w->first.self_ns ||
 	    w->last.children_ns < w->first.children_ns)
 		return 0;
@@ -1794,6 +1804,7 @@ int cmd_record(const struct options *o)
 	else if (w.out)
 		profile_out_abort(w.out);
 	bgwrite_wait(&w.rot.bg, writer_done, &w);
+	watch.writers_ns = w.rot.bg.cpu_ns;
 	if (!failed && !unwritten)
 		report_run(o, &w, &watch, &sel, &st, ps);
 	if (cfg.child)
