@@ -1250,8 +1250,17 @@ static void rotate_tick(struct output *w, const struct sampler_stats *st)
 	r->rs.counting = true;
 }
 
-/* Before sampling: the first period, its names, SIGUSR2 blocked (it
- * rotates; COMMAND was started with an empty mask). */
+/* SIGUSR2 blocked with the stop signals, before COMMAND starts (it gets
+ * an empty mask): from then on it waits for rotate_tick(), where it
+ * rotates, instead of killing ptprof (its default action). */
+static void rotate_block_signal(struct output *w)
+{
+	sigemptyset(&w->rot.usr2);
+	sigaddset(&w->rot.usr2, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &w->rot.usr2, NULL);
+}
+
+/* Before sampling: the first period and its names. */
 static void rotate_start(struct output *w, const struct sampler_config *cfg,
 			 const struct procset *ps)
 {
@@ -1263,9 +1272,6 @@ static void rotate_start(struct output *w, const struct sampler_config *cfg,
 	r->ps = ps;
 	r->start_ns = mono_now_ns();
 	r->next_due = r->start_ns + (uint64_t)w->o->rotate_s * NSEC_PER_SEC;
-	sigemptyset(&r->usr2);
-	sigaddset(&r->usr2, SIGUSR2);
-	sigprocmask(SIG_BLOCK, &r->usr2, NULL);
 	bgwrite_init(&r->bg);
 	period_names(w);
 }
@@ -1777,6 +1783,7 @@ int cmd_record(const struct options *o)
 	want_pprof(&w, &cfg);
 	want_python(&w, &cfg);
 	cli_block_stop_signals(&stop);
+	rotate_block_signal(&w);
 	cfg.stop_signals = &stop;
 	cfg.spill_arg = &w;
 	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
