@@ -51,13 +51,20 @@ echo "rss: seconds VmRSS-kB"
 tr '\n' ';' < "$out/rss"
 echo
 # Least squares over the readings after two periods (the builders and
-# the symbolizer's first sizes are reached in the first).
-awk -v skip=$((2 * period)) '$1 >= skip { n++; x += $1; y += $2; xx += $1 * $1;
-	xy += $1 * $2; if (!min || $2 < min) min = $2; if ($2 > max) max = $2 }
-	END { if (n < 3) { print "rss: too few readings"; exit }
-	      b = (n * xy - x * y) / (n * xx - x * x);
-	      printf "rss: after %d s: %d readings, min %d kB, max %d kB, slope %.1f kB/min\n",
-		skip, n, min, max, b * 60 }' "$out/rss"
+# the symbolizer's first sizes are reached in the first), and over the
+# second half of the run: the heap's high-water mark, reached by the
+# period with the most distinct stacks so far, may still rise early on.
+slope_()
+{
+	awk -v skip="$1" '$1 >= skip { n++; x += $1; y += $2; xx += $1 * $1;
+		xy += $1 * $2; if (!min || $2 < min) min = $2; if ($2 > max) max = $2 }
+		END { if (n < 3) { print "rss: too few readings"; exit }
+		      b = (n * xy - x * y) / (n * xx - x * x);
+		      printf "rss: after %d s: %d readings, min %d kB, max %d kB, slope %.1f kB/min\n",
+			skip, n, min, max, b * 60 }' "$out/rss"
+}
+slope_ $((2 * period))
+slope_ $((secs / 2))
 echo "files (bytes):"
 stat -c '%n %s' "$out"/r.*.pb.gz | sed "s|$out/||" | tr '\n' ';'
 echo
