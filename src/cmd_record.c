@@ -969,11 +969,15 @@ static void say_all_processes(const struct output *w, const struct procset *ps,
 		return; /* written for Python frames: warn_python() says so */
 	if (sampled > 1)
 		snprintf(all, sizeof(all), "%zu processes", sampled);
-	cli_msg("%s holds %s (%d) only: %llu of %llu samples; the gperftools "
-		"format holds one process; all %s are in %s",
-		w->rot.legacy, im->comm, (int)pid,
+	/* Rotated: each period's legacy file has its BASE.pb.gz. */
+	cli_msg("%s%s holds %s (%d) only: %llu of %llu samples; the "
+		"gperftools format holds one process; all %s are in %s%s",
+		w->rot.files > 1 ? "each file like " : "", w->rot.legacy,
+		im->comm, (int)pid,
 		(unsigned long long)(st->samples - other_samples(ps)),
-		(unsigned long long)st->samples, all, w->all_path);
+		(unsigned long long)st->samples, all,
+		w->rot.files > 1 ? "the .pb.gz beside it, like " : "",
+		w->all_path);
 }
 
 /* What write_period() wrote (bits) and whether something failed. */
