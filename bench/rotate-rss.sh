@@ -54,9 +54,11 @@ echo
 # the symbolizer's first sizes are reached in the first), and over the
 # second half of the run: the heap's high-water mark, reached by the
 # period with the most distinct stacks so far, may still rise early on.
+# Not after SECS: ptprof then writes the last period itself (its
+# symbolizer's tables, freed as it exits).
 slope_()
 {
-	awk -v skip="$1" '$1 >= skip { n++; x += $1; y += $2; xx += $1 * $1;
+	awk -v skip="$1" -v end="$secs" '$1 >= skip && $1 < end { n++; x += $1; y += $2; xx += $1 * $1;
 		xy += $1 * $2; if (!min || $2 < min) min = $2; if ($2 > max) max = $2 }
 		END { if (n < 3) { print "rss: too few readings"; exit }
 		      b = (n * xy - x * y) / (n * xx - x * x);
