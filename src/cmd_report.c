@@ -18,6 +18,7 @@
 #include "strpool.h"
 #include "symbolize.h"
 #include "thread_report.h"
+#include "timeslice.h"
 
 /* Read path; one line on stderr and -1 on error. */
 static int read_profile(const char *path, struct profile *p)
@@ -88,11 +89,26 @@ static void keep_process(const char *path, const char *sel, struct profile *p)
 	cli_die(EXIT_FAILURE, "%s: no samples of process '%s'", path, sel);
 }
 
-/* Read path and apply the filters (--pid, --thread) and checks of o. */
+/* --from, --to: only the samples of that window (dies when the profile
+ * has no times). */
+static void keep_window(const struct options *o, struct profile *p)
+{
+	char err[512];
+
+	if (!o->windowed ||
+	    timeslice_keep(p, &o->window, o->input, err, sizeof(err)) >= 0)
+		return;
+	profile_free(p);
+	cli_die(EXIT_FAILURE, "%s", err);
+}
+
+/* Read path and apply the filters (--from/--to, --pid, --thread) and
+ * checks of o. */
 static int load_profile(const struct options *o, struct profile *p)
 {
 	if (read_profile(o->input, p))
 		return -1;
+	keep_window(o, p);
 	if (o->process)
 		keep_process(o->input, o->process, p);
 	if (o->by_process)
@@ -270,6 +286,7 @@ static int processes_table(const struct options *o)
 
 	if (read_profile(o->input, &p))
 		return EXIT_FAILURE;
+	keep_window(o, &p);
 	if (!p.processes)
 		cli_msg("%s has no process information (a legacy profile, or a pprof one without process_id labels): its samples are one process, PID unknown",
 			o->input);

@@ -122,6 +122,12 @@ const char options_report_usage[] =
 	"                    name (pprof protobuf profiles with process labels)\n"
 	"      --by-process  with --folded or --svg: a \"name (pid)\" root frame\n"
 	"                    on every stack, one tree per process\n"
+	"      --from=SEC    only the samples taken SEC seconds or more after the\n"
+	"                    profile's start (fractions allowed: 1.5)\n"
+	"      --to=SEC      only the samples taken before SEC seconds after it\n"
+	"                    (both need a pprof protobuf profile with sample\n"
+	"                    times, as ptprof writes; its --svg flame graph has\n"
+	"                    a time strip to drag a window on)\n"
 	"  -h, --help        show this help and exit\n"
 	"\n"
 	"Functions come from the binaries and libraries named in the profile's\n"
@@ -178,7 +184,9 @@ enum {
 	OPT_PROCESSES,
 	OPT_REPORT_PID,
 	OPT_BY_PROCESS,
-	OPT_NO_PEEK
+	OPT_NO_PEEK,
+	OPT_FROM,
+	OPT_TO
 };
 
 static const struct option long_options[] = {
@@ -216,6 +224,8 @@ static const struct option report_options[] = {
 	{ "processes", no_argument, NULL, OPT_PROCESSES },
 	{ "pid", required_argument, NULL, OPT_REPORT_PID },
 	{ "by-process", no_argument, NULL, OPT_BY_PROCESS },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -726,6 +736,14 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 	case OPT_BY_PROCESS:
 		o->by_process = 1;
 		return 0;
+	case OPT_FROM:
+	case OPT_TO:
+		o->windowed = 1;
+		return timeslice_parse_sec(arg,
+					   c == OPT_FROM ? "--from" : "--to",
+					   c == OPT_FROM ? &o->window.from_ns :
+							   &o->window.to_ns,
+					   err, len);
 	default:
 		return parse_common(c, arg, o, err, len);
 	}
@@ -896,6 +914,7 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 {
 	o->action = ACTION_REPORT;
 	o->usage = options_report_usage;
+	o->window = (struct timeslice){ 0, INT64_MAX };
 	if (parse_with(argc, argv, ":h", report_options, parse_report_one, o,
 		       err, len))
 		return -1;
@@ -915,6 +934,8 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 		return fail(
 			err, len,
 			"report: --threads goes with no --lines, --folded, --svg or --thread");
+	if (o->windowed && timeslice_check(&o->window, err, len))
+		return -1;
 	return check_report_processes(o, argv[optind], err, len);
 }
 

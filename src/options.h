@@ -6,7 +6,8 @@
  *                 [-t TID,...] [--thread-name REGEX] [--stats] ...
  *   ptprof [OPTION...] [--no-children] -- COMMAND [ARG...]
  *   ptprof report [--top N] [--lines] [--folded | --svg] [--root DIR]
- *                 [--thread=TID|NAME] [--pid=PID|NAME] [--by-process] FILE
+ *                 [--thread=TID|NAME] [--pid=PID|NAME] [--by-process]
+ *                 [--from=SEC] [--to=SEC] FILE
  *   ptprof report --threads [--pid=PID|NAME] FILE
  *   ptprof report --processes FILE
  *   ptprof dump -p PID[,PID...] [--children] [--json] [--no-peek]
@@ -29,6 +30,8 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "timeslice.h"
 
 #define PTPROF_DEFAULT_HZ 100
 #define PTPROF_MIN_HZ 1
@@ -100,6 +103,10 @@ struct options {
 	int by_process;	    /* --by-process: a "name (pid)" root frame */
 	const char *root;   /* --root DIR: prefix of every path opened */
 	const char *perf_map; /* --perf-map FILE: names for JIT code */
+	/* --from=SEC, --to=SEC: only the samples of that window after the
+	 * profile's start (timeslice.h); windowed: either was given */
+	struct timeslice window;
+	int windowed;
 	/* dump */
 	int json;	    /* --json */
 	const char *usage;  /* the --help text of the (sub)command */

@@ -1,0 +1,102 @@
+/*
+ * timeslice.c - a profile cut to a window of time (see timeslice.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errbuf.h"
+#include "timeslice.h"
+
+/* Digits with at most one '.', and at least one digit. */
+static bool plain_decimal(const char *s)
+{
+	bool dot = false, digit = false;
+
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			digit = true;
+		else if (*s == '.' && !dot)
+			dot = true;
+		else
+			return false;
+	}
+	return digit;
+}
+
+int timeslice_parse_sec(const char *arg, const char *opt, int64_t *ns,
+			char *err, size_t errlen)
+{
+	double v;
+	char *end;
+
+	if (!plain_decimal(arg)) {
+		errbuf_set(err, errlen,
+			   "%s wants a number of seconds from the profile's "
+			   "start (e.g. 1.5), not '%s'",
+			   opt, arg);
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || *end || !isfinite(v) || v > TIMESLICE_MAX_SEC) {
+		errbuf_set(err, errlen,
+			   "%s: %s seconds is too far (at most %g)", opt, arg,
+			   TIMESLICE_MAX_SEC);
+		errno = EINVAL;
+		return -1;
+	}
+	*ns = (int64_t)(v * 1e9 + 0.5); /* v >= 0: rounded */
+	return 0;
+}
+
+int timeslice_check(const struct timeslice *w, char *err, size_t errlen)
+{
+	if (w->from_ns < w->to_ns)
+		return 0;
+	errbuf_set(err, errlen,
+		   "--from (%.9g s) must be before --to (%.9g s): the window "
+		   "is empty",
+		   (double)w->from_ns / 1e9, (double)w->to_ns / 1e9);
+	errno = EINVAL;
+	return -1;
+}
+
+bool timeslice_has(const struct timeslice *w, int64_t start, int64_t t)
+{
+	int64_t rel;
+
+	if (!t || __builtin_sub_overflow(t, start, &rel))
+		return false;
+	return rel >= w->from_ns && rel < w->to_ns;
+}
+
+ssize_t timeslice_keep(struct profile *p, const struct timeslice *w,
+		       const char *path, char *err, size_t errlen)
+{
+	size_t k = 0;
+
+	if (!p->time_nanos || !p->times) {
+		errbuf_set(err, errlen,
+			   "%s has no %s: --from and --to need a pprof profile "
+			   "with sample times, as ptprof writes",
+			   path,
+			   !p->time_nanos ? "start time (Profile.time_nanos)" :
+					    "sample times (\"time\" labels)");
+		errno = EINVAL;
+		return -1;
+	}
+	p->total_samples = 0;
+	for (size_t i = 0; i < p->nrecords; i++) {
+		if (!timeslice_has(w, p->time_nanos, p->records[i].time_ns))
+			continue;
+		p->records[k++] = p->records[i];
+		p->total_samples += p->records[i].count;
+	}
+	p->nrecords = k;
+	return (ssize_t)k;
+}

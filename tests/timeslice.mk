@@ -1,0 +1,12 @@
+## Sample times (issue 18, part 3): the "time" label ptprof writes, report
+## --from/--to, and the flame graph's time strip.
+check_PROGRAMS += tests/targets/phases
+
+tests_targets_phases_SOURCES = tests/targets/phases.c
+tests_targets_phases_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_phases_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+check_PROGRAMS += tests/unit/test_timeslice
+TESTS += tests/unit/test_timeslice
+tests_unit_test_timeslice_SOURCES = tests/unit/test_timeslice.c
+tests_unit_test_timeslice_LDADD = $(PT_LIBS)
