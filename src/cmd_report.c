@@ -94,9 +94,19 @@ static void keep_process(const char *path, const char *sel, struct profile *p)
 static void keep_window(const struct options *o, struct profile *p)
 {
 	char err[512];
+	ssize_t kept;
 
-	if (!o->windowed ||
-	    timeslice_keep(p, &o->window, o->input, err, sizeof(err)) >= 0)
+	if (!o->windowed)
+		return;
+	kept = timeslice_keep(p, &o->window, o->input, err, sizeof(err));
+	if (kept == 0 && o->window.to_ns == INT64_MAX)
+		cli_msg("%s: no samples %.3f s or more after its start",
+			o->input, (double)o->window.from_ns / 1e9);
+	else if (kept == 0)
+		cli_msg("%s: no samples from %.3f s to %.3f s after its start",
+			o->input, (double)o->window.from_ns / 1e9,
+			(double)o->window.to_ns / 1e9);
+	if (kept >= 0)
 		return;
 	profile_free(p);
 	cli_die(EXIT_FAILURE, "%s", err);

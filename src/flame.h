@@ -58,10 +58,39 @@
  *    percentage) and resetSearch().
  * With no samples at all the graph still renders and says "No samples".
  *
+ * Time strip (flame_options.time given, and samples): between the title
+ * and the frames, a timeline of samples per slot, FLAME_MIN_SLOT_NS (10
+ * ms) or wider (1-2-5 steps) so that the run is at most FLAME_MAX_SLOTS
+ * slots; dragging the mouse over it redraws the graph for the slots
+ * under the drag only (frames with no samples there hidden, widths,
+ * titles and the search's percentages of the samples selected), and
+ * "Reset time" returns to all.  The graph is laid out again by the
+ * script from each frame's samples per slot, written with the frame;
+ * so only frames drawn for the whole run can be shown for a part of it
+ * (a frame under 0.1 px of the whole is not there to widen), and the
+ * slots are widened further until the frames' counts per slot are at
+ * most FLAME_MAX_TIME_ENTRIES (no strip if even one slot is too many):
+ * the size stays bounded whatever the run's length.
+ * Hooks of the strip:
+ *  - <g class="timeline" data-slots="N" data-slot-ns="NS"
+ *    data-x0="X" data-width="W">: N slots of NS ns over [X, X + W];
+ *    slot i starts i * NS ns after the strip's start;
+ *  - in it <rect class="tslot" data-slot="I" data-samples="C"> a bar per
+ *    slot with samples, <rect class="tsel"> the selection (class "hide"
+ *    when none), <text class="time-range"> what is shown;
+ *  - <text class="button reset-time"> (class "hide" when all is shown);
+ *  - each frame: data-t="I:C I:C ..." its samples C in slot I (slots with
+ *    none left out); data-samples and data-start are those of the slots
+ *    selected, as the <svg>'s data-samples;
+ *  - svg.flame.select(t0, t1): show the slots from the one holding t0 to
+ *    the one holding t1 (seconds from the strip's start; t1 > t0); it
+ *    returns the samples shown; svg.flame.resetTime().
+ *
  * Contract: never prints except to `out`, never exits.  Returns 0, or -1
  * with errno: EINVAL for bad arguments (out NULL; stacks NULL with n > 0;
  * a stack with NULL frames and nframes > 0, or a NULL name; a width that
- * is not 0 nor within 200..100000); EOVERFLOW if the counts add up past
+ * is not 0 nor within 200..100000; a time sample of a stack not below
+ * n, or time samples NULL with n > 0); EOVERFLOW if the counts add up past
  * 2^64 - 1; ENOMEM; or the errno of a failed write (EIO if there is none).
  * Stacks with a count of 0 or no frames are skipped.  The stacks' strings
  * are only read during the call.
@@ -79,14 +108,35 @@ struct flame_stack {
 	uint64_t count;
 };
 
+/* When the samples of stacks were taken (flame_options.time): count
+ * samples of stacks[stack] (an index into the stacks given) were taken
+ * ns nanoseconds after the start of the time strip. */
+struct flame_time_sample {
+	size_t stack;
+	uint64_t ns;
+	uint64_t count;
+};
+
+struct flame_time {
+	const struct flame_time_sample *samples;
+	size_t n;
+};
+
 struct flame_options {
 	const char *title; /* e.g. "ptprof: prog, 1234 samples"; NULL: default */
 	const char *subtitle; /* one more line, or NULL */
 	unsigned width;	      /* pixels; 0: 1200 */
+	/* the samples' times, for a time strip (below); NULL: none */
+	const struct flame_time *time;
 };
 
 int flame_write_svg(FILE *out, const struct flame_stack *stacks, size_t n,
 		    const struct flame_options *opt);
+
+/* The time strip's bounds (see above). */
+#define FLAME_MIN_SLOT_NS 10000000ULL
+#define FLAME_MAX_SLOTS 600
+#define FLAME_MAX_TIME_ENTRIES 200000
 
 /*
  * The same from frames given as ids into names (nnames of them, none

@@ -55,6 +55,12 @@ struct report {
 	uint64_t total;
 	struct report_row *rows;
 	size_t nrows;
+	/* when each record's samples were taken, for the flame graph's
+	 * time strip: stack index, ns after the profile's start, count;
+	 * only when every record has a time (NULL: no strip) */
+	struct flame_time_sample *times;
+	size_t ntimes;
+	int64_t start; /* of the strip, ns since the epoch */
 	/* the profile, for its own names (profile.h), while report_build()
 	 * runs */
 	const struct profile *profile;
@@ -276,7 +282,8 @@ static uint32_t process_frame(struct report *r,
  * appended, root first): merged into an equal stack if there is one (then
  * the appended ids are dropped again), else kept.
  */
-static int add_stack(struct report *r, size_t off, size_t n, uint64_t count)
+static int add_stack(struct report *r, size_t off, size_t n, uint64_t count,
+		     size_t *index)
 {
 	uint64_t h = hash_fnv1a(HASH_FNV_SEED, r->frames + off,
 				n * sizeof(*r->frames));
@@ -294,6 +301,7 @@ static int add_stack(struct report *r, size_t off, size_t n, uint64_t count)
 			    n * sizeof(*r->frames))) {
 			s->count += count;
 			r->nframes = off;
+			*index = r->stack_tab.slots[j].id;
 			return 0;
 		}
 	}
@@ -306,6 +314,7 @@ static int add_stack(struct report *r, size_t off, size_t n, uint64_t count)
 		r->stacks = s;
 	}
 	r->stacks[r->nstacks] = (struct stack){ off, n, count };
+	*index = r->nstacks;
 	table_set(&r->stack_tab, j, h, (uint32_t)r->nstacks++);
 	return 0;
 }
@@ -336,12 +345,55 @@ static int grow_counts(struct report *r, size_t *cap)
 	return 0;
 }
 
+/*
+ * The start of a profile's time strip: its start (time_nanos), else its
+ * first sample's time.  Whether it has times for a strip: every record
+ * has one (a record without would fit no slot).
+ */
+static bool strip_start(const struct profile *p, int64_t *start)
+{
+	*start = p->time_nanos;
+	if (!p->times)
+		return false;
+	for (size_t i = 0; i < p->nrecords; i++) {
+		int64_t t = p->records[i].time_ns;
+
+		if (!t)
+			return false;
+		if (p->time_nanos <= 0 && (*start <= 0 || t < *start))
+			*start = t;
+	}
+	return true;
+}
+
+/* A record's time, as ns after start: 0 before it (a clock stepped back,
+ * or a hostile file), never an overflow. */
+static uint64_t time_after(int64_t t, int64_t start)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(t, start, &d))
+		return t < start ? 0 : UINT64_MAX / 2;
+	return d > 0 ? (uint64_t)d : 0;
+}
+
+/* The time of record rec, counted to stack st (r->times has room). */
+static void add_time(struct report *r, const struct profile_record *rec,
+		     size_t st)
+{
+	if (!r->times)
+		return;
+	r->times[r->ntimes++] = (struct flame_time_sample){
+		st, time_after(rec->time_ns, r->start), rec->count
+	};
+}
+
 static int add_record(struct report *r, struct symbolizer *const *syms,
 		      const struct profile_record *rec, size_t index,
 		      const struct report_options *opt, size_t *counts_cap)
 {
 	size_t off = r->nframes, head = opt->by_process ? 1 : 0;
-	size_t n = rec->npcs + head;
+	size_t n = rec->npcs + head, st;
 	uint32_t *f;
 
 	if (rec->npcs == 0)
@@ -376,7 +428,10 @@ static int add_record(struct report *r, struct symbolizer *const *syms,
 		}
 	}
 	r->total += rec->count;
-	return add_stack(r, off, n, rec->count);
+	if (add_stack(r, off, n, rec->count, &st))
+		return -1;
+	add_time(r, rec, st);
+	return 0;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -415,6 +470,12 @@ struct report *report_build(const struct profile *p,
 	r->profile = p;
 	r->jit = opt->jit;
 	r->nspaces = profile_nspaces(p);
+	if (strip_start(p, &r->start)) {
+		r->times = malloc((p->nrecords ? p->nrecords : 1) *
+				  sizeof(*r->times));
+		if (!r->times)
+			goto fail;
+	}
 	for (size_t i = 0; i < p->nrecords; i++)
 		if (p->records[i].space >= r->nspaces ||
 		    p->records[i].space > UINT32_MAX ||
@@ -449,6 +510,7 @@ void report_free(struct report *r)
 	free(r->stacks);
 	free(r->stack_tab.slots);
 	free(r->rows);
+	free(r->times);
 	free(r);
 }
 
@@ -525,7 +587,9 @@ int report_write_svg(const struct report *r, FILE *out, const char *title)
 {
 	struct flame_id_stack *fs = calloc(r->nstacks ? r->nstacks : 1,
 					   sizeof(*fs));
-	struct flame_options opt = { .title = title };
+	struct flame_time tm = { r->times, r->ntimes };
+	struct flame_options opt = { .title = title,
+				     .time = r->times ? &tm : NULL };
 	int rc;
 
 	if (!fs)

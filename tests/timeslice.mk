@@ -10,3 +10,10 @@ check_PROGRAMS += tests/unit/test_timeslice
 TESTS += tests/unit/test_timeslice
 tests_unit_test_timeslice_SOURCES = tests/unit/test_timeslice.c
 tests_unit_test_timeslice_LDADD = $(PT_LIBS)
+
+TESTS += tests/report-time.test tests/flame-time.test
+
+check_PROGRAMS += tests/unit/test_flame_time
+TESTS += tests/unit/test_flame_time
+tests_unit_test_flame_time_SOURCES = tests/unit/test_flame_time.c
+tests_unit_test_flame_time_LDADD = $(PT_LIBS)
