@@ -17,3 +17,9 @@ check_PROGRAMS += tests/unit/test_flame_time
 TESTS += tests/unit/test_flame_time
 tests_unit_test_flame_time_SOURCES = tests/unit/test_flame_time.c
 tests_unit_test_flame_time_LDADD = $(PT_LIBS)
+
+check_PROGRAMS += tests/unit/test_pprof_time
+TESTS += tests/unit/test_pprof_time
+tests_unit_test_pprof_time_SOURCES = tests/unit/test_pprof_time.c
+tests_unit_test_pprof_time_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
+tests_unit_test_pprof_time_LDADD = $(PT_LIBS)
