@@ -64,8 +64,9 @@
  * slots; dragging the mouse over it redraws the graph for the slots
  * under the drag only (frames with no samples there hidden, widths,
  * titles and the search's percentages of the samples selected), and
- * "Reset time" returns to all.  The graph is laid out again by the
- * script from each frame's samples per slot, written with the frame;
+ * "Reset time" returns to all; hovering the strip shows a slot's samples
+ * in the status line.  The graph is laid out again by the script from
+ * each frame's samples per slot, written with the frame;
  * so only frames drawn for the whole run can be shown for a part of it
  * (a frame under 0.1 px of the whole is not there to widen), and the
  * slots are widened further until the frames' counts per slot are at

@@ -27,8 +27,7 @@ typedef Perftools__Profiles__Profile PbProfile;
 
 #define T0 1700000000000000000LL /* a time since the epoch, in ns */
 
-static const struct profile_record *rec_at(const struct profile *p,
-					   int64_t t)
+static const struct profile_record *rec_at(const struct profile *p, int64_t t)
 {
 	for (size_t i = 0; i < p->nrecords; i++)
 		if (p->records[i].time_ns == t)
@@ -93,8 +92,8 @@ struct timed {
 
 static void timed_init(struct timed *x)
 {
-	static char s0[] = "", s1[] = "samples", s2[] = "count",
-		    s3[] = "time", s4[] = "nanoseconds", s5[] = "seconds";
+	static char s0[] = "", s1[] = "samples", s2[] = "count", s3[] = "time",
+		    s4[] = "nanoseconds", s5[] = "seconds";
 
 	memset(x, 0, sizeof(*x));
 	perftools__profiles__profile__init(&x->p);
@@ -147,7 +146,8 @@ static void test_hostile(void)
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		timed_init(&x);
 		x.lb.num = nums[i];
-		CHECK(timed_read(&x, &t, err, sizeof(err)) == 0 && t == nums[i]);
+		CHECK(timed_read(&x, &t, err, sizeof(err)) == 0 &&
+		      t == nums[i]);
 	}
 	timed_init(&x);
 	x.lb.num = T0;
