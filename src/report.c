@@ -15,6 +15,7 @@
 #include "perfmap.h"
 #include "report.h"
 #include "textsafe.h"
+#include "timeslice.h"
 
 /*
  * Open-addressing tables from a 64-bit key (a name's or a stack's hash, or
@@ -366,25 +367,16 @@ static bool strip_start(const struct profile *p, int64_t *start)
 	return true;
 }
 
-/* A record's time, as ns after start: 0 before it (a clock stepped back,
- * or a hostile file), never an overflow. */
-static uint64_t time_after(int64_t t, int64_t start)
-{
-	int64_t d;
-
-	if (__builtin_sub_overflow(t, start, &d))
-		return t < start ? 0 : UINT64_MAX / 2;
-	return d > 0 ? (uint64_t)d : 0;
-}
-
 /* The time of record rec, counted to stack st (r->times has room). */
 static void add_time(struct report *r, const struct profile_record *rec,
 		     size_t st)
 {
 	if (!r->times)
 		return;
+	/* a time before the start (a clock stepped back, or a hostile
+	 * file) is in the first slot */
 	r->times[r->ntimes++] = (struct flame_time_sample){
-		st, time_after(rec->time_ns, r->start), rec->count
+		st, timeslice_after(rec->time_ns, r->start), rec->count
 	};
 }
 

@@ -66,13 +66,21 @@ int timeslice_check(const struct timeslice *w, char *err, size_t errlen)
 	return -1;
 }
 
+uint64_t timeslice_after(int64_t t, int64_t start)
+{
+	/* t - start in two's complement, read unsigned: exact when t >=
+	 * start, whatever the signs */
+	return t >= start ? (uint64_t)t - (uint64_t)start : 0;
+}
+
 bool timeslice_has(const struct timeslice *w, int64_t start, int64_t t)
 {
-	int64_t rel;
+	uint64_t d;
 
-	if (!t || __builtin_sub_overflow(t, start, &rel))
+	if (!t || t < start || w->from_ns < 0 || w->to_ns <= 0)
 		return false;
-	return rel >= w->from_ns && rel < w->to_ns;
+	d = timeslice_after(t, start);
+	return d >= (uint64_t)w->from_ns && d < (uint64_t)w->to_ns;
 }
 
 ssize_t timeslice_keep(struct profile *p, const struct timeslice *w,

@@ -45,8 +45,12 @@ int timeslice_parse_sec(const char *arg, const char *opt, int64_t *ns,
 /* A window [from_ns, to_ns) that holds something: from before to. */
 int timeslice_check(const struct timeslice *w, char *err, size_t errlen);
 
+/* The ns from start to t (both ns since the epoch, any int64): 0 when t
+ * is before start; exact up to 2^64 - 1, never an overflow. */
+uint64_t timeslice_after(int64_t t, int64_t start);
+
 /* Is a record of time t in w, for a profile that starts at start?
- * (t 0, no time: never.) */
+ * (t 0, no time: never; before start: never.) */
 bool timeslice_has(const struct timeslice *w, int64_t start, int64_t t);
 
 /*

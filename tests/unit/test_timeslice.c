@@ -70,6 +70,9 @@ static void check_window(void)
 	CHECK(!timeslice_has(&w, INT64_MIN + 1, INT64_MAX));
 	CHECK(timeslice_has(&w, 5, INT64_MAX - 1));
 	CHECK(!timeslice_has(&w, 5, 4)); /* before the start */
+	CHECK(timeslice_after(INT64_MAX, INT64_MIN) == UINT64_MAX);
+	CHECK(timeslice_after(-5, -7) == 2 && timeslice_after(-7, -5) == 0);
+	CHECK(timeslice_after(3, -2) == 5);
 }
 
 static void check_keep(void)
