@@ -285,7 +285,7 @@ struct strip {
 	size_t ntouched;
 };
 
-#define STRIP_H 66	/* px the strip takes above the frames */
+#define STRIP_H 66	/* px the strip takes below the frames */
 #define STRIP_BARS_H 40 /* px of its bars */
 
 static void strip_free(struct strip *s)
@@ -515,7 +515,10 @@ static void put_frame_times(FILE *out, const struct tree *t,
 static void put_strip(FILE *out, const struct tree *t, const struct layout *l)
 {
 	const struct strip *s = t->strip;
-	double bw, y = l->top - STRIP_H + 4, max = 1;
+	/* below the frames (next to the root, the widest), above the
+	 * status line */
+	double bw, y = l->top + (double)(t->max_depth + 1) * FRAME_H + 6;
+	double max = 1;
 	unsigned right = l->width - XPAD;
 
 	if (!s || !s->nslots)
@@ -557,14 +560,14 @@ static void put_strip(FILE *out, const struct tree *t, const struct layout *l)
 		"text-anchor=\"middle\">All %.2f s: drag over the samples "
 		"per %.3g s to show a part</text>\n"
 		"</g>\n"
-		"<text class=\"button reset-time hide\" x=\"%d\" y=\"42\">"
-		"Reset time</text>\n",
+		"<text class=\"button reset-time hide\" x=\"%d\" "
+		"y=\"%.0f\">Reset time</text>\n",
 		XPAD, y, STRIP_BARS_H, XPAD, y + STRIP_BARS_H + 13, right,
 		y + STRIP_BARS_H + 13,
 		(double)s->nslots * (double)s->slot_ns / 1e9, l->width / 2,
 		y + STRIP_BARS_H + 13,
 		(double)s->nslots * (double)s->slot_ns / 1e9,
-		(double)s->slot_ns / 1e9, XPAD);
+		(double)s->slot_ns / 1e9, XPAD + 50, y + STRIP_BARS_H + 13);
 }
 
 /*
@@ -1060,17 +1063,18 @@ static int write_svg(FILE *out, struct tree *t, struct layout *l,
 {
 	size_t i;
 
-	if (t->max_depth > (UINT32_MAX - l->top - BOTTOM_PAD) / FRAME_H - 1) {
+	if (t->max_depth >
+	    (UINT32_MAX - l->top - BOTTOM_PAD - STRIP_H) / FRAME_H - 1) {
 		errno = ENOMEM; /* unreasonably deep */
 		return -1;
 	}
 	l->height = l->top + (unsigned)(t->max_depth + 1) * FRAME_H +
-		    BOTTOM_PAD;
+		    BOTTOM_PAD + (t->strip ? STRIP_H : 0);
 	errno = 0;
 	put_head(out, t, l, opt);
-	put_strip(out, t, l);
 	for (i = 0; t->nodes[0].total && i < t->n; i++)
 		put_frame(out, t, l, &t->nodes[i]);
+	put_strip(out, t, l);
 	put_controls(out, t, l);
 	fputs(svg_script, out);
 	if (t->strip && t->strip->nslots)
@@ -1132,16 +1136,15 @@ static int intern_stacks(struct interned *in, const struct flame_stack *stacks,
 	return 0;
 }
 
-/* The time strip of t, room made for it above the frames. */
-static int with_strip(struct tree *t, struct strip *s, struct layout *l,
+/* The time strip of t (write_svg() makes room for it below the
+ * frames). */
+static int with_strip(struct tree *t, struct strip *s,
 		      const struct flame_time *tm, size_t nstacks)
 {
 	if (strip_build(s, t, tm, nstacks))
 		return -1;
-	if (!s->nslots)
-		return 0;
-	t->strip = s;
-	l->top += STRIP_H;
+	if (s->nslots)
+		t->strip = s;
 	return 0;
 }
 
@@ -1162,7 +1165,7 @@ int flame_write_svg_ids(FILE *out, const char *const *names, size_t nnames,
 		return -1;
 	rc = tree_build(&t, names, nnames, stacks, n, &l);
 	if (rc == 0 && opt && opt->time)
-		rc = with_strip(&t, &strip, &l, opt->time, n);
+		rc = with_strip(&t, &strip, opt->time, n);
 	if (rc == 0)
 		rc = write_svg(out, &t, &l, opt);
 	err = errno;

@@ -58,8 +58,8 @@
  *    percentage) and resetSearch().
  * With no samples at all the graph still renders and says "No samples".
  *
- * Time strip (flame_options.time given, and samples): between the title
- * and the frames, a timeline of samples per slot, FLAME_MIN_SLOT_NS (10
+ * Time strip (flame_options.time given, and samples): between the frames
+ * and the status line, a timeline of samples per slot, FLAME_MIN_SLOT_NS (10
  * ms) or wider (1-2-5 steps) so that the run is at most FLAME_MAX_SLOTS
  * slots; dragging the mouse over it redraws the graph for the slots
  * under the drag only (frames with no samples there hidden, widths,
