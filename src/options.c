@@ -178,7 +178,8 @@ enum {
 	OPT_PROCESSES,
 	OPT_REPORT_PID,
 	OPT_BY_PROCESS,
-	OPT_NO_PEEK
+	OPT_NO_PEEK,
+	OPT_DIFF
 };
 
 static const struct option long_options[] = {
@@ -216,6 +217,7 @@ static const struct option report_options[] = {
 	{ "processes", no_argument, NULL, OPT_PROCESSES },
 	{ "pid", required_argument, NULL, OPT_REPORT_PID },
 	{ "by-process", no_argument, NULL, OPT_BY_PROCESS },
+	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -683,6 +685,23 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 	}
 }
 
+/* --diff=BASE (repeatable: the BASE profiles, merged). */
+static int add_diff_base(const char *arg, struct options *o, char *err,
+			 size_t len)
+{
+	const char **b;
+
+	if (!*arg)
+		return fail(err, len, "empty --diff BASE file name");
+	b = grow_array(o->diff_bases, &o->diff_cap_, o->ndiff_bases + 1,
+		       sizeof(*b));
+	if (!b)
+		return fail(err, len, "out of memory");
+	o->diff_bases = b;
+	o->diff_bases[o->ndiff_bases++] = arg;
+	return 0;
+}
+
 static int parse_report_one(int c, const char *arg, struct options *o,
 			    char *err, size_t len)
 {
@@ -726,6 +745,8 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 	case OPT_BY_PROCESS:
 		o->by_process = 1;
 		return 0;
+	case OPT_DIFF:
+		return add_diff_base(arg, o, err, len);
 	default:
 		return parse_common(c, arg, o, err, len);
 	}
@@ -901,13 +922,19 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 		return -1;
 	if (o->action == ACTION_HELP)
 		return 0;
+	if (optind >= argc && o->ndiff_bases)
+		return fail(err, len,
+			    "report: --diff BASE needs a NEW profile FILE");
 	if (optind >= argc)
 		return fail(err, len, "report: no profile FILE given");
-	if (optind + 1 < argc)
-		return fail(err, len, "report: one FILE only ('%s' is extra)",
-			    argv[optind + 1]);
-	if (!argv[optind][0])
-		return fail(err, len, "report: empty FILE name");
+	for (int i = optind; i < argc; i++)
+		if (!argv[i][0])
+			return fail(err, len, "report: empty FILE name");
+	o->inputs = argv + optind;
+	o->ninputs = (size_t)(argc - optind);
+	if (o->ndiff_bases && (o->threads || o->processes))
+		return fail(err, len,
+			    "report: --diff goes with no --threads or --processes");
 	if (o->lines && o->format != REPORT_TEXT)
 		return fail(err, len,
 			    "report: --lines goes with the text table only");
@@ -941,6 +968,9 @@ void options_free(struct options *o)
 	free(o->pids);
 	o->pids = NULL;
 	o->npids = 0;
+	free(o->diff_bases);
+	o->diff_bases = NULL;
+	o->ndiff_bases = o->diff_cap_ = 0;
 }
 
 static int parse_record(int argc, char **argv, struct options *o, char *err,

@@ -463,9 +463,44 @@ const struct report_row *report_rows(const struct report *r, size_t *n)
 	return r->rows;
 }
 
+const char *const *report_names(const struct report *r, size_t *n)
+{
+	*n = r->nnames;
+	return (const char *const *)r->names;
+}
+
+size_t report_nstacks(const struct report *r)
+{
+	return r->nstacks;
+}
+
+const uint32_t *report_stack(const struct report *r, size_t i, size_t *nframes,
+			     uint64_t *count)
+{
+	*nframes = r->stacks[i].n;
+	*count = r->stacks[i].count;
+	return r->frames + r->stacks[i].off;
+}
+
 static double pct(uint64_t part, uint64_t total)
 {
 	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+void report_put_name(FILE *out, const char *name, const char *module)
+{
+	/* Names come from the target and the profile: a newline or an
+	 * escape sequence in one is shown, not acted on. */
+	textsafe_fputs(out, name, NULL);
+	if (module && module[0] == '[') {
+		fputc(' ', out); /* "[vdso]" */
+		textsafe_fputs(out, module, NULL);
+	} else if (module) {
+		fputs(" [", out);
+		textsafe_fputs(out, module, NULL);
+		fputc(']', out);
+	}
+	fputc('\n', out);
 }
 
 int report_write_text(const struct report *r, FILE *out, size_t top)
@@ -484,18 +519,7 @@ int report_write_text(const struct report *r, FILE *out, size_t top)
 			"%8" PRIu64 " %5.1f%% %5.1f%% %8" PRIu64 " %5.1f%%  ",
 			row->flat, pct(row->flat, r->total), pct(sum, r->total),
 			row->cum, pct(row->cum, r->total));
-		/* Names come from the target and the profile: a newline or
-		 * an escape sequence in one is shown, not acted on. */
-		textsafe_fputs(out, row->name, NULL);
-		if (row->module && row->module[0] == '[') {
-			fputc(' ', out); /* "[vdso]" */
-			textsafe_fputs(out, row->module, NULL);
-		} else if (row->module) {
-			fputs(" [", out);
-			textsafe_fputs(out, row->module, NULL);
-			fputc(']', out);
-		}
-		fputc('\n', out);
+		report_put_name(out, row->name, row->module);
 	}
 	if (n < r->nrows)
 		fprintf(out, "(%zu more rows; --top=0 shows all)\n",
