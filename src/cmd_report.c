@@ -52,22 +52,53 @@ static void inputs_set(struct inputs *in, const char *const *paths, size_t n)
 			 paths[0], n - 1);
 }
 
+/* A regular file of the operands, by device and inode. */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+	size_t i; /* its index in inputs.paths */
+};
+
+static int file_id_cmp(const void *a, const void *b)
+{
+	const struct file_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /* A file named twice among in (a glob and a name, a link): its samples
- * would count twice, so it is refused, as one line and -1. */
+ * would count twice, so it is refused, as one line and -1.  Each file is
+ * stat()ed once and the list sorted: a thousand rotated files cost a
+ * thousand calls, not a million.  What cannot be stat()ed is left to the
+ * reader to say. */
 static int check_distinct(const struct inputs *in)
 {
-	struct stat a, b;
+	struct file_id *ids = calloc(in->n, sizeof(*ids));
+	struct stat st;
+	size_t n = 0;
+	int rc = 0;
 
-	for (size_t i = 1; i < in->n; i++)
-		for (size_t j = 0; j < i; j++)
-			if (stat(in->paths[i], &a) == 0 &&
-			    stat(in->paths[j], &b) == 0 && S_ISREG(a.st_mode) &&
-			    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-				cli_msg("%s and %s are the same file: its samples would count twice",
-					in->paths[j], in->paths[i]);
-				return -1;
-			}
-	return 0;
+	if (!ids) {
+		cli_msg("out of memory reading %s", in->label);
+		return -1;
+	}
+	for (size_t i = 0; i < in->n; i++)
+		if (stat(in->paths[i], &st) == 0 && S_ISREG(st.st_mode))
+			ids[n++] = (struct file_id){ st.st_dev, st.st_ino, i };
+	qsort(ids, n, sizeof(*ids), file_id_cmp);
+	for (size_t k = 1; k < n && !rc; k++)
+		if (ids[k].dev == ids[k - 1].dev &&
+		    ids[k].ino == ids[k - 1].ino) {
+			cli_msg("%s and %s are the same file: its samples would count twice",
+				in->paths[ids[k - 1].i], in->paths[ids[k].i]);
+			rc = -1;
+		}
+	free(ids);
+	return rc;
 }
 
 /* Read every file of in and merge them (profile_merge.h); one line on

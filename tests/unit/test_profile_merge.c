@@ -225,8 +225,8 @@ static void test_one_and_pids(void)
 	parts[1].threads = parts[1].processes = true;
 	CHECK(profile_merge(parts, NULL, 2, &m, err, sizeof(err)) == 0);
 	CHECK(m.pid == 0 && m.threads && m.processes);
-	CHECK(profile_merge(NULL, NULL, 0, &m, err, sizeof(err)) == -1);
 	profile_free(&m);
+	CHECK(profile_merge(NULL, NULL, 0, &m, err, sizeof(err)) == -1);
 }
 
 int main(void)
