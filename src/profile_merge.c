@@ -221,9 +221,9 @@ static int map_part(struct merge *mg, const struct profile *p, size_t i)
 		for (lo = k; k < p->nnames && p->names[k].space == s; k++)
 			;
 		text = profile_space_maps(p, s, &len);
-		mg->map[mg->map_off[i] + s] = space_for(mg, text ? text : "",
-							len, p->names + lo,
-							k - lo);
+		mg->map[mg->map_off[i] + s] =
+			space_for(mg, text ? text : "", len,
+				  p->names ? p->names + lo : NULL, k - lo);
 		if (mg->map[mg->map_off[i] + s] == NONE)
 			return -1;
 	}
@@ -401,13 +401,18 @@ int profile_merge(struct profile *parts, const char *const *labels, size_t n,
 		err[0] = '\0';
 	if (!parts || !n)
 		return profile_fail(err, errlen, EINVAL, "no profile to merge");
-	for (size_t i = 1; i < n; i++)
-		if (profile_merge_check(&parts[0],
-					label_of(labels, 0, b1, sizeof(b1)),
+	/* Each part against the first that says its kind (else the first):
+	 * a legacy file first must not let a cpu and a wall one through. */
+	for (size_t i = 1, ref = 0; i < n; i++) {
+		if (profile_merge_check(&parts[ref],
+					label_of(labels, ref, b1, sizeof(b1)),
 					&parts[i],
 					label_of(labels, i, b2, sizeof(b2)),
 					err, errlen))
 			return -1;
+		if (!parts[ref].kind[0] && parts[i].kind[0])
+			ref = i;
+	}
 	if (n == 1) {
 		*out = parts[0];
 		memset(&parts[0], 0, sizeof(parts[0]));

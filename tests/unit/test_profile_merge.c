@@ -196,6 +196,21 @@ static void test_refused(void)
 	CHECK(!strcmp(m.kind, "cpu"));
 	profile_free(&m);
 
+	{ /* a legacy part first: the next two still compared */
+		struct profile three[3];
+		const char *l3[] = { "x.prof", "c.pb.gz", "w.pb.gz" };
+
+		for (int i = 0; i < 3; i++)
+			make(&three[i], t, 1, r, 1, NULL, 0, 1);
+		strcpy(three[1].kind, "cpu");
+		strcpy(three[2].kind, "wall");
+		CHECK(profile_merge(three, l3, 3, &m, err, sizeof(err)) == -1);
+		CHECKF(strstr(err,
+			      "w.pb.gz holds wall samples and c.pb.gz cpu"),
+		       "err: %s", err);
+		for (int i = 0; i < 3; i++)
+			profile_free(&three[i]);
+	}
 	make(&parts[0], t, 1, r, 1, NULL, 0, 1);
 	make(&parts[1], t, 1, big, 1, NULL, 0, 1);
 	CHECK(profile_merge(parts, labels, 2, &m, err, sizeof(err)) == -1);
