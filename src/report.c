@@ -527,19 +527,25 @@ int report_write_text(const struct report *r, FILE *out, size_t top)
 	return fflush(out) || ferror(out) ? -1 : 0;
 }
 
+void report_put_stack(FILE *out, const char *const *names, const uint32_t *ids,
+		      size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			fputc(';', out);
+		/* A newline in a name would forge a stack, a ';' a frame:
+		 * both escaped (textsafe.h). */
+		textsafe_fputs(out, names[ids[k]], ";");
+	}
+}
+
 int report_write_folded(const struct report *r, FILE *out)
 {
 	for (size_t i = 0; i < r->nstacks; i++) {
 		const struct stack *s = &r->stacks[i];
 
-		for (size_t k = 0; k < s->n; k++) {
-			if (k)
-				fputc(';', out);
-			/* A newline in a name would forge a stack, a ';' a
-			 * frame: both escaped (textsafe.h). */
-			textsafe_fputs(out, r->names[r->frames[s->off + k]],
-				       ";");
-		}
+		report_put_stack(out, (const char *const *)r->names,
+				 r->frames + s->off, s->n);
 		fprintf(out, " %" PRIu64 "\n", s->count);
 	}
 	return fflush(out) || ferror(out) ? -1 : 0;

@@ -104,6 +104,11 @@ int report_write_text(const struct report *r, FILE *out, size_t top);
  * newline. */
 void report_put_name(FILE *out, const char *name, const char *module);
 
+/* A folded stack's frames, "root;...;leaf" (ids into names, root
+ * first), each name escaped, a ';' in one too; no count, no newline. */
+void report_put_stack(FILE *out, const char *const *names, const uint32_t *ids,
+		      size_t n);
+
 /* One line per distinct stack: "root;...;leaf COUNT". */
 int report_write_folded(const struct report *r, FILE *out);
 

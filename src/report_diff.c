@@ -378,14 +378,9 @@ int report_diff_write_folded(const struct report_diff *d, FILE *out)
 		const struct dstack *s = &d->stacks[i];
 		double base = (double)s->count[0] * d->scale;
 
-		for (size_t k = 0; k < s->n; k++) {
-			if (k)
-				fputc(';', out);
-			textsafe_fputs(out,
-				       strpool_get(d->names,
-						   d->frames[s->off + k]),
-				       ";");
-		}
+		report_put_stack(out,
+				 (const char *const *)strpool_strings(d->names),
+				 d->frames + s->off, s->n);
 		fprintf(out, " %" PRIu64 " %" PRIu64 "\n",
 			(uint64_t)(base + 0.5), s->count[1]);
 	}

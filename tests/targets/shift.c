@@ -22,25 +22,21 @@
 
 volatile uint64_t sink;
 
-NOIPA void burn_a(unsigned units, unsigned n)
-{
-	uint64_t x = sink;
+/* name(units, n): units units of n spins; burn_a and burn_b are the
+ * same code, two functions. */
+#define BURN(name)                                   \
+	NOIPA void name(unsigned units, unsigned n)  \
+	{                                            \
+		uint64_t x = sink;                   \
+                                                     \
+		for (unsigned i = 0; i < units; i++) \
+			SPIN(x, n);                  \
+		sink = x;                            \
+		KEEP_FRAME();                        \
+	}
 
-	for (unsigned i = 0; i < units; i++)
-		SPIN(x, n);
-	sink = x;
-	KEEP_FRAME();
-}
-
-NOIPA void burn_b(unsigned units, unsigned n)
-{
-	uint64_t x = sink;
-
-	for (unsigned i = 0; i < units; i++)
-		SPIN(x, n);
-	sink = x;
-	KEEP_FRAME();
-}
+BURN(burn_a)
+BURN(burn_b)
 
 int main(int argc, char **argv)
 {
