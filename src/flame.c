@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,8 @@
 #include "flame.h"
 #include "grow.h"
 #include "hash.h"
-#include "textsafe.h"
 #include "strpool.h"
+#include "textsafe.h"
 
 #define DEFAULT_WIDTH 1200
 #define MIN_WIDTH 200
@@ -68,6 +69,12 @@ struct tree {
 	size_t sort_depth; /* the frame qsort_r() compares by */
 	/* the time strip, or NULL */
 	const struct strip *strip;
+	/* a differential graph (flame_write_svg_diff()): the stacks'
+	 * deltas, and by drawn node its own and its total delta and the
+	 * largest own delta's size; NULL otherwise */
+	const double *deltas;
+	double *dself, *dtotal;
+	double dmax;
 };
 
 struct layout {
@@ -186,6 +193,8 @@ static int node_expand(struct tree *t, const struct layout *l, size_t i)
 
 static void tree_free(struct tree *t)
 {
+	free(t->dself);
+	free(t->dtotal);
 	free(t->rank);
 	free(t->idx);
 	free(t->nodes);
@@ -208,8 +217,9 @@ static int tree_stacks(struct tree *t, size_t nnames, size_t n, size_t *kept,
 			errno = EINVAL;
 			return -1;
 		}
-		if (!st->count || !st->nframes)
-			continue;
+		if (!st->nframes ||
+		    (!st->count && !(t->deltas && t->deltas[i])))
+			continue; /* a diff's stack gone from NEW: its delta */
 		for (size_t d = 0; d < st->nframes; d++)
 			if (st->frames[d] >= nnames) {
 				errno = EINVAL;
@@ -571,6 +581,35 @@ static void put_strip(FILE *out, const struct tree *t, const struct layout *l)
 }
 
 /*
+ * A differential graph: each drawn frame's delta, from its stacks (its
+ * range of t->idx, which sorting its children's ranges did not change):
+ * its total, and its own (the stacks that end at it), which colours it,
+ * as flamegraph.pl colours a frame by the delta of the stacks ending
+ * there.  t->dmax: the largest own delta's size, the full colour.
+ */
+static int tree_deltas(struct tree *t)
+{
+	t->dself = calloc(t->n ? t->n : 1, sizeof(*t->dself));
+	t->dtotal = calloc(t->n ? t->n : 1, sizeof(*t->dtotal));
+	if (!t->dself || !t->dtotal)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct node *nd = &t->nodes[i];
+
+		for (size_t j = nd->lo; j < nd->hi; j++) {
+			size_t s = t->idx[j];
+
+			t->dtotal[i] += t->deltas[s];
+			if (t->stacks[s].nframes == nd->depth)
+				t->dself[i] += t->deltas[s];
+		}
+		if (t->dself[i] > t->dmax || -t->dself[i] > t->dmax)
+			t->dmax = t->dself[i] > 0 ? t->dself[i] : -t->dself[i];
+	}
+	return 0;
+}
+
+/*
  * Writing.  Names go through put_text(), which escapes them for XML text
  * and attribute values alike.
  */
@@ -650,9 +689,40 @@ static void put_colour(FILE *out, uint64_t hash)
 		55 * v3 / 255);
 }
 
+/* A differential frame's fill: white, red by how much it grew, blue by
+ * how much it shrank (flamegraph.pl's color_scale()). */
+static void put_diff_colour(FILE *out, double v, double max)
+{
+	unsigned r = 255, g = 255, b = 255;
+
+	if (max > 0 && v > 0)
+		g = b = (unsigned)(210 * (max - v) / max);
+	else if (max > 0 && v < 0)
+		r = g = (unsigned)(210 * (max + v) / max);
+	fprintf(out, "rgb(%u,%u,%u)", r, g, b);
+}
+
+/* A differential frame's attributes, or its title's change. */
+static void put_diff_attrs(FILE *out, const struct tree *t, size_t i)
+{
+	if (t->deltas)
+		fprintf(out, "\" data-delta=\"%.2f\" data-delta-total=\"%.2f",
+			t->dself[i], t->dtotal[i]);
+}
+
+static void put_diff_title(FILE *out, const struct tree *t, size_t i)
+{
+	double all = (double)t->nodes[0].total;
+
+	if (t->deltas)
+		fprintf(out, "; self %+.2f pp, total %+.2f pp",
+			100.0 * t->dself[i] / all, 100.0 * t->dtotal[i] / all);
+}
+
 static void put_frame(FILE *out, const struct tree *t, const struct layout *l,
 		      const struct node *nd)
 {
+	size_t i = (size_t)(nd - t->nodes);
 	double x = XPAD + px_of(t, l, nd->start), w = px_of(t, l, nd->total);
 	unsigned y = l->top + (unsigned)(t->max_depth - nd->depth) * FRAME_H;
 
@@ -660,19 +730,26 @@ static void put_frame(FILE *out, const struct tree *t, const struct layout *l,
 	put_text(out, nd->name, SIZE_MAX);
 	fprintf(out,
 		"\" data-samples=\"%" PRIu64 "\" data-start=\"%" PRIu64
-		"\" data-depth=\"%zu\"",
+		"\" data-depth=\"%zu",
 		nd->total, nd->start, nd->depth);
+	put_diff_attrs(out, t, i);
+	fputc('"', out);
 	put_frame_times(out, t, nd);
 	fputs("><title>", out);
 	put_text(out, nd->name, SIZE_MAX);
-	fprintf(out, " (%" PRIu64 " sample%s, %.2f%%)</title>\n", nd->total,
+	fprintf(out, " (%" PRIu64 " sample%s, %.2f%%", nd->total,
 		nd->total == 1 ? "" : "s",
 		100.0 * (double)nd->total / (double)t->nodes[0].total);
+	put_diff_title(out, t, i);
+	fputs(")</title>\n", out);
 	fprintf(out,
 		"<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\" "
 		"rx=\"2\" ry=\"2\" fill=\"",
 		x, y, w, FRAME_H - 1);
-	put_colour(out, nd->hash);
+	if (t->deltas)
+		put_diff_colour(out, t->dself[i], t->dmax);
+	else
+		put_colour(out, nd->hash);
 	fprintf(out, "\"/><text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 11.5);
 	put_label(out, nd->name, w);
 	fputs("</text></g>\n", out);
@@ -1148,11 +1225,11 @@ static int with_strip(struct tree *t, struct strip *s,
 	return 0;
 }
 
-int flame_write_svg_ids(FILE *out, const char *const *names, size_t nnames,
-			const struct flame_id_stack *stacks, size_t n,
-			const struct flame_options *opt)
+static int write_ids(FILE *out, const char *const *names, size_t nnames,
+		     const struct flame_id_stack *stacks, size_t n,
+		     const double *deltas, const struct flame_options *opt)
 {
-	struct tree t = { 0 };
+	struct tree t = { .deltas = deltas };
 	struct strip strip = { 0 };
 	struct layout l;
 	int rc, err;
@@ -1164,6 +1241,8 @@ int flame_write_svg_ids(FILE *out, const char *const *names, size_t nnames,
 	if (layout_init(&l, opt) < 0)
 		return -1;
 	rc = tree_build(&t, names, nnames, stacks, n, &l);
+	if (rc == 0 && deltas && t.nodes[0].total)
+		rc = tree_deltas(&t);
 	if (rc == 0 && opt && opt->time)
 		rc = with_strip(&t, &strip, opt->time, n);
 	if (rc == 0)
@@ -1173,6 +1252,29 @@ int flame_write_svg_ids(FILE *out, const char *const *names, size_t nnames,
 	tree_free(&t);
 	errno = err;
 	return rc;
+}
+
+int flame_write_svg_ids(FILE *out, const char *const *names, size_t nnames,
+			const struct flame_id_stack *stacks, size_t n,
+			const struct flame_options *opt)
+{
+	return write_ids(out, names, nnames, stacks, n, NULL, opt);
+}
+
+int flame_write_svg_diff(FILE *out, const char *const *names, size_t nnames,
+			 const struct flame_id_stack *stacks, size_t n,
+			 const double *deltas, const struct flame_options *opt)
+{
+	if (n && !deltas) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(deltas[i])) {
+			errno = EINVAL;
+			return -1;
+		}
+	return write_ids(out, names, nnames, stacks, n, deltas, opt);
 }
 
 int flame_write_svg(FILE *out, const struct flame_stack *stacks, size_t n,

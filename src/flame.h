@@ -155,4 +155,22 @@ int flame_write_svg_ids(FILE *out, const char *const *names, size_t nnames,
 			const struct flame_id_stack *stacks, size_t n,
 			const struct flame_options *opt);
 
+/*
+ * A differential flame graph (FlameGraph's difffolded.pl and
+ * flamegraph.pl convention): widths from the stacks' counts (NEW's), and
+ * deltas[i] (finite, else EINVAL) the change of stack i (NEW minus BASE
+ * scaled to NEW's total).  A stack of count 0 with a delta (gone from
+ * NEW) draws nothing but counts in its frames' deltas.  Each frame's own
+ * delta (of the stacks that end at it) colours it: white for none, red
+ * for growth and blue for shrinking, the larger the deeper, the largest
+ * own delta of the graph full red or blue (rgb(255,0,0), rgb(0,0,255)).
+ * A frame only in BASE has no width and is not drawn.  Hooks: each
+ * frame's <g> has data-delta="OWN" and data-delta-total="TOTAL" (in
+ * samples, 2 decimals), and its title, after the percentage, "; self
+ * +X.XX pp, total +Y.YY pp" (percentage points of NEW's total).
+ */
+int flame_write_svg_diff(FILE *out, const char *const *names, size_t nnames,
+			 const struct flame_id_stack *stacks, size_t n,
+			 const double *deltas, const struct flame_options *opt);
+
 #endif /* PTPROF_FLAME_H */

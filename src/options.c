@@ -85,19 +85,22 @@ const char options_usage[] =
 	"ticks.  With -- COMMAND, ptprof exits with COMMAND's exit status.\n"
 	"\n"
 	"Reading a profile, and one-shot stacks:\n"
-	"  ptprof report [--top=N] [--lines] [--folded | --svg] FILE\n"
-	"  ptprof report --threads FILE\n"
-	"  ptprof report --processes FILE\n"
+	"  ptprof report [--top=N] [--lines] [--folded | --svg] FILE...\n"
+	"  ptprof report --diff BASE [--folded | --svg] NEW\n"
+	"  ptprof report --threads FILE...\n"
+	"  ptprof report --processes FILE...\n"
 	"  ptprof dump -p PID[,PID...] [--children] [--json]\n"
 	"See 'ptprof report --help', 'ptprof dump --help' and ptprof(1).\n";
 
 const char options_report_usage[] =
-	"Usage: ptprof report [OPTION...] FILE\n"
+	"Usage: ptprof report [OPTION...] FILE...\n"
+	"       ptprof report --diff BASE [OPTION...] NEW\n"
 	"Read the profile FILE (written by ptprof: a gperftools CPU profile or a\n"
 	"pprof protobuf, .pb.gz; or such a profile from another tool) and print,\n"
 	"by default, its functions as pprof --text does: samples in the function\n"
 	"itself (flat), in it and its callees (cum), with percentages of all\n"
-	"samples, most flat samples first.\n"
+	"samples, most flat samples first.  Several FILEs (of one program, at one\n"
+	"frequency, in either format) are reported as one.\n"
 	"\n"
 	"      --top=N       only the N first rows (default: all)\n"
 	"      --lines       by source line (function file:line, from DWARF)\n"
@@ -128,6 +131,13 @@ const char options_report_usage[] =
 	"                    (both need a pprof protobuf profile with sample\n"
 	"                    times, as ptprof writes; its --svg flame graph has\n"
 	"                    a time strip to drag a window on)\n"
+	"      --diff=BASE   what changed from BASE to NEW, by function: flat\n"
+	"                    and cum change in samples (BASE scaled to NEW's\n"
+	"                    total) and in percentage points, largest first;\n"
+	"                    --folded: 'stack BASE NEW' (difffolded.pl's);\n"
+	"                    --svg: NEW's flame graph, red where a frame's own\n"
+	"                    samples grew, blue where they shrank (repeat\n"
+	"                    --diff, or give several NEW, to merge a side)\n"
 	"  -h, --help        show this help and exit\n"
 	"\n"
 	"Functions come from the binaries and libraries named in the profile's\n"
@@ -186,7 +196,8 @@ enum {
 	OPT_BY_PROCESS,
 	OPT_NO_PEEK,
 	OPT_FROM,
-	OPT_TO
+	OPT_TO,
+	OPT_DIFF
 };
 
 static const struct option long_options[] = {
@@ -226,6 +237,7 @@ static const struct option report_options[] = {
 	{ "by-process", no_argument, NULL, OPT_BY_PROCESS },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
+	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -693,6 +705,23 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 	}
 }
 
+/* --diff=BASE (repeatable: the BASE profiles, merged). */
+static int add_diff_base(const char *arg, struct options *o, char *err,
+			 size_t len)
+{
+	const char **b;
+
+	if (!*arg)
+		return fail(err, len, "empty --diff BASE file name");
+	b = grow_array(o->diff_bases, &o->diff_cap_, o->ndiff_bases + 1,
+		       sizeof(*b));
+	if (!b)
+		return fail(err, len, "out of memory");
+	o->diff_bases = b;
+	o->diff_bases[o->ndiff_bases++] = arg;
+	return 0;
+}
+
 static int parse_report_one(int c, const char *arg, struct options *o,
 			    char *err, size_t len)
 {
@@ -744,6 +773,8 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 					   c == OPT_FROM ? &o->window.from_ns :
 							   &o->window.to_ns,
 					   err, len);
+	case OPT_DIFF:
+		return add_diff_base(arg, o, err, len);
 	default:
 		return parse_common(c, arg, o, err, len);
 	}
@@ -920,13 +951,19 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 		return -1;
 	if (o->action == ACTION_HELP)
 		return 0;
+	if (optind >= argc && o->ndiff_bases)
+		return fail(err, len,
+			    "report: --diff BASE needs a NEW profile FILE");
 	if (optind >= argc)
 		return fail(err, len, "report: no profile FILE given");
-	if (optind + 1 < argc)
-		return fail(err, len, "report: one FILE only ('%s' is extra)",
-			    argv[optind + 1]);
-	if (!argv[optind][0])
-		return fail(err, len, "report: empty FILE name");
+	for (int i = optind; i < argc; i++)
+		if (!argv[i][0])
+			return fail(err, len, "report: empty FILE name");
+	o->inputs = argv + optind;
+	o->ninputs = (size_t)(argc - optind);
+	if (o->ndiff_bases && (o->threads || o->processes))
+		return fail(err, len,
+			    "report: --diff goes with no --threads or --processes");
 	if (o->lines && o->format != REPORT_TEXT)
 		return fail(err, len,
 			    "report: --lines goes with the text table only");
@@ -962,6 +999,9 @@ void options_free(struct options *o)
 	free(o->pids);
 	o->pids = NULL;
 	o->npids = 0;
+	free(o->diff_bases);
+	o->diff_bases = NULL;
+	o->ndiff_bases = o->diff_cap_ = 0;
 }
 
 static int parse_record(int argc, char **argv, struct options *o, char *err,

@@ -7,7 +7,7 @@
  *   ptprof [OPTION...] [--no-children] -- COMMAND [ARG...]
  *   ptprof report [--top N] [--lines] [--folded | --svg] [--root DIR]
  *                 [--thread=TID|NAME] [--pid=PID|NAME] [--by-process]
- *                 [--from=SEC] [--to=SEC] FILE
+ *                 [--from=SEC] [--to=SEC] [--diff BASE]... FILE...
  *   ptprof report --threads [--pid=PID|NAME] FILE
  *   ptprof report --processes FILE
  *   ptprof dump -p PID[,PID...] [--children] [--json] [--no-peek]
@@ -93,7 +93,13 @@ struct options {
 	unsigned top;	   /* report / record: rows of the table, 0: all
 			      (record: 0 = no table) */
 	/* report */
-	const char *input;  /* the profile to read */
+	const char *input;  /* the profile to read (the first of inputs) */
+	char **inputs;	    /* report FILE...: all of them (argv), merged */
+	size_t ninputs;
+	/* report --diff=BASE (repeatable): the BASE profiles, merged, and
+	 * inputs the NEW ones; NULL, 0 without --diff */
+	const char **diff_bases;
+	size_t ndiff_bases, diff_cap_;
 	enum report_format format;
 	int lines;	    /* --lines: by source line, not by function */
 	int threads;	    /* --threads: samples by thread */

@@ -1524,6 +1524,25 @@ static uint64_t period_us(const PbProfile *pp)
 	return 0;
 }
 
+/* out->kind: the period type's name (profile.h), made safe to print. */
+static void period_kind(const PbProfile *pp, struct profile *out)
+{
+	const char *k;
+	size_t i;
+
+	if (!pp->period_type || pp->period_type->type <= 0 ||
+	    (uint64_t)pp->period_type->type >= pp->n_string_table)
+		return;
+	k = pp->string_table[pp->period_type->type];
+	for (i = 0; k[i] && i + 1 < sizeof(out->kind); i++)
+		out->kind[i] = (k[i] >= 'a' && k[i] <= 'z') ||
+					       (k[i] >= '0' && k[i] <= '9') ||
+					       k[i] == '_' ?
+				       k[i] :
+				       '?';
+	out->kind[i] = '\0';
+}
+
 static int convert(const PbProfile *pp, struct profile *out, char *err,
 		   size_t errlen)
 {
@@ -1540,6 +1559,8 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 		}
 	}
 	out->period_us = rc ? 0 : period_us(pp);
+	if (!rc)
+		period_kind(pp, out);
 	free(rd.maps);
 	free(rd.locs);
 	free(rd.funcs);

@@ -98,7 +98,15 @@ struct profile {
 	/* legacy input: the PID of the process recorded, from the maps
 	 * text's "ptprof-pid: PID" line (profile_out.h), else 0 */
 	int64_t pid;
+	/* pprof input: what a sample measures, the period type's name
+	 * ("cpu", "wall"; cut to fit, bytes outside [a-z0-9_] as '?'); ""
+	 * when the file does not say (legacy input) */
+	char kind[16];
 	void *storage_; /* private */
+	/* private: the profiles merged into this one (profile_merge.h),
+	 * whose storage its records and names point into */
+	struct profile *parts_;
+	size_t nparts_;
 };
 
 /* The line a legacy profile's maps text names its process with. */

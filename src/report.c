@@ -517,9 +517,44 @@ const struct report_row *report_rows(const struct report *r, size_t *n)
 	return r->rows;
 }
 
+const char *const *report_names(const struct report *r, size_t *n)
+{
+	*n = r->nnames;
+	return (const char *const *)r->names;
+}
+
+size_t report_nstacks(const struct report *r)
+{
+	return r->nstacks;
+}
+
+const uint32_t *report_stack(const struct report *r, size_t i, size_t *nframes,
+			     uint64_t *count)
+{
+	*nframes = r->stacks[i].n;
+	*count = r->stacks[i].count;
+	return r->frames + r->stacks[i].off;
+}
+
 static double pct(uint64_t part, uint64_t total)
 {
 	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+void report_put_name(FILE *out, const char *name, const char *module)
+{
+	/* Names come from the target and the profile: a newline or an
+	 * escape sequence in one is shown, not acted on. */
+	textsafe_fputs(out, name, NULL);
+	if (module && module[0] == '[') {
+		fputc(' ', out); /* "[vdso]" */
+		textsafe_fputs(out, module, NULL);
+	} else if (module) {
+		fputs(" [", out);
+		textsafe_fputs(out, module, NULL);
+		fputc(']', out);
+	}
+	fputc('\n', out);
 }
 
 int report_write_text(const struct report *r, FILE *out, size_t top)
@@ -538,18 +573,7 @@ int report_write_text(const struct report *r, FILE *out, size_t top)
 			"%8" PRIu64 " %5.1f%% %5.1f%% %8" PRIu64 " %5.1f%%  ",
 			row->flat, pct(row->flat, r->total), pct(sum, r->total),
 			row->cum, pct(row->cum, r->total));
-		/* Names come from the target and the profile: a newline or
-		 * an escape sequence in one is shown, not acted on. */
-		textsafe_fputs(out, row->name, NULL);
-		if (row->module && row->module[0] == '[') {
-			fputc(' ', out); /* "[vdso]" */
-			textsafe_fputs(out, row->module, NULL);
-		} else if (row->module) {
-			fputs(" [", out);
-			textsafe_fputs(out, row->module, NULL);
-			fputc(']', out);
-		}
-		fputc('\n', out);
+		report_put_name(out, row->name, row->module);
 	}
 	if (n < r->nrows)
 		fprintf(out, "(%zu more rows; --top=0 shows all)\n",
@@ -557,19 +581,25 @@ int report_write_text(const struct report *r, FILE *out, size_t top)
 	return fflush(out) || ferror(out) ? -1 : 0;
 }
 
+void report_put_stack(FILE *out, const char *const *names, const uint32_t *ids,
+		      size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			fputc(';', out);
+		/* A newline in a name would forge a stack, a ';' a frame:
+		 * both escaped (textsafe.h). */
+		textsafe_fputs(out, names[ids[k]], ";");
+	}
+}
+
 int report_write_folded(const struct report *r, FILE *out)
 {
 	for (size_t i = 0; i < r->nstacks; i++) {
 		const struct stack *s = &r->stacks[i];
 
-		for (size_t k = 0; k < s->n; k++) {
-			if (k)
-				fputc(';', out);
-			/* A newline in a name would forge a stack, a ';' a
-			 * frame: both escaped (textsafe.h). */
-			textsafe_fputs(out, r->names[r->frames[s->off + k]],
-				       ";");
-		}
+		report_put_stack(out, (const char *const *)r->names,
+				 r->frames + s->off, s->n);
 		fprintf(out, " %" PRIu64 "\n", s->count);
 	}
 	return fflush(out) || ferror(out) ? -1 : 0;
