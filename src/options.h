@@ -10,7 +10,9 @@
  *   ptprof report --threads [--pid=PID|NAME] FILE
  *   ptprof report --processes FILE
  *   ptprof dump -p PID[,PID...] [--children] [--json] [--no-peek]
- *   ptprof --help | --version     (also: ptprof report|dump --help)
+ *   ptprof top -p PID[,PID...] [--children] [-f HZ] [-d SECONDS] [--wall]
+ *                 [-t TID,...] [--thread-name REGEX] [--window=SECS] ...
+ *   ptprof --help | --version     (also: ptprof report|dump|top --help)
  *
  * Contract: options_parse() only parses and range-checks; it touches no
  * process and no file, never prints and never exits.  On bad input it
@@ -42,6 +44,7 @@ enum ptprof_action {
 	ACTION_RECORD_COMMAND,	/* -- COMMAND ... */
 	ACTION_REPORT,		/* report FILE */
 	ACTION_DUMP,		/* dump -p PID[,PID...] */
+	ACTION_TOP,		/* top -p PID[,PID...] */
 	ACTION_HELP,
 	ACTION_VERSION,
 };
@@ -102,6 +105,9 @@ struct options {
 	const char *perf_map; /* --perf-map FILE: names for JIT code */
 	/* dump */
 	int json;	    /* --json */
+	/* top (--top=N: rows of the plain table, 0: the default) */
+	unsigned window;    /* --window=SECS: the sliding window, 1..60 */
+	int thread_view;    /* --threads: start with the view by thread */
 	const char *usage;  /* the --help text of the (sub)command */
 	int pid_given;	    /* -p was given */
 };
@@ -114,5 +120,6 @@ void options_free(struct options *opts);
 extern const char options_usage[];
 extern const char options_report_usage[];
 extern const char options_dump_usage[];
+extern const char options_top_usage[];
 
 #endif /* PTPROF_OPTIONS_H */
