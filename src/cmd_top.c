@@ -107,6 +107,7 @@ struct top {
 	enum toptab_sort by;
 	unsigned window;
 	const char *ended; /* why sampling ended, when it did */
+	char comm[16];	   /* the first process's name, read at the start */
 	int write_errno;   /* the plain table could not be written */
 };
 
@@ -223,9 +224,9 @@ static void header_text(const struct top *t, char *l1, size_t n1, char *l2,
 			size_t n2)
 {
 	const struct figures *f = &t->fig;
-	char who[96], comm[16] = "?";
+	char who[160], comm[sizeof(t->comm) * 4];
 
-	procfs_comm(t->o->pids[0], 0, comm, sizeof(comm));
+	textsafe_str(comm, sizeof(comm), t->comm);
 	if (t->o->npids > 1)
 		snprintf(who, sizeof(who), "PID %d (%s) and %zu more",
 			 (int)t->o->pids[0], comm, t->o->npids - 1);
@@ -528,12 +529,23 @@ static uint64_t drain_budget(unsigned hz)
 	return half > 20 * NSEC_PER_MSEC ? 20 * NSEC_PER_MSEC : half;
 }
 
-/* ncurses on the terminal: keys without Enter or echo (Ctrl-C still
- * sends SIGINT: cbreak, not raw), read without waiting. */
+/*
+ * ncurses on the terminal: keys without Enter or echo (Ctrl-C still sends
+ * SIGINT: cbreak, not raw), read without waiting.  Only in the
+ * terminal's foreground process group: a background job (`&`, or under
+ * timeout(1), which makes a process group of its own) that reads the
+ * terminal is stopped by SIGTTIN, and one that sets its modes by SIGTTOU,
+ * which would stop ptprof between ticks.  The view ignores both while it
+ * runs, in case it is put in the background later (then a read fails
+ * with EIO, and getch() gives no key).
+ */
 static bool start_curses(struct top *t)
 {
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
+	    tcgetpgrp(STDIN_FILENO) != getpgrp())
 		return false;
+	signal(SIGTTIN, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
 	setlocale(LC_CTYPE, "");
 	if (!newterm(NULL, stdout, stdin)) {
 		cli_msg("warning: the terminal '%s' is unknown: printing a "
@@ -567,6 +579,8 @@ static void init_top(struct top *t, const struct options *o)
 	t->by_window = true;
 	t->threads = o->thread_view;
 	t->drain_ns = drain_budget(o->hz);
+	if (procfs_comm(o->pids[0], 0, t->comm, sizeof(t->comm)))
+		snprintf(t->comm, sizeof(t->comm), "?");
 	t->ps = procset_new();
 	t->tab = toptab_new(TOP_MAX_FUNCS, TOP_MAX_THREADS);
 	t->fids = calloc(o->max_depth ? o->max_depth : STACKTAB_MAX_DEPTH,
@@ -640,6 +654,7 @@ int cmd_top(const struct options *o)
 	struct top t;
 	sigset_t stop;
 	int failed, rc = 0;
+	bool tty;
 
 	cli_sampler_config(o, &cfg);
 	cli_check_targets(o);
@@ -653,7 +668,8 @@ int cmd_top(const struct options *o)
 	cli_block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
 	cli_raise_fd_limit();
-	if (!start_curses(&t))
+	tty = start_curses(&t);
+	if (!tty)
 		signal(SIGPIPE, SIG_IGN); /* a closed pipe: EPIPE, below */
 	t.start_ns = mono_now_ns();
 	failed = sampler_run(&cfg, tab, t.ps, &st);
@@ -671,7 +687,7 @@ int cmd_top(const struct options *o)
 		plain_table(&t);
 	}
 	stop_curses(&t);
-	if (!failed && !t.tty && st.end == SAMPLER_END_TARGET_EXITED)
+	if (!failed && !tty && st.end == SAMPLER_END_TARGET_EXITED)
 		cli_msg("the target exited");
 	if (t.write_errno && t.write_errno != EPIPE) {
 		cli_msg("cannot write the table: %s", strerror(t.write_errno));
