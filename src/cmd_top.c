@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -467,8 +468,9 @@ static bool take_key(struct top *t, int ch)
 	}
 }
 
-/* The keys typed since the last poll; the view redrawn when one changed
- * it (a paused view too: the keys say what the next one shows). */
+/* The keys typed since the last poll; the view drawn anew when one
+ * changed it (a paused view too: paused, it is only not refreshed by
+ * itself). */
 static void read_keys(struct top *t)
 {
 	bool changed = false;
@@ -476,10 +478,8 @@ static void read_keys(struct top *t)
 
 	while ((ch = getch()) != ERR)
 		changed |= take_key(t, ch);
-	if (changed && (!t->paused || ch == KEY_RESIZE))
+	if (changed)
 		draw(t);
-	else if (changed)
-		draw_status(t), refresh();
 }
 
 /* ---- the sampler's hook ---- */
@@ -530,6 +530,23 @@ static uint64_t drain_budget(unsigned hz)
 }
 
 /*
+ * Ctrl-Z in the view: the sampler would stop ptprof between ticks
+ * (suspend_self() in sampler.c) with the terminal left in the view's
+ * modes, and a `fg` would not draw it again.  The view takes no suspend
+ * character instead (q quits); endwin() gives the shell its own back.
+ */
+static void no_suspend_key(void)
+{
+	struct termios tio;
+
+	if (tcgetattr(STDIN_FILENO, &tio))
+		return;
+	tio.c_cc[VSUSP] = _POSIX_VDISABLE;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &tio) == 0)
+		def_prog_mode(); /* ncurses' own copy of the view's modes */
+}
+
+/*
  * ncurses on the terminal: keys without Enter or echo (Ctrl-C still sends
  * SIGINT: cbreak, not raw), read without waiting.  Only in the
  * terminal's foreground process group: a background job (`&`, or under
@@ -555,6 +572,7 @@ static bool start_curses(struct top *t)
 	}
 	cbreak();
 	noecho();
+	no_suspend_key();
 	nodelay(stdscr, TRUE);
 	keypad(stdscr, TRUE);
 	curs_set(0);
