@@ -689,7 +689,11 @@ int cmd_top(const struct options *o)
 	tty = start_curses(&t);
 	if (!tty)
 		signal(SIGPIPE, SIG_IGN); /* a closed pipe: EPIPE, below */
+	/* The plain table's first after a second (one at once would have
+	 * a tick or two); the view is drawn at once, then every second. */
 	t.start_ns = mono_now_ns();
+	if (!tty)
+		t.drawn_at = t.start_ns;
 	failed = sampler_run(&cfg, tab, t.ps, &st);
 	drain(&t, 0);
 	take_figures(&t, &st);
