@@ -83,7 +83,7 @@ struct queue {
 
 /* What the header shows, as the sampler last said. */
 struct figures {
-	uint64_t elapsed_ns, samples, missed, threads, ticks;
+	uint64_t elapsed_ns, missed, threads;
 	uint64_t pause_total_ns, pause_p99_ns;
 	size_t procs;
 };
@@ -191,7 +191,14 @@ static void drain(struct top *t, uint64_t budget)
 	if (q->head == q->n) {
 		q->head = q->n = q->npcs = 0;
 	} else if (q->head > q->n / 2) {
-		/* Keep the waiting ones at the front (their PCs stay). */
+		/* The waiting ones to the front, their PCs too. */
+		size_t first = q->v[q->head].off;
+
+		for (size_t i = q->head; i < q->n; i++)
+			q->v[i].off -= first;
+		memmove(q->pcs, q->pcs + first,
+			(q->npcs - first) * sizeof(*q->pcs));
+		q->npcs -= first;
 		memmove(q->v, q->v + q->head, (q->n - q->head) * sizeof(*q->v));
 		q->n -= q->head;
 		q->head = 0;
@@ -206,10 +213,8 @@ static void take_figures(struct top *t, const struct sampler_stats *st)
 	struct figures *f = &t->fig;
 
 	f->elapsed_ns = st->elapsed_ns;
-	f->samples = st->samples;
 	f->missed = st->missed_ticks;
 	f->threads = st->threads_seen;
-	f->ticks = st->ticks;
 	f->pause_total_ns = st->pause_total_ns;
 	f->pause_p99_ns = sampler_pause_quantile(st, 0.99);
 	f->procs = procset_sampled_pids(t->ps);
