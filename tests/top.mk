@@ -8,4 +8,5 @@ tests_targets_topmix_SOURCES = tests/targets/topmix.c
 tests_targets_topmix_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_topmix_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 TESTS += tests/top-tty.test tests/top-tty-end.test tests/top-plain.test \
+	tests/top-python.test \
 	tests/top-errors.test
