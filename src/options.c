@@ -90,7 +90,10 @@ const char options_usage[] =
 	"  ptprof report --threads FILE...\n"
 	"  ptprof report --processes FILE...\n"
 	"  ptprof dump -p PID[,PID...] [--children] [--json]\n"
-	"See 'ptprof report --help', 'ptprof dump --help' and ptprof(1).\n";
+	"Watching it live:\n"
+	"  ptprof top -p PID[,PID...] [-f HZ] [--window=SECS]\n"
+	"See 'ptprof report --help', 'ptprof dump --help', 'ptprof top --help'\n"
+	"and ptprof(1).\n";
 
 const char options_report_usage[] =
 	"Usage: ptprof report [OPTION...] FILE...\n"
@@ -172,6 +175,41 @@ const char options_dump_usage[] =
 	"refused) gets one line on stderr and the others are printed; the exit\n"
 	"status is 1 when a process named with -p could not be dumped.\n";
 
+const char options_top_usage[] =
+	"Usage: ptprof top -p PID[,PID...] [OPTION...]\n"
+	"Sample the processes as ptprof -p does and show, refreshed once a\n"
+	"second, their hottest functions: samples in the function itself (flat)\n"
+	"and in it and its callees (cum) over the last seconds (the window) and\n"
+	"since the start, with the samples, threads and processes sampled,\n"
+	"missed ticks and ptprof's pause of the target.  Nothing is written.\n"
+	"\n"
+	"  -p, --pid=PID[,PID...]  the processes (repeatable; at most 4096)\n"
+	"      --children        also every descendant of the -p processes\n"
+	"  -f, --frequency=HZ    samples per second, 1..10000 (default 100)\n"
+	"  -d, --duration=SECS   stop after SECS seconds (default: until q,\n"
+	"                        SIGINT/SIGTERM/SIGHUP, or the target exits)\n"
+	"      --window=SECS     the sliding window, 1..60 seconds (default 10)\n"
+	"      --threads         start with the view by thread\n"
+	"      --top=N           rows of the plain table (default 20; on a\n"
+	"                        terminal, as many as fit)\n"
+	"      --max-depth=N     frames kept per stack, 1..4096 (default 256)\n"
+	"      --wall            count threads that did not run too (as ptprof\n"
+	"                        --wall)\n"
+	"      --no-peek         with --wall: stop every thread that ran\n"
+	"  -t, --tid=TID[,TID...]  only these threads of the -p processes\n"
+	"      --thread-name=REGEX  only the threads whose name matches REGEX\n"
+	"      --no-python       native frames only (default: a CPython\n"
+	"                        process's Python frames, 'name (file:line) [py]')\n"
+	"      --unsafe-seccomp  stop threads whatever their seccomp filters say\n"
+	"                        (see ptprof(1))\n"
+	"  -h, --help            show this help and exit\n"
+	"\n"
+	"Keys: f sort by flat, c sort by cum, a sort by the window or since the\n"
+	"start, w window 5/10/30/60 s, t threads or functions, space pause the\n"
+	"display (sampling goes on), q or Ctrl-C quit.  The target is left\n"
+	"untraced and running.  When stdout is not a terminal, a plain table\n"
+	"(a header line, then the rows) is printed every second instead.\n";
+
 enum {
 	OPT_MAX_DEPTH = 256,
 	OPT_WALL,
@@ -197,7 +235,8 @@ enum {
 	OPT_NO_PEEK,
 	OPT_FROM,
 	OPT_TO,
-	OPT_DIFF
+	OPT_DIFF,
+	OPT_WINDOW
 };
 
 static const struct option long_options[] = {
@@ -238,6 +277,25 @@ static const struct option report_options[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option top_options[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "frequency", required_argument, NULL, 'f' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "wall", no_argument, NULL, OPT_WALL },
+	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
+	{ "tid", required_argument, NULL, 't' },
+	{ "thread-name", required_argument, NULL, OPT_THREAD_NAME },
+	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -994,6 +1052,55 @@ static int parse_dump(int argc, char **argv, struct options *o, char *err,
 	return 0;
 }
 
+static int parse_window(const char *s, struct options *o, char *err, size_t len)
+{
+	unsigned long v;
+
+	if (parse_ulong(s, 1, 60, &v))
+		return fail(err, len,
+			    "invalid --window '%s': expected 1..60 seconds", s);
+	o->top_window = (unsigned)v;
+	return 0;
+}
+
+/* top: record's sampling options (parse_one()), and its own. */
+static int parse_top_one(int c, const char *arg, struct options *o, char *err,
+			 size_t len)
+{
+	switch (c) {
+	case OPT_WINDOW:
+		return parse_window(arg, o, err, len);
+	case OPT_THREADS:
+		o->thread_view = 1;
+		return 0;
+	default:
+		return parse_one(c, arg, o, err, len);
+	}
+}
+
+static int parse_topcmd(int argc, char **argv, struct options *o, char *err,
+			size_t len)
+{
+	o->action = ACTION_TOP;
+	o->usage = options_top_usage;
+	o->top_window = 10;
+	if (parse_with(argc, argv, ":p:f:d:t:h", top_options, parse_top_one, o,
+		       err, len))
+		return -1;
+	if (o->action == ACTION_HELP)
+		return 0;
+	if (optind < argc)
+		return fail(err, len, "top: unexpected argument '%s'",
+			    argv[optind]);
+	if (!o->pid_given)
+		return fail(err, len, "top: no process given: use -p PID");
+	if (o->no_peek && !o->wall)
+		return fail(err, len, "top: --no-peek goes with --wall");
+	if (o->children < 0)
+		o->children = 0;
+	return 0;
+}
+
 void options_free(struct options *o)
 {
 	free(o->pids);
@@ -1032,6 +1139,8 @@ int options_parse(int argc, char **argv, struct options *o, char *err,
 		rc = parse_report(argc - 1, argv + 1, o, err, errlen);
 	else if (argc > 1 && !strcmp(argv[1], "dump"))
 		rc = parse_dump(argc - 1, argv + 1, o, err, errlen);
+	else if (argc > 1 && !strcmp(argv[1], "top"))
+		rc = parse_topcmd(argc - 1, argv + 1, o, err, errlen);
 	else
 		rc = parse_record(argc, argv, o, err, errlen);
 	if (o->children < 0) /* report, --help, --version */
