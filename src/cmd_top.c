@@ -108,7 +108,7 @@ struct top {
 	enum toptab_sort by;
 	unsigned window;
 	const char *ended; /* why sampling ended, when it did */
-	char comm[16];	   /* the first process's name, read at the start */
+	char comm[16];	   /* the first process's name, as last sampled */
 	int write_errno;   /* the plain table could not be written */
 };
 
@@ -129,6 +129,12 @@ static void on_stack(void *arg, const struct sample_origin *from,
 
 	if (!n || !count)
 		return;
+	/* the header names the first process as it is now: an exec (a
+	 * shell's "exec prog", a server re-executing itself) renames it */
+	if (from->image && from->image->pid == t->o->pids[0] &&
+	    from->image->comm[0] &&
+	    strncmp(t->comm, from->image->comm, sizeof(t->comm)))
+		snprintf(t->comm, sizeof(t->comm), "%s", from->image->comm);
 	if (q->n - q->head >= TOP_QUEUE_STACKS || q->npcs + n > TOP_QUEUE_PCS) {
 		q->dropped++;
 		return;
