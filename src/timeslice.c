@@ -77,8 +77,12 @@ bool timeslice_has(const struct timeslice *w, int64_t start, int64_t t)
 {
 	uint64_t d;
 
-	if (!t || t < start || w->from_ns < 0 || w->to_ns <= 0)
+	if (!t || w->from_ns < 0 || w->to_ns <= 0)
 		return false;
+	/* A time before the start counts as the start: the first slot of
+	 * a ptprof file starts up to a slot before time_nanos (the slot is
+	 * the tick's time rounded down), and the time strip puts such a
+	 * time in its first slot too (report.c). */
 	d = timeslice_after(t, start);
 	return d >= (uint64_t)w->from_ns && d < (uint64_t)w->to_ns;
 }
