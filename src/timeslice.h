@@ -54,6 +54,12 @@ uint64_t timeslice_after(int64_t t, int64_t start);
  * time strip has it: a slot that began before the run.) */
 bool timeslice_has(const struct timeslice *w, int64_t start, int64_t t);
 
+/* Whether p can be cut (below): 0, else -1 with err and errno EINVAL.
+ * Of several files merged, each is asked before the merge: a file that
+ * cannot be cut (a legacy one) would lose all its samples unsaid. */
+int timeslice_usable(const struct profile *p, const char *path, char *err,
+		     size_t errlen);
+
 /*
  * Keep only p's records in w (the others are dropped, order kept;
  * total_samples recounted); how many are left.  -1 with err and errno
