@@ -102,9 +102,26 @@ static int check_distinct(const struct inputs *in)
 	return rc;
 }
 
+/* --from, --to on several files: each must have times, else its
+ * samples would all be left out of the merge's window without a word. */
+static int check_windowed(const struct options *o, const struct inputs *in,
+			  const struct profile *parts)
+{
+	char err[512];
+
+	for (size_t i = 0; o->windowed && i < in->n; i++)
+		if (timeslice_usable(&parts[i], in->paths[i], err,
+				     sizeof(err))) {
+			cli_msg("%s", err);
+			return -1;
+		}
+	return 0;
+}
+
 /* Read every file of in and merge them (profile_merge.h); one line on
  * stderr and -1 on error. */
-static int read_profiles(const struct inputs *in, struct profile *p)
+static int read_profiles(const struct options *o, const struct inputs *in,
+			 struct profile *p)
 {
 	struct profile *parts;
 	char err[512];
@@ -123,11 +140,12 @@ static int read_profiles(const struct inputs *in, struct profile *p)
 	for (i = 0; i < in->n && read_profile(in->paths[i], &parts[i]) == 0;
 	     i++)
 		;
-	if (i == in->n &&
-	    profile_merge(parts, in->paths, in->n, p, err, sizeof(err)) == 0)
-		rc = 0;
-	else if (i == in->n)
-		cli_msg("%s", err);
+	if (i == in->n && !check_windowed(o, in, parts)) {
+		rc = profile_merge(parts, in->paths, in->n, p, err,
+				   sizeof(err));
+		if (rc)
+			cli_msg("%s", err);
+	}
 	for (i = 0; i < in->n; i++)
 		profile_free(&parts[i]);
 	free(parts);
@@ -221,7 +239,7 @@ static void keep_window(const struct options *o, const char *label,
 static int load_profile(const struct options *o, const struct inputs *in,
 			struct profile *p)
 {
-	if (read_profiles(in, p))
+	if (read_profiles(o, in, p))
 		return -1;
 	keep_window(o, in->label, p);
 	if (o->process)
@@ -403,7 +421,7 @@ static int processes_table(const struct options *o, const struct inputs *in)
 	struct profile p;
 	int rc;
 
-	if (read_profiles(in, &p))
+	if (read_profiles(o, in, &p))
 		return EXIT_FAILURE;
 	keep_window(o, in->label, &p);
 	if (!p.processes)

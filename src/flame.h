@@ -62,9 +62,9 @@
  * and the status line, a timeline of samples per slot, FLAME_MIN_SLOT_NS (10
  * ms) or wider (1-2-5 steps) so that the run is at most FLAME_MAX_SLOTS
  * slots; dragging the mouse over it redraws the graph for the slots
- * under the drag only (frames with no samples there hidden, widths,
- * titles and the search's percentages of the samples selected), and
- * "Reset time" returns to all; hovering the strip shows a slot's samples
+ * under the drag only (frames with no samples there hidden, widths
+ * and titles of the samples selected; a zoom and a search are reset),
+ * and "Reset time" returns to all; hovering the strip shows a slot's samples
  * in the status line.  The graph is laid out again by the script from
  * each frame's samples per slot, written with the frame;
  * so only frames drawn for the whole run can be shown for a part of it

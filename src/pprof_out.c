@@ -34,6 +34,8 @@
 /* A chain's head: the image's key, the thread's and the time slot's,
  * before the PCs. */
 #define CHAIN_HEAD 3
+_Static_assert(STACKTAB_MAX_DEPTH + CHAIN_HEAD <= STACKTAB_MAX_CHAIN,
+	       "a stacktab keeps the deepest stack and its head");
 /* The image index of a stack handed without one. */
 #define NO_IMAGE UINT32_MAX
 

@@ -315,15 +315,31 @@ double report_diff_scale(const struct report_diff *d)
 	return d->scale;
 }
 
-/* x rounded to a whole number, with its sign ("0" for less than half). */
+/* x rounded to a whole number, with its sign ("0" for less than half).
+ * A file's counts go up to 2^64 - 1, past a long long: a change that
+ * large is printed as the double it is (whole already, past 2^53). */
 static void put_samples(FILE *out, double x)
 {
-	long long v = (long long)(x < 0 ? x - 0.5 : x + 0.5);
+	long long v;
 
+	if (mag(x) >= 0x1p53) {
+		fprintf(out, "%+8.0f", x);
+		return;
+	}
+	v = (long long)(x < 0 ? x - 0.5 : x + 0.5);
 	if (v)
 		fprintf(out, "%+8lld", v);
 	else
 		fprintf(out, "%8s", "0");
+}
+
+/* BASE's count of a stack, scaled, rounded: at most NEW's total, but
+ * 2^64 - 1 as a double is 2^64, which no uint64_t holds. */
+static uint64_t scaled(uint64_t count, double scale)
+{
+	double v = (double)count * scale + 0.5;
+
+	return v >= 0x1p64 ? UINT64_MAX : (uint64_t)v;
 }
 
 /* x percentage points, with its sign ("0.00" when it rounds so). */
@@ -376,13 +392,12 @@ int report_diff_write_folded(const struct report_diff *d, FILE *out)
 {
 	for (size_t i = 0; i < d->nstacks; i++) {
 		const struct dstack *s = &d->stacks[i];
-		double base = (double)s->count[0] * d->scale;
 
 		report_put_stack(out,
 				 (const char *const *)strpool_strings(d->names),
 				 d->frames + s->off, s->n);
 		fprintf(out, " %" PRIu64 " %" PRIu64 "\n",
-			(uint64_t)(base + 0.5), s->count[1]);
+			scaled(s->count[0], d->scale), s->count[1]);
 	}
 	return fflush(out) || ferror(out) ? -1 : 0;
 }

@@ -77,10 +77,29 @@ bool timeslice_has(const struct timeslice *w, int64_t start, int64_t t)
 {
 	uint64_t d;
 
-	if (!t || t < start || w->from_ns < 0 || w->to_ns <= 0)
+	if (!t || w->from_ns < 0 || w->to_ns <= 0)
 		return false;
+	/* A time before the start counts as the start: the first slot of
+	 * a ptprof file starts up to a slot before time_nanos (the slot is
+	 * the tick's time rounded down), and the time strip puts such a
+	 * time in its first slot too (report.c). */
 	d = timeslice_after(t, start);
 	return d >= (uint64_t)w->from_ns && d < (uint64_t)w->to_ns;
+}
+
+int timeslice_usable(const struct profile *p, const char *path, char *err,
+		     size_t errlen)
+{
+	if (p->time_nanos && p->times)
+		return 0;
+	errbuf_set(err, errlen,
+		   "%s has no %s: --from and --to need a pprof profile "
+		   "with sample times, as ptprof writes",
+		   path,
+		   !p->time_nanos ? "start time (Profile.time_nanos)" :
+				    "sample times (\"time\" labels)");
+	errno = EINVAL;
+	return -1;
 }
 
 ssize_t timeslice_keep(struct profile *p, const struct timeslice *w,
@@ -88,16 +107,8 @@ ssize_t timeslice_keep(struct profile *p, const struct timeslice *w,
 {
 	size_t k = 0;
 
-	if (!p->time_nanos || !p->times) {
-		errbuf_set(err, errlen,
-			   "%s has no %s: --from and --to need a pprof profile "
-			   "with sample times, as ptprof writes",
-			   path,
-			   !p->time_nanos ? "start time (Profile.time_nanos)" :
-					    "sample times (\"time\" labels)");
-		errno = EINVAL;
+	if (timeslice_usable(p, path, err, errlen))
 		return -1;
-	}
 	p->total_samples = 0;
 	for (size_t i = 0; i < p->nrecords; i++) {
 		if (!timeslice_has(w, p->time_nanos, p->records[i].time_ns))

@@ -50,8 +50,15 @@ int timeslice_check(const struct timeslice *w, char *err, size_t errlen);
 uint64_t timeslice_after(int64_t t, int64_t start);
 
 /* Is a record of time t in w, for a profile that starts at start?
- * (t 0, no time: never; before start: never.) */
+ * (t 0, no time: never; before start: as at the start, 0 s, as the
+ * time strip has it: a slot that began before the run.) */
 bool timeslice_has(const struct timeslice *w, int64_t start, int64_t t);
+
+/* Whether p can be cut (below): 0, else -1 with err and errno EINVAL.
+ * Of several files merged, each is asked before the merge: a file that
+ * cannot be cut (a legacy one) would lose all its samples unsaid. */
+int timeslice_usable(const struct profile *p, const char *path, char *err,
+		     size_t errlen);
 
 /*
  * Keep only p's records in w (the others are dropped, order kept;

@@ -5,13 +5,17 @@
 ## shift burns CPU in burn_a and burn_b in a ratio given as arguments.
 
 check_PROGRAMS += tests/unit/test_profile_merge tests/unit/test_flame_diff \
-	tests/targets/shift
+	tests/unit/test_report_diff tests/targets/shift
 TESTS += tests/unit/test_profile_merge tests/unit/test_flame_diff \
+	tests/unit/test_report_diff \
 	tests/report-merge.test \
 	tests/report-diff.test tests/flame-diff.test
 
 tests_unit_test_profile_merge_SOURCES = tests/unit/test_profile_merge.c
 tests_unit_test_profile_merge_LDADD = $(PT_LIBS)
+
+tests_unit_test_report_diff_SOURCES = tests/unit/test_report_diff.c
+tests_unit_test_report_diff_LDADD = $(PT_LIBS)
 
 tests_unit_test_flame_diff_SOURCES = tests/unit/test_flame_diff.c
 tests_unit_test_flame_diff_LDADD = $(PT_LIBS) -lm

@@ -21,6 +21,7 @@
 #include "pprof_read.h"
 #include "procset.h"
 #include "profile.pb-c.h"
+#include "stacktab.h"
 #include "unit.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
@@ -74,6 +75,44 @@ static void test_round_trip(void)
 	CHECK(r && r->count == 4); /* no label */
 	profile_free(&p);
 	free(buf);
+	pprof_out_free(b);
+	procset_free(ps);
+}
+
+/* The time slot is a key in front of the stack: at --max-depth=4096
+ * (STACKTAB_MAX_DEPTH) a stack of 4096 frames is still written whole,
+ * not cut to the default depth. */
+static void test_deepest(void)
+{
+	struct procset *ps = procset_new();
+	struct proc_image *im = ps ? procset_add(ps, getpid(), 0, "t") : NULL;
+	struct pprof_out *b = pprof_out_new(STACKTAB_MAX_DEPTH);
+	struct pprof_meta meta = { .period_ns = 10000000, .time_nanos = T0 };
+	uint64_t *pcs = calloc(STACKTAB_MAX_DEPTH, sizeof(*pcs));
+	struct sample_origin from = { im, 42, "w", T0 };
+	struct profile p;
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(im && b && pcs);
+	if (!im || !b || !pcs)
+		goto out;
+	for (size_t i = 0; i < STACKTAB_MAX_DEPTH; i++)
+		pcs[i] = 0x10000 + 16 * i;
+	pprof_out_add(b, &from, pcs, STACKTAB_MAX_DEPTH, 1);
+	f = open_memstream(&buf, &len);
+	CHECK(f && pprof_out_write(f, b, ps, &meta) == 0);
+	if (f)
+		fclose(f);
+	CHECKF(pprof_read_parse(buf, len, &p, err, sizeof(err)) == 0, "%s",
+	       err);
+	CHECKF(p.nrecords == 1 && p.records[0].npcs == STACKTAB_MAX_DEPTH,
+	       "%zu frames", p.nrecords ? p.records[0].npcs : 0);
+	profile_free(&p);
+	free(buf);
+out:
+	free(pcs);
 	pprof_out_free(b);
 	procset_free(ps);
 }
@@ -169,6 +208,7 @@ static void test_hostile(void)
 int main(void)
 {
 	test_round_trip();
+	test_deepest();
 	test_hostile();
 	return unit_result("test_pprof_time");
 }
