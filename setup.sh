@@ -30,8 +30,8 @@ cd "$(dirname "$0")"
 # To build: compiler (libstdc++, opened at run time, demangles C++ names), make,
 # autotools, pkg-config and the libraries (libdw: source lines; protobuf-c,
 # its compiler and zlib: the pprof protobuf output; libiberty, static:
-# Rust names).
-build_pkgs="build-essential autoconf automake pkgconf libunwind-dev libelf-dev libdw-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libiberty-dev"
+# Rust names; ncurses: ptprof top).
+build_pkgs="build-essential autoconf automake pkgconf libunwind-dev libelf-dev libdw-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libiberty-dev libncurses-dev"
 # The demo reads its profile with ptprof itself; google-pprof is there to
 # read it the pprof way too.
 demo_pkgs="google-perftools"

@@ -188,6 +188,23 @@ static void write_bytes(const char *dir, const char *name,
 	}
 }
 
+/* A seed of fuzz_profile_merge: a's length (2 bytes, little-endian),
+ * a, then b. */
+static void write_pair(const char *dir, const char *name,
+		       const unsigned char *a, size_t la,
+		       const unsigned char *b, size_t lb)
+{
+	unsigned char buf[4096];
+
+	if (la > 0xffff || 2 + la + lb > sizeof(buf))
+		abort();
+	buf[0] = (unsigned char)(la & 0xff);
+	buf[1] = (unsigned char)(la >> 8);
+	memcpy(buf + 2, a, la);
+	memcpy(buf + 2 + la, b, lb);
+	write_bytes(dir, name, buf, 2 + la + lb);
+}
+
 static void make_dir(const char *path)
 {
 	if (mkdir(path, 0777) && errno != EEXIST) {
@@ -214,6 +231,7 @@ int main(int argc, char **argv)
 		0, 1, 0,
 	};
 	char pdir[4096], mdir[4096], bdir[4096], fdir[4096], gdir[4096];
+	char jdir[4096];
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: gen_corpus DIR\n");
@@ -224,12 +242,14 @@ int main(int argc, char **argv)
 	snprintf(bdir, sizeof(bdir), "%s/pprof_read", argv[1]);
 	snprintf(fdir, sizeof(fdir), "%s/fdetab", argv[1]);
 	snprintf(gdir, sizeof(gdir), "%s/gopclntab", argv[1]);
+	snprintf(jdir, sizeof(jdir), "%s/profile_merge", argv[1]);
 	make_dir(argv[1]);
 	make_dir(pdir);
 	make_dir(mdir);
 	make_dir(bdir);
 	make_dir(fdir);
 	make_dir(gdir);
+	make_dir(jdir);
 	write_file(pdir, "minimal.prof", minimal, N(minimal), "");
 	write_file(pdir, "several.prof", several, N(several), maps_real);
 	write_file(pdir, "exthdr.prof", exthdr, N(exthdr), maps_one);
@@ -240,5 +260,9 @@ int main(int argc, char **argv)
 	write_bytes(fdir, "small.eh", fdetab_small, sizeof(fdetab_small));
 	write_bytes(gdir, "go118.tab", go118, sizeof(go118));
 	write_bytes(gdir, "go12.tab", go12, sizeof(go12));
+	write_pair(jdir, "threads-small.pair", pb_threads, sizeof(pb_threads),
+		   pb_small, sizeof(pb_small));
+	write_pair(jdir, "threads-twice.pair", pb_threads, sizeof(pb_threads),
+		   pb_threads, sizeof(pb_threads));
 	return 0;
 }

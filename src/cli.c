@@ -21,6 +21,8 @@
 #include "sampler.h"
 #include "seccomp.h"
 #include "textsafe.h"
+#include "timeutil.h"
+#include "tselect.h"
 
 /*
  * Messages name paths, threads, tracers' comm: things another user may
@@ -287,4 +289,72 @@ void cli_check_targets(const struct options *o)
 				   sizeof(why)))
 			cli_die(EXIT_FAILURE, "%s", why);
 	check_tids(o);
+}
+
+void cli_sampler_config(const struct options *o, struct sampler_config *cfg)
+{
+	cfg->hz = o->hz;
+	cfg->pids = o->pids;
+	cfg->npids = o->npids;
+	cfg->children = o->children;
+	cfg->wall = o->wall;
+	cfg->no_peek = o->no_peek;
+	cfg->unsafe_seccomp = o->unsafe_seccomp;
+	cfg->duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
+}
+
+/* -t, --thread-name: the selection handed to the sampler.  Every -t TID
+ * is a thread of a -p process now (cli_check_targets()); a name matches
+ * whenever it is read. */
+void cli_select_threads(const struct options *o, struct tselect *sel,
+			struct sampler_config *cfg)
+{
+	if (tselect_init(sel, o->tids, o->ntids, o->thread_name))
+		cli_die(EXIT_FAILURE, "cannot use --thread-name '%s': %s",
+			o->thread_name, strerror(errno));
+	if (tselect_active(sel)) {
+		cfg->select = tselect_match;
+		cfg->select_arg = sel;
+	}
+}
+
+/*
+ * Sampling stopped on an error.  With -p and a refused first seize nothing
+ * was touched: say why and exit.  Otherwise say what failed; the caller
+ * still writes what was collected and, with -- COMMAND, waits for it.
+ */
+void cli_sampling_failed(const struct sampler_config *cfg,
+			 const struct sampler_stats *st)
+{
+	char why[512];
+	int err = errno;
+	pid_t pid = cfg->pids[0];
+
+	if (st->seccomp_refused) {
+		/* The process whose filter it is, not always the first. */
+		if (st->seccomp_pid)
+			pid = st->seccomp_pid;
+		cli_explain_seccomp(st, why, sizeof(why));
+		if (!cfg->child)
+			cli_die(EXIT_FAILURE, "cannot trace process %d: %s",
+				(int)pid, why);
+		cli_msg("cannot trace process %d: %s", (int)pid, why);
+		return;
+	}
+	if (err == ENOTSUP) {
+		cli_msg("CPU mode needs /proc/PID/task/TID/schedstat, which "
+			"this kernel does not have (CONFIG_SCHED_INFO); use "
+			"--wall");
+		return;
+	}
+	if (err == EPERM)
+		cli_explain_refusal(pid, why, sizeof(why));
+	if (err == EPERM && !cfg->child)
+		cli_die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid,
+			why);
+	if (err == EPERM)
+		cli_msg("cannot trace process %d: %s", (int)pid, why);
+	else
+		cli_msg("sampling process %d failed: %s", (int)pid,
+			strerror(err));
 }

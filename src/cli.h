@@ -48,4 +48,23 @@ void cli_explain_seccomp(const struct sampler_stats *st, char *buf, size_t len);
 /* Threads left unsampled mid-run for their seccomp filters: one warning. */
 void cli_warn_seccomp(const struct sampler_stats *st);
 
+/* The sampling the options ask for (record and top alike): rate,
+ * processes, children, --wall, --no-peek, --unsafe-seccomp, -d; the
+ * rest of cfg is left as it is. */
+struct sampler_config;
+void cli_sampler_config(const struct options *o, struct sampler_config *cfg);
+
+/* -t, --thread-name: the selection handed to the sampler (cfg->select),
+ * or death with one line when the regex cannot be used. */
+struct tselect;
+void cli_select_threads(const struct options *o, struct tselect *sel,
+			struct sampler_config *cfg);
+
+/* Sampling stopped on an error (errno as sampler_run() left it).  With
+ * -p and a refused first seize nothing was touched: says why and dies.
+ * Otherwise says what failed and returns (the caller writes what was
+ * collected and, with -- COMMAND, waits for it). */
+void cli_sampling_failed(const struct sampler_config *cfg,
+			 const struct sampler_stats *st);
+
 #endif /* PTPROF_CLI_H */

@@ -555,47 +555,6 @@ static void warn_skipped(const struct procset *ps)
 			n, (int)first->pid, first->comm, first->skip_why);
 }
 
-/*
- * Sampling stopped on an error.  With -p and a refused first seize nothing
- * was touched: say why and exit.  Otherwise say what failed; the caller
- * still writes what was collected and, with -- COMMAND, waits for it.
- */
-static void sampling_failed(const struct sampler_config *cfg,
-			    const struct sampler_stats *st)
-{
-	char why[512];
-	int err = errno;
-	pid_t pid = cfg->pids[0];
-
-	if (st->seccomp_refused) {
-		/* The process whose filter it is, not always the first. */
-		if (st->seccomp_pid)
-			pid = st->seccomp_pid;
-		cli_explain_seccomp(st, why, sizeof(why));
-		if (!cfg->child)
-			cli_die(EXIT_FAILURE, "cannot trace process %d: %s",
-				(int)pid, why);
-		cli_msg("cannot trace process %d: %s", (int)pid, why);
-		return;
-	}
-	if (err == ENOTSUP) {
-		cli_msg("CPU mode needs /proc/PID/task/TID/schedstat, which "
-			"this kernel does not have (CONFIG_SCHED_INFO); use "
-			"--wall");
-		return;
-	}
-	if (err == EPERM)
-		cli_explain_refusal(pid, why, sizeof(why));
-	if (err == EPERM && !cfg->child)
-		cli_die(EXIT_FAILURE, "cannot trace process %d: %s", (int)pid,
-			why);
-	if (err == EPERM)
-		cli_msg("cannot trace process %d: %s", (int)pid, why);
-	else
-		cli_msg("sampling process %d failed: %s", (int)pid,
-			strerror(err));
-}
-
 /* Shell convention: the command's status, or 128+N if signal N killed it. */
 static int command_status(int status)
 {
@@ -1347,21 +1306,6 @@ static void top_table(const struct options *o, const char *path, pid_t pid,
 	cmd_report_top(path, o->top, root, launched ? stderr : stdout);
 }
 
-/* -t, --thread-name: the selection handed to the sampler.  Every -t TID
- * is a thread of a -p process now (cli_check_targets()); a name matches
- * whenever it is read. */
-static void select_threads(const struct options *o, struct tselect *sel,
-			   struct sampler_config *cfg)
-{
-	if (tselect_init(sel, o->tids, o->ntids, o->thread_name))
-		cli_die(EXIT_FAILURE, "cannot use --thread-name '%s': %s",
-			o->thread_name, strerror(errno));
-	if (tselect_active(sel)) {
-		cfg->select = tselect_match;
-		cfg->select_arg = sel;
-	}
-}
-
 /* A selection that never picked a thread: say so, even with -q. */
 static void warn_unselected(const struct tselect *sel,
 			    const struct sampler_stats *st)
@@ -1667,7 +1611,7 @@ static void check_record(const struct options *o, struct tselect *sel,
 		check_launch();
 	check_output_name(o, o->legacy_output);
 	check_output_name(o, o->pprof_output);
-	select_threads(o, sel, cfg);
+	cli_select_threads(o, sel, cfg);
 }
 
 /* The summary's distinct stacks: the records of the legacy table, which
@@ -1762,15 +1706,7 @@ static void report_run(const struct options *o, const struct output *w,
 
 int cmd_record(const struct options *o)
 {
-	struct sampler_config cfg = { .hz = o->hz,
-				      .pids = o->pids,
-				      .npids = o->npids,
-				      .children = o->children,
-				      .wall = o->wall,
-				      .no_peek = o->no_peek,
-				      .unsafe_seccomp = o->unsafe_seccomp,
-				      .spill = spill,
-				      .spill_at = SPILL_AT };
+	struct sampler_config cfg = { .spill = spill, .spill_at = SPILL_AT };
 	struct sampler_stats st;
 	struct stacktab *tab = stacktab_new(o->max_depth);
 	struct procset *ps = procset_new();
@@ -1783,6 +1719,7 @@ int cmd_record(const struct options *o)
 
 	if (!tab || !ps)
 		cli_die(EXIT_FAILURE, "out of memory");
+	cli_sampler_config(o, &cfg);
 	check_record(o, &sel, &cfg);
 	want_pprof(&w, &cfg);
 	want_python(&w, &cfg);
@@ -1790,7 +1727,6 @@ int cmd_record(const struct options *o)
 	rotate_block_signal(&w);
 	cfg.stop_signals = &stop;
 	cfg.spill_arg = &w;
-	cfg.duration_ns = (uint64_t)(o->duration_s * NSEC_PER_SEC);
 	if (o->action == ACTION_RECORD_COMMAND) {
 		cfg.child = child = start_command(o->command);
 		cfg.pids = &child;
@@ -1808,7 +1744,7 @@ int cmd_record(const struct options *o)
 	failed = sampler_run(&cfg, tab, ps, &st);
 	watch_end(&watch);
 	if (failed)
-		sampling_failed(&cfg, &st);
+		cli_sampling_failed(&cfg, &st);
 	if ((!failed || st.ticks) && !st.seccomp_refused && procset_count(ps))
 		unwritten = rotate_finish(&w, ps, &st, watch.end_at) &
 			    WROTE_FAILED;

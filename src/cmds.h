@@ -8,6 +8,8 @@
  *   cmd_report()  ptprof report: read a profile, print a table, folded
  *                 stacks or an SVG flame graph on stdout.
  *   cmd_dump()    ptprof dump: every thread's stack once, now.
+ *   cmd_top()     ptprof top: the hottest functions, live, in a terminal
+ *                 (ncurses), or a plain table every second on stdout.
  *   cmd_report_top()  after a recording with --top N: the table of the file
  *                 just written, its first N rows, on out; root as for
  *                 report --root (NULL: none).  Returns 0, or 1 after
@@ -23,6 +25,7 @@
 int cmd_record(const struct options *o);
 int cmd_report(const struct options *o);
 int cmd_dump(const struct options *o);
+int cmd_top(const struct options *o);
 int cmd_report_top(const char *path, unsigned top, const char *root, FILE *out);
 
 #endif /* PTPROF_CMDS_H */

@@ -58,10 +58,40 @@
  *    percentage) and resetSearch().
  * With no samples at all the graph still renders and says "No samples".
  *
+ * Time strip (flame_options.time given, and samples): between the frames
+ * and the status line, a timeline of samples per slot, FLAME_MIN_SLOT_NS (10
+ * ms) or wider (1-2-5 steps) so that the run is at most FLAME_MAX_SLOTS
+ * slots; dragging the mouse over it redraws the graph for the slots
+ * under the drag only (frames with no samples there hidden, widths
+ * and titles of the samples selected; a zoom and a search are reset),
+ * and "Reset time" returns to all; hovering the strip shows a slot's samples
+ * in the status line.  The graph is laid out again by the script from
+ * each frame's samples per slot, written with the frame;
+ * so only frames drawn for the whole run can be shown for a part of it
+ * (a frame under 0.1 px of the whole is not there to widen), and the
+ * slots are widened further until the frames' counts per slot are at
+ * most FLAME_MAX_TIME_ENTRIES (no strip if even one slot is too many):
+ * the size stays bounded whatever the run's length.
+ * Hooks of the strip:
+ *  - <g class="timeline" data-slots="N" data-slot-ns="NS"
+ *    data-x0="X" data-width="W">: N slots of NS ns over [X, X + W];
+ *    slot i starts i * NS ns after the strip's start;
+ *  - in it <rect class="tslot" data-slot="I" data-samples="C"> a bar per
+ *    slot with samples, <rect class="tsel"> the selection (class "hide"
+ *    when none), <text class="time-range"> what is shown;
+ *  - <text class="button reset-time"> (class "hide" when all is shown);
+ *  - each frame: data-t="I:C I:C ..." its samples C in slot I (slots with
+ *    none left out); data-samples and data-start are those of the slots
+ *    selected, as the <svg>'s data-samples;
+ *  - svg.flame.select(t0, t1): show the slots from the one holding t0 to
+ *    the one holding t1 (seconds from the strip's start; t1 > t0); it
+ *    returns the samples shown; svg.flame.resetTime().
+ *
  * Contract: never prints except to `out`, never exits.  Returns 0, or -1
  * with errno: EINVAL for bad arguments (out NULL; stacks NULL with n > 0;
  * a stack with NULL frames and nframes > 0, or a NULL name; a width that
- * is not 0 nor within 200..100000); EOVERFLOW if the counts add up past
+ * is not 0 nor within 200..100000; a time sample of a stack not below
+ * n, or time samples NULL with n > 0); EOVERFLOW if the counts add up past
  * 2^64 - 1; ENOMEM; or the errno of a failed write (EIO if there is none).
  * Stacks with a count of 0 or no frames are skipped.  The stacks' strings
  * are only read during the call.
@@ -79,14 +109,35 @@ struct flame_stack {
 	uint64_t count;
 };
 
+/* When the samples of stacks were taken (flame_options.time): count
+ * samples of stacks[stack] (an index into the stacks given) were taken
+ * ns nanoseconds after the start of the time strip. */
+struct flame_time_sample {
+	size_t stack;
+	uint64_t ns;
+	uint64_t count;
+};
+
+struct flame_time {
+	const struct flame_time_sample *samples;
+	size_t n;
+};
+
 struct flame_options {
 	const char *title; /* e.g. "ptprof: prog, 1234 samples"; NULL: default */
 	const char *subtitle; /* one more line, or NULL */
 	unsigned width;	      /* pixels; 0: 1200 */
+	/* the samples' times, for a time strip (below); NULL: none */
+	const struct flame_time *time;
 };
 
 int flame_write_svg(FILE *out, const struct flame_stack *stacks, size_t n,
 		    const struct flame_options *opt);
+
+/* The time strip's bounds (see above). */
+#define FLAME_MIN_SLOT_NS 10000000ULL
+#define FLAME_MAX_SLOTS 600
+#define FLAME_MAX_TIME_ENTRIES 200000
 
 /*
  * The same from frames given as ids into names (nnames of them, none
@@ -103,5 +154,23 @@ struct flame_id_stack {
 int flame_write_svg_ids(FILE *out, const char *const *names, size_t nnames,
 			const struct flame_id_stack *stacks, size_t n,
 			const struct flame_options *opt);
+
+/*
+ * A differential flame graph (FlameGraph's difffolded.pl and
+ * flamegraph.pl convention): widths from the stacks' counts (NEW's), and
+ * deltas[i] (finite, else EINVAL) the change of stack i (NEW minus BASE
+ * scaled to NEW's total).  A stack of count 0 with a delta (gone from
+ * NEW) draws nothing but counts in its frames' deltas.  Each frame's own
+ * delta (of the stacks that end at it) colours it: white for none, red
+ * for growth and blue for shrinking, the larger the deeper, the largest
+ * own delta of the graph full red or blue (rgb(255,0,0), rgb(0,0,255)).
+ * A frame only in BASE has no width and is not drawn.  Hooks: each
+ * frame's <g> has data-delta="OWN" and data-delta-total="TOTAL" (in
+ * samples, 2 decimals), and its title, after the percentage, "; self
+ * +X.XX pp, total +Y.YY pp" (percentage points of NEW's total).
+ */
+int flame_write_svg_diff(FILE *out, const char *const *names, size_t nnames,
+			 const struct flame_id_stack *stacks, size_t n,
+			 const double *deltas, const struct flame_options *opt);
 
 #endif /* PTPROF_FLAME_H */

@@ -94,19 +94,25 @@ const char options_usage[] =
 	"ticks.  With -- COMMAND, ptprof exits with COMMAND's exit status.\n"
 	"\n"
 	"Reading a profile, and one-shot stacks:\n"
-	"  ptprof report [--top=N] [--lines] [--folded | --svg] FILE\n"
-	"  ptprof report --threads FILE\n"
-	"  ptprof report --processes FILE\n"
+	"  ptprof report [--top=N] [--lines] [--folded | --svg] FILE...\n"
+	"  ptprof report --diff BASE [--folded | --svg] NEW\n"
+	"  ptprof report --threads FILE...\n"
+	"  ptprof report --processes FILE...\n"
 	"  ptprof dump -p PID[,PID...] [--children] [--json]\n"
-	"See 'ptprof report --help', 'ptprof dump --help' and ptprof(1).\n";
+	"Watching it live:\n"
+	"  ptprof top -p PID[,PID...] [-f HZ] [--window=SECS]\n"
+	"See 'ptprof report --help', 'ptprof dump --help', 'ptprof top --help'\n"
+	"and ptprof(1).\n";
 
 const char options_report_usage[] =
-	"Usage: ptprof report [OPTION...] FILE\n"
+	"Usage: ptprof report [OPTION...] FILE...\n"
+	"       ptprof report --diff BASE [OPTION...] NEW\n"
 	"Read the profile FILE (written by ptprof: a gperftools CPU profile or a\n"
 	"pprof protobuf, .pb.gz; or such a profile from another tool) and print,\n"
 	"by default, its functions as pprof --text does: samples in the function\n"
 	"itself (flat), in it and its callees (cum), with percentages of all\n"
-	"samples, most flat samples first.\n"
+	"samples, most flat samples first.  Several FILEs (of one program, at one\n"
+	"frequency, in either format) are reported as one.\n"
 	"\n"
 	"      --top=N       only the N first rows (default: all)\n"
 	"      --lines       by source line (function file:line, from DWARF)\n"
@@ -131,6 +137,19 @@ const char options_report_usage[] =
 	"                    name (pprof protobuf profiles with process labels)\n"
 	"      --by-process  with --folded or --svg: a \"name (pid)\" root frame\n"
 	"                    on every stack, one tree per process\n"
+	"      --from=SEC    only the samples taken SEC seconds or more after the\n"
+	"                    profile's start (fractions allowed: 1.5)\n"
+	"      --to=SEC      only the samples taken before SEC seconds after it\n"
+	"                    (both need a pprof protobuf profile with sample\n"
+	"                    times, as ptprof writes; its --svg flame graph has\n"
+	"                    a time strip to drag a window on)\n"
+	"      --diff=BASE   what changed from BASE to NEW, by function: flat\n"
+	"                    and cum change in samples (BASE scaled to NEW's\n"
+	"                    total) and in percentage points, largest first;\n"
+	"                    --folded: 'stack BASE NEW' (difffolded.pl's);\n"
+	"                    --svg: NEW's flame graph, red where a frame's own\n"
+	"                    samples grew, blue where they shrank (repeat\n"
+	"                    --diff, or give several NEW, to merge a side)\n"
 	"  -h, --help        show this help and exit\n"
 	"\n"
 	"Functions come from the binaries and libraries named in the profile's\n"
@@ -165,6 +184,41 @@ const char options_dump_usage[] =
 	"refused) gets one line on stderr and the others are printed; the exit\n"
 	"status is 1 when a process named with -p could not be dumped.\n";
 
+const char options_top_usage[] =
+	"Usage: ptprof top -p PID[,PID...] [OPTION...]\n"
+	"Sample the processes as ptprof -p does and show, refreshed once a\n"
+	"second, their hottest functions: samples in the function itself (flat)\n"
+	"and in it and its callees (cum) over the last seconds (the window) and\n"
+	"since the start, with the samples, threads and processes sampled,\n"
+	"missed ticks and ptprof's pause of the target.  Nothing is written.\n"
+	"\n"
+	"  -p, --pid=PID[,PID...]  the processes (repeatable; at most 4096)\n"
+	"      --children        also every descendant of the -p processes\n"
+	"  -f, --frequency=HZ    samples per second, 1..10000 (default 100)\n"
+	"  -d, --duration=SECS   stop after SECS seconds (default: until q,\n"
+	"                        SIGINT/SIGTERM/SIGHUP, or the target exits)\n"
+	"      --window=SECS     the sliding window, 1..60 seconds (default 10)\n"
+	"      --threads         start with the view by thread\n"
+	"      --top=N           rows of the plain table (default 20; on a\n"
+	"                        terminal, as many as fit)\n"
+	"      --max-depth=N     frames kept per stack, 1..4096 (default 256)\n"
+	"      --wall            count threads that did not run too (as ptprof\n"
+	"                        --wall)\n"
+	"      --no-peek         with --wall: stop every thread that ran\n"
+	"  -t, --tid=TID[,TID...]  only these threads of the -p processes\n"
+	"      --thread-name=REGEX  only the threads whose name matches REGEX\n"
+	"      --no-python       native frames only (default: a CPython\n"
+	"                        process's Python frames, 'name (file:line) [py]')\n"
+	"      --unsafe-seccomp  stop threads whatever their seccomp filters say\n"
+	"                        (see ptprof(1))\n"
+	"  -h, --help            show this help and exit\n"
+	"\n"
+	"Keys: f sort by flat, c sort by cum, a sort by the window or since the\n"
+	"start, w window 5/10/30/60 s, t threads or functions, space pause the\n"
+	"display (sampling goes on), q or Ctrl-C quit.  The target is left\n"
+	"untraced and running.  When stdout is not a terminal, a plain table\n"
+	"(a header line, then the rows) is printed every second instead.\n";
+
 enum {
 	OPT_MAX_DEPTH = 256,
 	OPT_WALL,
@@ -188,6 +242,10 @@ enum {
 	OPT_REPORT_PID,
 	OPT_BY_PROCESS,
 	OPT_NO_PEEK,
+	OPT_FROM,
+	OPT_TO,
+	OPT_DIFF,
+	OPT_WINDOW,
 	OPT_ROTATE,
 	OPT_KEEP
 };
@@ -229,6 +287,28 @@ static const struct option report_options[] = {
 	{ "processes", no_argument, NULL, OPT_PROCESSES },
 	{ "pid", required_argument, NULL, OPT_REPORT_PID },
 	{ "by-process", no_argument, NULL, OPT_BY_PROCESS },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option top_options[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "frequency", required_argument, NULL, 'f' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "wall", no_argument, NULL, OPT_WALL },
+	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
+	{ "tid", required_argument, NULL, 't' },
+	{ "thread-name", required_argument, NULL, OPT_THREAD_NAME },
+	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -726,6 +806,23 @@ static int parse_one(int c, const char *arg, struct options *o, char *err,
 	}
 }
 
+/* --diff=BASE (repeatable: the BASE profiles, merged). */
+static int add_diff_base(const char *arg, struct options *o, char *err,
+			 size_t len)
+{
+	const char **b;
+
+	if (!*arg)
+		return fail(err, len, "empty --diff BASE file name");
+	b = grow_array(o->diff_bases, &o->diff_cap_, o->ndiff_bases + 1,
+		       sizeof(*b));
+	if (!b)
+		return fail(err, len, "out of memory");
+	o->diff_bases = b;
+	o->diff_bases[o->ndiff_bases++] = arg;
+	return 0;
+}
+
 static int parse_report_one(int c, const char *arg, struct options *o,
 			    char *err, size_t len)
 {
@@ -769,6 +866,16 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 	case OPT_BY_PROCESS:
 		o->by_process = 1;
 		return 0;
+	case OPT_FROM:
+	case OPT_TO:
+		o->windowed = 1;
+		return timeslice_parse_sec(arg,
+					   c == OPT_FROM ? "--from" : "--to",
+					   c == OPT_FROM ? &o->window.from_ns :
+							   &o->window.to_ns,
+					   err, len);
+	case OPT_DIFF:
+		return add_diff_base(arg, o, err, len);
 	default:
 		return parse_common(c, arg, o, err, len);
 	}
@@ -939,18 +1046,25 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 {
 	o->action = ACTION_REPORT;
 	o->usage = options_report_usage;
+	o->window = (struct timeslice){ 0, INT64_MAX };
 	if (parse_with(argc, argv, ":h", report_options, parse_report_one, o,
 		       err, len))
 		return -1;
 	if (o->action == ACTION_HELP)
 		return 0;
+	if (optind >= argc && o->ndiff_bases)
+		return fail(err, len,
+			    "report: --diff BASE needs a NEW profile FILE");
 	if (optind >= argc)
 		return fail(err, len, "report: no profile FILE given");
-	if (optind + 1 < argc)
-		return fail(err, len, "report: one FILE only ('%s' is extra)",
-			    argv[optind + 1]);
-	if (!argv[optind][0])
-		return fail(err, len, "report: empty FILE name");
+	for (int i = optind; i < argc; i++)
+		if (!argv[i][0])
+			return fail(err, len, "report: empty FILE name");
+	o->inputs = argv + optind;
+	o->ninputs = (size_t)(argc - optind);
+	if (o->ndiff_bases && (o->threads || o->processes))
+		return fail(err, len,
+			    "report: --diff goes with no --threads or --processes");
 	if (o->lines && o->format != REPORT_TEXT)
 		return fail(err, len,
 			    "report: --lines goes with the text table only");
@@ -958,6 +1072,8 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 		return fail(
 			err, len,
 			"report: --threads goes with no --lines, --folded, --svg or --thread");
+	if (o->windowed && timeslice_check(&o->window, err, len))
+		return -1;
 	return check_report_processes(o, argv[optind], err, len);
 }
 
@@ -979,11 +1095,63 @@ static int parse_dump(int argc, char **argv, struct options *o, char *err,
 	return 0;
 }
 
+static int parse_window(const char *s, struct options *o, char *err, size_t len)
+{
+	unsigned long v;
+
+	if (parse_ulong(s, 1, 60, &v))
+		return fail(err, len,
+			    "invalid --window '%s': expected 1..60 seconds", s);
+	o->top_window = (unsigned)v;
+	return 0;
+}
+
+/* top: record's sampling options (parse_one()), and its own. */
+static int parse_top_one(int c, const char *arg, struct options *o, char *err,
+			 size_t len)
+{
+	switch (c) {
+	case OPT_WINDOW:
+		return parse_window(arg, o, err, len);
+	case OPT_THREADS:
+		o->thread_view = 1;
+		return 0;
+	default:
+		return parse_one(c, arg, o, err, len);
+	}
+}
+
+static int parse_topcmd(int argc, char **argv, struct options *o, char *err,
+			size_t len)
+{
+	o->action = ACTION_TOP;
+	o->usage = options_top_usage;
+	o->top_window = 10;
+	if (parse_with(argc, argv, ":p:f:d:t:h", top_options, parse_top_one, o,
+		       err, len))
+		return -1;
+	if (o->action == ACTION_HELP)
+		return 0;
+	if (optind < argc)
+		return fail(err, len, "top: unexpected argument '%s'",
+			    argv[optind]);
+	if (!o->pid_given)
+		return fail(err, len, "top: no process given: use -p PID");
+	if (o->no_peek && !o->wall)
+		return fail(err, len, "top: --no-peek goes with --wall");
+	if (o->children < 0)
+		o->children = 0;
+	return 0;
+}
+
 void options_free(struct options *o)
 {
 	free(o->pids);
 	o->pids = NULL;
 	o->npids = 0;
+	free(o->diff_bases);
+	o->diff_bases = NULL;
+	o->ndiff_bases = o->diff_cap_ = 0;
 }
 
 /* --keep, --top and the -o templates (outname.h), after the outputs are
@@ -1035,6 +1203,8 @@ int options_parse(int argc, char **argv, struct options *o, char *err,
 		rc = parse_report(argc - 1, argv + 1, o, err, errlen);
 	else if (argc > 1 && !strcmp(argv[1], "dump"))
 		rc = parse_dump(argc - 1, argv + 1, o, err, errlen);
+	else if (argc > 1 && !strcmp(argv[1], "top"))
+		rc = parse_topcmd(argc - 1, argv + 1, o, err, errlen);
 	else
 		rc = parse_record(argc, argv, o, err, errlen);
 	if (o->children < 0) /* report, --help, --version */

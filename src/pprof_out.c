@@ -3,9 +3,9 @@
  * gzipped pprof protobuf (see pprof_out.h).
  *
  * The builder keeps its samples in a stacktab: each chain is the PCs with
- * two more slots in front, the image's key (its index) and the thread's
- * (name index and TID), so that equal stacks of different images or
- * threads stay apart.  Writing makes the
+ * three more slots in front, the image's key (its index), the thread's
+ * (name index and TID) and the time slot's (pprof_out.h), so that equal
+ * stacks of different images, threads or slots stay apart.  Writing makes the
  * protobuf-c messages in an arena (struct pb, freed at once at the end),
  * packs them straight into a zlib deflate stream with a gzip header, and
  * that into the file.
@@ -31,8 +31,11 @@
 #include "strpool.h"
 #include "symbolize.h"
 
-/* A chain's head: the image's key, then the thread's, before the PCs. */
-#define CHAIN_HEAD 2
+/* A chain's head: the image's key, the thread's and the time slot's,
+ * before the PCs. */
+#define CHAIN_HEAD 3
+_Static_assert(STACKTAB_MAX_DEPTH + CHAIN_HEAD <= STACKTAB_MAX_CHAIN,
+	       "a stacktab keeps the deepest stack and its head");
 /* The image index of a stack handed without one. */
 #define NO_IMAGE UINT32_MAX
 
@@ -113,6 +116,19 @@ static size_t key_name(const uint64_t *chain)
 	return (size_t)(chain[1] >> 32) - 1;
 }
 
+/* The slot of a time: its number plus 1 (0 would cut the chain); 1 for
+ * an unknown time (0) or one before the epoch. */
+static uint64_t time_key(int64_t time_ns)
+{
+	return time_ns > 0 ? (uint64_t)time_ns / PPROF_OUT_SLOT_NS + 1 : 1;
+}
+
+/* The "time" label of a chain: its slot's start, 0 for none. */
+static int64_t key_time(const uint64_t *chain)
+{
+	return (int64_t)((chain[2] - 1) * PPROF_OUT_SLOT_NS);
+}
+
 void pprof_out_add(void *arg, const struct sample_origin *from,
 		   const uint64_t *pcs, size_t n, uint64_t count)
 {
@@ -130,6 +146,7 @@ void pprof_out_add(void *arg, const struct sample_origin *from,
 		return;
 	b->chain[0] = image_key(from);
 	b->chain[1] = thread_key(ni, from->tid);
+	b->chain[2] = time_key(from->time_ns);
 	if (stacktab_add(b->tab, b->chain, k + CHAIN_HEAD, count))
 		b->failed = true;
 }
@@ -188,6 +205,7 @@ struct pb {
 	PbValueType *type_ptrs[2];
 	int64_t comment;
 	int64_t k_thread_id, k_thread_name, k_process_id, k_process_name;
+	int64_t k_time, k_nanoseconds;
 };
 
 static void *pb_alloc(struct pb *pb, size_t n, size_t size)
@@ -691,7 +709,7 @@ static int add_locations(struct pb *pb)
 /* ---- samples ---- */
 
 /* Room for the labels of one sample. */
-#define SAMPLE_LABELS 4
+#define SAMPLE_LABELS 5
 
 static void add_label(struct pb *pb, PbSample *s, PbLabel *l, int64_t key,
 		      int64_t num, const char *str)
@@ -714,6 +732,10 @@ static void add_labels(struct pb *pb, PbSample *s, PbLabel *l,
 	const struct proc_image *im = image_of(pb, key_image(chain));
 
 	add_label(pb, s, &l[0], pb->k_thread_id, key_tid(chain), NULL);
+	if (key_time(chain)) {
+		add_label(pb, s, &l[4], pb->k_time, key_time(chain), NULL);
+		l[4].num_unit = pb->k_nanoseconds;
+	}
 	if (name && name[0])
 		add_label(pb, s, &l[1], pb->k_thread_name, 0, name);
 	if (!im)
@@ -760,6 +782,8 @@ static int add_samples(struct pb *pb)
 	pb->k_thread_name = pb_str(pb, "thread_name");
 	pb->k_process_id = pb_str(pb, "process_id");
 	pb->k_process_name = pb_str(pb, "process_name");
+	pb->k_time = pb_str(pb, "time");
+	pb->k_nanoseconds = pb_str(pb, "nanoseconds");
 	if (!pb->prof.sample || pb->oom)
 		return -1;
 	return stacktab_foreach(pb->b->tab, add_sample, pb) ? -1 : 0;

@@ -4,8 +4,9 @@
  * each field.
  *
  * A builder collects samples during the run, keyed by image (procset.h),
- * thread (ID and name) and stack: pprof_out_add() has the signature of
- * sampler_config.on_stack, so it can be handed to the sampler as is.
+ * thread (ID and name), time slot (below) and stack: pprof_out_add()
+ * has the signature of sampler_config.on_stack, so it can be handed to
+ * the sampler as is.
  * Stacks are cut as a stacktab cuts them (at the first zero PC, then to
  * max_depth frames keeping the innermost).
  *
@@ -24,7 +25,10 @@
  * map_files), or under "/" when it gives NULL or there is none.  Labels
  * on every sample: thread_id (a number), thread_name (a string, when the
  * thread had one), process_id (a number) and process_name (a string: the
- * image's comm, when known).  A stack added without an image has no
+ * image's comm, when known) and time (a number, num_unit "nanoseconds":
+ * the start of the sample's time slot, ns since the epoch, a multiple of
+ * PPROF_OUT_SLOT_NS; no such label when the stack came without a time).
+ * A stack added without an image has no
  * mapping, no name and no process labels.  An address in no file of its
  * image (JIT code) is named from the image's perf map when meta->jit_of
  * gives one: its function is keyed by the module "[jit]" (no source
@@ -55,6 +59,12 @@
 
 struct pprof_out;
 
+/* The time slots samples are merged in (sample_origin.time_ns rounded
+ * down to a multiple): 10 ms, one tick at the default 100 Hz, so a
+ * profile tells when to a tick, and at 1 kHz bounds the samples of a
+ * thread that runs one stack to 100 a second (docs/FORMAT.md). */
+#define PPROF_OUT_SLOT_NS 10000000ULL
+
 struct pprof_out *pprof_out_new(unsigned max_depth);
 void pprof_out_free(struct pprof_out *b);
 
@@ -69,7 +79,7 @@ void pprof_out_add(void *arg, const struct sample_origin *from,
  * the samples are forgotten, the names kept). */
 int pprof_out_reset(struct pprof_out *b);
 
-/* Distinct (image, thread, name, stack) samples held. */
+/* Distinct (image, thread, name, time slot, stack) samples held. */
 size_t pprof_out_samples(const struct pprof_out *b);
 
 struct pprof_meta {

@@ -525,6 +525,7 @@ struct rd {
 	size_t *name_off; /* per string: offset in the names, or -1 */
 	size_t names_len;
 	bool processes; /* a sample has a process_id label */
+	bool times;	/* a sample has a time label */
 	/* address spaces (find_spaces()): of each mapping, each location */
 	size_t *map_space, *loc_space;
 	size_t *loc_map; /* location index -> mapping index, or -1 */
@@ -536,6 +537,7 @@ struct rd {
  * indexes into the string table (-1: none). */
 struct labels {
 	int64_t tid, name, pid, pname;
+	int64_t time; /* 0: none */
 	bool has_pid;
 };
 
@@ -680,7 +682,20 @@ static int check_locations(struct rd *rd)
 	return index_ids(rd, rd->locs, pp->n_location, "location");
 }
 
-/* The thread and process labels of sample i. */
+/* A "time" label's value in ns, or 0: a number label in nanoseconds
+ * (num_unit "nanoseconds", or none, as the writer's default), any int64
+ * (profile.h); a string, or another unit, is no time. */
+static int64_t label_time(const struct rd *rd,
+			  const Perftools__Profiles__Label *l)
+{
+	if (l->str)
+		return 0;
+	if (l->num_unit && strcmp(str_at(rd, l->num_unit), "nanoseconds"))
+		return 0;
+	return l->num;
+}
+
+/* The thread, process and time labels of sample i. */
 static int sample_labels(const struct rd *rd, size_t i, struct labels *lb)
 {
 	const PbSample *s = rd->pp->sample[i];
@@ -691,7 +706,8 @@ static int sample_labels(const struct rd *rd, size_t i, struct labels *lb)
 		const char *key;
 
 		if (check_str(rd, l->key, "a label of sample", i) ||
-		    check_str(rd, l->str, "a label of sample", i))
+		    check_str(rd, l->str, "a label of sample", i) ||
+		    check_str(rd, l->num_unit, "a label of sample", i))
 			return -1;
 		key = str_at(rd, l->key);
 		if (!strcmp(key, "thread_id"))
@@ -703,6 +719,8 @@ static int sample_labels(const struct rd *rd, size_t i, struct labels *lb)
 			lb->has_pid = true;
 		} else if (!strcmp(key, "process_name"))
 			lb->pname = l->str;
+		else if (!strcmp(key, "time"))
+			lb->time = label_time(rd, l);
 	}
 	return 0;
 }
@@ -751,6 +769,7 @@ static int check_sample(struct rd *rd, size_t i)
 	rd->nrecords++;
 	rd->npcs += s->n_location_id;
 	rd->processes |= lb.has_pid;
+	rd->times |= lb.time != 0;
 	keep_string(rd, lb.name);
 	keep_string(rd, lb.pname);
 	return 0;
@@ -1326,6 +1345,7 @@ static void build_records(const struct rd *rd, struct profile *out,
 		rec->pid = lb.pid;
 		if (lb.pname > 0)
 			rec->process = names + rd->name_off[lb.pname];
+		rec->time_ns = lb.time;
 		rec->space = sample_space((struct rd *)rd, i); /* made */
 		r++;
 	}
@@ -1483,6 +1503,9 @@ static int build(const struct rd *rd, struct profile *out)
 	out->total_samples = rd->total;
 	out->threads = true; /* the format has them, if only as labels */
 	out->processes = rd->processes;
+	out->times = rd->times;
+	out->time_nanos = rd->pp->time_nanos;
+	out->duration_nanos = rd->pp->duration_nanos;
 	return 0;
 }
 
@@ -1501,6 +1524,25 @@ static uint64_t period_us(const PbProfile *pp)
 	return 0;
 }
 
+/* out->kind: the period type's name (profile.h), made safe to print. */
+static void period_kind(const PbProfile *pp, struct profile *out)
+{
+	const char *k;
+	size_t i;
+
+	if (!pp->period_type || pp->period_type->type <= 0 ||
+	    (uint64_t)pp->period_type->type >= pp->n_string_table)
+		return;
+	k = pp->string_table[pp->period_type->type];
+	for (i = 0; k[i] && i + 1 < sizeof(out->kind); i++)
+		out->kind[i] = (k[i] >= 'a' && k[i] <= 'z') ||
+					       (k[i] >= '0' && k[i] <= '9') ||
+					       k[i] == '_' ?
+				       k[i] :
+				       '?';
+	out->kind[i] = '\0';
+}
+
 static int convert(const PbProfile *pp, struct profile *out, char *err,
 		   size_t errlen)
 {
@@ -1517,6 +1559,8 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 		}
 	}
 	out->period_us = rc ? 0 : period_us(pp);
+	if (!rc)
+		period_kind(pp, out);
 	free(rd.maps);
 	free(rd.locs);
 	free(rd.funcs);

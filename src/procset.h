@@ -58,6 +58,10 @@ struct sample_origin {
 	const struct proc_image *image; /* its process and image */
 	pid_t tid;			/* its thread */
 	const char *name;		/* the thread's name, "" unread */
+	/* CLOCK_REALTIME, ns since the epoch, at the start of the tick
+	 * that recorded the stack (unwound after the release, or settled
+	 * when its process ends: that tick's); 0: unknown. */
+	int64_t time_ns;
 };
 
 struct procset;

@@ -20,6 +20,9 @@ void profile_free(struct profile *p)
 	free(p->names);
 	free(p->spaces);
 	free(p->storage_);
+	for (size_t i = 0; i < p->nparts_; i++)
+		profile_free(&p->parts_[i]);
+	free(p->parts_);
 	memset(p, 0, sizeof(*p));
 }
 

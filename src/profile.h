@@ -43,6 +43,10 @@ struct profile_record {
 	int64_t pid;	     /* pprof input: process_id label, else 0 */
 	const char *process; /* pprof input: process_name label, else NULL */
 	size_t space;	     /* its address space, below profile_nspaces() */
+	/* pprof input: the "time" label (ns since the epoch: the sample's
+	 * tick, or the start of its time slot, pprof_out.h), any int64 a
+	 * file gives; 0 when absent (legacy files, older protobufs) */
+	int64_t time_ns;
 };
 
 /* An address space's lines: maps_text[off .. off + len). */
@@ -81,6 +85,10 @@ struct profile {
 	size_t nspaces;
 	bool threads;	/* pprof input: records can carry threads */
 	bool processes; /* some record has a process_id label */
+	bool times;	/* some record has a time label (time_ns not 0) */
+	/* pprof input: Profile.time_nanos (the run's start, ns since the
+	 * epoch) and duration_nanos, as the file gives them; else 0 */
+	int64_t time_nanos, duration_nanos;
 	/* pprof input: the names the file gives, sorted by space and
 	 * address (the
 	 * writer named them while the target lived); what report shows for
@@ -90,7 +98,15 @@ struct profile {
 	/* legacy input: the PID of the process recorded, from the maps
 	 * text's "ptprof-pid: PID" line (profile_out.h), else 0 */
 	int64_t pid;
+	/* pprof input: what a sample measures, the period type's name
+	 * ("cpu", "wall"; cut to fit, bytes outside [a-z0-9_] as '?'); ""
+	 * when the file does not say (legacy input) */
+	char kind[16];
 	void *storage_; /* private */
+	/* private: the profiles merged into this one (profile_merge.h),
+	 * whose storage its records and names point into */
+	struct profile *parts_;
+	size_t nparts_;
 };
 
 /* The line a legacy profile's maps text names its process with. */

@@ -1,6 +1,6 @@
 /*
  * ptprof.c - main(): parse the command line and hand it to its command
- * (cmds.h: cmd_record, cmd_report, cmd_dump), as perf.c does.  Like every
+ * (cmds.h: cmd_record, cmd_report, cmd_dump, cmd_top), as perf.c does.  Like every
  * file of the command-line layer (cli.h), it may print and exit.
  */
 #include "config.h"
@@ -38,6 +38,9 @@ int main(int argc, char **argv)
 		break;
 	case ACTION_DUMP:
 		rc = cmd_dump(&o);
+		break;
+	case ACTION_TOP:
+		rc = cmd_top(&o);
 		break;
 	default:
 		rc = cmd_record(&o);

@@ -15,6 +15,7 @@
 #include "perfmap.h"
 #include "report.h"
 #include "textsafe.h"
+#include "timeslice.h"
 
 /*
  * Open-addressing tables from a 64-bit key (a name's or a stack's hash, or
@@ -55,6 +56,12 @@ struct report {
 	uint64_t total;
 	struct report_row *rows;
 	size_t nrows;
+	/* when each record's samples were taken, for the flame graph's
+	 * time strip: stack index, ns after the profile's start, count;
+	 * only when every record has a time (NULL: no strip) */
+	struct flame_time_sample *times;
+	size_t ntimes;
+	int64_t start; /* of the strip, ns since the epoch */
 	/* the profile, for its own names (profile.h), while report_build()
 	 * runs */
 	const struct profile *profile;
@@ -276,7 +283,8 @@ static uint32_t process_frame(struct report *r,
  * appended, root first): merged into an equal stack if there is one (then
  * the appended ids are dropped again), else kept.
  */
-static int add_stack(struct report *r, size_t off, size_t n, uint64_t count)
+static int add_stack(struct report *r, size_t off, size_t n, uint64_t count,
+		     size_t *index)
 {
 	uint64_t h = hash_fnv1a(HASH_FNV_SEED, r->frames + off,
 				n * sizeof(*r->frames));
@@ -294,6 +302,7 @@ static int add_stack(struct report *r, size_t off, size_t n, uint64_t count)
 			    n * sizeof(*r->frames))) {
 			s->count += count;
 			r->nframes = off;
+			*index = r->stack_tab.slots[j].id;
 			return 0;
 		}
 	}
@@ -306,6 +315,7 @@ static int add_stack(struct report *r, size_t off, size_t n, uint64_t count)
 		r->stacks = s;
 	}
 	r->stacks[r->nstacks] = (struct stack){ off, n, count };
+	*index = r->nstacks;
 	table_set(&r->stack_tab, j, h, (uint32_t)r->nstacks++);
 	return 0;
 }
@@ -336,12 +346,46 @@ static int grow_counts(struct report *r, size_t *cap)
 	return 0;
 }
 
+/*
+ * The start of a profile's time strip: its start (time_nanos), else its
+ * first sample's time.  Whether it has times for a strip: every record
+ * has one (a record without would fit no slot).
+ */
+static bool strip_start(const struct profile *p, int64_t *start)
+{
+	*start = p->time_nanos;
+	if (!p->times)
+		return false;
+	for (size_t i = 0; i < p->nrecords; i++) {
+		int64_t t = p->records[i].time_ns;
+
+		if (!t)
+			return false;
+		if (p->time_nanos <= 0 && (*start <= 0 || t < *start))
+			*start = t;
+	}
+	return true;
+}
+
+/* The time of record rec, counted to stack st (r->times has room). */
+static void add_time(struct report *r, const struct profile_record *rec,
+		     size_t st)
+{
+	if (!r->times)
+		return;
+	/* a time before the start (a clock stepped back, or a hostile
+	 * file) is in the first slot */
+	r->times[r->ntimes++] = (struct flame_time_sample){
+		st, timeslice_after(rec->time_ns, r->start), rec->count
+	};
+}
+
 static int add_record(struct report *r, struct symbolizer *const *syms,
 		      const struct profile_record *rec, size_t index,
 		      const struct report_options *opt, size_t *counts_cap)
 {
 	size_t off = r->nframes, head = opt->by_process ? 1 : 0;
-	size_t n = rec->npcs + head;
+	size_t n = rec->npcs + head, st;
 	uint32_t *f;
 
 	if (rec->npcs == 0)
@@ -376,7 +420,10 @@ static int add_record(struct report *r, struct symbolizer *const *syms,
 		}
 	}
 	r->total += rec->count;
-	return add_stack(r, off, n, rec->count);
+	if (add_stack(r, off, n, rec->count, &st))
+		return -1;
+	add_time(r, rec, st);
+	return 0;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -415,6 +462,12 @@ struct report *report_build(const struct profile *p,
 	r->profile = p;
 	r->jit = opt->jit;
 	r->nspaces = profile_nspaces(p);
+	if (strip_start(p, &r->start)) {
+		r->times = malloc((p->nrecords ? p->nrecords : 1) *
+				  sizeof(*r->times));
+		if (!r->times)
+			goto fail;
+	}
 	for (size_t i = 0; i < p->nrecords; i++)
 		if (p->records[i].space >= r->nspaces ||
 		    p->records[i].space > UINT32_MAX ||
@@ -449,6 +502,7 @@ void report_free(struct report *r)
 	free(r->stacks);
 	free(r->stack_tab.slots);
 	free(r->rows);
+	free(r->times);
 	free(r);
 }
 
@@ -463,9 +517,44 @@ const struct report_row *report_rows(const struct report *r, size_t *n)
 	return r->rows;
 }
 
+const char *const *report_names(const struct report *r, size_t *n)
+{
+	*n = r->nnames;
+	return (const char *const *)r->names;
+}
+
+size_t report_nstacks(const struct report *r)
+{
+	return r->nstacks;
+}
+
+const uint32_t *report_stack(const struct report *r, size_t i, size_t *nframes,
+			     uint64_t *count)
+{
+	*nframes = r->stacks[i].n;
+	*count = r->stacks[i].count;
+	return r->frames + r->stacks[i].off;
+}
+
 static double pct(uint64_t part, uint64_t total)
 {
 	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+void report_put_name(FILE *out, const char *name, const char *module)
+{
+	/* Names come from the target and the profile: a newline or an
+	 * escape sequence in one is shown, not acted on. */
+	textsafe_fputs(out, name, NULL);
+	if (module && module[0] == '[') {
+		fputc(' ', out); /* "[vdso]" */
+		textsafe_fputs(out, module, NULL);
+	} else if (module) {
+		fputs(" [", out);
+		textsafe_fputs(out, module, NULL);
+		fputc(']', out);
+	}
+	fputc('\n', out);
 }
 
 int report_write_text(const struct report *r, FILE *out, size_t top)
@@ -484,18 +573,7 @@ int report_write_text(const struct report *r, FILE *out, size_t top)
 			"%8" PRIu64 " %5.1f%% %5.1f%% %8" PRIu64 " %5.1f%%  ",
 			row->flat, pct(row->flat, r->total), pct(sum, r->total),
 			row->cum, pct(row->cum, r->total));
-		/* Names come from the target and the profile: a newline or
-		 * an escape sequence in one is shown, not acted on. */
-		textsafe_fputs(out, row->name, NULL);
-		if (row->module && row->module[0] == '[') {
-			fputc(' ', out); /* "[vdso]" */
-			textsafe_fputs(out, row->module, NULL);
-		} else if (row->module) {
-			fputs(" [", out);
-			textsafe_fputs(out, row->module, NULL);
-			fputc(']', out);
-		}
-		fputc('\n', out);
+		report_put_name(out, row->name, row->module);
 	}
 	if (n < r->nrows)
 		fprintf(out, "(%zu more rows; --top=0 shows all)\n",
@@ -503,19 +581,25 @@ int report_write_text(const struct report *r, FILE *out, size_t top)
 	return fflush(out) || ferror(out) ? -1 : 0;
 }
 
+void report_put_stack(FILE *out, const char *const *names, const uint32_t *ids,
+		      size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			fputc(';', out);
+		/* A newline in a name would forge a stack, a ';' a frame:
+		 * both escaped (textsafe.h). */
+		textsafe_fputs(out, names[ids[k]], ";");
+	}
+}
+
 int report_write_folded(const struct report *r, FILE *out)
 {
 	for (size_t i = 0; i < r->nstacks; i++) {
 		const struct stack *s = &r->stacks[i];
 
-		for (size_t k = 0; k < s->n; k++) {
-			if (k)
-				fputc(';', out);
-			/* A newline in a name would forge a stack, a ';' a
-			 * frame: both escaped (textsafe.h). */
-			textsafe_fputs(out, r->names[r->frames[s->off + k]],
-				       ";");
-		}
+		report_put_stack(out, (const char *const *)r->names,
+				 r->frames + s->off, s->n);
 		fprintf(out, " %" PRIu64 "\n", s->count);
 	}
 	return fflush(out) || ferror(out) ? -1 : 0;
@@ -525,7 +609,9 @@ int report_write_svg(const struct report *r, FILE *out, const char *title)
 {
 	struct flame_id_stack *fs = calloc(r->nstacks ? r->nstacks : 1,
 					   sizeof(*fs));
-	struct flame_options opt = { .title = title };
+	struct flame_time tm = { r->times, r->ntimes };
+	struct flame_options opt = { .title = title,
+				     .time = r->times ? &tm : NULL };
 	int rc;
 
 	if (!fs)

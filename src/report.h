@@ -84,11 +84,30 @@ uint64_t report_total(const struct report *r);
 /* The rows, sorted; valid until report_free(). */
 const struct report_row *report_rows(const struct report *r, size_t *n);
 
+/* The frame names by id, and the distinct stacks (stack i: its frame
+ * ids, root first, *nframes of them, and its count), as folded stacks
+ * and flame graphs have them: what report_diff.h compares.  Valid until
+ * report_free(). */
+const char *const *report_names(const struct report *r, size_t *n);
+size_t report_nstacks(const struct report *r);
+const uint32_t *report_stack(const struct report *r, size_t i, size_t *nframes,
+			     uint64_t *count);
+
 /*
  * The table: a "Total: N samples" line, a header, then up to `top` rows
  * (0: all) of flat, flat%, sum%, cum, cum%, name and [module].
  */
 int report_write_text(const struct report *r, FILE *out, size_t top);
+
+/* The end of a table's row: "name [module]" ("name [vdso]" for a
+ * module in brackets, "name" for none), escaped (textsafe.h), and a
+ * newline. */
+void report_put_name(FILE *out, const char *name, const char *module);
+
+/* A folded stack's frames, "root;...;leaf" (ids into names, root
+ * first), each name escaped, a ';' in one too; no count, no newline. */
+void report_put_stack(FILE *out, const char *const *names, const uint32_t *ids,
+		      size_t n);
 
 /* One line per distinct stack: "root;...;leaf COUNT". */
 int report_write_folded(const struct report *r, FILE *out);

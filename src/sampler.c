@@ -699,7 +699,8 @@ static bool add_samples(struct sampler *s, struct thread *th,
 	struct sampler_proc *p = th->proc;
 	struct sample_origin from = { .image = p->im,
 				      .tid = th->tid,
-				      .name = th->name };
+				      .name = th->name,
+				      .time_ns = s->tick_real_ns };
 
 	if ((!s->cfg->tab_pid || s->cfg->tab_pid == p->pid) &&
 	    stacktab_add(s->tab, pcs, n, count))
@@ -1821,6 +1822,7 @@ static int tick(struct sampler *s)
 
 	s->tick++;
 	s->tick_ns = mono_now_ns();
+	s->tick_real_ns = real_now_ns();
 	if (sampler_procs_watch(s))
 		return -1;
 	if (s->target_gone)

@@ -104,7 +104,8 @@ struct sampler {
 	struct capture view; /* a queued capture, as the unwinder sees it */
 	uint64_t *pcs;
 	uint64_t tick;
-	uint64_t tick_ns; /* CLOCK_MONOTONIC at its start */
+	uint64_t tick_ns;     /* CLOCK_MONOTONIC at its start */
+	int64_t tick_real_ns; /* CLOCK_REALTIME at its start (sample_origin) */
 	uint64_t period_ns;
 	uint64_t last_detach_ns; /* of this tick's sampled threads */
 	int loadavg_fd;		 /* /proc/loadavg, kept open (spin_worth()) */

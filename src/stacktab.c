@@ -35,7 +35,7 @@ struct stacktab *stacktab_new(unsigned max_depth)
 
 	if (!t)
 		return NULL;
-	if (max_depth == 0 || max_depth > STACKTAB_MAX_DEPTH)
+	if (max_depth == 0 || max_depth > STACKTAB_MAX_CHAIN)
 		max_depth = STACKTAB_DEFAULT_DEPTH;
 	t->max_depth = max_depth;
 	t->nslots = 1024;

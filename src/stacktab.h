@@ -23,6 +23,10 @@
 /* Frames kept per stack: default and the largest --max-depth accepted. */
 #define STACKTAB_DEFAULT_DEPTH 256
 #define STACKTAB_MAX_DEPTH 4096
+/* The longest chain a table keeps (stacktab_new(); a larger depth is the
+ * default): the deepest stack and the keys a writer puts in front of it
+ * (pprof_out.c's image, thread and time slot). */
+#define STACKTAB_MAX_CHAIN (STACKTAB_MAX_DEPTH + 8)
 
 struct stacktab;
 

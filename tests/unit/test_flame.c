@@ -82,7 +82,8 @@ static void test_structure(void)
 {
 	const struct flame_stack s[] = { STACK(3, "main", "a"),
 					 STACK(1, "main", "b") };
-	const struct flame_options opt = { "my title", "sub & title", 0 };
+	const struct flame_options opt = { .title = "my title",
+					   .subtitle = "sub & title" };
 	char *svg = render(s, 2, &opt);
 	size_t len;
 
@@ -256,7 +257,7 @@ static void test_errors(void)
 	const struct flame_stack bad_name[] = { STACK(1, "main", NULL) };
 	const struct flame_stack big[] = { STACK(UINT64_MAX, "a"),
 					   STACK(1, "b") };
-	const struct flame_options narrow = { NULL, NULL, 50 };
+	const struct flame_options narrow = { .width = 50 };
 	const struct flame_stack ok[] = { STACK(1, "main") };
 
 	errno = 0;
