@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -614,6 +615,11 @@ struct rotate_stats {
 	uint64_t missed_at;	       /* missed_ticks at the last rotation */
 	bool counting;		       /* ... not yet added to missed_after */
 	uint64_t failed;	       /* periods with a file unwritten */
+	/* ptprof's heap in use (malloc's, not RSS: freed memory the heap
+	 * keeps is not in it) after each rotation emptied the tables: the
+	 * first, largest and last, to tell a leak (it climbs with every
+	 * period) from caches filling up (it stops); 0: not known */
+	size_t heap_first, heap_max, heap_last;
 };
 
 struct rotation {
@@ -1130,6 +1136,22 @@ static unsigned long free_inflight(const struct rotation *r)
 
 /* The period ends here: hand it to a writer (or write it here when no
  * child can be forked), then start the next with empty builders. */
+/* The heap in use now, into rs (glibc's mallinfo2(); nothing without). */
+static void note_heap(struct rotate_stats *rs)
+{
+#ifdef HAVE_MALLINFO2
+	size_t used = mallinfo2().uordblks;
+
+	if (!rs->heap_first)
+		rs->heap_first = used;
+	if (used > rs->heap_max)
+		rs->heap_max = used;
+	rs->heap_last = used;
+#else
+	(void)rs;
+#endif
+}
+
 static void rotate(struct output *w, const struct sampler_stats *st,
 		   uint64_t now)
 {
@@ -1173,6 +1195,7 @@ static void rotate(struct output *w, const struct sampler_stats *st,
 	r->py_at = st->py_merged;
 	r->asked = false;
 	period_names(w);
+	note_heap(&r->rs);
 }
 
 /*
@@ -1287,6 +1310,12 @@ static void print_rotate_stats(const struct options *o, const struct output *w)
 		(double)rs->hold_max_ns / NSEC_PER_USEC,
 		(unsigned long long)rs->missed_after,
 		(unsigned long long)rs->failed);
+	if (rs->heap_first)
+		fprintf(stderr,
+			"ptprof: stats: heap in use after a rotation: first "
+			"%zu kB, max %zu kB, last %zu kB\n",
+			rs->heap_first / 1024, rs->heap_max / 1024,
+			rs->heap_last / 1024);
 }
 
 /*
@@ -1336,7 +1365,7 @@ struct watch {
 	bool have_first;
 	uint64_t last_at;
 	uint64_t end_at; /* when sampling ended (a launched COMMAND reaped) */
-	struct output *out; /* rotated between ticks (rotate_tick()) */
+	struct output *out;  /* rotated between ticks (rotate_tick()) */
 	uint64_t writers_ns; /* the CPU time of its writers (bgwrite.h) */
 };
 
