@@ -545,14 +545,19 @@ static uint64_t drain_budget(unsigned hz)
  * (suspend_self() in sampler.c) with the terminal left in the view's
  * modes, and a `fg` would not draw it again.  The view takes no suspend
  * character instead (q quits); endwin() gives the shell its own back.
+ * Ctrl-S neither (IXON off; cbreak() leaves it on): a terminal stopped by
+ * it blocks ptprof's next draw, in the sampler's progress hook, until
+ * Ctrl-Q; no tick, no key read, and a signal sent to the target in the
+ * meantime leaves it in its signal-delivery-stop, waiting for its tracer.
  */
-static void no_suspend_key(void)
+static void no_stop_keys(void)
 {
 	struct termios tio;
 
 	if (tcgetattr(STDIN_FILENO, &tio))
 		return;
 	tio.c_cc[VSUSP] = _POSIX_VDISABLE;
+	tio.c_iflag &= ~(tcflag_t)IXON;
 	if (tcsetattr(STDIN_FILENO, TCSANOW, &tio) == 0)
 		def_prog_mode(); /* ncurses' own copy of the view's modes */
 }
@@ -583,7 +588,7 @@ static bool start_curses(struct top *t)
 	}
 	cbreak();
 	noecho();
-	no_suspend_key();
+	no_stop_keys();
 	nodelay(stdscr, TRUE);
 	keypad(stdscr, TRUE);
 	curs_set(0);

@@ -47,6 +47,7 @@ struct livename {
 	struct entry *tab;
 	size_t cap, used; /* cap: a power of two, or 0 */
 	struct strpool *pool;
+	char bare[32]; /* the last address named by nothing yet */
 };
 
 struct livename *livename_new(const struct procset *ps,
@@ -237,7 +238,8 @@ static int py_name(const struct livename *ln, uint64_t pc, char *buf,
 }
 
 /* Name addr (adjusted already) of image im into buf, its module into
- * *module (NULL: none). */
+ * *module (NULL: none): 0, or 1 when nothing knows it yet (a bare
+ * "0xADDRESS"), -1 on failure. */
 static int name_addr(struct livename *ln, const struct proc_image *im,
 		     uint64_t addr, char *buf, size_t len, const char **module)
 {
@@ -268,7 +270,7 @@ static int name_addr(struct livename *ln, const struct proc_image *im,
 	else
 		snprintf(buf, len, "0x%" PRIx64, addr);
 	free(cxx);
-	return 0;
+	return !si.func && !si.module;
 }
 
 int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
@@ -290,9 +292,19 @@ int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
 		return -1;
 	e = slot_of(ln, image1, addr);
 	if (!e->image1) {
-		if (py_name(ln, pc, buf, sizeof(buf)) &&
-		    name_addr(ln, im, addr, buf, sizeof(buf), &mod))
+		int r = py_name(ln, pc, buf, sizeof(buf)) ?
+				name_addr(ln, im, addr, buf, sizeof(buf),
+					  &mod) :
+				0;
+
+		if (r < 0)
 			return -1;
+		if (r > 0) { /* not cached: see livename.h */
+			snprintf(ln->bare, sizeof(ln->bare), "%s", buf);
+			*name = ln->bare;
+			*module = NULL;
+			return 0;
+		}
 		n = strpool_intern(ln->pool, buf);
 		if (n >= 0 && mod)
 			m = strpool_intern(ln->pool, mod);

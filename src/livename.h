@@ -17,9 +17,13 @@
  * from the image's maps, at most once a second per image; the perf map
  * is read again, as often, when it does not name a JIT address.
  *
- * Each (image, address) is named once and cached.  The cache holds at
- * most LIVENAME_MAX_ADDRS addresses: when full it is emptied and filled
- * again (JIT code over hours), so memory stays bounded.
+ * Each (image, address) is named once and cached, but for one nothing
+ * names yet (a bare "0xADDRESS": a library loaded since the symbolizer
+ * was built, JIT code not yet in the perf map), which is named anew each
+ * time, so that it gets its name once the rebuild above finds it.  The
+ * cache holds at most LIVENAME_MAX_ADDRS addresses: when full it is
+ * emptied and filled again (JIT code over hours), so memory stays
+ * bounded.
  *
  * Contract: not thread-safe, never prints or exits.  Loading a file's
  * symbols the first time takes as long as it takes (one libelf read):

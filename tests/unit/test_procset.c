@@ -2,7 +2,8 @@
  * test_procset - the set of images: indexes in the order added, an exec
  * (a second image of a PID) ends the first and numbers itself after it,
  * images stay at their address while the set grows, the newest image of
- * a PID is found, and the sampled counts count images and distinct PIDs.
+ * a PID is found, and the sampled counts count images and distinct PIDs
+ * (many of them, out of order, too).
  */
 #include "config.h"
 
@@ -54,9 +55,36 @@ static void check_stable(void)
 	procset_free(NULL);
 }
 
+/* Many images, PIDs exec'ing and reused out of order, some unsampled:
+ * each sampled PID counted once. */
+static void check_many_pids(void)
+{
+	struct procset *ps = procset_new();
+	size_t want = 0;
+
+	CHECK(ps != NULL);
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < 3000; i++) {
+			/* PID 5000 - i: descending, so not sorted by index */
+			struct proc_image *im = procset_add(ps, 5000 - i, 1,
+							    "cc1");
+
+			CHECK(im != NULL);
+			/* sampled: every PID not a multiple of 3, in some
+			 * round; multiples of 7 only in the last */
+			if (i % 3 && (i % 7 || round == 2))
+				im->samples = 1;
+			want += round == 2 && i % 3;
+		}
+	CHECKF(procset_sampled_pids(ps) == want, "%zu PIDs, want %zu",
+	       procset_sampled_pids(ps), want);
+	procset_free(ps);
+}
+
 int main(void)
 {
 	check_exec();
 	check_stable();
+	check_many_pids();
 	return unit_result("test_procset");
 }
