@@ -1162,8 +1162,6 @@ static unsigned long free_inflight(const struct rotation *r)
 	return 0;
 }
 
-/* The period ends here: hand it to a writer (or write it here when no
- * child can be forked), then start the next with empty builders. */
 /* The heap in use now, into rs (glibc's mallinfo2(); nothing without). */
 static void note_heap(struct rotate_stats *rs)
 {
@@ -1180,6 +1178,8 @@ static void note_heap(struct rotate_stats *rs)
 #endif
 }
 
+/* The period ends here: hand it to a writer (or write it here when no
+ * child can be forked), then start the next with empty builders. */
 static void rotate(struct output *w, const struct sampler_stats *st,
 		   uint64_t now)
 {
