@@ -605,6 +605,9 @@ struct period {
 struct kept_file {
 	unsigned long seq;
 	char *path;
+	bool ours; /* path was our regular file when written: dev, ino */
+	dev_t dev;
+	ino_t ino;
 };
 
 /* Rotation figures for --stats. */
@@ -1051,12 +1054,37 @@ static void note_names(struct output *w, struct kept_file *names)
 		names[k].seq = r->seq;
 }
 
+/* Is the file at path a regular file of the effective user's (its
+ * identity into *st)?  Not a link, nor anybody else's. */
+static bool kept_is_ours(const char *path, struct stat *st)
+{
+	return lstat(path, st) == 0 && S_ISREG(st->st_mode) &&
+	       st->st_uid == geteuid();
+}
+
+/* Remove f if its name still holds the very file written under it: in a
+ * shared directory (/tmp) the name may have been moved away (a shipping
+ * loop) and taken by another user's file since, which root must leave. */
+static void kept_remove(const struct kept_file *f)
+{
+	struct stat st;
+
+	if (!f->ours || !kept_is_ours(f->path, &st) || st.st_dev != f->dev ||
+	    st.st_ino != f->ino)
+		return;
+	if (unlink(f->path) && errno != ENOENT)
+		cli_msg("--keep: cannot remove '%s': %s", f->path,
+			strerror(errno));
+}
+
 /* --keep: one more file of output k; the oldest beyond keep removed (only
- * files this run wrote, by the names it wrote them under).  Takes path. */
+ * files this run wrote, by the names it wrote them under, and only while
+ * they are still those files).  Takes path. */
 static void keep_file(struct output *w, int k, unsigned long seq, char *path)
 {
 	struct rotation *r = &w->rot;
 	struct kept_file *v;
+	struct stat st;
 	size_t i;
 
 	if (!w->o->keep || !path) {
@@ -1073,11 +1101,11 @@ static void keep_file(struct output *w, int k, unsigned long seq, char *path)
 	for (i = r->nkept[k]; i > 0 && v[i - 1].seq > seq; i--)
 		v[i] = v[i - 1];
 	v[i] = (struct kept_file){ .seq = seq, .path = path };
+	if (kept_is_ours(path, &st))
+		v[i].ours = true, v[i].dev = st.st_dev, v[i].ino = st.st_ino;
 	r->nkept[k]++;
 	while (r->nkept[k] > w->o->keep) {
-		if (unlink(v[0].path) && errno != ENOENT)
-			cli_msg("--keep: cannot remove '%s': %s", v[0].path,
-				strerror(errno));
+		kept_remove(&v[0]);
 		free(v[0].path);
 		memmove(v, v + 1, --r->nkept[k] * sizeof(*v));
 	}
@@ -1134,8 +1162,6 @@ static unsigned long free_inflight(const struct rotation *r)
 	return 0;
 }
 
-/* The period ends here: hand it to a writer (or write it here when no
- * child can be forked), then start the next with empty builders. */
 /* The heap in use now, into rs (glibc's mallinfo2(); nothing without). */
 static void note_heap(struct rotate_stats *rs)
 {
@@ -1152,6 +1178,8 @@ static void note_heap(struct rotate_stats *rs)
 #endif
 }
 
+/* The period ends here: hand it to a writer (or write it here when no
+ * child can be forked), then start the next with empty builders. */
 static void rotate(struct output *w, const struct sampler_stats *st,
 		   uint64_t now)
 {

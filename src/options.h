@@ -42,7 +42,7 @@
 #define PTPROF_DEFAULT_OUTPUT "ptprof.prof"
 #define OPTIONS_MAX_TIDS 256	    /* -t TID,... at most */
 #define OPTIONS_MAX_ROTATE 31536000 /* --rotate: a year, in seconds */
-#define OPTIONS_MAX_KEEP 1000000 /* --keep: files of each output */
+#define OPTIONS_MAX_KEEP 1000000    /* --keep: files of each output */
 #define PTPROF_DEFAULT_PPROF_OUTPUT "ptprof.pb.gz"
 
 enum ptprof_action {

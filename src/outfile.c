@@ -318,6 +318,7 @@ int outfile_open(struct outfile *o, const char *path)
 	int fd, saved;
 
 	o->f = NULL;
+	o->err = 0;
 	if (resolve_output(path, o->path, sizeof(o->path), 0) ||
 	    temp_name(o->path, o->tmp, sizeof(o->tmp)))
 		return -1;
@@ -353,7 +354,10 @@ void outfile_abort(struct outfile *o)
 
 int outfile_flush(struct outfile *o)
 {
-	return fflush(o->f) ? -1 : 0;
+	if (!fflush(o->f))
+		return 0;
+	o->err = errno;
+	return -1;
 }
 
 void outfile_release(struct outfile *o)
@@ -435,7 +439,13 @@ int outfile_commit(struct outfile *o)
 {
 	int rc = 0, saved = 0;
 
-	if (fflush(o->f) || fsync(fileno(o->f))) {
+	/* A failed write (glibc drops the bytes it could not write) leaves
+	 * the stream's error flag set, and a later fflush() with nothing
+	 * buffered succeeds: the file would have a hole. */
+	if (ferror(o->f)) {
+		saved = o->err ? o->err : EIO;
+		rc = -1;
+	} else if (fflush(o->f) || fsync(fileno(o->f))) {
 		saved = errno;
 		rc = -1;
 	}

@@ -47,6 +47,7 @@
 
 struct outfile {
 	FILE *f;	     /* write here, between open and commit/abort */
+	int err;	     /* errno of a failed outfile_flush(), or 0 */
 	char tmp[PATH_MAX];  /* the temporary file */
 	char path[PATH_MAX]; /* FILE, with its links followed */
 };
@@ -61,6 +62,8 @@ void outfile_abort(struct outfile *o);
  * write it); after, the parent's outfile_release() closes its stream and
  * leaves the temporary to the child, which commits or aborts it (its
  * flock() stays: the open file is the child's too).
+ * A write that failed on the stream (outfile_flush()'s, whose bytes
+ * are then gone from it) fails the commit, with that errno.
  * outfile_retarget() makes path, not the name given to outfile_open(),
  * the name the commit renames the temporary to (checked as outfile_open()
  * checks it; a path on another file system then fails the commit with

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -186,6 +188,42 @@ static void test_pid_line(void)
 	stacktab_free(t);
 }
 
+/* A rotation flushes the spilled stream before its fork (flush); when that
+ * write fails (a full disk: here RLIMIT_FSIZE), the bytes are gone from
+ * the stream, and the commit must fail rather than rename a file with a
+ * hole into place as complete. */
+static void test_failed_flush(void)
+{
+	char dir[] = "/tmp/ptprof-flush-XXXXXX", path[300];
+	struct stacktab *t = stacktab_new(0);
+	const uint64_t a[] = { 0x1000, 0x2000 };
+	struct rlimit old, none;
+	struct profile_out *o;
+	int flushed, closed, err;
+
+	CHECK(t && mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/flush.prof", dir);
+	o = profile_out_open(path, 1000);
+	CHECK(o != NULL);
+	CHECK(stacktab_add(t, a, 2, 3) == 0);
+	CHECK(profile_out_add(o, t) == 0);
+	CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
+	none = old;
+	none.rlim_cur = 0;
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK(setrlimit(RLIMIT_FSIZE, &none) == 0);
+	flushed = profile_out_flush(o);
+	CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+	CHECK(flushed == -1);
+	closed = profile_out_close(o, NULL);
+	err = errno;
+	CHECKF(closed == -1 && err == EFBIG, "close %d (%s)", closed,
+	       strerror(err));
+	CHECK(access(path, F_OK) < 0);
+	CHECK(rmdir(dir) == 0); /* the temporary removed too */
+	stacktab_free(t);
+}
+
 int main(void)
 {
 	test_spill();
@@ -193,5 +231,6 @@ int main(void)
 	test_bytes();
 	test_empty_profile();
 	test_atomic_file();
+	test_failed_flush();
 	return unit_result("test_profile_out");
 }
