@@ -409,7 +409,8 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 	fprintf(stderr,
 		"ptprof: stats: threads stopped %llu, spared %llu (not due), "
 		"not selected %llu, late %llu (%llu sampled when they "
-		"stopped), stacks %llu, samples reusing a last stack %llu, "
+		"stopped; progress put off for their stops %llu), stacks "
+		"%llu, samples reusing a last stack %llu, "
 		"sweeps of quiet threads %llu, samples given at the end %llu, "
 		"CPU time in no sample %.3f s\n",
 		(unsigned long long)st->threads_stopped,
@@ -417,6 +418,7 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		(unsigned long long)st->threads_unselected,
 		(unsigned long long)st->late_threads,
 		(unsigned long long)st->late_captured,
+		(unsigned long long)st->progress_deferred,
 		(unsigned long long)st->stacks,
 		(unsigned long long)st->reused_samples,
 		(unsigned long long)st->sweeps,
@@ -1223,7 +1225,8 @@ static void rotate(struct output *w, const struct sampler_stats *st,
 	r->py_at = st->py_merged;
 	r->asked = false;
 	period_names(w);
-	note_heap(&r->rs);
+	if (w->o->stats)
+		note_heap(&r->rs);
 }
 
 /*

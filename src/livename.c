@@ -300,7 +300,8 @@ int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
 		if (r < 0)
 			return -1;
 		if (r > 0) { /* not cached: see livename.h */
-			snprintf(ln->bare, sizeof(ln->bare), "%s", buf);
+			snprintf(ln->bare, sizeof(ln->bare), "%.*s",
+				 (int)sizeof(ln->bare) - 1, buf);
 			*name = ln->bare;
 			*module = NULL;
 			return 0;

@@ -2045,13 +2045,35 @@ static void teardown(struct sampler *s)
 		close(s->loadavg_fd);
 }
 
-/* After a tick (every thread let go): the caller's progress hook. */
+/*
+ * After a tick: the caller's progress hook, which may block (a progress
+ * line or ptprof top's table written to a terminal or pipe nobody reads,
+ * a file written on a slow disk).  A LATE thread (interrupted, its stop
+ * not in yet) would sit in that stop for as long as the hook blocks, so
+ * the hook waits for a tick after which no stop is owed, up to
+ * PROGRESS_DEFER_NS; then the LATE stops are waited for as at the end of
+ * a run (release_late(): one in D state may never come) and the hook
+ * runs anyway.
+ */
+#define PROGRESS_DEFER_NS NSEC_PER_SEC
+
 static void report_progress(struct sampler *s, uint64_t start)
 {
 	uint64_t now = mono_now_ns();
+	size_t late = 0;
 
 	if (!s->cfg->progress || now - s->progress_at < s->cfg->progress_ns)
 		return;
+	reap_queued(s);
+	threadtab_foreach(s->threads, count_late, &late);
+	if (late) {
+		s->st->progress_deferred++;
+		if (now - s->progress_at <
+		    s->cfg->progress_ns + PROGRESS_DEFER_NS)
+			return;
+		release_late(s);
+		now = mono_now_ns();
+	}
 	s->progress_at = now;
 	s->st->elapsed_ns = now - start;
 	s->cfg->progress(s->cfg->progress_arg, s->st);

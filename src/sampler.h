@@ -187,7 +187,10 @@ struct sampler_config {
 	void *select_arg;
 	/* Called between ticks, never while a thread is held, at most once
 	 * every progress_ns, with the figures so far (stats->elapsed_ns up to
-	 * date): for a progress line.  NULL: none. */
+	 * date): for a progress line.  It may block: it is called only when
+	 * no stop is owed either (no LATE thread: put off by a second at
+	 * most, stats->progress_deferred counts the ticks it waited).  NULL:
+	 * none. */
 	void (*progress)(void *arg, const struct sampler_stats *stats);
 	void *progress_arg;
 	uint64_t progress_ns;
@@ -261,8 +264,10 @@ struct sampler_phase_stat {
 #define UNWIND_BUCKETS 1024
 
 struct sampler_stats {
-	uint64_t ticks;		  /* ticks taken */
-	uint64_t missed_ticks;	  /* deadlines passed without a tick */
+	uint64_t ticks;	       /* ticks taken */
+	uint64_t missed_ticks; /* deadlines passed without a tick */
+	/* ticks after which the progress hook waited for a LATE stop */
+	uint64_t progress_deferred;
 	uint64_t samples;	  /* samples recorded (CPU mode: a stack counts
 				   for the periods of CPU time it stands for) */
 	uint64_t stacks;	  /* thread stacks recorded */
