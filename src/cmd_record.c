@@ -787,9 +787,7 @@ static const char *image_root(void *arg, const struct proc_image *im, char *buf,
 {
 	const struct procset *ps = arg;
 
-	if (procset_find(ps, im->pid) != im || im->ended)
-		return NULL;
-	return target_root(im->pid, buf, len);
+	return procset_image_root(ps, im, buf, len);
 }
 
 /*
@@ -806,8 +804,7 @@ static struct perfmap *jit_load(const struct output *w,
 {
 	char buf[64];
 
-	if (procset_find(ps, im->pid) == im && !im->ended &&
-	    target_root(im->pid, buf, sizeof(buf)))
+	if (procset_image_root(ps, im, buf, sizeof(buf)))
 		return perfmap_load_pid(im->pid, err, len);
 	if (w->launched)
 		return perfmap_load_gone(im->pid, geteuid(), err, len);
@@ -1216,8 +1213,8 @@ static void rotate(struct output *w, const struct sampler_stats *st,
 	r->out_renamed = false;
 	stacktab_clear(w->tab);
 	w->records = 0;
-	if (w->pprof && pprof_out_reset(w->pprof))
-		cli_die(EXIT_FAILURE, "out of memory");
+	if (w->pprof)
+		pprof_out_reset(w->pprof);
 	r->seq++;
 	clock_gettime(CLOCK_REALTIME, &w->start);
 	r->start_ns = mono_now_ns();

@@ -163,26 +163,12 @@ static struct img *img_of(struct livename *ln, const struct proc_image *im)
 	return &ln->imgs[im->index];
 }
 
-/* The image's process's root while it lives and still is that image;
- * NULL otherwise: its PID may be another process's by now (as
- * cmd_record.c's image_root()). */
-static const char *root_of(const struct livename *ln,
-			   const struct proc_image *im, char *buf, size_t len)
-{
-	snprintf(buf, len, "/proc/%d/root/", (int)im->pid);
-	if (procset_find(ln->ps, im->pid) != im || im->ended ||
-	    access(buf, X_OK))
-		return NULL;
-	buf[strlen(buf) - 1] = '\0';
-	return buf;
-}
-
 /* A symbolizer over the image's maps as they are now. */
 static int build_sym(struct livename *ln, const struct proc_image *im,
 		     struct img *g)
 {
 	char buf[64];
-	const char *root = root_of(ln, im, buf, sizeof(buf));
+	const char *root = procset_image_root(ln->ps, im, buf, sizeof(buf));
 	struct symbolizer *s;
 
 	if (!im->maps)
@@ -209,7 +195,7 @@ static const char *jit_name(const struct livename *ln,
 	struct perfmap *m;
 
 	if (name || (g->jit_at && mono_now_ns() - g->jit_at < REBUILD_NS) ||
-	    !root_of(ln, im, buf, sizeof(buf)))
+	    !procset_image_root(ln->ps, im, buf, sizeof(buf)))
 		return name;
 	g->jit_at = mono_now_ns();
 	m = perfmap_load_pid(im->pid, err, sizeof(err));

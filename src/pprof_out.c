@@ -74,20 +74,17 @@ void pprof_out_free(struct pprof_out *b)
 	free(b);
 }
 
-int pprof_out_reset(struct pprof_out *b)
+void pprof_out_reset(struct pprof_out *b)
 {
 	/* A new pool: the names of threads gone since would pile up. */
 	struct strpool *names = strpool_new();
 
 	stacktab_clear(b->tab);
 	b->failed = false;
-	if (!names) {
-		errno = ENOMEM;
-		return -1;
-	}
+	if (!names)
+		return;
 	strpool_free(b->names);
 	b->names = names;
-	return 0;
 }
 
 /* The key slots: never 0 (stacktab would cut the chain there). */

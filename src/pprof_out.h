@@ -75,9 +75,10 @@ void pprof_out_add(void *arg, const struct sample_origin *from,
 		   const uint64_t *pcs, size_t n, uint64_t count);
 
 /* Forget every sample and thread name (after a rotation: a writer child
- * has them): the builder is as new.  0, or -1 with errno ENOMEM (then
- * the samples are forgotten, the names kept). */
-int pprof_out_reset(struct pprof_out *b);
+ * has them): the builder is as new.  Cannot fail: without memory for a
+ * new pool of names the old one is kept (the names of threads gone since
+ * stay), the builder as usable as before. */
+void pprof_out_reset(struct pprof_out *b);
 
 /* Distinct (image, thread, name, time slot, stack) samples held. */
 size_t pprof_out_samples(const struct pprof_out *b);

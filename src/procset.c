@@ -9,8 +9,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "grow.h"
 #include "procset.h"
@@ -156,4 +158,17 @@ size_t procset_sampled_pids(const struct procset *ps)
 		n += !i || v[i] != v[i - 1];
 	free(v);
 	return n;
+}
+
+const char *procset_image_root(const struct procset *ps,
+			       const struct proc_image *im, char *buf,
+			       size_t len)
+{
+	if (procset_find(ps, im->pid) != im || im->ended)
+		return NULL;
+	snprintf(buf, len, "/proc/%d/root/", (int)im->pid);
+	if (access(buf, X_OK))
+		return NULL;
+	buf[strlen(buf) - 1] = '\0';
+	return buf;
 }

@@ -12,7 +12,8 @@
  * 0: the first -p PID, or COMMAND), for the writers, the summary and
  * --stats.
  *
- * Contract: plain data, not thread-safe, never prints or exits.  The set
+ * Contract: plain data (procset_image_root() alone asks /proc), not
+ * thread-safe, never prints or exits.  The set
  * owns its images and their maps; each image is allocated on its own and
  * stays at its address until procset_free(), so a pointer to one may be
  * kept for the whole run.  Allocation failure: NULL, errno ENOMEM, the
@@ -33,18 +34,18 @@
 #define PROCSET_MAX_LIVE 4096
 
 struct proc_image {
-	unsigned index;	    /* in the set: 0, 1, ... in the order found */
-	pid_t pid;	    /* its process (thread group ID) */
-	pid_t ppid;	    /* the process it was found a child of; 0: named
+	unsigned index;	   /* in the set: 0, 1, ... in the order found */
+	pid_t pid;	   /* its process (thread group ID) */
+	pid_t ppid;	   /* the process it was found a child of; 0: named
 			       (-p) or COMMAND */
-	unsigned exec_no;   /* 0: the image the process was found with; n:
+	unsigned exec_no;  /* 0: the image the process was found with; n:
 			       after the n-th exec ptprof saw */
-	char comm[16];	    /* the process's name (comm) in this image */
-	struct maps *maps;  /* its memory map snapshots (owned by the set) */
-	uint64_t samples;   /* samples recorded of it (CPU mode: periods) */
-	uint64_t stacks;    /* stacks recorded of it */
+	char comm[16];	   /* the process's name (comm) in this image */
+	struct maps *maps; /* its memory map snapshots (owned by the set) */
+	uint64_t samples;  /* samples recorded of it (CPU mode: periods) */
+	uint64_t stacks;   /* stacks recorded of it */
 	uint64_t threads_stopped; /* thread stops taken in it */
-	bool ended;	    /* it exited, or exec'd into a newer image */
+	bool ended;		  /* it exited, or exec'd into a newer image */
 	/* Never sampled: why, as an errno (EPERM: another user's or a
 	 * set-uid image, EBUSY: another tracer holds it, EAGAIN: the cap of
 	 * PROCSET_MAX_LIVE processes) and one sentence without a newline. */
@@ -81,6 +82,15 @@ struct proc_image *procset_at(const struct procset *ps, size_t i);
 
 /* pid's newest image, or NULL. */
 struct proc_image *procset_find(const struct procset *ps, pid_t pid);
+
+/* The directory to open image im's files under while its process lives
+ * and still is that image (its newest, not ended): "/proc/PID/root" in
+ * buf (len bytes, 64 are enough), or NULL, when the PID may be another
+ * process's by now or that root cannot be entered.  (The one function
+ * here that looks at /proc.) */
+const char *procset_image_root(const struct procset *ps,
+			       const struct proc_image *im, char *buf,
+			       size_t len);
 
 /* Images with at least one sample; distinct PIDs among them. */
 size_t procset_sampled(const struct procset *ps);
