@@ -43,8 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proctree.h"
-#include "timeutil.h"
+#include "proc/proctree.h"
+#include "util/timeutil.h"
 
 struct child {
 	pid_t pid;

@@ -24,8 +24,8 @@
 
 #include <zlib.h>
 
-#include "debugframe.h"
-#include "ehframe.h"
+#include "elf/debugframe.h"
+#include "elf/ehframe.h"
 #include "fuzz_util.h"
 
 #define MAX (1u << 20)

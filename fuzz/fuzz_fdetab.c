@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fdetab.h"
+#include "symbols/fdetab.h"
 #include "fuzz_util.h"
 
 #define FUZZ_HDR_ADDR 0x10000u

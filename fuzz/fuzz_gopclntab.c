@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "gopclntab.h"
+#include "symbols/gopclntab.h"
 
 #define FUZZ_TEXT 0x401000u
 #define MAX_WORDS 4096

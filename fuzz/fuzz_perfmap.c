@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "maps.h"
-#include "perfmap.h"
+#include "proc/maps.h"
+#include "symbols/perfmap.h"
 
 #define MAX_LOOKUPS 4096
 

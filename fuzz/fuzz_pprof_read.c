@@ -22,9 +22,9 @@
 #include <zlib.h>
 
 #include "fuzz_util.h"
-#include "pprof_read.h"
-#include "profile.h"
-#include "symbolize.h"
+#include "profile/pprof_read.h"
+#include "profile/profile.h"
+#include "symbols/symbolize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 

@@ -22,10 +22,10 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "pprof_read.h"
-#include "profile.h"
-#include "profile_merge.h"
-#include "profile_read.h"
+#include "profile/pprof_read.h"
+#include "profile/profile.h"
+#include "profile/profile_merge.h"
+#include "profile/profile_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 

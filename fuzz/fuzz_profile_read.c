@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "profile_read.h"
-#include "symbolize.h"
+#include "profile/profile_read.h"
+#include "symbols/symbolize.h"
 
 #define SHORT_ERR 8
 

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "maps.h"
-#include "symbolize.h"
+#include "proc/maps.h"
+#include "symbols/symbolize.h"
 
 #define MAX_LOOKUPS 4096
 

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "symbolize.h"
+#include "symbols/symbolize.h"
 
 #define FUZZ_ROOT "/nonexistent-ptprof-fuzz-root"
 

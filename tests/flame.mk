@@ -1,4 +1,4 @@
-## Flame graph tests (see src/flame.h).
+## Flame graph tests (see src/report/flame.h).
 ##
 ## flamegen (tests/tools/flamegen < FOLDED > SVG) writes a flame graph from
 ## folded stacks; test_flame checks the SVG's structure, flame-svg.test

@@ -1,4 +1,4 @@
-## Blocked threads sampled without a stop (issue 17, src/peek.h): the
+## Blocked threads sampled without a stop (issue 17, src/proc/peek.h): the
 ## wakeblock target counts every EINTR (and early wake-up) its threads
 ## see; wall-peek.test runs --wall at 100 Hz on threads that wake every
 ## 10 ms, dump-peek.test dumps 2 busy and 200 idle threads.

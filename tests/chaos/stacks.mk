@@ -46,7 +46,7 @@ EXTRA_DIST += tests/chaos/targets/pychurn.py
 # report --lines on .pb.gz files of Go programs (the lines they carry).
 TESTS += tests/chaos/runtime-go-lines.test
 EXTRA_DIST += tests/chaos/targets/selfprof.go
-# JIT code unwound by frame pointer (src/fpstep.h): Node and the JVM.
+# JIT code unwound by frame pointer (src/unwind/fpstep.h): Node and the JVM.
 TESTS += tests/chaos/runtime-node-fp.test tests/chaos/runtime-java-fp.test
 EXTRA_DIST += tests/chaos/targets/jitsplit-fp.js tests/chaos/targets/FpSplit.java
 

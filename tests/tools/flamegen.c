@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flame.h"
+#include "report/flame.h"
 
 struct input {
 	struct flame_stack *stacks;

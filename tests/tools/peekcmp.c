@@ -59,12 +59,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "maps.h"
-#include "peek.h"
-#include "procfs.h"
-#include "ptctl.h"
-#include "unwind.h"
+#include "proc/capture.h"
+#include "proc/maps.h"
+#include "proc/peek.h"
+#include "proc/procfs.h"
+#include "proc/ptctl.h"
+#include "unwind/unwind.h"
 
 #include "tracetool.h"
 

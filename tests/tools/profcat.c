@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "profile_load.h"
-#include "symbolize.h"
+#include "profile/profile_load.h"
+#include "symbols/symbolize.h"
 
 static const char *base_name(const char *path)
 {

@@ -14,10 +14,10 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "maps.h"
-#include "procfs.h"
-#include "ptctl.h"
-#include "unwind.h"
+#include "proc/maps.h"
+#include "proc/procfs.h"
+#include "proc/ptctl.h"
+#include "unwind/unwind.h"
 
 /* How long wait_stop() waits for a stop. */
 #define STOP_WAIT_MS 2000

@@ -66,11 +66,11 @@
 
 #include <libunwind-ptrace.h>
 
-#include "capture.h"
-#include "maps.h"
-#include "procfs.h"
-#include "ptctl.h"
-#include "unwind.h"
+#include "proc/capture.h"
+#include "proc/maps.h"
+#include "proc/procfs.h"
+#include "proc/ptctl.h"
+#include "unwind/unwind.h"
 
 #include "tracetool.h"
 

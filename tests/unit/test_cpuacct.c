@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cpuacct.h"
-#include "timeutil.h"
+#include "sampler/cpuacct.h"
+#include "util/timeutil.h"
 #include "unit.h"
 
 #define LIMIT 64

@@ -18,7 +18,7 @@
 
 #include <zlib.h>
 
-#include "debugframe.h"
+#include "elf/debugframe.h"
 #include "unit.h"
 
 #define dwarf_search_unwind_table _Ux86_64_dwarf_search_unwind_table

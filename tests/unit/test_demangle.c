@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
+#include "symbols/demangle.h"
 #include "unit.h"
 
 /* demangle(in) is want (NULL: nothing to change). */

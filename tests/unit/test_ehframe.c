@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ehframe.h"
+#include "elf/ehframe.h"
 #include "unit.h"
 
 /* Expressions: 0 if accepted. */

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fdetab.h"
+#include "symbols/fdetab.h"
 #include "unit.h"
 
 #define FRAME_ADDR 0x1000u

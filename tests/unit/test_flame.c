@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flame.h"
+#include "report/flame.h"
 #include "unit.h"
 
 #define GRAPH_W 1180.0 /* 1200 less the two margins of 10 px */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flame.h"
+#include "report/flame.h"
 #include "unit.h"
 
 /* names: 0 main, 1 a, 2 b, 3 gone */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flame.h"
+#include "report/flame.h"
 #include "unit.h"
 
 static char *render(const struct flame_stack *stacks, size_t n,

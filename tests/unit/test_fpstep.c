@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fpstep.h"
+#include "unwind/fpstep.h"
 #include "unit.h"
 
 #define LO 0x7ff000000000ULL /* the fake stack: [LO, LO + 8 * WORDS) */

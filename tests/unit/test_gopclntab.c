@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gopclntab.h"
+#include "symbols/gopclntab.h"
 #include "unit.h"
 
 #define TEXT 0x401000u

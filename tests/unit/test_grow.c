@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "hash.h"
+#include "util/grow.h"
+#include "util/hash.h"
 #include "unit.h"
 
 static void check_growth(void)

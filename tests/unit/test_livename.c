@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "livename.h"
-#include "procset.h"
+#include "report/livename.h"
+#include "profile/procset.h"
 #include "unit.h"
 
 __attribute__((noinline)) int livename_probe(int x)

@@ -10,7 +10,7 @@
 
 #include <elf.h>
 
-#include "loadseg.h"
+#include "elf/loadseg.h"
 #include "unit.h"
 
 #define R PF_R

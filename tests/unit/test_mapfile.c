@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mapfile.h"
+#include "proc/mapfile.h"
 #include "unit.h"
 
 static char dir[] = "/tmp/ptprof-test-mapfile.XXXXXX";

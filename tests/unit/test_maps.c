@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "maps.h"
+#include "proc/maps.h"
 #include "unit.h"
 
 static char *text_of(const struct maps *m)

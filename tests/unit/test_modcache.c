@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "maps.h"
-#include "modcache.h"
+#include "proc/maps.h"
+#include "unwind/modcache.h"
 #include "unit.h"
 
 static char dir[] = "/tmp/test_modcache.XXXXXX";

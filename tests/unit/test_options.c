@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
-#include "procset.h"
+#include "cli/options.h"
+#include "profile/procset.h"
 #include "unit.h"
 
 #define MAX_ARGS 16

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "outname.h"
+#include "profile/outname.h"
 #include "unit.h"
 
 /* 2026-11-27 09:15:00 UTC */

@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "maps.h"
-#include "peek.h"
+#include "proc/capture.h"
+#include "proc/maps.h"
+#include "proc/peek.h"
 #include "unit.h"
 
 static int parse(const char *s, struct peek_syscall *out)

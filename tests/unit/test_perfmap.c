@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "perfmap.h"
+#include "symbols/perfmap.h"
 #include "unit.h"
 
 static struct perfmap *parse(const char *s)

@@ -20,18 +20,18 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "debugfile.h"
-#include "maps.h"
-#include "perfmap.h"
-#include "pprof_out.h"
-#include "pprof_read.h"
-#include "procset.h"
-#include "profile.pb-c.h"
-#include "profile_load.h"
-#include "profile_read.h"
-#include "pyframes.h"
-#include "report.h"
-#include "symbolize.h"
+#include "elf/debugfile.h"
+#include "proc/maps.h"
+#include "symbols/perfmap.h"
+#include "profile/pprof_out.h"
+#include "profile/pprof_read.h"
+#include "profile/procset.h"
+#include "profile/profile.pb-c.h"
+#include "profile/profile_load.h"
+#include "profile/profile_read.h"
+#include "python/pyframes.h"
+#include "report/report.h"
+#include "symbols/symbolize.h"
 #include "unit.h"
 
 typedef Perftools__Profiles__Profile PbProfile;

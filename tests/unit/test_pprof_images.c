@@ -28,13 +28,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "pprof_out.h"
-#include "procset.h"
-#include "profile.pb-c.h"
-#include "profile_load.h"
-#include "report.h"
-#include "symbolize.h"
-#include "thread_report.h"
+#include "profile/pprof_out.h"
+#include "profile/procset.h"
+#include "profile/profile.pb-c.h"
+#include "profile/profile_load.h"
+#include "report/report.h"
+#include "symbols/symbolize.h"
+#include "report/thread_report.h"
 #include "unit.h"
 
 typedef Perftools__Profiles__Profile PbProfile;

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pprof_out.h"
-#include "pprof_read.h"
-#include "procset.h"
-#include "profile.pb-c.h"
-#include "stacktab.h"
+#include "profile/pprof_out.h"
+#include "profile/pprof_read.h"
+#include "profile/procset.h"
+#include "profile/profile.pb-c.h"
+#include "profile/stacktab.h"
 #include "unit.h"
 
 typedef Perftools__Profiles__Profile PbProfile;

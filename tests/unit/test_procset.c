@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "procset.h"
+#include "profile/procset.h"
 #include "unit.h"
 
 static void check_exec(void)

@@ -28,8 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proctree.h"
-#include "timeutil.h"
+#include "proc/proctree.h"
+#include "util/timeutil.h"
 #include "unit.h"
 
 #define WAIT_MS 3000 /* the bound of every wait for an event */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_merge.h"
+#include "profile/profile_merge.h"
 #include "unit.h"
 
 struct rec {

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "maps.h"
-#include "profile_load.h"
-#include "profile_out.h"
-#include "stacktab.h"
+#include "proc/maps.h"
+#include "profile/profile_load.h"
+#include "profile/profile_out.h"
+#include "profile/stacktab.h"
 #include "unit.h"
 
 static const char maps_text[] =

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile_load.h"
-#include "profile_read.h"
+#include "profile/profile_load.h"
+#include "profile/profile_read.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

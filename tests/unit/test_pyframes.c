@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pyframes.h"
+#include "python/pyframes.h"
 #include "unit.h"
 
 static struct pyframe frame(const char *q, const char *file, uint32_t first,

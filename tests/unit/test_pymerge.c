@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "pymerge.h"
+#include "python/pymerge.h"
 #include "unit.h"
 
 /* The eval loop of these stacks: [EVAL, EVAL + 0x1000). */

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pyrt.h"
+#include "python/pyrt.h"
 #include "pyrt_lines.h"
 #include "unit.h"
 

@@ -25,8 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "reaper.h"
-#include "timeutil.h"
+#include "proc/reaper.h"
+#include "util/timeutil.h"
 #include "unit.h"
 
 static int go_fd;    /* read end: the execer waits for the test's go */

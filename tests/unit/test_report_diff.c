@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
-#include "report.h"
-#include "report_diff.h"
-#include "symbolize.h"
+#include "profile/profile.h"
+#include "report/report.h"
+#include "report/report_diff.h"
+#include "symbols/symbolize.h"
 #include "unit.h"
 
 static const uint64_t pc_a = 0x1000, pc_b = 0x2000;

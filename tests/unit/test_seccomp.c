@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <sys/syscall.h>
 
-#include "seccomp.h"
+#include "proc/seccomp.h"
 #include "unit.h"
 
 #define N(p) (sizeof(p) / sizeof((p)[0]))

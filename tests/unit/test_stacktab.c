@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktab.h"
+#include "profile/stacktab.h"
 #include "unit.h"
 
 struct seen {

@@ -19,9 +19,9 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "debugfile.h"
-#include "maps.h"
-#include "symbolize.h"
+#include "elf/debugfile.h"
+#include "proc/maps.h"
+#include "symbols/symbolize.h"
 #include "unit.h"
 
 /*

@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "procfs.h"
-#include "sysbias.h"
+#include "proc/capture.h"
+#include "proc/procfs.h"
+#include "sampler/sysbias.h"
 #include "unit.h"
 
 #define MS (1000ULL * 1000)

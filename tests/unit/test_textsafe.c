@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "textsafe.h"
+#include "util/textsafe.h"
 #include "unit.h"
 
 /* What textsafe_fputs() (json: textsafe_fputs_json()) writes for s. */

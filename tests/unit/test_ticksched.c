@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ticksched.h"
-#include "timeutil.h"
+#include "sampler/ticksched.h"
+#include "util/timeutil.h"
 #include "unit.h"
 
 #define PERIOD (10 * NSEC_PER_MSEC)

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "timeslice.h"
+#include "report/timeslice.h"
 #include "unit.h"
 
 static void check_parse(void)

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "toptab.h"
+#include "report/toptab.h"
 #include "unit.h"
 
 static const struct toptab_row *row_named(const struct toptab_row *r, size_t n,

@@ -1,0 +1,574 @@
+/*
+ * cmd_dump.c - ptprof dump: every thread's stack, once (cmds.h).
+ *
+ * One tick of the sampler in --wall mode: every thread is sampled once,
+ * one asleep in the kernel read without a stop (peek.h: its stack
+ * copied while it sleeps, so its epoll_wait() sees no EINTR), the others
+ * stopped, their registers and stack copied, released, and each copy
+ * unwound; the sampler hands each stack over with its TID
+ * (sampler_config.on_stack).
+ * Names and states are read from /proc just before, so the state is the
+ * one the thread was in when it was stopped, not the trace stop itself.
+ * Frames are symbolized from the maps read during the tick, with files
+ * opened under /proc/PID/root (so a process in a container resolves).
+ *
+ * Several processes (-p A,B, --children) are dumped one after the other,
+ * each by that same one-process path: the processes are listed first
+ * (with --children, every descendant present now, parents before their
+ * children), then each is stopped, printed under a header naming it and
+ * let go before the next.  A process that cannot be dumped gets one line
+ * on stderr and the others are still printed; the exit status is 1 when
+ * a process named with -p was not dumped (a descendant that exited or is
+ * refused is only reported), or when a signal ended the dump early.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cmds.h"
+#include "symbols/demangle.h"
+#include "util/grow.h"
+#include "proc/maps.h"
+#include "proc/procfs.h"
+#include "profile/procset.h"
+#include "python/pyframes.h"
+#include "sampler/sampler.h"
+#include "profile/stacktab.h"
+#include "symbols/symbolize.h"
+#include "util/textsafe.h"
+#include "util/timeutil.h"
+
+struct dthread {
+	pid_t tid;
+	char name[64];
+	int state;     /* /proc state letter, or '?' */
+	uint64_t *pcs; /* leaf first; NULL: no stack taken */
+	size_t n;
+	pid_t tracer;  /* without a stack: another process tracing it */
+	char why[128]; /* without a stack: why */
+};
+
+struct dump {
+	struct dthread *t;
+	size_t n;
+	struct pyframes *py; /* Python frames' names (NULL: --no-python) */
+};
+
+static void on_stack(void *arg, const struct sample_origin *from,
+		     const uint64_t *pcs, size_t n, uint64_t count)
+{
+	struct dump *d = arg;
+	pid_t tid = from->tid;
+
+	/* from->name: read from /proc before the capture, with the state */
+	(void)count; /* one tick: 1 */
+
+	for (size_t i = 0; i < d->n; i++) {
+		struct dthread *t = &d->t[i];
+
+		if (t->tid != tid || t->pcs)
+			continue;
+		t->pcs = malloc(n * sizeof(*pcs));
+		if (t->pcs) {
+			memcpy(t->pcs, pcs, n * sizeof(*pcs));
+			t->n = n;
+		}
+		return;
+	}
+}
+
+/* A process to dump. */
+struct dproc {
+	pid_t pid;
+	pid_t ppid;	 /* its parent (found under it, or from /proc; 0:
+			    unknown) */
+	bool named;	 /* given with -p */
+	bool descendant; /* found by --children under ppid */
+	char comm[64];	 /* its name when listed */
+};
+
+struct dprocs {
+	struct dproc *p;
+	size_t n, cap;
+	size_t room; /* descendants that may still be added (the cap) */
+	size_t over; /* descendants left out for the cap */
+};
+
+static struct dproc *find_proc(struct dprocs *l, pid_t pid)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->p[i].pid == pid)
+			return &l->p[i];
+	return NULL;
+}
+
+static void add_proc(struct dprocs *l, pid_t pid, pid_t ppid, bool named)
+{
+	struct dproc *np = grow_array(l->p, &l->cap, l->n + 1, sizeof(*np));
+
+	if (!np)
+		cli_die(EXIT_FAILURE, "out of memory");
+	l->p = np;
+	np = &l->p[l->n++];
+	memset(np, 0, sizeof(*np));
+	np->pid = pid;
+	np->ppid = ppid;
+	np->named = named;
+	np->descendant = !named;
+	if (procfs_comm(pid, 0, np->comm, sizeof(np->comm)))
+		snprintf(np->comm, sizeof(np->comm), "?");
+}
+
+/* The descendants of pid present now, depth first (each after its
+ * parent), at most l->room of them.  ptprof itself (a child of the
+ * shell that started it) is left out. */
+static void add_descendants(struct dprocs *l, pid_t pid)
+{
+	struct tidlist kids = { 0 };
+
+	if (procfs_children(pid, &kids) && errno == ENOTSUP)
+		cli_die(EXIT_FAILURE,
+			"cannot find the children of process %d: this kernel has no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)",
+			(int)pid);
+	for (size_t i = 0; i < kids.n; i++) {
+		pid_t kid = kids.tids[i];
+
+		if (kid == getpid() || find_proc(l, kid))
+			continue;
+		if (!l->room) {
+			l->over++;
+			continue;
+		}
+		l->room--;
+		add_proc(l, kid, pid, false);
+		add_descendants(l, kid);
+	}
+	procfs_tidlist_free(&kids);
+}
+
+/* The processes to dump, in order: each -p process, with --children
+ * followed by its descendants.  One named again as the descendant of an
+ * earlier one is dumped once, where it was found first. */
+static void list_processes(const struct options *o, struct dprocs *l)
+{
+	l->room = PROCSET_MAX_LIVE - o->npids;
+	for (size_t i = 0; i < o->npids; i++) {
+		struct dproc *p = find_proc(l, o->pids[i]);
+		int ppid;
+
+		if (p) {
+			p->named = true;
+			continue;
+		}
+		ppid = procfs_ppid(o->pids[i]);
+		add_proc(l, o->pids[i], ppid > 0 ? ppid : 0, true);
+		if (o->children)
+			add_descendants(l, o->pids[i]);
+	}
+	if (l->over)
+		cli_msg("warning: %zu descendant%s not dumped: at most %d processes are dumped at once",
+			l->over, l->over == 1 ? "" : "s", PROCSET_MAX_LIVE);
+}
+
+/* The threads as /proc lists them now, with names and states. */
+static int list_threads(pid_t pid, struct dump *d)
+{
+	struct tidlist tl = { 0 };
+
+	if (procfs_list_tasks(pid, &tl))
+		return -1;
+	d->t = calloc(tl.n ? tl.n : 1, sizeof(*d->t));
+	if (!d->t)
+		cli_die(EXIT_FAILURE, "out of memory");
+	for (size_t i = 0; i < tl.n; i++) {
+		struct dthread *t = &d->t[d->n++];
+		int st = procfs_task_name_state(pid, tl.tids[i], t->name,
+						sizeof(t->name));
+
+		t->tid = tl.tids[i];
+		t->state = st > 0 ? st : '?';
+		if (st <= 0)
+			snprintf(t->name, sizeof(t->name), "?");
+	}
+	procfs_tidlist_free(&tl);
+	return 0;
+}
+
+/* For a thread without a stack: held by another tracer, or gone. */
+static void explain_no_stack(pid_t pid, struct dthread *t)
+{
+	int tracer;
+	char comm[64] = "?";
+
+	if (t->pcs)
+		return;
+	tracer = procfs_tracer_pid_of(pid, t->tid);
+	if (tracer > 0 && tracer != (int)getpid()) {
+		t->tracer = tracer;
+		procfs_comm(tracer, 0, comm, sizeof(comm));
+		snprintf(t->why, sizeof(t->why),
+			 "no stack: traced by PID %d (%s)", tracer, comm);
+	} else {
+		snprintf(t->why, sizeof(t->why),
+			 "no stack (it exited, or did not stop in time)");
+	}
+}
+
+/* Why the capture of p failed, as one sentence (worded as ptprof's own
+ * refusals, cli_check_target()). */
+static void capture_failed(const struct dproc *p,
+			   const struct sampler_stats *st, int err, char *why,
+			   size_t len)
+{
+	char reason[512];
+
+	if (st->seccomp_refused)
+		cli_explain_seccomp(st, reason, sizeof(reason));
+	else if (err == EPERM)
+		cli_explain_refusal(p->pid, reason, sizeof(reason));
+	if (st->seccomp_refused || err == EPERM)
+		snprintf(why, len, "cannot trace process %d: %s", (int)p->pid,
+			 reason);
+	else if (err == ESRCH || err == ENOENT)
+		snprintf(why, len,
+			 "process %d exited before it could be stopped",
+			 (int)p->pid);
+	else
+		snprintf(why, len, "cannot capture process %d: %s", (int)p->pid,
+			 strerror(err));
+}
+
+/* Stop every thread of p once; their stacks land in d (on_stack).  0,
+ * or -1 with why; *signalled when a stop signal came meanwhile. */
+static int capture(const struct dproc *p, const struct options *o,
+		   const sigset_t *stop, struct dump *d, struct procset *ps,
+		   bool *signalled, char *why, size_t len)
+{
+	struct sampler_config cfg = { .pids = &p->pid,
+				      .npids = 1,
+				      .hz = 1,
+				      .wall = true,
+				      .no_peek = o->no_peek,
+				      .unsafe_seccomp = o->unsafe_seccomp,
+				      .duration_ns = NSEC_PER_MSEC,
+				      .stop_signals = stop,
+				      .on_stack = on_stack,
+				      .on_stack_arg = d,
+				      .pyframes = d->py };
+	struct stacktab *tab = stacktab_new(STACKTAB_MAX_DEPTH);
+	struct sampler_stats st;
+	int rc, err;
+
+	if (!tab)
+		cli_die(EXIT_FAILURE, "out of memory");
+	rc = sampler_run(&cfg, tab, ps, &st);
+	err = errno;
+	stacktab_free(tab);
+	*signalled = st.end == SAMPLER_END_SIGNAL;
+	if (rc || st.end == SAMPLER_END_ERROR) {
+		capture_failed(p, &st, err, why, len);
+		return -1;
+	}
+	if (st.end == SAMPLER_END_TARGET_EXITED && !st.stacks) {
+		capture_failed(p, &st, ESRCH, why, len);
+		return -1;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		explain_no_stack(p->pid, &d->t[i]);
+	return 0;
+}
+
+static struct symbolizer *symbolizer_for(pid_t pid, const struct maps *maps)
+{
+	char root[64];
+	struct symbolizer *sym;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	sym = symbolizer_new_maps(maps, root, pid);
+	if (!sym)
+		cli_die(EXIT_FAILURE, "out of memory");
+	return sym;
+}
+
+struct frame {
+	uint64_t pc;
+	const char *func; /* demangled when it could be, or NULL */
+	uint64_t off;
+	const char *module;
+	char *owned;		  /* func, when demangled */
+	const struct pyframe *py; /* a Python frame (then func, module) */
+	struct pyframe pyf;
+};
+
+/* Frame i of t: callers are looked up at PC-1 (return addresses); a
+ * Python frame's PC (pyframes.h) in the dump's registry. */
+static void frame_at(struct symbolizer *sym, const struct pyframes *py,
+		     const struct dthread *t, size_t i, struct frame *fr)
+{
+	struct symbol_info si;
+	uint64_t addr = i > 0 && t->pcs[i] ? t->pcs[i] - 1 : t->pcs[i];
+
+	memset(fr, 0, sizeof(*fr));
+	if (py && pyframes_is_pc(t->pcs[i]) &&
+	    pyframes_lookup(py, t->pcs[i], &fr->pyf) == 0) {
+		fr->pc = t->pcs[i];
+		fr->py = &fr->pyf;
+		fr->func = fr->pyf.qualname;
+		fr->module = PYFRAMES_MODULE;
+		return;
+	}
+
+	symbolizer_lookup(sym, addr, &si);
+	if (si.fde) /* a dump shows where, not which unnamed function */
+		si.func = NULL;
+	fr->pc = t->pcs[i];
+	fr->owned = si.func ? demangle(si.func) : NULL;
+	fr->func = fr->owned ? fr->owned : si.func;
+	fr->off = si.func ? si.func_off + (fr->pc - addr) : si.module_off;
+	fr->module = si.module;
+}
+
+/* A name (the target's thread names, symbols and paths), escaped. */
+static void put(const char *s)
+{
+	textsafe_fputs(stdout, s, NULL);
+}
+
+static void print_frame(const struct frame *fr, size_t i)
+{
+	printf("#%-3zu 0x%016" PRIx64 " in ", i, fr->pc);
+	if (fr->py) { /* "hot_a (app.py:12) [py]", the file as Python has it */
+		put(fr->py->qualname);
+		fputs(" (", stdout);
+		put(fr->py->filename);
+		printf(":%u) %s\n", (unsigned)fr->py->line, PYFRAMES_MODULE);
+	} else if (fr->func) {
+		put(fr->func);
+		printf("+0x%" PRIx64 " (", fr->off);
+		put(fr->module ? fr->module : "?");
+		puts(")");
+	} else if (fr->module) {
+		fputs("?? (", stdout);
+		put(fr->module);
+		printf("+0x%" PRIx64 ")\n", fr->off);
+	} else {
+		puts("??");
+	}
+}
+
+/* "Process PID (NAME)[, child of PPID], N threads", a blank line before
+ * every process but the first. */
+static void print_header(const struct dproc *p, size_t nthreads, bool first)
+{
+	if (!first)
+		putchar('\n');
+	printf("Process %d (", (int)p->pid);
+	put(p->comm);
+	putchar(')');
+	if (p->descendant)
+		printf(", child of %d", (int)p->ppid);
+	printf(", %zu thread%s\n", nthreads, nthreads == 1 ? "" : "s");
+}
+
+static void print_text(const struct dump *d, struct symbolizer *sym,
+		       const struct dproc *p, bool first)
+{
+	print_header(p, d->n, first);
+	for (size_t k = 0; k < d->n; k++) {
+		const struct dthread *t = &d->t[k];
+
+		printf("\nThread %d (", (int)t->tid);
+		put(t->name);
+		printf(") state %c%s", t->state, t->pcs ? "" : ": ");
+		put(t->why); /* may hold a tracer's comm */
+		putchar('\n');
+		for (size_t i = 0; t->pcs && i < t->n; i++) {
+			struct frame fr;
+
+			frame_at(sym, d->py, t, i, &fr);
+			print_frame(&fr, i);
+			free(fr.owned);
+		}
+	}
+}
+
+static void print_json_thread(FILE *f, const struct dthread *t,
+			      struct symbolizer *sym, const struct pyframes *py)
+{
+	fprintf(f, "{\"tid\":%d,\"name\":", (int)t->tid);
+	textsafe_fputs_json(f, t->name);
+	fprintf(f, ",\"state\":\"%c\",", t->state);
+	if (t->tracer)
+		fprintf(f, "\"traced_by\":%d,", (int)t->tracer);
+	fputs("\"frames\":", f);
+	if (!t->pcs) {
+		fputs("null}", f);
+		return;
+	}
+	fputc('[', f);
+	for (size_t i = 0; i < t->n; i++) {
+		struct frame fr;
+
+		frame_at(sym, py, t, i, &fr);
+		fprintf(f, "%s{\"pc\":\"0x%" PRIx64 "\",\"function\":",
+			i ? "," : "", fr.pc);
+		textsafe_fputs_json(f, fr.func);
+		fprintf(f, ",\"offset\":%" PRIu64 ",\"module\":", fr.off);
+		textsafe_fputs_json(f, fr.module);
+		if (fr.py) {
+			fputs(",\"file\":", f);
+			textsafe_fputs_json(f, fr.py->filename);
+			fprintf(f, ",\"line\":%u", (unsigned)fr.py->line);
+		}
+		fputc('}', f);
+		free(fr.owned);
+	}
+	fputs("]}", f);
+}
+
+/* The "threads" array of one process, as a string to free. */
+static char *json_threads(const struct dump *d, struct symbolizer *sym)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		cli_die(EXIT_FAILURE, "out of memory");
+	fputc('[', f);
+	for (size_t k = 0; k < d->n; k++) {
+		if (k)
+			fputc(',', f);
+		print_json_thread(f, &d->t[k], sym, d->py);
+	}
+	fputc(']', f);
+	if (fclose(f))
+		cli_die(EXIT_FAILURE, "out of memory");
+	return text;
+}
+
+/*
+ * One document: {"processes":[{"pid","name","ppid","threads"}...]}.  A
+ * dump of one -p process without --children keeps the document it had
+ * before there were several, {"pid","threads"}, with "processes" beside
+ * (then holding that same process): scripts that read d["pid"] keep
+ * working, and new ones read "processes" whatever was asked.
+ */
+struct json_doc {
+	bool single; /* one -p, no --children: the old fields too */
+	bool begun;  /* a process was printed */
+};
+
+static void print_json(struct json_doc *j, const struct dump *d,
+		       struct symbolizer *sym, const struct dproc *p)
+{
+	char *threads = json_threads(d, sym);
+
+	if (!j->begun && j->single)
+		printf("{\"pid\":%d,\"threads\":%s,\"processes\":[",
+		       (int)p->pid, threads);
+	else if (!j->begun)
+		fputs("{\"processes\":[", stdout);
+	else
+		putchar(',');
+	j->begun = true;
+	printf("{\"pid\":%d,\"name\":", (int)p->pid);
+	textsafe_fputs_json(stdout, p->comm);
+	printf(",\"ppid\":%d,\"threads\":%s}", (int)p->ppid, threads);
+	free(threads);
+}
+
+static void free_dump(struct dump *d)
+{
+	for (size_t k = 0; k < d->n; k++)
+		free(d->t[k].pcs);
+	free(d->t);
+	pyframes_free(d->py);
+	memset(d, 0, sizeof(*d));
+}
+
+struct run {
+	const struct options *o;
+	sigset_t stop;
+	struct json_doc json;
+	size_t dumped;	/* processes printed */
+	bool signalled; /* a stop signal came: no more processes */
+};
+
+/* Dump one process: 0 when printed, else -1 with why. */
+static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
+{
+	struct dump d = { 0 };
+	struct procset *ps;
+	struct symbolizer *sym;
+	int rc = -1;
+
+	/* -p processes were checked before anything was touched */
+	if (!p->named && cli_target_problem(p->pid, why, len))
+		return -1;
+	if (!r->o->no_python && !(d.py = pyframes_new(0)))
+		cli_die(EXIT_FAILURE, "out of memory");
+	if (list_threads(p->pid, &d)) {
+		capture_failed(p, &(struct sampler_stats){ 0 }, errno, why,
+			       len);
+		return -1;
+	}
+	ps = procset_new();
+	if (!ps)
+		cli_die(EXIT_FAILURE, "out of memory");
+	if (capture(p, r->o, &r->stop, &d, ps, &r->signalled, why, len) == 0 &&
+	    procset_count(ps)) {
+		/* One process: its last image (an exec during the capture). */
+		sym = symbolizer_for(p->pid, procset_find(ps, p->pid)->maps);
+		if (r->o->json)
+			print_json(&r->json, &d, sym, p);
+		else
+			print_text(&d, sym, p, r->dumped == 0);
+		symbolizer_free(sym);
+		r->dumped++;
+		rc = 0;
+	}
+	procset_free(ps);
+	free_dump(&d);
+	return rc;
+}
+
+int cmd_dump(const struct options *o)
+{
+	struct run r = { .o = o, .json.single = o->npids == 1 && !o->children };
+	struct dprocs l = { 0 };
+	bool named_missed = false;
+	char why[768];
+	size_t i;
+
+	cli_check_targets(o);
+	list_processes(o, &l);
+	cli_raise_fd_limit();
+	cli_block_stop_signals(&r.stop);
+	for (i = 0; i < l.n && !r.signalled; i++) {
+		if (dump_one(&r, &l.p[i], why, sizeof(why)) == 0)
+			continue;
+		/* one process: the message a one-process dump always gave */
+		cli_msg("%s%s", l.n > 1 ? "not dumped: " : "", why);
+		named_missed |= l.p[i].named;
+	}
+	if (i < l.n)
+		cli_msg("interrupted: %zu of %zu processes not dumped", l.n - i,
+			l.n);
+	if (r.json.begun)
+		puts("]}");
+	if (fflush(stdout) || ferror(stdout))
+		cli_die(EXIT_FAILURE, "cannot write the stacks: %s",
+			strerror(errno));
+	free(l.p);
+	return named_missed || i < l.n || !r.dumped ? EXIT_FAILURE : 0;
+}

@@ -1,0 +1,646 @@
+/*
+ * procfs.c - read-only facts about a target from /proc (see procfs.h).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "util/grow.h"
+#include "proc/procfs.h"
+#include "util/timeutil.h"
+
+static int tidlist_push(struct tidlist *list, pid_t tid)
+{
+	pid_t *p = grow_array(list->tids, &list->cap, list->n + 1, sizeof(*p));
+
+	if (!p)
+		return -1;
+	list->tids = p;
+	list->tids[list->n++] = tid;
+	return 0;
+}
+
+static pid_t parse_tid(const char *name)
+{
+	long v = 0;
+
+	if (!*name)
+		return 0;
+	for (; *name; name++) {
+		if (!isdigit((unsigned char)*name) || v > 0x3fffffff)
+			return 0;
+		v = v * 10 + (*name - '0');
+	}
+	return (pid_t)v;
+}
+
+static int read_tasks(DIR *dir, struct tidlist *list)
+{
+	struct dirent *de;
+	int rc = 0;
+
+	list->n = 0;
+	errno = 0;
+	while ((de = readdir(dir)) != NULL) {
+		pid_t tid = parse_tid(de->d_name);
+
+		if (tid > 0 && tidlist_push(list, tid)) {
+			rc = -1;
+			break;
+		}
+	}
+	/* a directory of a process that has exited reads as empty or fails */
+	if (!rc && (errno || list->n == 0)) {
+		errno = errno ? errno : ENOENT;
+		rc = -1;
+	}
+	return rc;
+}
+
+static DIR *open_tasks(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	return opendir(path);
+}
+
+int procfs_list_tasks(pid_t pid, struct tidlist *list)
+{
+	DIR *dir = open_tasks(pid);
+	int rc, err;
+
+	if (!dir)
+		return -1;
+	rc = read_tasks(dir, list);
+	err = errno;
+	closedir(dir);
+	errno = err;
+	return rc;
+}
+
+int procfs_list_tasks_cached(pid_t pid, void **dirp, struct tidlist *list)
+{
+	if (*dirp)
+		rewinddir(*dirp);
+	else if (!(*dirp = open_tasks(pid)))
+		return -1;
+	return read_tasks(*dirp, list);
+}
+
+void procfs_tasks_close(void **dirp)
+{
+	if (*dirp)
+		closedir(*dirp);
+	*dirp = NULL;
+}
+
+void procfs_tidlist_free(struct tidlist *list)
+{
+	free(list->tids);
+	list->tids = NULL;
+	list->n = list->cap = 0;
+}
+
+int procfs_read_file(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+	int fd, saved;
+
+	if (!b)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 2) {
+			char *nb = grow_array(b, &cap, n + 2, 1);
+
+			if (!nb)
+				goto fail;
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	errno = saved;
+	return -1;
+}
+
+int procfs_read_maps(pid_t pid, pid_t tid, char **buf, size_t *len)
+{
+	char path[96];
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)pid,
+			 (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	return procfs_read_file(path, buf, len);
+}
+
+int procfs_task_name_state(pid_t pid, pid_t tid, char *name, size_t len)
+{
+	char path[96], *buf, *p, *open;
+	size_t n;
+	int state;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+			 (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (procfs_read_file(path, &buf, &n))
+		return -1;
+	/* comm may hold spaces and parentheses: it runs from the first '('
+	 * to the last ')', and the state follows that. */
+	open = strchr(buf, '(');
+	p = strrchr(buf, ')');
+	state = open && p > open && p[1] == ' ' && p[2] ? (unsigned char)p[2] :
+							  -1;
+	if (state > 0 && name && len)
+		snprintf(name, len, "%.*s", (int)(p - open - 1), open + 1);
+	free(buf);
+	if (state < 0)
+		errno = EINVAL;
+	return state;
+}
+
+int procfs_task_state(pid_t pid, pid_t tid)
+{
+	return procfs_task_name_state(pid, tid, NULL, 0);
+}
+
+bool procfs_is_kernel_thread(pid_t pid)
+{
+	const unsigned long pf_kthread = 0x00200000; /* include/linux/sched.h */
+	char path[64], *buf, *p;
+	unsigned long flags = 0;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (procfs_read_file(path, &buf, &len))
+		return false;
+	/* after ") state ppid pgrp session tty_nr tpgid": flags, field 9 */
+	p = strrchr(buf, ')');
+	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		flags = 0;
+	free(buf);
+	return flags & pf_kthread;
+}
+
+bool procfs_process_alive(pid_t pid)
+{
+	struct tidlist list = { 0 };
+	bool alive = false;
+
+	if (procfs_list_tasks(pid, &list))
+		return false;
+	for (size_t i = 0; i < list.n && !alive; i++) {
+		int state = procfs_task_state(pid, list.tids[i]);
+
+		alive = state > 0 && state != 'Z' && state != 'X';
+	}
+	procfs_tidlist_free(&list);
+	return alive;
+}
+
+/* Value text after "Key:" in a /proc status file, or NULL. */
+static const char *status_field(const char *buf, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (!strncmp(p, key, klen) && p[klen] == ':')
+			return p + klen + 1;
+	}
+	return NULL;
+}
+
+static int read_status(pid_t pid, char **buf)
+{
+	char path[64];
+	size_t len;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	return procfs_read_file(path, buf, &len);
+}
+
+/* The whole number after "Key:" in a status file's text (which it frees),
+ * or -1 with errno EINVAL when absent or below min. */
+static int status_int(char *buf, const char *key, int min)
+{
+	const char *v = status_field(buf, key);
+	int n = v ? (int)strtol(v, NULL, 10) : min - 1;
+
+	free(buf);
+	if (n < min) {
+		errno = EINVAL;
+		return -1;
+	}
+	return n;
+}
+int procfs_tracer_pid_of(pid_t pid, pid_t tid)
+{
+	char path[96], *buf;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
+		 (int)tid);
+	if (procfs_read_file(path, &buf, &len))
+		return -1;
+	return status_int(buf, "TracerPid", 0);
+}
+
+int procfs_tracer_pid(pid_t pid)
+{
+	char *buf;
+
+	if (read_status(pid, &buf))
+		return -1;
+	return status_int(buf, "TracerPid", 0);
+}
+
+int procfs_tgid(pid_t pid)
+{
+	char *buf;
+
+	if (read_status(pid, &buf))
+		return -1;
+	return status_int(buf, "Tgid", 1);
+}
+
+int procfs_ppid(pid_t pid)
+{
+	char *buf;
+
+	if (read_status(pid, &buf))
+		return -1;
+	return status_int(buf, "PPid", 0);
+}
+
+/* The PIDs of one children file ("12 34 "), pushed onto list. */
+static int push_children(const char *path, struct tidlist *list)
+{
+	char *buf, *p, *end;
+	size_t len;
+	int rc = 0;
+
+	if (procfs_read_file(path, &buf, &len))
+		return -1;
+	for (p = buf; rc == 0 && *p; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v > 0)
+			rc = tidlist_push(list, (pid_t)v);
+	}
+	free(buf);
+	return rc;
+}
+
+int procfs_children(pid_t pid, struct tidlist *list)
+{
+	struct tidlist tasks = { 0 };
+	char path[96];
+	int rc;
+
+	list->n = 0;
+	/* CONFIG_PROC_CHILDREN: our own file tells whether there are any */
+	if (access("/proc/thread-self/children", R_OK)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	rc = procfs_list_tasks(pid, &tasks);
+	for (size_t i = 0; rc == 0 && i < tasks.n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
+			 (int)pid, (int)tasks.tids[i]);
+		/* a thread that exited meanwhile has no children left */
+		if (push_children(path, list) && errno != ENOENT &&
+		    errno != ESRCH)
+			rc = -1;
+	}
+	procfs_tidlist_free(&tasks);
+	return rc;
+}
+
+int procfs_uid(pid_t pid, uid_t *uid)
+{
+	const char *v;
+	char *buf;
+	int rc = -1;
+
+	if (read_status(pid, &buf))
+		return -1;
+	v = status_field(buf, "Uid");
+	if (v) {
+		*uid = (uid_t)strtoul(v, NULL, 10);
+		rc = 0;
+	} else {
+		errno = EINVAL;
+	}
+	free(buf);
+	return rc;
+}
+
+/*
+ * Whether a descriptor just opened may be kept open across ticks.  Every
+ * thread keeps one or two (its schedstat, its stat), so 5000 threads under
+ * Debian's default soft limit of 1024 would take every descriptor: then
+ * any other open (the next thread's file, a module image, the profile)
+ * fails with EMFILE.  So a file is kept only if its descriptor is below
+ * the limit less a reserve (a quarter of it, at least 16).  open() returns
+ * the lowest free descriptor: the kept ones all lie below that line, and
+ * the ones above it stay free for everything else.  A file not kept is
+ * read anew each time (open, pread, close): three system calls, not one.
+ */
+static bool may_keep(int fd)
+{
+	struct rlimit rl;
+	rlim_t reserve;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	reserve = rl.rlim_cur / 4 < 16 ? 16 : rl.rlim_cur / 4;
+	return (rlim_t)fd + reserve < rl.rlim_cur;
+}
+
+/*
+ * A small /proc file kept open in *fd (opened from path when *fd < 0, and
+ * kept if may_keep() says so) and read whole with one pread() into buf,
+ * NUL-terminated.  A failed read (ESRCH: the task is gone) closes it, so
+ * that a TID that comes back, a new task, is opened anew.  The length
+ * read, or -1.
+ */
+static ssize_t pread_kept(const char *path, int *fd, char *buf, size_t size)
+{
+	int f = *fd, saved;
+	ssize_t len;
+
+	if (f < 0) {
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f < 0)
+			return -1;
+	}
+	len = pread(f, buf, size - 1, 0);
+	if (len <= 0) {
+		saved = len < 0 ? errno : ESRCH;
+		close(f);
+		*fd = -1;
+		errno = saved;
+		return -1;
+	}
+	if (*fd < 0 && may_keep(f))
+		*fd = f;
+	else if (*fd < 0)
+		close(f);
+	buf[len] = '\0';
+	return len;
+}
+
+/* A thread's stat line, kept open in *fd: what follows comm (which may
+ * hold ')': the state follows the last one), from the state on, or NULL
+ * with errno. */
+static const char *task_stat(pid_t pid, pid_t tid, int *fd, char *buf,
+			     size_t size)
+{
+	char path[96], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+		 (int)tid);
+	if (pread_kept(path, fd, buf, size) < 0)
+		return NULL;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2]) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return p + 2;
+}
+
+int procfs_read_task_state(pid_t pid, pid_t tid, int *fd)
+{
+	char buf[512];
+	const char *p = task_stat(pid, tid, fd, buf, sizeof(buf));
+
+	return p ? (unsigned char)*p : -1;
+}
+
+int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
+			   uint64_t *stime, uint64_t *ident)
+{
+	char buf[512];
+	const char *p = task_stat(pid, tid, fd, buf, sizeof(buf));
+	unsigned long long ut, st, start = 0, code = 0, code_end = 0, stack = 0;
+
+	if (!p)
+		return -1;
+	/* state, then fields 4-13; utime and stime are fields 14-15; after
+	 * 6 more, starttime (22), and after 3 more startcode, endcode and
+	 * startstack (26-28) */
+	if (sscanf(p,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
+		   "%*d %*d %*d %*d %*d %*d %llu %*u %*d %*u %llu %llu %llu",
+		   &ut, &st, &start, &code, &code_end, &stack) < 2) {
+		errno = EINVAL;
+		return -1;
+	}
+	*utime = ut;
+	*stime = st;
+	if (ident)
+		*ident = start * 0x9e3779b97f4a7c15ULL ^ code ^
+			 (code_end << 17) ^ (stack << 3);
+	return 0;
+}
+
+int procfs_read_schedstat(pid_t pid, pid_t tid, int *fd, uint64_t *cpu_ns,
+			  uint64_t *runs)
+{
+	char buf[96], path[96], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	if (pread_kept(path, fd, buf, sizeof(buf)) < 0)
+		return -1;
+	*cpu_ns = strtoull(buf, &p, 10);
+	strtoull(p, &p, 10); /* time spent waiting on a run queue */
+	*runs = strtoull(p, NULL, 10);
+	return 0;
+}
+
+ssize_t procfs_read_task_syscall(pid_t pid, pid_t tid, int *fd, char *buf,
+				 size_t size)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
+		 (int)tid);
+	return pread_kept(path, fd, buf, size);
+}
+
+int procfs_num_threads(pid_t pid, int *fd)
+{
+	char buf[1024], path[64], *p;
+	long n = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (pread_kept(path, fd, buf, sizeof(buf)) < 0)
+		return -1;
+	/* after "pid (comm) ": state is field 3, num_threads field 20 */
+	p = strrchr(buf, ')');
+	if (!p ||
+	    sscanf(p + 1,
+		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		   "%*u %*u %*d %*d %*d %*d %ld",
+		   &n) != 1 ||
+	    n <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)n;
+}
+
+int procfs_running_tasks(int *fd)
+{
+	char buf[128];
+	long run = -1;
+
+	if (pread_kept("/proc/loadavg", fd, buf, sizeof(buf)) < 0)
+		return -1;
+	/* "0.52 0.58 0.59 3/457 12345": the 4th field's running part */
+	if (sscanf(buf, "%*s %*s %*s %ld/", &run) != 1 || run < 0 ||
+	    run > INT_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)run;
+}
+
+int procfs_cpu_times(pid_t pid, struct procfs_cpu *c)
+{
+	char path[64], *buf, *p;
+	unsigned long long ut, st, cut, cst;
+	long ticks = sysconf(_SC_CLK_TCK), n;
+	size_t len;
+	int got = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (procfs_read_file(path, &buf, &len))
+		return -1;
+	/* after "pid (comm) ": utime..cstime are fields 14-17, num_threads 20 */
+	p = strrchr(buf, ')');
+	if (p)
+		got = sscanf(p + 1,
+			     " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+			     "%*u %llu %llu %llu %llu %*d %*d %ld",
+			     &ut, &st, &cut, &cst, &n);
+	free(buf);
+	if (got != 5 || ticks <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	c->self_ns = (ut + st) * (NSEC_PER_SEC / (uint64_t)ticks);
+	c->sys_ns = st * (NSEC_PER_SEC / (uint64_t)ticks);
+	c->children_ns = (cut + cst) * (NSEC_PER_SEC / (uint64_t)ticks);
+	c->threads = (int)n;
+	return 0;
+}
+
+int procfs_comm(pid_t pid, pid_t tid, char *out, size_t len)
+{
+	char path[96], *buf, *nl;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
+		 (int)(tid ? tid : pid));
+	if (procfs_read_file(path, &buf, &n))
+		return -1;
+	/* Only the newline the kernel adds is stripped: a thread may put
+	 * one in its own name (PR_SET_NAME stores any bytes), and then the
+	 * name is all of it; printing it safely is textsafe.h's part. */
+	nl = n ? buf + n - 1 : NULL;
+	if (nl && *nl == '\n')
+		*nl = '\0';
+	snprintf(out, len, "%s", buf);
+	free(buf);
+	return 0;
+}
+
+int procfs_may_trace(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int procfs_yama_scope(void)
+{
+	char *buf;
+	size_t len;
+	int scope;
+
+	if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", &buf, &len))
+		return -1;
+	scope = (int)strtol(buf, NULL, 10);
+	free(buf);
+	return scope;
+}
+
+bool procfs_self_has_cap_sys_ptrace(void)
+{
+	const unsigned cap_sys_ptrace = 19;
+	unsigned long long eff;
+	const char *v;
+	char *buf;
+	bool has = false;
+
+	if (read_status(0, &buf))
+		return false;
+	v = status_field(buf, "CapEff");
+	if (v) {
+		eff = strtoull(v, NULL, 16);
+		has = (eff >> cap_sys_ptrace) & 1;
+	}
+	free(buf);
+	return has;
+}

@@ -1,0 +1,99 @@
+/*
+ * procset.h - the processes of a run, and their images.
+ *
+ * A run samples a set of processes: the ones named with -p, the launched
+ * COMMAND, and with --children (the default with a COMMAND) every
+ * descendant found while it runs (proctree.h).  A process that execs
+ * starts a new *image*: from then on its addresses mean other code, so
+ * each image has its own memory map (maps.h), its own mappings and
+ * locations in a pprof profile, and its own name (make -> sh -> gcc:
+ * the PID that ran sh runs gcc).  The set holds every image the run
+ * sampled or had to skip, numbered in the order they were found (index
+ * 0: the first -p PID, or COMMAND), for the writers, the summary and
+ * --stats.
+ *
+ * Contract: plain data (procset_image_root() alone asks /proc), not
+ * thread-safe, never prints or exits.  The set
+ * owns its images and their maps; each image is allocated on its own and
+ * stays at its address until procset_free(), so a pointer to one may be
+ * kept for the whole run.  Allocation failure: NULL, errno ENOMEM, the
+ * set unchanged.
+ */
+#ifndef PTPROF_PROCSET_H
+#define PTPROF_PROCSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proc/maps.h"
+
+/* Processes sampled at once, at most (-p lists longer are refused; a
+ * descendant found past it is skipped, counted and warned about). */
+#define PROCSET_MAX_LIVE 4096
+
+struct proc_image {
+	unsigned index;	   /* in the set: 0, 1, ... in the order found */
+	pid_t pid;	   /* its process (thread group ID) */
+	pid_t ppid;	   /* the process it was found a child of; 0: named
+			       (-p) or COMMAND */
+	unsigned exec_no;  /* 0: the image the process was found with; n:
+			       after the n-th exec ptprof saw */
+	char comm[16];	   /* the process's name (comm) in this image */
+	struct maps *maps; /* its memory map snapshots (owned by the set) */
+	uint64_t samples;  /* samples recorded of it (CPU mode: periods) */
+	uint64_t stacks;   /* stacks recorded of it */
+	uint64_t threads_stopped; /* thread stops taken in it */
+	bool ended;		  /* it exited, or exec'd into a newer image */
+	/* Never sampled: why, as an errno (EPERM: another user's or a
+	 * set-uid image, EBUSY: another tracer holds it, EAGAIN: the cap of
+	 * PROCSET_MAX_LIVE processes) and one sentence without a newline. */
+	int skipped;
+	char skip_why[160];
+};
+
+/* Where a stack came from: handed with every stack the sampler records
+ * (sampler_config.on_stack). */
+struct sample_origin {
+	const struct proc_image *image; /* its process and image */
+	pid_t tid;			/* its thread */
+	const char *name;		/* the thread's name, "" unread */
+	/* CLOCK_REALTIME, ns since the epoch, at the start of the tick
+	 * that recorded the stack (unwound after the release, or settled
+	 * when its process ends: that tick's); 0: unknown. */
+	int64_t time_ns;
+};
+
+struct procset;
+
+struct procset *procset_new(void);
+void procset_free(struct procset *ps);
+
+/* A new image of pid (its first, or the next after an exec: exec_no is
+ * one more than that of pid's newest image, which is marked ended),
+ * with empty maps. */
+struct proc_image *procset_add(struct procset *ps, pid_t pid, pid_t ppid,
+			       const char *comm);
+
+/* Images held, and the i-th (i below procset_count()). */
+size_t procset_count(const struct procset *ps);
+struct proc_image *procset_at(const struct procset *ps, size_t i);
+
+/* pid's newest image, or NULL. */
+struct proc_image *procset_find(const struct procset *ps, pid_t pid);
+
+/* The directory to open image im's files under while its process lives
+ * and still is that image (its newest, not ended): "/proc/PID/root" in
+ * buf (len bytes, 64 are enough), or NULL, when the PID may be another
+ * process's by now or that root cannot be entered.  (The one function
+ * here that looks at /proc.) */
+const char *procset_image_root(const struct procset *ps,
+			       const struct proc_image *im, char *buf,
+			       size_t len);
+
+/* Images with at least one sample; distinct PIDs among them. */
+size_t procset_sampled(const struct procset *ps);
+size_t procset_sampled_pids(const struct procset *ps);
+
+#endif /* PTPROF_PROCSET_H */

@@ -1,0 +1,232 @@
+/*
+ * pyframes.c - Python frames interned to synthetic PCs (pyframes.h).
+ *
+ * The frames are an array in the order interned (PC i is frame i), their
+ * strings in a strpool (each kept once), and an open-addressing table of
+ * frame indices by a hash of the frame, at most half full.  A frame's
+ * strings are interned only when the frame is new and there is room for
+ * it, so a full registry grows no more.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/grow.h"
+#include "util/hash.h"
+#include "python/pyframes.h"
+#include "util/strpool.h"
+
+struct pyent {
+	uint64_t hash;
+	uint32_t qualname, filename; /* strpool indices */
+	uint32_t firstline, line;
+};
+
+struct pyframes {
+	struct strpool *strs;
+	struct pyent *ents;
+	size_t n, cap, max;
+	uint32_t *slots; /* frame index + 1; 0: empty */
+	size_t nslots;	 /* a power of 2, at least 2 * n */
+};
+
+#define PYFRAMES_FIRST_SLOTS 64
+
+struct pyframes *pyframes_new(size_t max)
+{
+	struct pyframes *t;
+
+	if (max > PYFRAMES_MAX_LIMIT) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->max = max ? max : PYFRAMES_MAX_DEFAULT;
+	t->nslots = PYFRAMES_FIRST_SLOTS;
+	t->slots = calloc(t->nslots, sizeof(*t->slots));
+	t->strs = strpool_new();
+	if (!t->slots || !t->strs) {
+		pyframes_free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+void pyframes_free(struct pyframes *t)
+{
+	if (!t)
+		return;
+	strpool_free(t->strs);
+	free(t->ents);
+	free(t->slots);
+	free(t);
+}
+
+size_t pyframes_count(const struct pyframes *t)
+{
+	return t ? t->n : 0;
+}
+
+/* A name the registry keeps: not too long, no control byte. */
+static bool pyframes_name_ok(const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return false;
+	for (i = 0; s[i]; i++)
+		if (i >= PYFRAMES_NAME_MAX || (unsigned char)s[i] < 0x20)
+			return false;
+	return true;
+}
+
+static uint64_t pyframes_hash(const struct pyframe *f)
+{
+	uint64_t h = HASH_FNV_SEED;
+
+	/* the NUL between the names: ("ab", "c") is not ("a", "bc") */
+	h = hash_fnv1a(h, f->qualname, strlen(f->qualname) + 1);
+	h = hash_fnv1a(h, f->filename, strlen(f->filename) + 1);
+	h = hash_fnv1a_word(h, ((uint64_t)f->firstline << 32) | f->line);
+	return hash_mix64(h);
+}
+
+static bool pyframes_equal(const struct pyframes *t, const struct pyent *e,
+			   uint64_t h, const struct pyframe *f)
+{
+	return e->hash == h && e->firstline == f->firstline &&
+	       e->line == f->line &&
+	       !strcmp(strpool_get(t->strs, e->qualname), f->qualname) &&
+	       !strcmp(strpool_get(t->strs, e->filename), f->filename);
+}
+
+/* The slot of frame f (hash h): its own, or the empty one it would take. */
+static size_t pyframes_slot(const struct pyframes *t, uint64_t h,
+			    const struct pyframe *f)
+{
+	size_t mask = t->nslots - 1, j = (size_t)h & mask;
+
+	while (t->slots[j] &&
+	       !pyframes_equal(t, &t->ents[t->slots[j] - 1], h, f))
+		j = (j + 1) & mask;
+	return j;
+}
+
+/* Twice the slots, the frames placed again by their hashes. */
+static int pyframes_grow_table(struct pyframes *t)
+{
+	size_t nslots = t->nslots * 2, mask = nslots - 1;
+	uint32_t *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = (size_t)t->ents[i].hash & mask;
+
+		while (slots[j])
+			j = (j + 1) & mask;
+		slots[j] = (uint32_t)(i + 1);
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = nslots;
+	return 0;
+}
+
+static uint64_t pyframes_pc_of(size_t i)
+{
+	return PYFRAMES_BASE + (uint64_t)i * PYFRAMES_STEP + PYFRAMES_STEP / 2;
+}
+
+/* Frame i, new at slot j: room for it, its strings.  0 or -1 (ENOMEM). */
+static int pyframes_add(struct pyframes *t, size_t j, uint64_t h,
+			const struct pyframe *f)
+{
+	struct pyent *ents;
+	int64_t q, file;
+
+	ents = grow_array(t->ents, &t->cap, t->n + 1, sizeof(*ents));
+	if (!ents)
+		return -1;
+	t->ents = ents;
+	q = strpool_intern(t->strs, f->qualname);
+	file = q < 0 ? -1 : strpool_intern(t->strs, f->filename);
+	if (file < 0)
+		return -1;
+	t->ents[t->n] = (struct pyent){ h, (uint32_t)q, (uint32_t)file,
+					f->firstline, f->line };
+	t->slots[j] = (uint32_t)(t->n + 1);
+	t->n++;
+	return 0;
+}
+
+int pyframes_intern(struct pyframes *t, const struct pyframe *f, uint64_t *pc)
+{
+	uint64_t h;
+	size_t j;
+
+	if (!t || !f || !pc || !pyframes_name_ok(f->qualname) ||
+	    !pyframes_name_ok(f->filename)) {
+		errno = EINVAL;
+		return -1;
+	}
+	h = pyframes_hash(f);
+	j = pyframes_slot(t, h, f);
+	if (t->slots[j]) {
+		*pc = pyframes_pc_of(t->slots[j] - 1);
+		return 0;
+	}
+	if (t->n >= t->max) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if ((t->n + 1) * 2 > t->nslots) {
+		if (pyframes_grow_table(t)) {
+			errno = ENOMEM;
+			return -1;
+		}
+		j = pyframes_slot(t, h, f);
+	}
+	if (pyframes_add(t, j, h, f)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	*pc = pyframes_pc_of(t->n - 1);
+	return 0;
+}
+
+bool pyframes_is_pc(uint64_t pc)
+{
+	uint64_t end = PYFRAMES_BASE +
+		       (uint64_t)PYFRAMES_MAX_LIMIT * PYFRAMES_STEP;
+
+	return pc >= PYFRAMES_BASE && pc < end;
+}
+
+int pyframes_lookup(const struct pyframes *t, uint64_t pc, struct pyframe *f)
+{
+	uint64_t i;
+	const struct pyent *e;
+
+	if (!t || !f) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* pc or a caller's pc-1: both inside frame i's step */
+	if (!pyframes_is_pc(pc) ||
+	    (i = (pc - PYFRAMES_BASE) / PYFRAMES_STEP) >= t->n) {
+		errno = ENOENT;
+		return -1;
+	}
+	e = &t->ents[i];
+	f->qualname = strpool_get(t->strs, e->qualname);
+	f->filename = strpool_get(t->strs, e->filename);
+	f->firstline = e->firstline;
+	f->line = e->line;
+	return 0;
+}

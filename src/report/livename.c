@@ -1,0 +1,310 @@
+/*
+ * livename.c - the names of a live run's PCs (see livename.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols/demangle.h"
+#include "util/grow.h"
+#include "util/hash.h"
+#include "report/livename.h"
+#include "symbols/perfmap.h"
+#include "report/report.h"
+#include "util/strpool.h"
+#include "symbols/symbolize.h"
+#include "util/timeutil.h"
+
+/* How often an image's symbolizer or perf map may be made again. */
+#define REBUILD_NS NSEC_PER_SEC
+
+struct entry {
+	uint64_t addr;
+	uint32_t image1; /* image index + 1; 0: empty */
+	int32_t name;	 /* in the pool */
+	int32_t module;	 /* in the pool; -1: none */
+};
+
+struct img {
+	struct symbolizer *sym;
+	uint64_t sym_at; /* when built (monotonic ns) */
+	struct perfmap *jit;
+	uint64_t jit_at; /* when last read; 0: never */
+};
+
+struct livename {
+	const struct procset *ps;
+	const struct pyframes *py;
+	struct symcache *cache;
+	struct img *imgs;
+	size_t nimgs;
+	struct entry *tab;
+	size_t cap, used; /* cap: a power of two, or 0 */
+	struct strpool *pool;
+	char bare[32]; /* the last address named by nothing yet */
+};
+
+struct livename *livename_new(const struct procset *ps,
+			      const struct pyframes *py)
+{
+	struct livename *ln;
+
+	if (!ps) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ln = calloc(1, sizeof(*ln));
+	if (!ln)
+		return NULL;
+	ln->ps = ps;
+	ln->py = py;
+	ln->cache = symcache_new();
+	ln->pool = strpool_new();
+	if (!ln->cache || !ln->pool) {
+		livename_free(ln);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return ln;
+}
+
+void livename_free(struct livename *ln)
+{
+	if (!ln)
+		return;
+	/* The symbolizers before the cache that owns their files. */
+	for (size_t i = 0; i < ln->nimgs; i++) {
+		symbolizer_free(ln->imgs[i].sym);
+		perfmap_free(ln->imgs[i].jit);
+	}
+	free(ln->imgs);
+	symcache_free(ln->cache);
+	free(ln->tab);
+	strpool_free(ln->pool);
+	free(ln);
+}
+
+size_t livename_cached(const struct livename *ln)
+{
+	return ln ? ln->used : 0;
+}
+
+static uint64_t entry_hash(uint32_t image1, uint64_t addr)
+{
+	return hash_mix64(addr ^ ((uint64_t)image1 * 0x9e3779b97f4a7c15ULL));
+}
+
+/* The slot of (image1, addr): its entry, or the empty slot it goes to. */
+static struct entry *slot_of(const struct livename *ln, uint32_t image1,
+			     uint64_t addr)
+{
+	size_t mask = ln->cap - 1;
+
+	for (size_t j = entry_hash(image1, addr) & mask;; j = (j + 1) & mask) {
+		struct entry *e = &ln->tab[j];
+
+		if (!e->image1 || (e->image1 == image1 && e->addr == addr))
+			return e;
+	}
+}
+
+/* Room for one more entry: the table doubled at half full; at the cap,
+ * emptied (the names too: the pool is made anew). */
+static int reserve(struct livename *ln)
+{
+	struct entry *old = ln->tab, *nt;
+	size_t ocap = ln->cap, ncap;
+
+	if (ln->cap && (ln->used + 1) * 2 <= ln->cap)
+		return 0;
+	if (ln->used >= LIVENAME_MAX_ADDRS) {
+		struct strpool *p = strpool_new();
+
+		if (!p)
+			return -1;
+		strpool_free(ln->pool);
+		ln->pool = p;
+		memset(ln->tab, 0, ln->cap * sizeof(*ln->tab));
+		ln->used = 0;
+		return 0;
+	}
+	ncap = ocap ? ocap * 2 : 1024;
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return -1;
+	ln->tab = nt;
+	ln->cap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].image1)
+			*slot_of(ln, old[i].image1, old[i].addr) = old[i];
+	free(old);
+	return 0;
+}
+
+static struct img *img_of(struct livename *ln, const struct proc_image *im)
+{
+	size_t cap = ln->nimgs;
+	struct img *nv;
+
+	if (im->index < ln->nimgs)
+		return &ln->imgs[im->index];
+	nv = grow_array(ln->imgs, &cap, (size_t)im->index + 1, sizeof(*nv));
+	if (!nv)
+		return NULL;
+	memset(nv + ln->nimgs, 0, (cap - ln->nimgs) * sizeof(*nv));
+	ln->imgs = nv;
+	ln->nimgs = cap;
+	return &ln->imgs[im->index];
+}
+
+/* A symbolizer over the image's maps as they are now. */
+static int build_sym(struct livename *ln, const struct proc_image *im,
+		     struct img *g)
+{
+	char buf[64];
+	const char *root = procset_image_root(ln->ps, im, buf, sizeof(buf));
+	struct symbolizer *s;
+
+	if (!im->maps)
+		s = symbolizer_new(NULL, 0, NULL, 0);
+	else
+		s = symbolizer_new_cached(im->maps, root, root ? im->pid : 0,
+					  ln->cache);
+	if (!s)
+		return -1;
+	symbolizer_free(g->sym);
+	g->sym = s;
+	g->sym_at = mono_now_ns();
+	return 0;
+}
+
+/* JIT code: the perf map's name of addr, the map read at the first such
+ * address and again (once a second at most) when it does not name one. */
+static const char *jit_name(const struct livename *ln,
+			    const struct proc_image *im, struct img *g,
+			    uint64_t addr)
+{
+	const char *name = perfmap_lookup(g->jit, addr, NULL);
+	char buf[64], err[256];
+	struct perfmap *m;
+
+	if (name || (g->jit_at && mono_now_ns() - g->jit_at < REBUILD_NS) ||
+	    !procset_image_root(ln->ps, im, buf, sizeof(buf)))
+		return name;
+	g->jit_at = mono_now_ns();
+	m = perfmap_load_pid(im->pid, err, sizeof(err));
+	if (!m)
+		return NULL;
+	perfmap_free(g->jit);
+	g->jit = m;
+	return perfmap_lookup(m, addr, NULL);
+}
+
+/* A Python frame's name, as report.h writes it. */
+static int py_name(const struct livename *ln, uint64_t pc, char *buf,
+		   size_t len)
+{
+	struct pyframe f;
+
+	if (!ln->py || !pyframes_is_pc(pc) || pyframes_lookup(ln->py, pc, &f))
+		return -1;
+	if (f.firstline)
+		snprintf(buf, len, "%s (%s:%u) " REPORT_PY_MODULE, f.qualname,
+			 report_base_name(f.filename), (unsigned)f.firstline);
+	else
+		snprintf(buf, len, "%s (%s) " REPORT_PY_MODULE, f.qualname,
+			 report_base_name(f.filename));
+	return 0;
+}
+
+/* Name addr (adjusted already) of image im into buf, its module into
+ * *module (NULL: none): 0, or 1 when nothing knows it yet (a bare
+ * "0xADDRESS"), -1 on failure. */
+static int name_addr(struct livename *ln, const struct proc_image *im,
+		     uint64_t addr, char *buf, size_t len, const char **module)
+{
+	struct img *g = img_of(ln, im);
+	struct symbol_info si;
+	const char *jit;
+	char *cxx;
+
+	*module = NULL;
+	if (!g || (!g->sym && build_sym(ln, im, g)))
+		return -1;
+	symbolizer_lookup(g->sym, addr, &si);
+	/* In no mapping the symbolizer knows: a library loaded since it was
+	 * built, or JIT code. */
+	if (!si.module && mono_now_ns() - g->sym_at >= REBUILD_NS &&
+	    build_sym(ln, im, g) == 0)
+		symbolizer_lookup(g->sym, addr, &si);
+	if (!si.func && !si.module && (jit = jit_name(ln, im, g, addr))) {
+		snprintf(buf, len, "%s " REPORT_JIT_MODULE, jit);
+		return 0;
+	}
+	*module = si.module ? report_base_name(si.module) : NULL;
+	cxx = si.func ? demangle(si.func) : NULL;
+	if (si.func)
+		snprintf(buf, len, "%s", cxx ? cxx : si.func);
+	else if (si.module)
+		snprintf(buf, len, "%s+0x%" PRIx64, *module, si.module_off);
+	else
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	free(cxx);
+	return !si.func && !si.module;
+}
+
+int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
+		 bool caller, const char **name, const char **module)
+{
+	uint64_t addr = caller && pc ? pc - 1 : pc;
+	uint32_t image1;
+	struct entry *e;
+	char buf[4096];
+	const char *mod = NULL;
+	int64_t n, m = -1;
+
+	if (!ln || !im || !name || !module) {
+		errno = EINVAL;
+		return -1;
+	}
+	image1 = im->index + 1;
+	if (reserve(ln))
+		return -1;
+	e = slot_of(ln, image1, addr);
+	if (!e->image1) {
+		int r = py_name(ln, pc, buf, sizeof(buf)) ?
+				name_addr(ln, im, addr, buf, sizeof(buf),
+					  &mod) :
+				0;
+
+		if (r < 0)
+			return -1;
+		if (r > 0) { /* not cached: see livename.h */
+			snprintf(ln->bare, sizeof(ln->bare), "%.*s",
+				 (int)sizeof(ln->bare) - 1, buf);
+			*name = ln->bare;
+			*module = NULL;
+			return 0;
+		}
+		n = strpool_intern(ln->pool, buf);
+		if (n >= 0 && mod)
+			m = strpool_intern(ln->pool, mod);
+		if (n < 0 || (mod && m < 0) || n > INT32_MAX || m > INT32_MAX)
+			return -1;
+		*e = (struct entry){ .addr = addr,
+				     .image1 = image1,
+				     .name = (int32_t)n,
+				     .module = (int32_t)m };
+		ln->used++;
+	}
+	*name = strpool_get(ln->pool, (size_t)e->name);
+	*module = e->module < 0 ? NULL :
+				  strpool_get(ln->pool, (size_t)e->module);
+	return 0;
+}

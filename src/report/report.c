@@ -1,0 +1,627 @@
+/*
+ * report.c - flat/cumulative tables and folded stacks (see report.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/demangle.h"
+#include "report/flame.h"
+#include "util/grow.h"
+#include "util/hash.h"
+#include "symbols/perfmap.h"
+#include "report/report.h"
+#include "util/textsafe.h"
+#include "report/timeslice.h"
+
+/*
+ * Open-addressing tables from a 64-bit key (a name's or a stack's hash, or
+ * an address) to an id: capacity a power of two, at most half full.
+ */
+struct slot {
+	uint64_t key;
+	uint32_t id;	/* UINT32_MAX: empty */
+	uint32_t space; /* addr_tab: the address space of the address */
+};
+
+struct table {
+	struct slot *slots;
+	size_t cap, n;
+};
+
+struct stack {
+	size_t off, n; /* frame ids in r->frames[off..off+n), root first */
+	uint64_t count;
+};
+
+struct report {
+	/* frames by id */
+	char **names;
+	char **modules;
+	uint64_t *flat, *cum;
+	uint64_t *seen_in; /* last record (+1) that counted the id's cum */
+	size_t nnames, cap_names;
+	struct table name_tab; /* name hash -> name id */
+	struct table addr_tab; /* (space, address) -> name id */
+	size_t nspaces;
+	/* distinct stacks */
+	uint32_t *frames;
+	size_t nframes, cap_frames;
+	struct stack *stacks;
+	size_t nstacks, cap_stacks;
+	struct table stack_tab; /* stack hash -> stack index */
+	uint64_t total;
+	struct report_row *rows;
+	size_t nrows;
+	/* when each record's samples were taken, for the flame graph's
+	 * time strip: stack index, ns after the profile's start, count;
+	 * only when every record has a time (NULL: no strip) */
+	struct flame_time_sample *times;
+	size_t ntimes;
+	int64_t start; /* of the strip, ns since the epoch */
+	/* the profile, for its own names (profile.h), while report_build()
+	 * runs */
+	const struct profile *profile;
+	const struct perfmap *jit; /* report_options.jit */
+};
+
+#define EMPTY UINT32_MAX
+
+/* Make room for one more entry; -1 on ENOMEM. */
+static int table_reserve(struct table *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256;
+	struct slot *ns;
+
+	if ((t->n + 1) * 2 <= t->cap)
+		return 0;
+	ns = malloc(cap * sizeof(*ns));
+	if (!ns)
+		return -1;
+	for (size_t i = 0; i < cap; i++)
+		ns[i].id = EMPTY;
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t j = hash_mix64(t->slots[i].key) & (cap - 1);
+
+		if (t->slots[i].id == EMPTY)
+			continue;
+		while (ns[j].id != EMPTY)
+			j = (j + 1) & (cap - 1);
+		ns[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = cap;
+	return 0;
+}
+
+/* The first slot for key: then step with table_next() until the id is
+ * EMPTY or the entry is the one looked for. */
+static size_t table_first(const struct table *t, uint64_t key)
+{
+	return hash_mix64(key) & (t->cap - 1);
+}
+
+static size_t table_next(const struct table *t, size_t j)
+{
+	return (j + 1) & (t->cap - 1);
+}
+
+static void table_set(struct table *t, size_t j, uint64_t key, uint32_t id)
+{
+	t->slots[j].key = key;
+	t->slots[j].id = id;
+	t->n++;
+}
+
+/* The id of name, added (with module) if new; EMPTY on ENOMEM. */
+static uint32_t intern(struct report *r, const char *name, const char *module)
+{
+	uint64_t h = hash_fnv1a_str(name);
+	size_t j;
+	uint32_t id;
+
+	if (table_reserve(&r->name_tab))
+		return EMPTY;
+	for (j = table_first(&r->name_tab, h); r->name_tab.slots[j].id != EMPTY;
+	     j = table_next(&r->name_tab, j))
+		if (r->name_tab.slots[j].key == h &&
+		    !strcmp(r->names[r->name_tab.slots[j].id], name))
+			return r->name_tab.slots[j].id;
+	if (r->nnames == r->cap_names) {
+		size_t cap = r->cap_names;
+		char **n = grow_array(r->names, &cap, r->nnames + 1,
+				      sizeof(*n));
+
+		if (!n)
+			return EMPTY;
+		r->names = n;
+		cap = r->cap_names;
+		n = grow_array(r->modules, &cap, r->nnames + 1, sizeof(*n));
+		if (!n)
+			return EMPTY;
+		r->modules = n;
+		r->cap_names = cap;
+	}
+	id = (uint32_t)r->nnames;
+	r->names[id] = strdup(name);
+	r->modules[id] = module ? strdup(module) : NULL;
+	if (!r->names[id] || (module && !r->modules[id])) {
+		free(r->names[id]);
+		free(r->modules[id]);
+		return EMPTY;
+	}
+	r->nnames++;
+	table_set(&r->name_tab, j, h, id);
+	return id;
+}
+
+const char *report_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* A Python frame (pyframes.h) the profile names, as report.h says. */
+static uint32_t name_py(struct report *r, const struct profile_name *own,
+			bool lines)
+{
+	char buf[4096];
+
+	if (lines && own->file)
+		snprintf(buf, sizeof(buf), "%s %s:%u " REPORT_PY_MODULE,
+			 own->name, own->file, own->line);
+	else if (own->file && own->start_line)
+		snprintf(buf, sizeof(buf), "%s (%s:%u) " REPORT_PY_MODULE,
+			 own->name, report_base_name(own->file),
+			 own->start_line);
+	else if (own->file)
+		snprintf(buf, sizeof(buf), "%s (%s) " REPORT_PY_MODULE,
+			 own->name, report_base_name(own->file));
+	else
+		snprintf(buf, sizeof(buf), "%s " REPORT_PY_MODULE, own->name);
+	return intern(r, buf, NULL);
+}
+
+/* The frame name of addr (already adjusted for callers) in space, as
+ * report.h says. */
+static uint32_t name_addr(struct report *r, struct symbolizer *sym,
+			  size_t space, uint64_t addr, bool lines)
+{
+	struct symbol_info si;
+	char buf[4096], *cxx = NULL;
+	const struct profile_name *own = NULL;
+	const char *file;
+	unsigned line;
+	bool jit;
+
+	symbolizer_lookup(sym, addr, &si);
+	/* In no file: JIT code, anonymous or not mapped (a pprof writer
+	 * names the anonymous mapping of code it named "[jit]"). */
+	jit = !si.module || !strcmp(si.module, REPORT_JIT_MODULE);
+	if ((!si.func || si.fde) && r->profile &&
+	    (own = profile_name_at(r->profile, space, addr)))
+		/* No file that can be trusted names it (symbolize.h), or only
+		 * by its unwind-table entry, but the profile does: its writer
+		 * named it while the target lived (a debug file then there),
+		 * and gave its source line too (profile.h). */
+		si.func = own->name;
+	if (own && !si.module && pyframes_is_pc(addr))
+		return name_py(r, own, lines);
+	if (!si.func && jit)
+		si.func = perfmap_lookup(r->jit, addr, NULL);
+	if (si.func && jit) {
+		/* the mark in the name, so that folded stacks and flame
+		 * graphs show it too, and "fib" in C stays another row */
+		snprintf(buf, sizeof(buf), "%s " REPORT_JIT_MODULE, si.func);
+		return intern(r, buf, NULL);
+	}
+	if (si.func)
+		cxx = demangle(si.func);
+	if (cxx)
+		si.func = cxx;
+	if (si.func && lines && own && own->file)
+		snprintf(buf, sizeof(buf), "%s %s:%u", si.func, own->file,
+			 own->line);
+	else if (si.func && lines && !own &&
+		 symbolizer_lookup_line(sym, addr, &file, &line) == 0)
+		snprintf(buf, sizeof(buf), "%s %s:%u", si.func, file, line);
+	else if (si.func)
+		snprintf(buf, sizeof(buf), "%s", si.func);
+	else if (si.module)
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
+			 report_base_name(si.module), si.module_off);
+	else
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+	free(cxx);
+	return intern(r, buf, si.module ? report_base_name(si.module) : NULL);
+}
+
+/* The frame id of addr in space, symbolized at most once per address
+ * of each space, by that space's symbolizer.  The key is the address
+ * mixed with its space: equal keys of one space are equal addresses. */
+static uint32_t frame_of(struct report *r, struct symbolizer *const *syms,
+			 size_t space, uint64_t addr, bool lines)
+{
+	struct table *t = &r->addr_tab;
+	uint64_t key = addr ^ ((uint64_t)space * 0x9e3779b97f4a7c15ULL);
+	size_t j;
+	uint32_t id;
+
+	if (table_reserve(t))
+		return EMPTY;
+	for (j = table_first(t, key); t->slots[j].id != EMPTY;
+	     j = table_next(t, j))
+		if (t->slots[j].key == key && t->slots[j].space == space)
+			return t->slots[j].id;
+	id = name_addr(r, syms[space], space, addr, lines);
+	if (id != EMPTY) {
+		table_set(t, j, key, id);
+		t->slots[j].space = (uint32_t)space;
+	}
+	return id;
+}
+
+/* --by-process: the root frame of a record, "name (pid)". */
+static uint32_t process_frame(struct report *r,
+			      const struct profile_record *rec)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s (%" PRId64 ")",
+		 rec->process && rec->process[0] ? rec->process : "?",
+		 rec->pid);
+	return intern(r, buf, NULL);
+}
+
+/*
+ * Add count to the stack of frame ids r->frames[off..off+n) (just
+ * appended, root first): merged into an equal stack if there is one (then
+ * the appended ids are dropped again), else kept.
+ */
+static int add_stack(struct report *r, size_t off, size_t n, uint64_t count,
+		     size_t *index)
+{
+	uint64_t h = hash_fnv1a(HASH_FNV_SEED, r->frames + off,
+				n * sizeof(*r->frames));
+	size_t j;
+
+	if (table_reserve(&r->stack_tab))
+		return -1;
+	for (j = table_first(&r->stack_tab, h);
+	     r->stack_tab.slots[j].id != EMPTY;
+	     j = table_next(&r->stack_tab, j)) {
+		struct stack *s = &r->stacks[r->stack_tab.slots[j].id];
+
+		if (r->stack_tab.slots[j].key == h && s->n == n &&
+		    !memcmp(r->frames + s->off, r->frames + off,
+			    n * sizeof(*r->frames))) {
+			s->count += count;
+			r->nframes = off;
+			*index = r->stack_tab.slots[j].id;
+			return 0;
+		}
+	}
+	if (r->nstacks == r->cap_stacks) {
+		struct stack *s = grow_array(r->stacks, &r->cap_stacks,
+					     r->nstacks + 1, sizeof(*s));
+
+		if (!s)
+			return -1;
+		r->stacks = s;
+	}
+	r->stacks[r->nstacks] = (struct stack){ off, n, count };
+	*index = r->nstacks;
+	table_set(&r->stack_tab, j, h, (uint32_t)r->nstacks++);
+	return 0;
+}
+
+/* Make room for the per-name counters of every name interned so far. */
+static int grow_counts(struct report *r, size_t *cap)
+{
+	size_t c = *cap;
+	uint64_t *f, *k, *s;
+
+	if (r->nnames <= c)
+		return 0;
+	c = r->cap_names;
+	f = realloc(r->flat, c * sizeof(*f));
+	if (f)
+		r->flat = f;
+	k = realloc(r->cum, c * sizeof(*k));
+	if (k)
+		r->cum = k;
+	s = realloc(r->seen_in, c * sizeof(*s));
+	if (s)
+		r->seen_in = s;
+	if (!f || !k || !s)
+		return -1;
+	for (size_t i = *cap; i < c; i++)
+		r->flat[i] = r->cum[i] = r->seen_in[i] = 0;
+	*cap = c;
+	return 0;
+}
+
+/*
+ * The start of a profile's time strip: its start (time_nanos), else its
+ * first sample's time.  Whether it has times for a strip: every record
+ * has one (a record without would fit no slot).
+ */
+static bool strip_start(const struct profile *p, int64_t *start)
+{
+	*start = p->time_nanos;
+	if (!p->times)
+		return false;
+	for (size_t i = 0; i < p->nrecords; i++) {
+		int64_t t = p->records[i].time_ns;
+
+		if (!t)
+			return false;
+		if (p->time_nanos <= 0 && (*start <= 0 || t < *start))
+			*start = t;
+	}
+	return true;
+}
+
+/* The time of record rec, counted to stack st (r->times has room). */
+static void add_time(struct report *r, const struct profile_record *rec,
+		     size_t st)
+{
+	if (!r->times)
+		return;
+	/* a time before the start (a clock stepped back, or a hostile
+	 * file) is in the first slot */
+	r->times[r->ntimes++] = (struct flame_time_sample){
+		st, timeslice_after(rec->time_ns, r->start), rec->count
+	};
+}
+
+static int add_record(struct report *r, struct symbolizer *const *syms,
+		      const struct profile_record *rec, size_t index,
+		      const struct report_options *opt, size_t *counts_cap)
+{
+	size_t off = r->nframes, head = opt->by_process ? 1 : 0;
+	size_t n = rec->npcs + head, st;
+	uint32_t *f;
+
+	if (rec->npcs == 0)
+		return 0;
+	f = grow_array(r->frames, &r->cap_frames, off + n, sizeof(*f));
+	if (!f)
+		return -1;
+	r->frames = f;
+	if (head && (r->frames[off] = process_frame(r, rec)) == EMPTY)
+		return -1;
+	/* Root first: the file has the leaf first. */
+	for (size_t i = 0; i < rec->npcs; i++) {
+		uint64_t pc = rec->pcs[rec->npcs - 1 - i];
+		bool caller = i + 1 < rec->npcs;
+		uint32_t id = frame_of(r, syms, rec->space,
+				       caller && pc ? pc - 1 : pc, opt->lines);
+
+		if (id == EMPTY)
+			return -1;
+		r->frames[off + head + i] = id;
+	}
+	r->nframes = off + n;
+	if (grow_counts(r, counts_cap))
+		return -1;
+	r->flat[r->frames[off + n - 1]] += rec->count;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = r->frames[off + i];
+
+		if (r->seen_in[id] != index + 1) {
+			r->seen_in[id] = index + 1;
+			r->cum[id] += rec->count;
+		}
+	}
+	r->total += rec->count;
+	if (add_stack(r, off, n, rec->count, &st))
+		return -1;
+	add_time(r, rec, st);
+	return 0;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct report_row *x = a, *y = b;
+
+	if (x->flat != y->flat)
+		return x->flat > y->flat ? -1 : 1;
+	if (x->cum != y->cum)
+		return x->cum > y->cum ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int make_rows(struct report *r)
+{
+	r->rows = calloc(r->nnames ? r->nnames : 1, sizeof(*r->rows));
+	if (!r->rows)
+		return -1;
+	for (size_t i = 0; i < r->nnames; i++)
+		r->rows[i] = (struct report_row){ r->names[i], r->modules[i],
+						  r->flat[i], r->cum[i] };
+	r->nrows = r->nnames;
+	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
+	return 0;
+}
+
+struct report *report_build(const struct profile *p,
+			    struct symbolizer *const *syms,
+			    const struct report_options *opt)
+{
+	struct report *r = calloc(1, sizeof(*r));
+	size_t counts_cap = 0;
+
+	if (!r)
+		return NULL;
+	r->profile = p;
+	r->jit = opt->jit;
+	r->nspaces = profile_nspaces(p);
+	if (strip_start(p, &r->start)) {
+		r->times = malloc((p->nrecords ? p->nrecords : 1) *
+				  sizeof(*r->times));
+		if (!r->times)
+			goto fail;
+	}
+	for (size_t i = 0; i < p->nrecords; i++)
+		if (p->records[i].space >= r->nspaces ||
+		    p->records[i].space > UINT32_MAX ||
+		    add_record(r, syms, &p->records[i], i, opt, &counts_cap))
+			goto fail;
+	if (grow_counts(r, &counts_cap) || make_rows(r))
+		goto fail;
+	r->profile = NULL;
+	return r;
+fail:
+	report_free(r);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nnames; i++) {
+		free(r->names[i]);
+		free(r->modules[i]);
+	}
+	free(r->names);
+	free(r->modules);
+	free(r->flat);
+	free(r->cum);
+	free(r->seen_in);
+	free(r->name_tab.slots);
+	free(r->addr_tab.slots);
+	free(r->frames);
+	free(r->stacks);
+	free(r->stack_tab.slots);
+	free(r->rows);
+	free(r->times);
+	free(r);
+}
+
+uint64_t report_total(const struct report *r)
+{
+	return r->total;
+}
+
+const struct report_row *report_rows(const struct report *r, size_t *n)
+{
+	*n = r->nrows;
+	return r->rows;
+}
+
+const char *const *report_names(const struct report *r, size_t *n)
+{
+	*n = r->nnames;
+	return (const char *const *)r->names;
+}
+
+size_t report_nstacks(const struct report *r)
+{
+	return r->nstacks;
+}
+
+const uint32_t *report_stack(const struct report *r, size_t i, size_t *nframes,
+			     uint64_t *count)
+{
+	*nframes = r->stacks[i].n;
+	*count = r->stacks[i].count;
+	return r->frames + r->stacks[i].off;
+}
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+void report_put_name(FILE *out, const char *name, const char *module)
+{
+	/* Names come from the target and the profile: a newline or an
+	 * escape sequence in one is shown, not acted on. */
+	textsafe_fputs(out, name, NULL);
+	if (module && module[0] == '[') {
+		fputc(' ', out); /* "[vdso]" */
+		textsafe_fputs(out, module, NULL);
+	} else if (module) {
+		fputs(" [", out);
+		textsafe_fputs(out, module, NULL);
+		fputc(']', out);
+	}
+	fputc('\n', out);
+}
+
+int report_write_text(const struct report *r, FILE *out, size_t top)
+{
+	uint64_t sum = 0;
+	size_t n = top && top < r->nrows ? top : r->nrows;
+
+	fprintf(out, "Total: %" PRIu64 " samples\n", r->total);
+	fprintf(out, "%8s %6s %6s %8s %6s  %s\n", "flat", "flat%", "sum%",
+		"cum", "cum%", "function [module]");
+	for (size_t i = 0; i < n; i++) {
+		const struct report_row *row = &r->rows[i];
+
+		sum += row->flat;
+		fprintf(out,
+			"%8" PRIu64 " %5.1f%% %5.1f%% %8" PRIu64 " %5.1f%%  ",
+			row->flat, pct(row->flat, r->total), pct(sum, r->total),
+			row->cum, pct(row->cum, r->total));
+		report_put_name(out, row->name, row->module);
+	}
+	if (n < r->nrows)
+		fprintf(out, "(%zu more rows; --top=0 shows all)\n",
+			r->nrows - n);
+	return fflush(out) || ferror(out) ? -1 : 0;
+}
+
+void report_put_stack(FILE *out, const char *const *names, const uint32_t *ids,
+		      size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			fputc(';', out);
+		/* A newline in a name would forge a stack, a ';' a frame:
+		 * both escaped (textsafe.h). */
+		textsafe_fputs(out, names[ids[k]], ";");
+	}
+}
+
+int report_write_folded(const struct report *r, FILE *out)
+{
+	for (size_t i = 0; i < r->nstacks; i++) {
+		const struct stack *s = &r->stacks[i];
+
+		report_put_stack(out, (const char *const *)r->names,
+				 r->frames + s->off, s->n);
+		fprintf(out, " %" PRIu64 "\n", s->count);
+	}
+	return fflush(out) || ferror(out) ? -1 : 0;
+}
+
+int report_write_svg(const struct report *r, FILE *out, const char *title)
+{
+	struct flame_id_stack *fs = calloc(r->nstacks ? r->nstacks : 1,
+					   sizeof(*fs));
+	struct flame_time tm = { r->times, r->ntimes };
+	struct flame_options opt = { .title = title,
+				     .time = r->times ? &tm : NULL };
+	int rc;
+
+	if (!fs)
+		return -1;
+	for (size_t i = 0; i < r->nstacks; i++)
+		fs[i] = (struct flame_id_stack){ r->frames + r->stacks[i].off,
+						 r->stacks[i].n,
+						 r->stacks[i].count };
+	rc = flame_write_svg_ids(out, (const char *const *)r->names, r->nnames,
+				 fs, r->nstacks, &opt);
+	free(fs);
+	return rc;
+}

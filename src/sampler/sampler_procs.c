@@ -1,0 +1,501 @@
+/*
+ * sampler_procs.c - the sampler's process set (sampler.h, "Several
+ * processes"): the roots, the descendants proctree.h finds, each with
+ * its own pidfd, image, unwinder and map keeping; a new image when one
+ * execs; a process settled and forgotten when it exits.  Runs between
+ * ticks (and before the unwinds of a tick: an exec), never in a stop
+ * window.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util/grow.h"
+#include "sampler/sampler_int.h"
+#include "util/timeutil.h"
+
+/* Descendant events taken per proctree_poll(). */
+#define TREE_EVENTS 64
+/* How long a process skipped while it lives waits for the stops still
+ * owed to it (stop_owed()). */
+#define SKIP_WAIT_NS (500 * NSEC_PER_MSEC)
+
+static struct sampler_proc *proc_of(const struct sampler *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pid == pid)
+			return s->procs[i];
+	return NULL;
+}
+
+/* p's main executable now: its device and inode (/proc/PID/exe). */
+static bool read_exe(const struct sampler_proc *p, dev_t *dev, ino_t *ino)
+{
+	char path[40];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	if (stat(path, &st))
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
+
+/* The unwinder and map keeping of p's current image, its maps read.
+ * (Its executable was read before its name and maps: an exec after that
+ * is seen at its next capture, sampler_procs_check_exec().) */
+static int open_image(struct sampler *s, struct sampler_proc *p)
+{
+	p->unw = unwinder_new(p->pid, p->im->maps);
+	if (!p->unw)
+		return -1;
+	unwinder_set_hook(p->unw, sampler_between_steps, s);
+	mapsync_init(&p->mapsync, p->pid, p->im->maps, p->unw);
+	mapsync_refresh(&p->mapsync, 0);
+	p->py_found = false; /* a new image: look again */
+	p->py_scans = 0;
+	sampler_py_open(s, p);
+	return 0;
+}
+
+/* Its unwinder's counters into the run's (at its end, or an exec). */
+void sampler_procs_close_image(struct sampler *s, struct sampler_proc *p)
+{
+	struct unwinder_counters c, *u = &s->st->unwind;
+
+	if (!p->unw)
+		return;
+	unwinder_counters(p->unw, &c);
+	u->mem_from_stack += c.mem_from_stack;
+	u->mem_from_module += c.mem_from_module;
+	u->mem_from_target += c.mem_from_target;
+	u->tables_built += c.tables_built;
+	u->tables_missing += c.tables_missing;
+	u->tables_debug_frame += c.tables_debug_frame;
+	u->debug_frame_fdes += c.debug_frame_fdes;
+	u->debug_frame_skipped += c.debug_frame_skipped;
+	u->cfi_refused += c.cfi_refused;
+	u->budget_cuts += c.budget_cuts;
+	u->fp_steps += c.fp_steps;
+	u->fp_stop_bad_fp += c.fp_stop_bad_fp;
+	u->fp_stop_unreadable += c.fp_stop_unreadable;
+	u->fp_stop_not_exec += c.fp_stop_not_exec;
+	u->fp_stop_limit += c.fp_stop_limit;
+	u->unwinds += c.unwinds;
+	u->unwind_ns += c.unwind_ns;
+	u->unwinds_fp += c.unwinds_fp;
+	u->unwind_fp_ns += c.unwind_fp_ns;
+	u->cache_size_set = c.cache_size_set;
+	sampler_py_close(p);
+	mapsync_free(&p->mapsync);
+	unwinder_free(p->unw);
+	p->unw = NULL;
+}
+
+void sampler_procs_free(struct sampler *s, struct sampler_proc *p)
+{
+	sampler_procs_close_image(s, p);
+	procfs_tidlist_free(&p->tids);
+	procfs_tasks_close(&p->task_dir);
+	if (p->stat_fd >= 0)
+		close(p->stat_fd);
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	free(p);
+}
+
+static int push_proc(struct sampler *s, struct sampler_proc *p)
+{
+	struct sampler_proc **a = grow_array(s->procs, &s->cap_procs,
+					     s->nprocs + 1, sizeof(*a));
+
+	if (!a)
+		return -1;
+	s->procs = a;
+	s->procs[s->nprocs++] = p;
+	return 0;
+}
+
+/* A process never sampled: its image says it was skipped (err), and why. */
+static int add_skipped(struct sampler *s, pid_t pid, pid_t ppid, int err,
+		       const char *why)
+{
+	char comm[16] = "";
+	struct proc_image *im;
+
+	procfs_comm(pid, 0, comm, sizeof(comm));
+	im = procset_add(s->ps, pid, ppid, comm);
+	if (!im)
+		return -1;
+	im->skipped = err;
+	im->ended = true;
+	snprintf(im->skip_why, sizeof(im->skip_why), "%s", why);
+	s->st->procs_found++;
+	s->st->procs_skipped++;
+	return 0;
+}
+
+/* Past PROCSET_MAX_LIVE: skipped, and so are its descendants. */
+static int add_capped(struct sampler *s, pid_t pid, pid_t ppid)
+{
+	char why[96];
+
+	if (s->tree)
+		proctree_forget(s->tree, pid);
+	snprintf(why, sizeof(why),
+		 "%d processes were sampled already (the most at once)",
+		 PROCSET_MAX_LIVE);
+	return add_skipped(s, pid, ppid, EAGAIN, why);
+}
+
+/*
+ * A descendant ptprof could not start to follow, for want of something
+ * other than memory (descriptors: EMFILE, ENFILE): skipped, with why, and
+ * so are its descendants; the run goes on with the rest.  -1 (the run
+ * fails): a root, or no memory.
+ */
+static int add_unwatched(struct sampler *s, pid_t pid, pid_t ppid, bool root)
+{
+	int err = errno;
+	char why[128];
+
+	if (root || err == ENOMEM)
+		return -1;
+	if (s->tree)
+		proctree_forget(s->tree, pid);
+	snprintf(why, sizeof(why), "ptprof could not follow it: %s",
+		 strerror(err));
+	return add_skipped(s, pid, ppid, err, why);
+}
+
+/*
+ * Watch pid's descendants (proctree.h): before its executable, name and
+ * maps are read, so that an exec after that is reported.  A descendant
+ * gone already (proctree_watch() says ESRCH) is no part of the run: 1.
+ */
+static int watch_tree(struct sampler *s, pid_t pid, bool root)
+{
+	if (!s->tree || proctree_watch(s->tree, pid) == 0)
+		return 0;
+	if (errno != ESRCH)
+		return -1;
+	return root ? 0 : 1;
+}
+
+/* The sampler's state of a new process, its image added to the set. */
+static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
+{
+	char comm[16] = "";
+
+	p->stat_fd = -1;
+	read_exe(p, &p->exe_dev, &p->exe_ino);
+	procfs_comm(p->pid, 0, comm, sizeof(comm));
+	cpuacct_proc_init(&p->acct, p->pid, s->period_ns, s->cfg->wall);
+	p->im = procset_add(s->ps, p->pid, ppid, comm);
+	s->roots_live += p->root;
+	s->st->procs_found++;
+	return p->im ? open_image(s, p) : -1;
+}
+
+/*
+ * A process to sample from the next tick on: a root (cfg->pids), or a
+ * descendant proctree found.  The pidfd is opened first: a descendant
+ * already gone is no part of the run (0), and the PID cannot be another
+ * process's from then on.  Past PROCSET_MAX_LIVE it is skipped, and so
+ * are its descendants.  Its maps are read now, for the unwinder.
+ */
+static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
+{
+	struct sampler_proc *p;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), w;
+
+	/* No pidfd (old kernel): /proc is read instead (sampler_procs_exited()). */
+	if (pidfd < 0 && errno == ESRCH && !root)
+		return 0;
+	w = watch_tree(s, pid, root);
+	if (w) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return w > 0 ? 0 : add_unwatched(s, pid, ppid, root);
+	}
+	if (s->nprocs >= PROCSET_MAX_LIVE) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return add_capped(s, pid, ppid);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p || push_proc(s, p)) {
+		free(p);
+		if (pidfd >= 0)
+			close(pidfd);
+		return -1;
+	}
+	p->pid = pid;
+	p->root = root;
+	p->pidfd = pidfd;
+	return start_proc(s, p, ppid);
+}
+
+/* A thread of p that exec'd away its image: its stacks are no more. */
+static void forget_image(struct thread *th, void *arg)
+{
+	if (th->proc != arg)
+		return;
+	free(th->last_pcs);
+	th->last_pcs = NULL;
+	th->last_n = 0;
+	sampler_forget_user_code(th);
+}
+
+/*
+ * p's main executable is another file: it exec'd.  From now on its
+ * addresses mean the new image's code: a new image in the set, with its
+ * own maps and a fresh unwinder.  The carry of its threads goes on (the
+ * CPU time they used is theirs), but not their last stacks.
+ */
+void sampler_procs_check_exec(struct sampler *s, struct sampler_proc *p)
+{
+	dev_t dev;
+	ino_t ino;
+	char comm[16] = "";
+	struct proc_image *im;
+
+	p->exe_tick = s->tick;
+	if (!read_exe(p, &dev, &ino) ||
+	    (dev == p->exe_dev && ino == p->exe_ino))
+		return;
+	p->exe_dev = dev;
+	p->exe_ino = ino;
+	procfs_comm(p->pid, 0, comm, sizeof(comm));
+	im = procset_add(s->ps, p->pid, p->im->ppid, comm);
+	if (!im)
+		return; /* no memory: the old image goes on */
+	sampler_procs_close_image(s, p);
+	p->im = im;
+	threadtab_foreach(s->threads, forget_image, p);
+	if (open_image(s, p))
+		p->gone = true; /* no unwinder: nothing more of it */
+}
+
+static bool of_proc(const struct thread *th, void *arg)
+{
+	return th->proc == arg;
+}
+
+/*
+ * A process that exited (or was skipped): its threads' carries go to
+ * their last stacks (sampler_settle_proc()), then it is forgotten; its image
+ * stays in the set.  A LATE thread of it dropped here is let go when its
+ * stop comes, as any stop not asked for (handle_status()).
+ */
+static void finish_proc(struct sampler *s, size_t i)
+{
+	struct sampler_proc *p = s->procs[i];
+
+	sampler_settle_proc(s, p, false);
+	threadtab_sweep(s->threads, of_proc, p);
+	p->im->ended = true;
+	if (s->tree)
+		proctree_forget(s->tree, p->pid);
+	s->roots_live -= p->root;
+	memmove(&s->procs[i], &s->procs[i + 1],
+		(s->nprocs - i - 1) * sizeof(*s->procs));
+	s->nprocs--;
+	sampler_procs_free(s, p);
+}
+
+bool sampler_procs_roots_left(const struct sampler *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->root && !s->procs[i]->gone)
+			return true;
+	return false;
+}
+
+static void count_held(struct thread *th, void *arg)
+{
+	struct sampler_proc *p = arg;
+
+	p->held_now += th->proc == p &&
+		       (th->state == TS_SEIZED || th->state == TS_LATE);
+}
+
+/*
+ * Is p, skipped while it lives, still holding a stop of ours to come?
+ * Then it is kept until that stop is in (SKIP_WAIT_NS at most, as the end
+ * of a run waits for LATE stops: one in D state may never come):
+ * note_stop() judges the thread's seccomp filters and defuses a pending
+ * restart before it lets it go; forgotten, its stop would be let go as
+ * one not asked for (handle_status()), and a filter that kills on
+ * restart_syscall would kill it.
+ */
+static bool stop_owed(struct sampler_proc *p, struct sampler *s)
+{
+	if (!p->im->skipped || sampler_procs_exited(p) ||
+	    mono_now_ns() - p->skipped_ns > SKIP_WAIT_NS)
+		return false;
+	p->held_now = 0;
+	threadtab_foreach(s->threads, count_held, p);
+	return p->held_now > 0;
+}
+
+/* Finish the processes found gone; the run is over once no root is left
+ * (-p: all of them exited; COMMAND: it did). */
+void sampler_procs_finish_gone(struct sampler *s)
+{
+	if (s->nqueued && !s->unwinding)
+		sampler_unwind_queued(
+			s); /* LATE captures: of processes still known */
+	for (size_t i = s->nprocs; i-- > 0;)
+		if (s->procs[i]->gone && !stop_owed(s->procs[i], s))
+			finish_proc(s, i);
+	if (!s->roots_live)
+		s->target_gone = true;
+}
+
+/*
+ * A NEW for a PID skipped already (another tracer holds it, the cap):
+ * the tree may report it again after proctree_forget(), when its parent's
+ * children are read.  It stays skipped, and is warned about once.  (A
+ * later process under a reused PID is missed so, which is rare.)
+ */
+static bool skipped_already(const struct sampler *s, pid_t pid)
+{
+	const struct proc_image *im = procset_find(s->ps, pid);
+
+	return im && im->skipped;
+}
+
+/*
+ * A NEW for the PID of a process still in the set: the PID was reused,
+ * the process we knew under it exited (its EXIT came in the same batch,
+ * or, a root's, is told by its pidfd only).  It is finished now, before
+ * the new one is added: left to the end of the batch, the new process
+ * would be taken for it and never sampled, and finishing it would make
+ * the tree forget the new one's descendants too.  False: it lives (the
+ * NEW is the tree's, of a process we have already).
+ */
+static bool finish_reused(struct sampler *s, struct sampler_proc *p)
+{
+	size_t i = 0;
+
+	if (!p->gone && !sampler_procs_exited(p))
+		return false;
+	if (s->nqueued && !s->unwinding)
+		sampler_unwind_queued(s); /* its threads are freed */
+	while (s->procs[i] != p)
+		i++;
+	finish_proc(s, i);
+	if (!s->roots_live)
+		s->target_gone = true;
+	return true;
+}
+
+/* One event of the tree (proctree.h). */
+static int tree_event(struct sampler *s, const struct proctree_event *ev)
+{
+	struct sampler_proc *p = proc_of(s, ev->pid);
+
+	switch (ev->kind) {
+	case PROCTREE_NEW:
+		if ((p && !finish_reused(s, p)) || skipped_already(s, ev->pid))
+			return 0;
+		return add_proc(s, ev->pid, ev->ppid, false);
+	case PROCTREE_EXEC:
+		if (p)
+			sampler_procs_check_exec(s, p);
+		return 0;
+	case PROCTREE_EXIT:
+		if (p && !p->root)
+			p->gone = true;
+		return 0;
+	}
+	return 0;
+}
+
+static int take_tree_events(struct sampler *s)
+{
+	struct proctree_event ev[TREE_EVENTS];
+	int n;
+
+	do {
+		n = proctree_poll(s->tree, ev, TREE_EVENTS);
+		for (int i = 0; i < n; i++)
+			if (tree_event(s, &ev[i]))
+				return -1;
+	} while (n == TREE_EVENTS);
+	return n < 0 && errno != EAGAIN && errno != EINTR ? -1 : 0;
+}
+
+/* Several processes: which exited, all pidfds in one poll(). */
+static void poll_exits(struct sampler *s)
+{
+	struct pollfd *pf = grow_array(s->pfds, &s->cap_pfds, s->nprocs,
+				       sizeof(*pf));
+
+	if (!pf)
+		return; /* then listing their threads tells */
+	s->pfds = pf;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		pf[i].fd = s->procs[i]->pidfd;
+		pf[i].events = POLLIN;
+	}
+	if (poll(pf, s->nprocs, 0) > 0)
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (pf[i].revents & POLLIN)
+				s->procs[i]->gone = true;
+}
+
+/* Before a tick: new descendants, execs, exits. */
+int sampler_procs_watch(struct sampler *s)
+{
+	if (s->tree && take_tree_events(s))
+		return -1;
+	if (s->nprocs > 1)
+		poll_exits(s);
+	sampler_procs_finish_gone(s);
+	return 0;
+}
+
+/* The roots, and with cfg->children the tree that finds descendants. */
+int sampler_procs_add_roots(struct sampler *s)
+{
+	const struct sampler_config *cfg = s->cfg;
+
+	/* Without a way to find descendants the roots are sampled alone
+	 * (stats->tree_errno says why). */
+	if (cfg->children) {
+		s->tree = proctree_new(true);
+		if (s->tree)
+			s->st->discovery = proctree_method_name(s->tree);
+		else
+			s->st->tree_errno = errno;
+	}
+	for (size_t i = 0; i < cfg->npids; i++)
+		if (add_proc(s, cfg->pids[i], 0, true))
+			return -1;
+	return 0;
+}
+
+/*
+ * The target has exited when its pidfd polls readable (the whole thread
+ * group is gone: a zombie leader with live threads is not "exited"), or,
+ * without a pidfd, when /proc lists no thread that is not a zombie.  The
+ * pidfd also keeps a recycled PID from passing for the target.
+ */
+bool sampler_procs_exited(const struct sampler_proc *p)
+{
+	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
+
+	if (p->pidfd >= 0)
+		return poll(&pfd, 1, 0) > 0;
+	return !procfs_process_alive(p->pid);
+}
