@@ -18,11 +18,11 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "proc/procfs.h"
-#include "sampler/sampler.h"
 #include "proc/seccomp.h"
+#include "sampler/sampler.h"
+#include "sampler/tselect.h"
 #include "util/textsafe.h"
 #include "util/timeutil.h"
-#include "sampler/tselect.h"
 
 /*
  * Messages name paths, threads, tracers' comm: things another user may

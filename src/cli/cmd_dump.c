@@ -35,15 +35,15 @@
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
-#include "symbols/demangle.h"
-#include "util/grow.h"
 #include "proc/maps.h"
 #include "proc/procfs.h"
 #include "profile/procset.h"
+#include "profile/stacktab.h"
 #include "python/pyframes.h"
 #include "sampler/sampler.h"
-#include "profile/stacktab.h"
+#include "symbols/demangle.h"
 #include "symbols/symbolize.h"
+#include "util/grow.h"
 #include "util/textsafe.h"
 #include "util/timeutil.h"
 

@@ -26,26 +26,26 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "profile/bgwrite.h"
 #include "cli/cli.h"
 #include "cli/cmds.h"
+#include "cli/options.h"
 #include "proc/launch.h"
 #include "proc/maps.h"
-#include "cli/options.h"
+#include "proc/procfs.h"
+#include "profile/bgwrite.h"
 #include "profile/outfile.h"
 #include "profile/outname.h"
-#include "symbols/perfmap.h"
 #include "profile/pprof_out.h"
-#include "proc/procfs.h"
 #include "profile/procset.h"
 #include "profile/profile_out.h"
+#include "profile/stacktab.h"
 #include "python/pyframes.h"
 #include "report/report.h"
 #include "sampler/sampler.h"
-#include "profile/stacktab.h"
 #include "sampler/sysbias.h"
-#include "util/timeutil.h"
 #include "sampler/tselect.h"
+#include "symbols/perfmap.h"
+#include "util/timeutil.h"
 
 /* profile_out_write's EINVAL: the path exists and is not a regular file;
  * EPERM on a link: somebody else's symbolic link, not followed, at FILE or

@@ -13,15 +13,15 @@
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
-#include "symbols/perfmap.h"
 #include "profile/profile_load.h"
 #include "profile/profile_merge.h"
 #include "report/report.h"
 #include "report/report_diff.h"
-#include "util/strpool.h"
-#include "symbols/symbolize.h"
 #include "report/thread_report.h"
 #include "report/timeslice.h"
+#include "symbols/perfmap.h"
+#include "symbols/symbolize.h"
+#include "util/strpool.h"
 
 /* Read path; one line on stderr and -1 on error. */
 static int read_profile(const char *path, struct profile *p)

@@ -37,18 +37,18 @@
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
-#include "util/grow.h"
-#include "report/livename.h"
 #include "cli/options.h"
 #include "proc/procfs.h"
 #include "profile/procset.h"
-#include "python/pyframes.h"
-#include "sampler/sampler.h"
 #include "profile/stacktab.h"
+#include "python/pyframes.h"
+#include "report/livename.h"
+#include "report/toptab.h"
+#include "sampler/sampler.h"
+#include "sampler/tselect.h"
+#include "util/grow.h"
 #include "util/textsafe.h"
 #include "util/timeutil.h"
-#include "report/toptab.h"
-#include "sampler/tselect.h"
 
 #define TOP_POLL_NS (100 * NSEC_PER_MSEC) /* keys read, queue drained */
 #define TOP_DRAW_NS NSEC_PER_SEC	  /* the view redrawn */

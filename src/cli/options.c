@@ -8,17 +8,17 @@
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/grow.h"
 #include "cli/options.h"
 #include "profile/outname.h"
 #include "profile/procset.h"
 #include "profile/stacktab.h"
+#include "util/errbuf.h"
+#include "util/grow.h"
 
 const char options_usage[] =
 	"Usage: ptprof -p PID[,PID...] [OPTION...]\n"
@@ -324,19 +324,6 @@ static const struct option dump_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* Parse a whole decimal number in [min, max]; -1 if anything else. */
 static int parse_ulong(const char *s, unsigned long min, unsigned long max,
 		       unsigned long *out)
@@ -381,24 +368,25 @@ static int add_pid(const char *num, const char *s, struct options *o, char *err,
 
 	if (parse_ulong(num, 1, INT_MAX, &v))
 		return strchr(s, ',') ?
-			       fail(err, len,
-				    "invalid PID '%s' in -p '%s': expected positive numbers separated by commas",
-				    num, s) :
-			       fail(err, len,
-				    "invalid PID '%s': expected a positive number",
-				    s);
+			       errbuf_fail(err, len, EINVAL,
+					   "invalid PID '%s' in -p '%s': expected positive numbers separated by commas",
+					   num, s) :
+			       errbuf_fail(err, len, EINVAL,
+					   "invalid PID '%s': expected a positive number",
+					   s);
 	for (size_t i = 0; i < o->npids; i++)
 		if (o->pids[i] == (pid_t)v)
-			return fail(err, len,
-				    "PID %lu is given twice with -p: name each process once",
-				    v);
+			return errbuf_fail(
+				err, len, EINVAL,
+				"PID %lu is given twice with -p: name each process once",
+				v);
 	if (o->npids == PROCSET_MAX_LIVE)
-		return fail(err, len,
-			    "too many PIDs: -p takes at most %d processes",
-			    PROCSET_MAX_LIVE);
+		return errbuf_fail(err, len, EINVAL,
+				   "too many PIDs: -p takes at most %d processes",
+				   PROCSET_MAX_LIVE);
 	np = grow_array(o->pids, &o->pids_cap_, o->npids + 1, sizeof(*np));
 	if (!np)
-		return fail(err, len, "out of memory");
+		return errbuf_fail(err, len, EINVAL, "out of memory");
 	o->pids = np;
 	o->pids[o->npids++] = (pid_t)v;
 	o->pid = o->pids[0];
@@ -430,9 +418,10 @@ static int parse_hz(const char *s, struct options *o, char *err, size_t len)
 	unsigned long v;
 
 	if (parse_ulong(s, PTPROF_MIN_HZ, PTPROF_MAX_HZ, &v))
-		return fail(err, len,
-			    "invalid frequency '%s': expected %d..%d samples per second",
-			    s, PTPROF_MIN_HZ, PTPROF_MAX_HZ);
+		return errbuf_fail(
+			err, len, EINVAL,
+			"invalid frequency '%s': expected %d..%d samples per second",
+			s, PTPROF_MIN_HZ, PTPROF_MAX_HZ);
 	o->hz = (unsigned)v;
 	return 0;
 }
@@ -451,17 +440,19 @@ static int parse_duration(const char *s, struct options *o, char *err,
 		frac = strspn(s + digits + 1, "0123456789");
 	if (digits + frac == 0 ||
 	    s[digits + (s[digits] == '.' ? 1 + frac : 0)] != '\0')
-		return fail(err, len,
-			    "invalid duration '%s': expected seconds, 0.001 or more",
-			    s);
+		return errbuf_fail(
+			err, len, EINVAL,
+			"invalid duration '%s': expected seconds, 0.001 or more",
+			s);
 	errno = 0;
 	v = strtod(s, &end);
 	/* at least 1 ms: a shorter one would round to "no limit" */
 	if (end == s || *end || errno || !isfinite(v) || v < 0.001 ||
 	    v > 31536000.0)
-		return fail(err, len,
-			    "invalid duration '%s': expected seconds, 0.001 or more",
-			    s);
+		return errbuf_fail(
+			err, len, EINVAL,
+			"invalid duration '%s': expected seconds, 0.001 or more",
+			s);
 	o->duration_s = v;
 	return 0;
 }
@@ -473,9 +464,10 @@ static int parse_rotate(const char *s, struct options *o, char *err, size_t len)
 	unsigned long v;
 
 	if (parse_ulong(s, 1, OPTIONS_MAX_ROTATE, &v))
-		return fail(err, len,
-			    "invalid --rotate '%s': expected whole seconds, 1..%d",
-			    s, OPTIONS_MAX_ROTATE);
+		return errbuf_fail(
+			err, len, EINVAL,
+			"invalid --rotate '%s': expected whole seconds, 1..%d",
+			s, OPTIONS_MAX_ROTATE);
 	o->rotate_s = (unsigned)v;
 	return 0;
 }
@@ -485,9 +477,10 @@ static int parse_keep(const char *s, struct options *o, char *err, size_t len)
 	unsigned long v;
 
 	if (parse_ulong(s, 1, OPTIONS_MAX_KEEP, &v))
-		return fail(err, len,
-			    "invalid --keep '%s': expected a number of files, 1..%d",
-			    s, OPTIONS_MAX_KEEP);
+		return errbuf_fail(
+			err, len, EINVAL,
+			"invalid --keep '%s': expected a number of files, 1..%d",
+			s, OPTIONS_MAX_KEEP);
 	o->keep = (unsigned)v;
 	return 0;
 }
@@ -497,9 +490,9 @@ static int parse_depth(const char *s, struct options *o, char *err, size_t len)
 	unsigned long v;
 
 	if (parse_ulong(s, 1, STACKTAB_MAX_DEPTH, &v))
-		return fail(err, len,
-			    "invalid --max-depth '%s': expected 1..%d", s,
-			    STACKTAB_MAX_DEPTH);
+		return errbuf_fail(err, len, EINVAL,
+				   "invalid --max-depth '%s': expected 1..%d",
+				   s, STACKTAB_MAX_DEPTH);
 	o->max_depth = (unsigned)v;
 	return 0;
 }
@@ -511,12 +504,14 @@ static int add_tid(const char *num, const char *s, struct options *o, char *err,
 	unsigned long v;
 
 	if (parse_ulong(num, 1, INT_MAX, &v))
-		return fail(err, len,
-			    "invalid TID '%s' in -t '%s': expected positive numbers separated by commas",
-			    num, s);
+		return errbuf_fail(
+			err, len, EINVAL,
+			"invalid TID '%s' in -t '%s': expected positive numbers separated by commas",
+			num, s);
 	if (o->ntids == OPTIONS_MAX_TIDS)
-		return fail(err, len, "too many TIDs: -t takes at most %d",
-			    OPTIONS_MAX_TIDS);
+		return errbuf_fail(err, len, EINVAL,
+				   "too many TIDs: -t takes at most %d",
+				   OPTIONS_MAX_TIDS);
 	o->tids[o->ntids++] = (pid_t)v;
 	return 0;
 }
@@ -572,14 +567,15 @@ static int re_too_large(const char *s, char *why, size_t len)
 	long c;
 
 	if (strlen(s) > RE_MAX_LEN)
-		return fail(why, len, "longer than %d bytes", RE_MAX_LEN);
+		return errbuf_fail(why, len, EINVAL, "longer than %d bytes",
+				   RE_MAX_LEN);
 	for (const char *p = s; *p; p++) {
 		switch (*p) {
 		case '(':
 			if (d == RE_MAX_DEPTH)
-				return fail(why, len,
-					    "groups nested deeper than %d",
-					    RE_MAX_DEPTH);
+				return errbuf_fail(why, len, EINVAL,
+						   "groups nested deeper than %d",
+						   RE_MAX_DEPTH);
 			total[++d] = 0;
 			last[d] = 0;
 			continue;
@@ -593,9 +589,9 @@ static int re_too_large(const char *s, char *why, size_t len)
 		case '{':
 			c = re_count(&p);
 			if (c > RE_MAX_COUNT)
-				return fail(why, len,
-					    "a repetition count above %d",
-					    RE_MAX_COUNT);
+				return errbuf_fail(why, len, EINVAL,
+						   "a repetition count above %d",
+						   RE_MAX_COUNT);
 			if (c > 1) {
 				total[d] += last[d] * (double)(c - 1);
 				last[d] *= (double)c;
@@ -631,10 +627,10 @@ static int re_too_large(const char *s, char *why, size_t len)
 	}
 	for (int i = 0; i <= d; i++)
 		if (total[i] > RE_MAX_SIZE)
-			return fail(why, len,
-				    "more than %d characters' worth once "
-				    "its repetitions are expanded",
-				    RE_MAX_SIZE);
+			return errbuf_fail(why, len, EINVAL,
+					   "more than %d characters' worth once "
+					   "its repetitions are expanded",
+					   RE_MAX_SIZE);
 	return 0;
 }
 
@@ -646,11 +642,13 @@ static int parse_thread_name(const char *s, struct options *o, char *err,
 	int rc;
 
 	if (re_too_large(s, why, sizeof(why)))
-		return fail(err, len, "invalid --thread-name '%s': %s", s, why);
+		return errbuf_fail(err, len, EINVAL,
+				   "invalid --thread-name '%s': %s", s, why);
 	rc = regcomp(&re, s, REG_EXTENDED | REG_NOSUB);
 	if (rc) {
 		regerror(rc, &re, why, sizeof(why));
-		return fail(err, len, "invalid --thread-name '%s': %s", s, why);
+		return errbuf_fail(err, len, EINVAL,
+				   "invalid --thread-name '%s': %s", s, why);
 	}
 	regfree(&re);
 	o->thread_name = s;
@@ -662,8 +660,9 @@ static int parse_top(const char *s, struct options *o, char *err, size_t len)
 	unsigned long v;
 
 	if (parse_ulong(s, 0, 1000000, &v))
-		return fail(err, len, "invalid --top '%s': expected 0..1000000",
-			    s);
+		return errbuf_fail(err, len, EINVAL,
+				   "invalid --top '%s': expected 0..1000000",
+				   s);
 	o->top = (unsigned)v;
 	return 0;
 }
@@ -672,10 +671,10 @@ static int parse_top(const char *s, struct options *o, char *err, size_t len)
 static int add_output(const char *s, struct options *o, char *err, size_t len)
 {
 	if (!*s)
-		return fail(err, len, "empty output file name");
+		return errbuf_fail(err, len, EINVAL, "empty output file name");
 	if (o->noutputs_ == 2)
-		return fail(
-			err, len,
+		return errbuf_fail(
+			err, len, EINVAL,
 			"too many -o: at most two, one legacy and one pprof (NAME.pb.gz)");
 	o->outputs_[o->noutputs_++] = s;
 	return 0;
@@ -688,9 +687,9 @@ static int parse_format(const char *s, struct options *o, char *err, size_t len)
 	else if (!strcmp(s, "pprof"))
 		o->output_format = OUTPUT_PPROF;
 	else
-		return fail(err, len,
-			    "invalid --format '%s': expected legacy or pprof",
-			    s);
+		return errbuf_fail(err, len, EINVAL,
+				   "invalid --format '%s': expected legacy or pprof",
+				   s);
 	return 0;
 }
 
@@ -725,11 +724,11 @@ static int resolve_outputs(struct options *o, char *err, size_t len)
 					    &o->legacy_output;
 
 		if (*slot)
-			return fail(err, len,
-				    "-o '%s' and -o '%s' are both %s profiles: give one legacy and one pprof (NAME.pb.gz)",
-				    *slot, s,
-				    slot == &o->pprof_output ? "pprof" :
-							       "legacy");
+			return errbuf_fail(
+				err, len, EINVAL,
+				"-o '%s' and -o '%s' are both %s profiles: give one legacy and one pprof (NAME.pb.gz)",
+				*slot, s,
+				slot == &o->pprof_output ? "pprof" : "legacy");
 		*slot = s;
 	}
 	o->output = o->outputs_[0];
@@ -747,7 +746,8 @@ static int parse_common(int c, const char *arg, struct options *o, char *err,
 	case OPT_TOP:
 		return parse_top(arg, o, err, len);
 	default:
-		return fail(err, len, "internal error: option %d", c);
+		return errbuf_fail(err, len, EINVAL,
+				   "internal error: option %d", c);
 	}
 }
 
@@ -813,11 +813,12 @@ static int add_diff_base(const char *arg, struct options *o, char *err,
 	const char **b;
 
 	if (!*arg)
-		return fail(err, len, "empty --diff BASE file name");
+		return errbuf_fail(err, len, EINVAL,
+				   "empty --diff BASE file name");
 	b = grow_array(o->diff_bases, &o->diff_cap_, o->ndiff_bases + 1,
 		       sizeof(*b));
 	if (!b)
-		return fail(err, len, "out of memory");
+		return errbuf_fail(err, len, EINVAL, "out of memory");
 	o->diff_bases = b;
 	o->diff_bases[o->ndiff_bases++] = arg;
 	return 0;
@@ -833,18 +834,21 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 	case OPT_FOLDED:
 	case OPT_SVG:
 		if (o->format != REPORT_TEXT)
-			return fail(err, len,
-				    "--folded and --svg are mutually exclusive");
+			return errbuf_fail(
+				err, len, EINVAL,
+				"--folded and --svg are mutually exclusive");
 		o->format = c == OPT_SVG ? REPORT_SVG : REPORT_FOLDED;
 		return 0;
 	case OPT_ROOT:
 		if (!*arg)
-			return fail(err, len, "empty --root directory");
+			return errbuf_fail(err, len, EINVAL,
+					   "empty --root directory");
 		o->root = arg;
 		return 0;
 	case OPT_PERF_MAP:
 		if (!*arg)
-			return fail(err, len, "empty --perf-map file");
+			return errbuf_fail(err, len, EINVAL,
+					   "empty --perf-map file");
 		o->perf_map = arg;
 		return 0;
 	case OPT_THREADS:
@@ -852,7 +856,7 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 		return 0;
 	case OPT_THREAD:
 		if (!*arg)
-			return fail(err, len, "empty --thread");
+			return errbuf_fail(err, len, EINVAL, "empty --thread");
 		o->thread = arg;
 		return 0;
 	case OPT_PROCESSES:
@@ -860,7 +864,7 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 		return 0;
 	case OPT_REPORT_PID:
 		if (!*arg)
-			return fail(err, len, "empty --pid");
+			return errbuf_fail(err, len, EINVAL, "empty --pid");
 		o->process = arg;
 		return 0;
 	case OPT_BY_PROCESS:
@@ -936,21 +940,23 @@ static int bad_option(const struct option *table, int c, int argc, char **argv,
 	const char *eq = strchr(word, '=');
 
 	if (c == ':')
-		return fail(err, len, "option '%s' requires an argument", word);
+		return errbuf_fail(err, len, EINVAL,
+				   "option '%s' requires an argument", word);
 	if (!strncmp(word, "--", 2)) {
 		size_t n = eq ? (size_t)(eq - word - 2) : strlen(word + 2);
 		const struct option *lo = long_option_named(table, word + 2, n);
 
 		if (lo && eq && lo->has_arg == no_argument)
-			return fail(err, len,
-				    "option '--%s' does not take an argument",
-				    lo->name);
-		return fail(err, len, "unknown option '%.*s'", (int)n + 2,
-			    word);
+			return errbuf_fail(err, len, EINVAL,
+					   "option '--%s' does not take an argument",
+					   lo->name);
+		return errbuf_fail(err, len, EINVAL, "unknown option '%.*s'",
+				   (int)n + 2, word);
 	}
 	if (optopt)
-		return fail(err, len, "unknown option '-%c'", optopt);
-	return fail(err, len, "unknown option '%s'", word);
+		return errbuf_fail(err, len, EINVAL, "unknown option '-%c'",
+				   optopt);
+	return errbuf_fail(err, len, EINVAL, "unknown option '%s'", word);
 }
 
 /* --children, --no-children or the action's default: COMMAND's
@@ -962,8 +968,8 @@ static int check_children(struct options *o, char *err, size_t len)
 	bool command = o->action == ACTION_RECORD_COMMAND;
 
 	if (o->children == 0 && !command)
-		return fail(
-			err, len,
+		return errbuf_fail(
+			err, len, EINVAL,
 			"--no-children goes with -- COMMAND only (the descendants of -p PID are followed only with --children)");
 	if (o->children < 0)
 		o->children = command;
@@ -977,25 +983,28 @@ static int check_action(int argc, char **argv, struct options *o, bool have_pid,
 		return 0;
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--"))
-			return fail(err, len,
-				    "unexpected argument '%s' (a COMMAND goes after --)",
-				    argv[optind]);
+			return errbuf_fail(
+				err, len, EINVAL,
+				"unexpected argument '%s' (a COMMAND goes after --)",
+				argv[optind]);
 		if (have_pid)
-			return fail(err, len,
-				    "-p PID and a COMMAND are mutually exclusive");
+			return errbuf_fail(
+				err, len, EINVAL,
+				"-p PID and a COMMAND are mutually exclusive");
 		if (o->ntids)
-			return fail(
-				err, len,
+			return errbuf_fail(
+				err, len, EINVAL,
 				"-t TID needs -p PID (a COMMAND's threads have no TIDs yet)");
 		if (!argv[optind][0])
-			return fail(err, len, "empty COMMAND name");
+			return errbuf_fail(err, len, EINVAL,
+					   "empty COMMAND name");
 		o->action = ACTION_RECORD_COMMAND;
 		o->command = argv + optind;
 		return check_children(o, err, len);
 	}
 	if (!have_pid)
-		return fail(
-			err, len,
+		return errbuf_fail(
+			err, len, EINVAL,
 			"nothing to profile: give -p PID or -- COMMAND (see --help)");
 	return check_children(o, err, len);
 }
@@ -1030,12 +1039,12 @@ static int check_report_processes(struct options *o, const char *input,
 	if (o->processes &&
 	    (o->lines || o->format != REPORT_TEXT || o->thread || o->threads ||
 	     o->process || o->by_process))
-		return fail(
-			err, len,
+		return errbuf_fail(
+			err, len, EINVAL,
 			"report: --processes goes with no --lines, --folded, --svg, --thread, --threads, --pid or --by-process");
 	if (o->by_process && o->format == REPORT_TEXT)
-		return fail(
-			err, len,
+		return errbuf_fail(
+			err, len, EINVAL,
 			"report: --by-process goes with --folded or --svg only");
 	o->input = input;
 	return 0;
@@ -1053,24 +1062,27 @@ static int parse_report(int argc, char **argv, struct options *o, char *err,
 	if (o->action == ACTION_HELP)
 		return 0;
 	if (optind >= argc && o->ndiff_bases)
-		return fail(err, len,
-			    "report: --diff BASE needs a NEW profile FILE");
+		return errbuf_fail(err, len, EINVAL,
+				   "report: --diff BASE needs a NEW profile FILE");
 	if (optind >= argc)
-		return fail(err, len, "report: no profile FILE given");
+		return errbuf_fail(err, len, EINVAL,
+				   "report: no profile FILE given");
 	for (int i = optind; i < argc; i++)
 		if (!argv[i][0])
-			return fail(err, len, "report: empty FILE name");
+			return errbuf_fail(err, len, EINVAL,
+					   "report: empty FILE name");
 	o->inputs = argv + optind;
 	o->ninputs = (size_t)(argc - optind);
 	if (o->ndiff_bases && (o->threads || o->processes))
-		return fail(err, len,
-			    "report: --diff goes with no --threads or --processes");
+		return errbuf_fail(
+			err, len, EINVAL,
+			"report: --diff goes with no --threads or --processes");
 	if (o->lines && o->format != REPORT_TEXT)
-		return fail(err, len,
-			    "report: --lines goes with the text table only");
+		return errbuf_fail(err, len, EINVAL,
+				   "report: --lines goes with the text table only");
 	if (o->threads && (o->lines || o->format != REPORT_TEXT || o->thread))
-		return fail(
-			err, len,
+		return errbuf_fail(
+			err, len, EINVAL,
 			"report: --threads goes with no --lines, --folded, --svg or --thread");
 	if (o->windowed && timeslice_check(&o->window, err, len))
 		return -1;
@@ -1088,10 +1100,12 @@ static int parse_dump(int argc, char **argv, struct options *o, char *err,
 	if (o->action == ACTION_HELP)
 		return 0;
 	if (optind < argc)
-		return fail(err, len, "dump: unexpected argument '%s'",
-			    argv[optind]);
+		return errbuf_fail(err, len, EINVAL,
+				   "dump: unexpected argument '%s'",
+				   argv[optind]);
 	if (!o->pid_given)
-		return fail(err, len, "dump: no process given: use -p PID");
+		return errbuf_fail(err, len, EINVAL,
+				   "dump: no process given: use -p PID");
 	return 0;
 }
 
@@ -1100,8 +1114,9 @@ static int parse_window(const char *s, struct options *o, char *err, size_t len)
 	unsigned long v;
 
 	if (parse_ulong(s, 1, 60, &v))
-		return fail(err, len,
-			    "invalid --window '%s': expected 1..60 seconds", s);
+		return errbuf_fail(err, len, EINVAL,
+				   "invalid --window '%s': expected 1..60 seconds",
+				   s);
 	o->top_window = (unsigned)v;
 	return 0;
 }
@@ -1133,12 +1148,15 @@ static int parse_topcmd(int argc, char **argv, struct options *o, char *err,
 	if (o->action == ACTION_HELP)
 		return 0;
 	if (optind < argc)
-		return fail(err, len, "top: unexpected argument '%s'",
-			    argv[optind]);
+		return errbuf_fail(err, len, EINVAL,
+				   "top: unexpected argument '%s'",
+				   argv[optind]);
 	if (!o->pid_given)
-		return fail(err, len, "top: no process given: use -p PID");
+		return errbuf_fail(err, len, EINVAL,
+				   "top: no process given: use -p PID");
 	if (o->no_peek && !o->wall)
-		return fail(err, len, "top: --no-peek goes with --wall");
+		return errbuf_fail(err, len, EINVAL,
+				   "top: --no-peek goes with --wall");
 	if (o->children < 0)
 		o->children = 0;
 	return 0;
@@ -1161,11 +1179,12 @@ static int check_rotate(struct options *o, char *err, size_t len)
 	if (o->action == ACTION_HELP || o->action == ACTION_VERSION)
 		return 0;
 	if (o->keep && !o->rotate_s)
-		return fail(err, len,
-			    "--keep goes with --rotate (it prunes rotated files)");
+		return errbuf_fail(
+			err, len, EINVAL,
+			"--keep goes with --rotate (it prunes rotated files)");
 	if (o->top && o->rotate_s)
-		return fail(
-			err, len,
+		return errbuf_fail(
+			err, len, EINVAL,
 			"--top goes without --rotate (each file holds one period: use ptprof report --top on one)");
 	for (unsigned i = 0; i < o->noutputs_; i++)
 		if (outname_check(o->outputs_[i], err, len))
@@ -1185,8 +1204,8 @@ static int parse_record(int argc, char **argv, struct options *o, char *err,
 	/* Said of CPU mode, it would be ignored: refused instead. */
 	if (o->no_peek && !o->wall && o->action != ACTION_HELP &&
 	    o->action != ACTION_VERSION)
-		return fail(
-			err, errlen,
+		return errbuf_fail(
+			err, errlen, EINVAL,
 			"--no-peek goes with --wall (CPU mode stops only threads that run)");
 	if (resolve_outputs(o, err, errlen))
 		return -1;

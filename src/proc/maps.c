@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "elf/debugfile.h"
-#include "util/grow.h"
 #include "proc/mapfile.h"
 #include "proc/maps.h"
+#include "util/grow.h"
 
 #define mapping map_entry
 

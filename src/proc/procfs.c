@@ -14,8 +14,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "util/grow.h"
 #include "proc/procfs.h"
+#include "util/grow.h"
 #include "util/timeutil.h"
 
 static int tidlist_push(struct tidlist *list, pid_t tid)

@@ -25,9 +25,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "util/grow.h"
 #include "proc/procfs.h"
 #include "proc/proctree.h"
+#include "util/grow.h"
 #include "util/timeutil.h"
 
 /* Every watched process is read at least this often (POLL), and the

@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/grow.h"
 #include "proc/reaper.h"
+#include "util/grow.h"
 #include "util/timeutil.h"
 
 /* How often the watchdog looks, and how long a seize may last before it

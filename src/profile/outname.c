@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/errbuf.h"
 #include "profile/outname.h"
+#include "util/errbuf.h"
 
 #define OUTNAME_SEQ_DIGITS 4
 

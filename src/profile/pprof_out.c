@@ -20,16 +20,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "symbols/demangle.h"
-#include "util/grow.h"
 #include "profile/outfile.h"
-#include "symbols/perfmap.h"
 #include "profile/pprof_out.h"
 #include "profile/profile.pb-c.h"
-#include "python/pyframes.h"
 #include "profile/stacktab.h"
-#include "util/strpool.h"
+#include "python/pyframes.h"
+#include "symbols/demangle.h"
+#include "symbols/perfmap.h"
 #include "symbols/symbolize.h"
+#include "util/grow.h"
+#include "util/strpool.h"
 
 /* A chain's head: the image's key, the thread's and the time slot's,
  * before the PCs. */

@@ -53,9 +53,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "symbols/perfmap.h"
 #include "profile/procset.h"
 #include "python/pyframes.h"
+#include "symbols/perfmap.h"
 
 struct pprof_out;
 

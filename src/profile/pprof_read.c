@@ -17,9 +17,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "util/grow.h"
 #include "profile/pprof_read.h"
 #include "profile/profile.pb-c.h"
+#include "util/errbuf.h"
+#include "util/grow.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Sample PbSample;
@@ -27,7 +28,7 @@ typedef Perftools__Profiles__Mapping PbMapping;
 typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Function PbFunction;
 
-#define BAD(rd, ...) profile_fail((rd)->err, (rd)->errlen, EINVAL, __VA_ARGS__)
+#define BAD(rd, ...) errbuf_fail((rd)->err, (rd)->errlen, EINVAL, __VA_ARGS__)
 
 /* ---- gunzip ---- */
 
@@ -60,7 +61,7 @@ static int grow_out(struct inflated *o, char *err, size_t errlen)
 	unsigned char *nb;
 
 	if (o->len == max)
-		return profile_fail(
+		return errbuf_fail(
 			err, errlen, EFBIG,
 			"gzip data decompresses to more than %zu bytes (%s)",
 			o->limit,
@@ -69,7 +70,7 @@ static int grow_out(struct inflated *o, char *err, size_t errlen)
 				"the limit for a gzip file of this size: a gzip bomb?");
 	nb = realloc(o->buf, cap);
 	if (!nb)
-		return profile_fail(err, errlen, ENOMEM, "out of memory");
+		return errbuf_fail(err, errlen, ENOMEM, "out of memory");
 	o->buf = nb;
 	o->cap = cap;
 	return 0;
@@ -88,18 +89,18 @@ static int inflate_step(z_stream *z, const unsigned char *in, size_t len,
 	    z->next_in[1] == 0x8b)
 		return inflateReset(z) == Z_OK ? 1 : -1; /* another member */
 	if (rc == Z_STREAM_END)
-		return profile_fail(
+		return errbuf_fail(
 			err, errlen, EINVAL,
 			"bad gzip data at byte %zu: not gzip data after the end of the stream",
 			at);
 	if (rc == Z_DATA_ERROR)
-		return profile_fail(err, errlen, EINVAL,
-				    "bad gzip data at byte %zu: %s", at,
-				    z->msg ? z->msg : "corrupt");
+		return errbuf_fail(err, errlen, EINVAL,
+				   "bad gzip data at byte %zu: %s", at,
+				   z->msg ? z->msg : "corrupt");
 	if (rc == Z_MEM_ERROR)
-		return profile_fail(err, errlen, ENOMEM, "out of memory");
+		return errbuf_fail(err, errlen, ENOMEM, "out of memory");
 	if (!z->avail_in && z->avail_out)
-		return profile_fail(
+		return errbuf_fail(
 			err, errlen, EINVAL,
 			"truncated gzip data: the file ends at byte %zu, inside the compressed stream",
 			len);
@@ -119,7 +120,7 @@ static int gunzip(const unsigned char *in, size_t len, struct inflated *o,
 	o->buf = malloc(o->cap);
 	if (!o->buf || inflateInit2(&z, 15 + 16) != Z_OK) {
 		free(o->buf);
-		return profile_fail(err, errlen, ENOMEM, "out of memory");
+		return errbuf_fail(err, errlen, ENOMEM, "out of memory");
 	}
 	z.next_in = (unsigned char *)(uintptr_t)in;
 	z.avail_in = (uInt)len; /* len <= PROFILE_LOAD_MAX_BYTES < 4 GiB */
@@ -188,10 +189,10 @@ static uint64_t arr(uint64_t n)
 
 static int scan_bad(struct scan *sc, const unsigned char *at, const char *what)
 {
-	return profile_fail(sc->err, sc->errlen, EINVAL,
-			    "not a pprof protobuf profile: %s at byte %zu of "
-			    "the protobuf",
-			    what, (size_t)(at - sc->buf));
+	return errbuf_fail(sc->err, sc->errlen, EINVAL,
+			   "not a pprof protobuf profile: %s at byte %zu of "
+			   "the protobuf",
+			   what, (size_t)(at - sc->buf));
 }
 
 static bool scan_varint(const unsigned char **p, const unsigned char *end,
@@ -332,9 +333,9 @@ static int scan_sample(struct scan *sc, const struct pb_field *m)
 			sc->mem += unknown_cost(sc, &f);
 	}
 	if (nloc > PROFILE_MAX_PCS)
-		return profile_fail(sc->err, sc->errlen, EINVAL,
-				    "sample %zu has %zu locations, more than %d",
-				    sc->nsample, nloc, PROFILE_MAX_PCS);
+		return errbuf_fail(sc->err, sc->errlen, EINVAL,
+				   "sample %zu has %zu locations, more than %d",
+				   sc->nsample, nloc, PROFILE_MAX_PCS);
 	if (nval > sc->max_values) {
 		sc->max_values = nval;
 		sc->max_values_at = sc->nsample;
@@ -430,11 +431,11 @@ static int scan(const unsigned char *buf, size_t len, char *err, size_t errlen)
 		  arr(sc.nlocation) + arr(sc.nfunction) + arr(sc.nstring) +
 		  (nf > 16 ? nf * PB_SLAB_COST : 0);
 	if (sc.ntype && sc.max_values > sc.ntype)
-		return profile_fail(err, errlen, EINVAL,
-				    "sample %zu has %zu values for %zu sample types",
-				    sc.max_values_at, sc.max_values, sc.ntype);
+		return errbuf_fail(err, errlen, EINVAL,
+				   "sample %zu has %zu values for %zu sample types",
+				   sc.max_values_at, sc.max_values, sc.ntype);
 	if (sc.mem > budget)
-		return profile_fail(
+		return errbuf_fail(
 			err, errlen, EFBIG,
 			"protobuf profile of %zu bytes (%zu samples, %zu locations, %zu strings, %zu unknown fields) needs %" PRIu64
 			" bytes of memory to decode, more than its limit of %" PRIu64,
@@ -490,18 +491,18 @@ static PbProfile *decode(const unsigned char *buf, size_t len, struct budget *b,
 	if (pp)
 		return pp;
 	if (b->over)
-		profile_fail(err, errlen, EFBIG,
-			     "protobuf profile of %zu bytes needs more than %" PRIu64
-			     " bytes of memory to decode",
-			     len, b->limit);
+		errbuf_fail(err, errlen, EFBIG,
+			    "protobuf profile of %zu bytes needs more than %" PRIu64
+			    " bytes of memory to decode",
+			    len, b->limit);
 	else if (b->failed)
-		profile_fail(err, errlen, ENOMEM,
-			     "out of memory decoding the protobuf profile (%zu bytes)",
-			     len);
+		errbuf_fail(err, errlen, ENOMEM,
+			    "out of memory decoding the protobuf profile (%zu bytes)",
+			    len);
 	else
-		profile_fail(err, errlen, EINVAL,
-			     "not a pprof protobuf profile: protobuf decoding failed (%zu bytes)",
-			     len);
+		errbuf_fail(err, errlen, EINVAL,
+			    "not a pprof protobuf profile: protobuf decoding failed (%zu bytes)",
+			    len);
 	return NULL;
 }
 
@@ -623,8 +624,8 @@ static int check_mappings(struct rd *rd)
 
 	rd->maps = calloc(pp->n_mapping ? pp->n_mapping : 1, sizeof(*rd->maps));
 	if (!rd->maps)
-		return profile_fail(rd->err, rd->errlen, ENOMEM,
-				    "out of memory");
+		return errbuf_fail(rd->err, rd->errlen, ENOMEM,
+				   "out of memory");
 	for (size_t i = 0; i < pp->n_mapping; i++) {
 		const PbMapping *m = pp->mapping[i];
 
@@ -665,8 +666,8 @@ static int check_locations(struct rd *rd)
 	rd->locs = calloc(pp->n_location ? pp->n_location : 1,
 			  sizeof(*rd->locs));
 	if (!rd->locs)
-		return profile_fail(rd->err, rd->errlen, ENOMEM,
-				    "out of memory");
+		return errbuf_fail(rd->err, rd->errlen, ENOMEM,
+				   "out of memory");
 	for (size_t i = 0; i < pp->n_location; i++) {
 		const PbLocation *l = pp->location[i];
 
@@ -781,8 +782,8 @@ static int check_samples(struct rd *rd)
 
 	rd->name_off = malloc(n * sizeof(*rd->name_off));
 	if (!rd->name_off)
-		return profile_fail(rd->err, rd->errlen, ENOMEM,
-				    "out of memory");
+		return errbuf_fail(rd->err, rd->errlen, ENOMEM,
+				   "out of memory");
 	memset(rd->name_off, 0xff, n * sizeof(*rd->name_off));
 	for (size_t i = 0; i < rd->pp->n_sample; i++)
 		if (check_sample(rd, i))
@@ -871,8 +872,8 @@ static int check_names(struct rd *rd)
 		return 0;
 	rd->funcs = malloc(pp->n_function * sizeof(*rd->funcs));
 	if (!rd->funcs)
-		return profile_fail(rd->err, rd->errlen, ENOMEM,
-				    "out of memory");
+		return errbuf_fail(rd->err, rd->errlen, ENOMEM,
+				   "out of memory");
 	for (size_t i = 0; i < pp->n_function; i++)
 		rd->funcs[i] = (struct id_index){ pp->function[i]->id, i };
 	qsort(rd->funcs, pp->n_function, sizeof(*rd->funcs), cmp_id);
@@ -1273,7 +1274,7 @@ static int alloc_groups(struct rd *rd, struct groups *g)
 	    g->count && rd->map_space && rd->loc_space && rd->loc_map)
 		return 0;
 	free_groups(g);
-	return profile_fail(rd->err, rd->errlen, ENOMEM, "out of memory");
+	return errbuf_fail(rd->err, rd->errlen, ENOMEM, "out of memory");
 }
 
 static int find_spaces(struct rd *rd)
@@ -1304,7 +1305,7 @@ static int find_spaces(struct rd *rd)
 		locate_spaces(rd);
 	}
 	free_groups(&g);
-	return rc ? profile_fail(rd->err, rd->errlen, ENOMEM, "out of memory") :
+	return rc ? errbuf_fail(rd->err, rd->errlen, ENOMEM, "out of memory") :
 		    0;
 }
 
@@ -1555,7 +1556,7 @@ static int convert(const PbProfile *pp, struct profile *out, char *err,
 		rc = build(&rd, out);
 		if (rc) {
 			profile_free(out);
-			profile_fail(err, errlen, ENOMEM, "out of memory");
+			errbuf_fail(err, errlen, ENOMEM, "out of memory");
 		}
 	}
 	out->period_us = rc ? 0 : period_us(pp);

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/grow.h"
 #include "profile/procset.h"
+#include "util/grow.h"
 
 struct procset {
 	struct proc_image **im;

@@ -80,16 +80,3 @@ enum profile_format profile_format_of(const void *data, size_t len)
 		return PROFILE_PPROF;
 	return PROFILE_LEGACY;
 }
-
-int profile_fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
-}

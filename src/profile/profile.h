@@ -22,8 +22,8 @@
  * Contract: never prints or exits; no state.  A reader that fails leaves
  * *out zeroed, owning nothing; a profile it filled is freed with
  * profile_free(), which also accepts a zeroed profile and zeroes what it
- * freed.  profile_fail() is the readers' one way to fail: one sentence
- * (no trailing newline) into err, errno set, -1 returned.
+ * freed.  errbuf_fail() (util/errbuf.h) is the readers' one way to fail:
+ * one sentence (no trailing newline) into err, errno set, -1 returned.
  */
 #ifndef PTPROF_PROFILE_H
 #define PTPROF_PROFILE_H
@@ -143,13 +143,5 @@ enum profile_format {
  * reader, whose first slot is 0.
  */
 enum profile_format profile_format_of(const void *data, size_t len);
-
-/*
- * Write the printf-style sentence into err (when err is not NULL and
- * errlen not 0; cut to fit, always NUL-terminated), set errno to e and
- * return -1.
- */
-int profile_fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 #endif /* PTPROF_PROFILE_H */

@@ -15,11 +15,12 @@
 #include "profile/pprof_read.h"
 #include "profile/profile_load.h"
 #include "profile/profile_read.h"
+#include "util/errbuf.h"
 
 static int profile_load_too_big(char *err, size_t errlen)
 {
-	return profile_fail(err, errlen, EFBIG, "file is larger than %lu bytes",
-			    (unsigned long)PROFILE_LOAD_MAX_BYTES);
+	return errbuf_fail(err, errlen, EFBIG, "file is larger than %lu bytes",
+			   (unsigned long)PROFILE_LOAD_MAX_BYTES);
 }
 
 /* Grow buf (cap bytes) towards max; -1 with ENOMEM. */
@@ -30,7 +31,7 @@ static int profile_load_grow(unsigned char **buf, size_t *cap, size_t max,
 	unsigned char *nb = realloc(*buf, ncap);
 
 	if (!nb)
-		return profile_fail(err, errlen, ENOMEM, "out of memory");
+		return errbuf_fail(err, errlen, ENOMEM, "out of memory");
 	*buf = nb;
 	*cap = ncap;
 	return 0;
@@ -50,7 +51,7 @@ static int profile_load_fd(int fd, size_t hint, unsigned char **bufp,
 	int e;
 
 	if (!buf)
-		return profile_fail(err, errlen, ENOMEM, "out of memory");
+		return errbuf_fail(err, errlen, ENOMEM, "out of memory");
 	for (;;) {
 		if (len == cap &&
 		    profile_load_grow(&buf, &cap, max, err, errlen))
@@ -65,9 +66,9 @@ static int profile_load_fd(int fd, size_t hint, unsigned char **bufp,
 			continue;
 		if (n < 0) {
 			e = errno;
-			profile_fail(err, errlen, e,
-				     "read error at byte %zu: %s", len,
-				     strerror(e));
+			errbuf_fail(err, errlen, e,
+				    "read error at byte %zu: %s", len,
+				    strerror(e));
 			break;
 		}
 		len += (size_t)n;
@@ -93,8 +94,8 @@ static int profile_load_bytes(const char *path, unsigned char **buf,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
-		return profile_fail(err, errlen, e, "cannot open: %s",
-				    strerror(e));
+		return errbuf_fail(err, errlen, e, "cannot open: %s",
+				   strerror(e));
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		if ((uint64_t)st.st_size > PROFILE_LOAD_MAX_BYTES) {

@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/grow.h"
 #include "profile/profile_merge.h"
+#include "util/errbuf.h"
+#include "util/grow.h"
 #include "util/strpool.h"
 
 #define NONE SIZE_MAX
@@ -56,12 +57,12 @@ int profile_merge_check(const struct profile *a, const char *la,
 			size_t errlen)
 {
 	if (a->kind[0] && b->kind[0] && strcmp(a->kind, b->kind))
-		return profile_fail(
+		return errbuf_fail(
 			err, errlen, EINVAL,
 			"%s holds %s samples and %s %s samples: they measure different things and cannot be added up",
 			lb, b->kind, la, a->kind);
 	if (a->period_us != b->period_us)
-		return profile_fail(
+		return errbuf_fail(
 			err, errlen, EINVAL,
 			"%s was sampled every %llu us and %s every %llu us: a sample of one would weigh more than one of the other (record them at one frequency)",
 			lb, (unsigned long long)b->period_us, la,
@@ -275,11 +276,11 @@ static int build_records(const struct merge *mg, struct profile *parts,
 
 	for (size_t i = 0; i < n; i++) {
 		if (parts[i].nrecords > SIZE_MAX / sizeof(*out->records) - nr)
-			return profile_fail(err, errlen, ENOMEM,
-					    "out of memory");
+			return errbuf_fail(err, errlen, ENOMEM,
+					   "out of memory");
 		nr += parts[i].nrecords;
 		if (out->total_samples > UINT64_MAX - parts[i].total_samples)
-			return profile_fail(
+			return errbuf_fail(
 				err, errlen, EOVERFLOW,
 				"the samples of %s and the files before it add up past 2^64 - 1",
 				label_of(labels, i, buf, sizeof(buf)));
@@ -287,13 +288,13 @@ static int build_records(const struct merge *mg, struct profile *parts,
 	}
 	out->records = calloc(nr ? nr : 1, sizeof(*out->records));
 	if (!out->records)
-		return profile_fail(err, errlen, ENOMEM, "out of memory");
+		return errbuf_fail(err, errlen, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		for (size_t r = 0; r < parts[i].nrecords; r++, k++) {
 			size_t sp = parts[i].records[r].space;
 
 			if (sp >= profile_nspaces(&parts[i]))
-				return profile_fail(
+				return errbuf_fail(
 					err, errlen, EINVAL,
 					"%s: record %zu is in address space %zu, which it does not have",
 					label_of(labels, i, buf, sizeof(buf)),
@@ -429,7 +430,7 @@ int profile_merge(struct profile *parts, const char *const *labels, size_t n,
 	if (err && errlen)
 		err[0] = '\0';
 	if (!parts || !n)
-		return profile_fail(err, errlen, EINVAL, "no profile to merge");
+		return errbuf_fail(err, errlen, EINVAL, "no profile to merge");
 	/* Each part against the first that says its kind (else the first):
 	 * a legacy file first must not let a cpu and a wall one through. */
 	for (size_t i = 1, ref = 0; i < n; i++) {
@@ -448,12 +449,12 @@ int profile_merge(struct profile *parts, const char *const *labels, size_t n,
 		return 0;
 	}
 	if (map_parts(&mg, parts, n) || build_spaces(&mg, out))
-		profile_fail(err, errlen, ENOMEM, "out of memory");
+		errbuf_fail(err, errlen, ENOMEM, "out of memory");
 	else if (build_records(&mg, parts, n, out, err, errlen, labels) == 0)
 		rc = 0;
 	merge_fields(parts, n, out);
 	if (rc == 0 && adopt_parts(parts, n, out))
-		rc = profile_fail(err, errlen, ENOMEM, "out of memory");
+		rc = errbuf_fail(err, errlen, ENOMEM, "out of memory");
 	merge_free(&mg);
 	if (rc) {
 		int e = errno;

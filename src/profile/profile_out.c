@@ -28,7 +28,7 @@ static int put_record(const uint64_t *pcs, size_t npcs, uint64_t count,
 }
 
 int profile_out_write(FILE *f, uint64_t period_us, const struct stacktab *tab,
-		  const struct maps *maps)
+		      const struct maps *maps)
 {
 	const uint64_t header[5] = { 0, 3, 0, period_us, 0 };
 	const uint64_t trailer[3] = { 0, 1, 0 };
@@ -134,7 +134,7 @@ int profile_out_close_pid(struct profile_out *o, const struct maps *maps,
 }
 
 int profile_out_write_file(const char *path, uint64_t period_us,
-		       const struct stacktab *tab, const struct maps *maps)
+			   const struct stacktab *tab, const struct maps *maps)
 {
 	struct profile_out *o = profile_out_open(path, period_us);
 

@@ -29,11 +29,11 @@
 
 /* Write the whole profile to an open stream (no flush, no close). */
 int profile_out_write(FILE *f, uint64_t period_us, const struct stacktab *tab,
-		  const struct maps *maps);
+		      const struct maps *maps);
 
 /* Atomically (temporary name + rename) write the profile to path. */
 int profile_out_write_file(const char *path, uint64_t period_us,
-		       const struct stacktab *tab, const struct maps *maps);
+			   const struct stacktab *tab, const struct maps *maps);
 
 /*
  * The same, written in pieces, for a run that spills its stacks to the

@@ -18,6 +18,7 @@
 
 #include "proc/maps.h"
 #include "profile/profile_read.h"
+#include "util/errbuf.h"
 
 #define SLOT 8u
 
@@ -36,7 +37,7 @@ struct parser {
 };
 
 /* Bad content: one sentence naming the byte, errno EINVAL, -1. */
-#define fail(p, ...) profile_fail((p)->err, (p)->errlen, EINVAL, __VA_ARGS__)
+#define fail(p, ...) errbuf_fail((p)->err, (p)->errlen, EINVAL, __VA_ARGS__)
 
 /* True when n whole slots are present at off (off <= len always holds). */
 static bool have_slots(const struct parser *p, size_t off, size_t n)
@@ -283,7 +284,7 @@ static int parse(const void *data, size_t len, struct profile *out, void *own,
 		own = NULL;
 	if (build(&p, out, own)) {
 		profile_free(out);
-		return profile_fail(err, errlen, ENOMEM, "out of memory");
+		return errbuf_fail(err, errlen, ENOMEM, "out of memory");
 	}
 	if (own)
 		out->storage_ = own;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/stacktab.h"
 #include "util/grow.h"
 #include "util/hash.h"
-#include "profile/stacktab.h"
 
 struct entry {
 	uint64_t hash;
@@ -23,8 +23,8 @@ struct entry {
 struct stacktab {
 	struct entry *entries; /* insertion order */
 	size_t n, cap;
-	uint32_t *slots;       /* index+1 into entries; 0 = empty */
-	size_t nslots;	       /* power of two */
+	uint32_t *slots; /* index+1 into entries; 0 = empty */
+	size_t nslots;	 /* power of two */
 	uint64_t samples;
 	unsigned max_depth;
 };
@@ -68,8 +68,8 @@ static uint64_t hash_chain(const uint64_t *pcs, size_t n)
 	return hash_mix64(h);
 }
 
-static bool find_slot(const struct stacktab *t, uint64_t h,
-			 const uint64_t *pcs, size_t n, size_t *pos)
+static bool find_slot(const struct stacktab *t, uint64_t h, const uint64_t *pcs,
+		      size_t n, size_t *pos)
 {
 	size_t mask = t->nslots - 1;
 
@@ -117,8 +117,8 @@ static int append_entry(struct stacktab *t, uint64_t h, const uint64_t *pcs,
 		return -1;
 	}
 	if (t->n == t->cap) {
-		struct entry *ne =
-			grow_array(t->entries, &t->cap, t->n + 1, sizeof(*ne));
+		struct entry *ne = grow_array(t->entries, &t->cap, t->n + 1,
+					      sizeof(*ne));
 
 		if (!ne)
 			return -1;

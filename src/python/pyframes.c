@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "python/pyframes.h"
 #include "util/grow.h"
 #include "util/hash.h"
-#include "python/pyframes.h"
 #include "util/strpool.h"
 
 struct pyent {

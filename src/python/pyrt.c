@@ -47,9 +47,9 @@
  */
 #include "config.h"
 
+#include "python/pyrt.h"
 #include "util/errbuf.h"
 #include "util/hash.h"
-#include "python/pyrt.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -11,14 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/livename.h"
+#include "report/report.h"
 #include "symbols/demangle.h"
+#include "symbols/perfmap.h"
+#include "symbols/symbolize.h"
 #include "util/grow.h"
 #include "util/hash.h"
-#include "report/livename.h"
-#include "symbols/perfmap.h"
-#include "report/report.h"
 #include "util/strpool.h"
-#include "symbols/symbolize.h"
 #include "util/timeutil.h"
 
 /* How often an image's symbolizer or perf map may be made again. */

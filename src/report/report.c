@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbols/demangle.h"
 #include "report/flame.h"
+#include "report/report.h"
+#include "report/timeslice.h"
+#include "symbols/demangle.h"
+#include "symbols/perfmap.h"
 #include "util/grow.h"
 #include "util/hash.h"
-#include "symbols/perfmap.h"
-#include "report/report.h"
 #include "util/textsafe.h"
-#include "report/timeslice.h"
 
 /*
  * Open-addressing tables from a 64-bit key (a name's or a stack's hash, or

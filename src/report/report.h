@@ -33,9 +33,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "symbols/perfmap.h"
 #include "profile/profile_read.h"
 #include "python/pyframes.h"
+#include "symbols/perfmap.h"
 #include "symbols/symbolize.h"
 
 struct report;

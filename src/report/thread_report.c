@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/textsafe.h"
 #include "report/thread_report.h"
+#include "util/textsafe.h"
 
 struct trow {
 	int64_t tid;	  /* or PID */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/errbuf.h"
 #include "report/timeslice.h"
+#include "util/errbuf.h"
 
 /* Digits with at most one '.', and at least one digit. */
 static bool plain_decimal(const char *s)

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/toptab.h"
 #include "util/grow.h"
 #include "util/hash.h"
-#include "report/toptab.h"
 
 /* Counts since the start and by second (ring slot: second % SECONDS). */
 struct counts {

@@ -5,8 +5,8 @@
 
 #include <unistd.h>
 
-#include "sampler/cpuacct.h"
 #include "proc/procfs.h"
+#include "sampler/cpuacct.h"
 #include "util/timeutil.h"
 
 /*

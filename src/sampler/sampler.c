@@ -29,23 +29,23 @@
 #include <unistd.h>
 
 #include "proc/capture.h"
-#include "sampler/cpuacct.h"
-#include "util/grow.h"
-#include "unwind/mapsync.h"
 #include "proc/peek.h"
 #include "proc/procfs.h"
-#include "profile/procset.h"
 #include "proc/proctree.h"
 #include "proc/ptctl.h"
 #include "proc/reaper.h"
+#include "proc/seccomp.h"
+#include "profile/procset.h"
+#include "sampler/cpuacct.h"
 #include "sampler/sampler.h"
 #include "sampler/sampler_int.h"
-#include "proc/seccomp.h"
 #include "sampler/sysbias.h"
 #include "sampler/threadtab.h"
 #include "sampler/ticksched.h"
-#include "util/timeutil.h"
+#include "unwind/mapsync.h"
 #include "unwind/unwind.h"
+#include "util/grow.h"
+#include "util/timeutil.h"
 
 /* How long a tick waits for its stops (at most a quarter period); see
  * collect_stops(). */

@@ -140,8 +140,8 @@
 #include <sys/types.h>
 
 #include "proc/maps.h"
-#include "profile/procset.h"
 #include "proc/proctree.h"
+#include "profile/procset.h"
 #include "profile/stacktab.h"
 #include "unwind/unwind.h"
 

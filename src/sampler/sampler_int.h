@@ -14,15 +14,15 @@
 #include <sys/types.h>
 
 #include "proc/capture.h"
-#include "sampler/cpuacct.h"
-#include "unwind/mapsync.h"
 #include "proc/procfs.h"
-#include "profile/procset.h"
 #include "proc/proctree.h"
+#include "profile/procset.h"
 #include "python/pymerge.h"
 #include "python/pyrt.h"
+#include "sampler/cpuacct.h"
 #include "sampler/sampler.h"
 #include "sampler/threadtab.h"
+#include "unwind/mapsync.h"
 #include "unwind/unwind.h"
 
 /* A capture waiting for its unwind: its stack is in the tick's arena. */

@@ -17,8 +17,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util/grow.h"
 #include "sampler/sampler_int.h"
+#include "util/grow.h"
 #include "util/timeutil.h"
 
 /* Descendant events taken per proctree_poll(). */

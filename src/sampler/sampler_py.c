@@ -35,12 +35,12 @@
 #include <unistd.h>
 
 #include "elf/debugfile.h"
-#include "util/grow.h"
 #include "elf/loadseg.h"
 #include "proc/mapfile.h"
 #include "python/pyframes.h"
 #include "python/pymerge.h"
 #include "sampler/sampler_int.h"
+#include "util/grow.h"
 #include "util/timeutil.h"
 
 #define PY_CODE_CACHE 4096	 /* code objects kept (a power of 2) */

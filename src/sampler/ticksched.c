@@ -6,8 +6,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "util/hash.h"
 #include "sampler/ticksched.h"
+#include "util/hash.h"
 #include "util/timeutil.h"
 
 /* splitmix64's increment (2^64 / the golden ratio, odd). */

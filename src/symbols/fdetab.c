@@ -13,7 +13,7 @@
 
 #include "elf/ehframe.h"
 #include "symbols/fdetab.h"
-#include "profile/profile.h"
+#include "util/errbuf.h"
 
 struct fde_range {
 	uint64_t start, end;
@@ -24,8 +24,8 @@ struct fdetab {
 	size_t n;
 };
 
-/* NULL with errno e and one sentence into err (profile_fail()). */
-#define FAIL(e, ...) (profile_fail(err, errlen, (e), __VA_ARGS__), NULL)
+/* NULL with errno e and one sentence into err (errbuf_fail()). */
+#define FAIL(e, ...) (errbuf_fail(err, errlen, (e), __VA_ARGS__), NULL)
 
 static int cmp_range(const void *a, const void *b)
 {

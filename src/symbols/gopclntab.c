@@ -38,8 +38,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/errbuf.h"
 #include "symbols/gopclntab.h"
+#include "util/errbuf.h"
 
 #define MAGIC_12 0xfffffffbu
 #define MAGIC_116 0xfffffffau

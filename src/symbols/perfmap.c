@@ -15,10 +15,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util/grow.h"
 #include "proc/maps.h"
 #include "symbols/perfmap.h"
-#include "profile/profile.h"
+#include "util/errbuf.h"
+#include "util/grow.h"
 
 /* A line as parsed: its range, its name in names[], its line number. */
 struct raw {
@@ -283,7 +283,7 @@ const char *perfmap_lookup(const struct perfmap *m, uint64_t addr,
 
 /* One sentence into err, errno e, NULL (profile.h's way to fail). */
 #define REFUSE(e, ...) \
-	(profile_fail(err, errlen, (e), __VA_ARGS__), (struct perfmap *)NULL)
+	(errbuf_fail(err, errlen, (e), __VA_ARGS__), (struct perfmap *)NULL)
 
 /*
  * dir/base under dirfd, no symlink followed anywhere, as an O_PATH

@@ -24,14 +24,14 @@
 #include <unistd.h>
 
 #include "elf/debugfile.h"
-#include "symbols/fdetab.h"
-#include "symbols/gopclntab.h"
-#include "util/grow.h"
 #include "elf/loadseg.h"
 #include "proc/mapfile.h"
 #include "proc/maps.h"
-#include "util/strpool.h"
+#include "symbols/fdetab.h"
+#include "symbols/gopclntab.h"
 #include "symbols/symbolize.h"
+#include "util/grow.h"
+#include "util/strpool.h"
 
 struct sym {
 	uint64_t start, end; /* link-time addresses, [start, end) */

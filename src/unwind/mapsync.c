@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unwind/mapsync.h"
 #include "proc/procfs.h"
+#include "unwind/mapsync.h"
 #include "util/timeutil.h"
 
 /* At most this many reads a second for PCs on ever new unmapped pages. */

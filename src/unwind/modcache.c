@@ -17,9 +17,9 @@
 
 #include "elf/debugframe.h"
 #include "elf/ehframe.h"
-#include "util/hash.h"
 #include "proc/mapfile.h"
 #include "unwind/modcache.h"
+#include "util/hash.h"
 
 #define NBUCKETS 256
 #define VDSO_MAX (64 * 1024)

@@ -16,12 +16,12 @@
 
 #include "elf/debugframe.h"
 #include "elf/ehframe.h"
-#include "unwind/fpstep.h"
-#include "util/grow.h"
 #include "elf/loadseg.h"
+#include "unwind/fpstep.h"
 #include "unwind/modcache.h"
-#include "util/timeutil.h"
 #include "unwind/unwind.h"
+#include "util/grow.h"
+#include "util/timeutil.h"
 
 /* Exported by libunwind-x86_64 (as _Ux86_64_...), not declared publicly:
  * the DWARF search over a binary-search table described by a

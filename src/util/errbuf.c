@@ -21,3 +21,16 @@ void errbuf_set(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 	errno = saved;
 }
+
+int errbuf_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	errno = e;
+	return -1;
+}
