@@ -109,3 +109,10 @@ tests_unit_test_pymerge_SOURCES = tests/unit/test_pymerge.c
 tests_unit_test_pymerge_LDADD = $(PT_LIBS)
 tests_unit_test_pyframes_SOURCES = tests/unit/test_pyframes.c
 tests_unit_test_pyframes_LDADD = $(PT_LIBS)
+
+# The one LEB128 reader and writer (util/leb128.h): DWARF's examples,
+# the 64-bit boundaries, the bounds, a round trip.
+check_PROGRAMS += tests/unit/test_leb128
+TESTS += tests/unit/test_leb128
+tests_unit_test_leb128_SOURCES = tests/unit/test_leb128.c
+tests_unit_test_leb128_LDADD = $(PT_LIBS)

@@ -15,6 +15,7 @@
 #include "elf/ehframe.h"
 #include "util/errbuf.h"
 #include "util/grow.h"
+#include "util/leb128.h"
 
 #define DW_EH_PE_udata8 0x04
 #define CIE_VERSION_OUT 3
@@ -49,23 +50,16 @@ static uint64_t rd_fixed(struct rd *r, size_t n)
 /* A LEB128's low 64 bits; sign-extended when `sign` (SLEB128). */
 static uint64_t rd_leb(struct rd *r, bool sign)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
+	uint64_t v;
+	int64_t s;
 
-	do {
-		if (r->bad || r->pos >= r->len) {
-			r->bad = true;
-			return 0;
-		}
-		b = r->p[r->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (sign && shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return v;
+	if (r->bad ||
+	    (sign ? leb128_read_s64(r->p, r->len, &r->pos, 0, &s) :
+		    leb128_read_u64(r->p, r->len, &r->pos, 0, &v)) < 0) {
+		r->bad = true;
+		return 0;
+	}
+	return sign ? (uint64_t)s : v;
 }
 
 /* A growing buffer of at most max bytes: a write past it sets bad. */
@@ -107,34 +101,16 @@ static void wr_fixed(struct wr *w, uint64_t v, size_t n)
 
 static void wr_uleb(struct wr *w, uint64_t v)
 {
-	uint8_t b[10];
-	size_t n = 0;
+	uint8_t b[LEB128_MAX_BYTES];
 
-	do {
-		b[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			b[n] |= 0x80;
-		n++;
-	} while (v);
-	wr_bytes(w, b, n);
+	wr_bytes(w, b, leb128_put_u64(b, v));
 }
 
 static void wr_sleb(struct wr *w, int64_t v)
 {
-	uint8_t b[10];
-	size_t n = 0;
-	bool more;
+	uint8_t b[LEB128_MAX_BYTES];
 
-	do {
-		uint8_t byte = v & 0x7f;
-
-		v >>= 7; /* arithmetic on every compiler ptprof builds with */
-		more = !((v == 0 && !(byte & 0x40)) ||
-			 (v == -1 && (byte & 0x40)));
-		b[n++] = more ? byte | 0x80 : byte;
-	} while (more);
-	wr_bytes(w, b, n);
+	wr_bytes(w, b, leb128_put_s64(b, v));
 }
 
 /* Overwrite the 4 bytes at off (written before) with v. */

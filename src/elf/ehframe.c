@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elf/ehframe.h"
+#include "util/leb128.h"
 
 /* DWARF pointer encodings (LSB 4.1, "DWARF Exception Header Encoding"). */
 #define DW_EH_PE_omit 0xff
@@ -95,10 +96,9 @@ bad:
 /* Skip one (U|S)LEB128 at *pos of p[0..len): 0, or -1 if it runs past. */
 static int skip_leb(const uint8_t *p, size_t len, size_t *pos)
 {
-	while (*pos < len)
-		if (!(p[(*pos)++] & 0x80))
-			return 0;
-	return -1;
+	uint64_t v;
+
+	return leb128_read_u64(p, len, pos, 0, &v) < 0 ? -1 : 0;
 }
 
 static int skip_bytes(size_t len, size_t *pos, size_t n)
@@ -112,19 +112,7 @@ static int skip_bytes(size_t len, size_t *pos, size_t n)
 /* Read a ULEB128 (its low 64 bits) at *pos: 0, or -1 if it runs past. */
 static int read_uleb(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
 {
-	unsigned shift = 0;
-
-	*v = 0;
-	while (*pos < len) {
-		uint8_t b = p[(*pos)++];
-
-		if (shift < 64)
-			*v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return 0;
-	}
-	return -1;
+	return leb128_read_u64(p, len, pos, 0, v) < 0 ? -1 : 0;
 }
 
 /* DWARF expression operations (DWARF 4 section 7.7.1) libunwind 1.6

@@ -14,6 +14,7 @@
 #include "profile/pprof_read.h"
 #include "profile/pprof_read_int.h"
 #include "util/errbuf.h"
+#include "util/leb128.h"
 
 /* ---- a scan of the wire format, before anything is decoded ---- */
 
@@ -65,18 +66,17 @@ static int scan_bad(struct scan *sc, const unsigned char *at, const char *what)
 			   what, (size_t)(at - sc->buf));
 }
 
+/* A varint (a ULEB128 of at most 10 bytes, its low 64 bits kept) at
+ * *p, which it moves past. */
 static bool scan_varint(const unsigned char **p, const unsigned char *end,
 			uint64_t *v)
 {
-	*v = 0;
-	for (int sh = 0; sh < 70 && *p < end; sh += 7) {
-		unsigned char b = *(*p)++;
+	size_t pos = 0;
+	int rc = leb128_read_u64(*p, (size_t)(end - *p), &pos, LEB128_MAX_BYTES,
+				 v);
 
-		*v |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80))
-			return true;
-	}
-	return false;
+	*p += pos;
+	return rc >= 0;
 }
 
 /* One field of a message: its number, wire type, and for wire type 2

@@ -40,6 +40,7 @@
 
 #include "symbols/gopclntab.h"
 #include "util/errbuf.h"
+#include "util/leb128.h"
 
 #define MAGIC_12 0xfffffffbu
 #define MAGIC_116 0xfffffffau
@@ -112,24 +113,16 @@ static bool header_word(const struct gopclntab *t, unsigned i, uint64_t *v)
 	return rdsized(t, 8 + (size_t)i * t->ptrsize, t->ptrsize, v);
 }
 
-/* A varint (at most 5 bytes: 32 bits) at *off, which it moves past. */
+/* A varint (a ULEB128 of at most 5 bytes, its low 32 bits kept) at
+ * *off, which it moves past. */
 static bool rdvarint(const struct gopclntab *t, size_t *off, uint32_t *v)
 {
-	uint32_t r = 0;
+	uint64_t r;
 
-	for (unsigned shift = 0; shift < 35; shift += 7) {
-		uint8_t b;
-
-		if (*off >= t->len)
-			return false;
-		b = t->data[(*off)++];
-		r |= (uint32_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = r;
-			return true;
-		}
-	}
-	return false;
+	if (leb128_read_u64(t->data, t->len, off, 5, &r) < 0)
+		return false;
+	*v = (uint32_t)r;
+	return true;
 }
 
 /* ---- the header --------------------------------------------------------- */
