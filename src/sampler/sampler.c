@@ -5,19 +5,19 @@
  * the unwinders' hook that serves stops and signals during long unwinds,
  * the progress hook.
  *
- * One tick (sampler_tick.c):  read CPU times (cpuacct.h) and, when due, list /proc/PID/task
- * -> SEIZE each thread that is due and selected -> INTERRUPT them all ->
- * as each stop is reported: capture (registers and a stack copy), DETACH
- * that thread -> after the window, unwind the copies while they run on.  A thread is held
- * only for its own capture, never behind a slower one, never for an
- * unwind.  Between ticks nothing of the target is traced, except a thread
- * whose stop missed its tick (LATE): its stop is still on the way, and it
- * is detached the moment it is reported, during the unwinds too (they
- * serve stops and stop signals between two steps, every millisecond):
- * it cannot be detached before, as PTRACE_DETACH needs a stopped tracee.
- * The process set (roots, descendants, execs, exits) is sampler_procs.c's;
- * sampler_int.h says which file holds which concern, and the state they
- * share.
+ * One tick (sampler_tick.c):  read CPU times (cpuacct.h) and, when due,
+ * list /proc/PID/task -> SEIZE each thread that is due and selected ->
+ * INTERRUPT them all -> as each stop is reported: capture (registers and a
+ * stack copy), DETACH that thread -> after the window, unwind the copies
+ * while they run on.  A thread is held only for its own capture, never
+ * behind a slower one, never for an unwind.  Between ticks nothing of the
+ * target is traced, except a thread whose stop missed its tick (LATE): its
+ * stop is still on the way, and it is detached the moment it is reported,
+ * during the unwinds too (they serve stops and stop signals between two
+ * steps, every millisecond): it cannot be detached before, as
+ * PTRACE_DETACH needs a stopped tracee.  The process set (roots,
+ * descendants, execs, exits) is sampler_procs.c's; sampler_int.h says
+ * which file holds which concern, and the state they share.
  */
 #include "config.h"
 
@@ -154,10 +154,10 @@ static bool wait_until(struct sampler *s, uint64_t deadline)
 }
 
 /*
- * The CPUs ptprof may run on (sampler_stops_spin_worth()): its affinity mask (taskset,
- * a cpuset cgroup), at most the CPUs online.  A spin on a CPU that a
- * target thread shares with ptprof delays that thread's stop by the
- * whole spin, though the machine has other CPUs idle.
+ * The CPUs ptprof may run on (sampler_stops_spin_worth()): its affinity
+ * mask (taskset, a cpuset cgroup), at most the CPUs online.  A spin on a
+ * CPU that a target thread shares with ptprof delays that thread's stop
+ * by the whole spin, though the machine has other CPUs idle.
  */
 static size_t cpus_usable(void)
 {

@@ -97,7 +97,7 @@ struct sampler_proc {
 	bool gone;	       /* exited: finished at the end of the tick */
 	bool late_vanished;    /* a LATE thread exec'd away its TID */
 	size_t held_now;       /* of its threads, seized by us (stop_owed) */
-	uint64_t skipped_ns;   /* when it was skipped (skip_proc()) */
+	uint64_t skipped_ns;   /* when it was skipped (sampler_policy_skip()) */
 	struct sampler_py *py; /* its CPython runtime, or NULL */
 	bool py_found;	       /* its image is CPython's (sampler_py_open()) */
 	unsigned py_scans;     /* its image's maps looked at for it, */
@@ -189,18 +189,18 @@ struct sampler {
 	/* The stop window (sampler_stops.c) */
 	size_t pending;		 /* of the active, SEIZED and not yet stopped */
 	uint64_t last_detach_ns; /* of this tick's sampled threads */
-	int loadavg_fd;		 /* /proc/loadavg, kept open (spin_worth()) */
-	size_t ncpu;		 /* CPUs it may run on (cpus_usable()) */
-	uint64_t spin_ns;	 /* the longest spin for stops */
-	bool sc_can_read;	 /* seccomp_can_read(), at the start */
-	bool unwinding; /* in an unwind (sampler_record.c): stops are not
+	int loadavg_fd; /* /proc/loadavg, kept open (sampler_stops_spin_worth()) */
+	size_t ncpu;	/* CPUs it may run on (cpus_usable()) */
+	uint64_t spin_ns; /* the longest spin for stops */
+	bool sc_can_read; /* seccomp_can_read(), at the start */
+	bool unwinding;	  /* in an unwind (sampler_record.c): stops are not
 			 * captured */
 	/* Signals and the run (sampler.c) */
 	sigset_t waitset; /* stop signals and SIGTSTP, read from sigfd */
 	int sigfd;
-	bool stopping;	      /* a stop signal came during an unwind */
-	bool suspend_owed;    /* SIGTSTP came mid-tick (take_signal()) */
-	uint64_t serve_at;    /* when between_steps() next looks for events */
+	bool stopping;	   /* a stop signal came during an unwind */
+	bool suspend_owed; /* SIGTSTP came mid-tick (take_signal()) */
+	uint64_t serve_at; /* when sampler_between_steps() next looks for events */
 	uint64_t progress_at; /* when cfg->progress was last called */
 };
 

@@ -81,11 +81,11 @@ static void serve_peeks(struct sampler *s)
  * then gives the stack in full rather than a shorter one.
  *
  * may_wait: a thread that runs or ran between the reads is to be peeked
- * again a little later (PEEK_LATER, sampler_peek_deferred()).  One that wakes for
- * a few microseconds at a time (a 10 ms timer) is often caught awake; a
- * stop asked of it then lands, more often than not, after it went back
- * to sleep in its call, which returns EINTR (wall-peek.test saw 3 in 10
- * s from 55 such stops).  again: it was found awake before.
+ * again a little later (PEEK_LATER, sampler_peek_deferred()).  One that
+ * wakes for a few microseconds at a time (a 10 ms timer) is often caught
+ * awake; a stop asked of it then lands, more often than not, after it
+ * went back to sleep in its call, which returns EINTR (wall-peek.test saw
+ * 3 in 10 s from 55 such stops).  again: it was found awake before.
  */
 enum peek_use sampler_peek_sample(struct sampler *s, struct thread *th,
 				  bool may_wait, bool again)

@@ -154,10 +154,11 @@ gone:
 /*
  * The first tick of a process: every thread under a seccomp filter
  * (Seccomp: 2) is marked to have its filters judged in its next stop
- * (sampler_policy_guard_seccomp()): this tick's for one that is due or running
- * (sampler_cpu_probe_now()), a later one for a blocked one.  Without the right to
- * read filters nothing is stopped at all: the run fails (see sampler.h)
- * when it is the run's first tick; a process found later is skipped.
+ * (sampler_policy_guard_seccomp()): this tick's for one that is due or
+ * running (sampler_cpu_probe_now()), a later one for a blocked one.
+ * Without the right to read filters nothing is stopped at all: the run
+ * fails (see sampler.h) when it is the run's first tick; a process found
+ * later is skipped.
  */
 int sampler_policy_preflight(struct sampler *s, struct sampler_proc *p)
 {

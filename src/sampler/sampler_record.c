@@ -26,8 +26,8 @@ static int record_stack(struct sampler *s, const struct queued *q);
  * between two stops would keep every thread not yet served stopped for
  * it.  The stack is copied straight into a per-tick arena (the capture's
  * buffer points at its free end), so nothing is copied twice while other
- * threads wait: sampler_record_reserve() makes room for one more before the copy,
- * sampler_record_queue() keeps what the copy took.
+ * threads wait: sampler_record_reserve() makes room for one more before
+ * the copy, sampler_record_queue() keeps what the copy took.
  */
 int sampler_record_reserve(struct sampler *s)
 {

@@ -92,7 +92,8 @@ static int seize_refused(struct sampler *s, struct thread *th)
 }
 
 /* SEIZE one listed thread.  1: seized; 0: skipped (or peeked: its stack
- * taken without a stop, or to be peeked again: sampler_peek_defer()); -1: error. */
+ * taken without a stop, or to be peeked again: sampler_peek_defer());
+ * -1: error. */
 static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
 		     int *eperm)
 {
