@@ -44,7 +44,8 @@
  *     known mapping (a library was loaded), and records the stacks.
  * Between ticks nothing of the target is traced, except LATE threads.
  * At the end of a CPU profile, the CPU time read but not yet in a sample
- * goes to the threads' last stacks (settle_all() in sampler.c), and what
+ * goes to the threads' last stacks (sampler_cpu_settle_all() in
+ * sampler_cpu.c), and what
  * has no stack to go to is counted in stats->unsampled_ns.
  * /proc/PID/task is listed again when threads may have come or gone (at a
  * sweep, on a changed thread count, once a second).  A deadline that
@@ -291,7 +292,8 @@ struct sampler_stats {
 	uint64_t late_captured;	 /* LATE stops captured after their tick */
 	/* CPU mode: samples given at the end to threads' last stacks for
 	 * their CPU time not yet counted; CPU time (ns) the target used that
-	 * no stack could be given (see settle_all() in sampler.c). */
+	 * no stack could be given (see sampler_cpu_settle_all() in
+	 * sampler_cpu.c). */
 	uint64_t settled_samples;
 	uint64_t unsampled_ns;
 	uint64_t pause_total_ns; /* sum over ticks of first interrupt..last detach */
@@ -303,8 +305,9 @@ struct sampler_stats {
 	uint32_t stop_lat_hist[PAUSE_BUCKETS];
 	/* The stop window by phase (see enum sampler_phase); the stack
 	 * bytes copied over phase[SAMPLER_PH_STACK].n copies, the most in
-	 * one.  Stop waits that spun (stops_spun, see collect_stops() in
-	 * sampler.c) and the stops reaped while spinning. */
+	 * one.  Stop waits that spun (stops_spun, see
+	 * sampler_stops_collect() in sampler_stops.c) and the stops reaped
+	 * while spinning. */
 	struct sampler_phase_stat phase[SAMPLER_PHASES];
 	uint64_t stack_bytes, stack_bytes_max;
 	/* Stack copies made before the registers from the thread's last

@@ -1,8 +1,32 @@
 /*
- * sampler_int.h - the sampling loop's state, shared by its two files:
- * sampler.c (the ticks: seize, stop, capture, unwind, account) and
- * sampler_procs.c (the process set: roots and descendants found, execs,
- * exits).  Private to them; sampler.h is the contract.
+ * sampler_int.h - the sampling loop's state and its files' private
+ * interfaces.  Private to src/sampler/sampler*.c; sampler.h is the
+ * contract.
+ *
+ * The files, by concern (each says more at its top):
+ *   sampler.c         the run: setup, teardown, the run loop, signals,
+ *                     the unwinders' hook between two steps
+ *   sampler_tick.c    one tick: seize, stop the world, sweep
+ *   sampler_seize.c   which threads are listed and seized
+ *   sampler_peek.c    --wall peeks: a sleeping thread read, not stopped
+ *   sampler_stops.c   interrupts, stops collected, each capture taken
+ *   sampler_policy.c  a process skipped; seccomp filters guarded
+ *   sampler_record.c  the capture arena; unwinding, recording, the
+ *                     system call bias split
+ *   sampler_late.c    LATE threads: marked, swept, released
+ *   sampler_cpu.c     CPU accounting (cpuacct.h) for the loop; settling
+ *   sampler_stats.c   --stats histograms and quantiles
+ *   sampler_procs.c   the process set: roots, descendants, execs, exits
+ *   sampler_py.c      the Python half: runtimes, frames, the merge
+ *
+ * The loop's files call sampler_procs.c and sampler_py.c; sampler_procs.c
+ * never calls the loop by name: what it needs of it (the unwinders' hook,
+ * the queue flushed, a process settled) it is given in struct
+ * sampler_hooks, filled in by setup().  sampler_py.c calls neither.
+ *
+ * Failures: functions that return int give 0, or -1 with errno; a
+ * process that cannot be sampled is skipped (sampler_policy_skip()),
+ * with its reason in its image, never printed.
  */
 #ifndef PTPROF_SAMPLER_INT_H
 #define PTPROF_SAMPLER_INT_H
@@ -14,6 +38,7 @@
 #include <sys/types.h>
 
 #include "proc/capture.h"
+#include "proc/peek.h"
 #include "proc/procfs.h"
 #include "proc/proctree.h"
 #include "profile/procset.h"
@@ -24,6 +49,7 @@
 #include "sampler/threadtab.h"
 #include "unwind/mapsync.h"
 #include "unwind/unwind.h"
+#include "util/timeutil.h"
 
 /* A capture waiting for its unwind: its stack is in the tick's arena. */
 struct queued {
@@ -71,11 +97,70 @@ struct sampler_proc {
 	bool gone;	       /* exited: finished at the end of the tick */
 	bool late_vanished;    /* a LATE thread exec'd away its TID */
 	size_t held_now;       /* of its threads, seized by us (stop_owed) */
-	uint64_t skipped_ns;   /* when it was skipped (skip_proc()) */
+	uint64_t skipped_ns;   /* when it was skipped (sampler_policy_skip()) */
 	struct sampler_py *py; /* its CPython runtime, or NULL */
 	bool py_found;	       /* its image is CPython's (sampler_py_open()) */
 	unsigned py_scans;     /* its image's maps looked at for it, */
 	size_t py_scan_maps;   /* ... last with so many mappings */
+};
+
+/* How often a long unwind stops to serve stops and signals
+ * (sampler_between_steps()). */
+#define SERVE_EVERY_NS (1 * NSEC_PER_MSEC)
+
+struct sampler;
+
+/* What the process set (sampler_procs.c) needs of the loop: given to it
+ * at setup() rather than called by name, so that the process set depends
+ * on nothing above it. */
+struct sampler_hooks {
+	/* The unwinders' hook between two steps (unwind.h); arg: the
+	 * sampler.  True ends the unwind. */
+	bool (*between_steps)(void *arg, uint64_t now);
+	/* Unwind the captures queued, unless an unwind is under way: before
+	 * a process's threads are freed. */
+	void (*flush)(struct sampler *s);
+	/* A process's CPU time given to its stacks before it is forgotten
+	 * (final_read_too: it lives; read its threads once more). */
+	void (*settle)(struct sampler *s, struct sampler_proc *p,
+		       bool final_read_too);
+};
+
+/* The process set: sampler_procs.c's; the loop reads it. */
+struct sampler_set {
+	struct sampler_proc **procs; /* the live processes */
+	size_t nprocs, cap_procs;
+	size_t roots_live;     /* of them, roots */
+	struct proctree *tree; /* cfg->children: their descendants */
+	struct pollfd *pfds;   /* their pidfds, for poll_exits() */
+	size_t cap_pfds;
+};
+
+/* The tick's captures: sampler_record.c's.  The stop window
+ * (sampler_stops.c) and the peeks (sampler_peek.c) fill them through
+ * sampler_record_reserve() and sampler_record_queue(). */
+struct sampler_captures {
+	struct capture cap;   /* the capture being taken (stack: in arena) */
+	struct queued *queue; /* this tick's captures, unwound after it */
+	size_t nqueued, cap_queued;
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
+	struct capture view; /* a queued capture, as the unwinder sees it */
+	uint64_t *pcs;	     /* the unwinder's output */
+};
+
+/* Python frames: sampler_py.c's (sampler_record.c moves npyf with the
+ * queue).  The tick's frame arena, the capture being taken's frames, the
+ * merge's buffers. */
+struct sampler_pybufs {
+	struct pyrt_frame *pyf;
+	size_t npyf, cap_pyf;
+	size_t cur_n;
+	int cur_status;
+	uint64_t cur_ns;
+	struct pymerge_ref *mrefs;
+	uint64_t *mpcs;
+	size_t cap_mrefs;
 };
 
 struct sampler {
@@ -84,56 +169,150 @@ struct sampler {
 	struct procset *ps;
 	struct sampler_stats *st;
 	struct threadtab *threads;
-	struct sampler_proc **procs; /* the live processes */
-	size_t nprocs, cap_procs;
-	size_t roots_live;     /* of them, roots */
-	struct proctree *tree; /* cfg->children: their descendants */
-	struct pollfd *pfds;   /* their pidfds, for poll_exits() */
-	size_t cap_pfds;
-	bool sampled_any;	/* some process was sampled at some tick */
-	struct thread **active; /* threads seized this tick */
-	size_t nactive, cap_active;
-	struct thread **deferred; /* of a process, to peek again (sampler.c) */
-	size_t ndeferred, cap_deferred;
-	size_t pending;	      /* of those, SEIZED and not yet stopped */
-	struct capture cap;   /* the capture being taken (stack: in arena) */
-	struct queued *queue; /* this tick's captures, unwound after it */
-	size_t nqueued, cap_queued;
-	uint8_t *arena;
-	size_t arena_len, arena_cap;
-	struct capture view; /* a queued capture, as the unwinder sees it */
-	uint64_t *pcs;
+	struct sampler_hooks hooks;  /* for sampler_procs.c (setup()) */
+	struct sampler_set set;	     /* sampler_procs.c */
+	struct sampler_captures rec; /* sampler_record.c */
+	struct sampler_pybufs pyb;   /* sampler_py.c */
+	/* The tick (sampler_tick.c); its clock read by all. */
 	uint64_t tick;
 	uint64_t tick_ns;     /* CLOCK_MONOTONIC at its start */
 	int64_t tick_real_ns; /* CLOCK_REALTIME at its start (sample_origin) */
 	uint64_t period_ns;
+	bool sampled_any; /* some process was sampled at some tick */
+	bool target_gone; /* the run is over: its roots are gone */
+	/* Seizing (sampler_seize.c, sampler_peek.c) */
+	struct thread **active; /* threads seized this tick */
+	size_t nactive, cap_active;
+	struct thread **deferred; /* of a process, to peek again */
+	size_t ndeferred, cap_deferred;
+	bool seizing; /* from sampler_seize_all() to sampler_late_mark() */
+	/* The stop window (sampler_stops.c) */
+	size_t pending;		 /* of the active, SEIZED and not yet stopped */
 	uint64_t last_detach_ns; /* of this tick's sampled threads */
-	int loadavg_fd;		 /* /proc/loadavg, kept open (spin_worth()) */
-	size_t ncpu;		 /* CPUs it may run on (cpus_usable()) */
-	uint64_t spin_ns;	 /* the longest spin for stops */
-	sigset_t waitset;	 /* stop signals and SIGTSTP, read from sigfd */
+	int loadavg_fd; /* /proc/loadavg, kept open (sampler_stops_spin_worth()) */
+	size_t ncpu;	/* CPUs it may run on (cpus_usable()) */
+	uint64_t spin_ns; /* the longest spin for stops */
+	bool sc_can_read; /* seccomp_can_read(), at the start */
+	bool unwinding;	  /* in an unwind (sampler_record.c): stops are not
+			 * captured */
+	/* Signals and the run (sampler.c) */
+	sigset_t waitset; /* stop signals and SIGTSTP, read from sigfd */
 	int sigfd;
-	bool target_gone;     /* the run is over: its roots are gone */
-	bool unwinding;	      /* in unwind_queued(): stops are not captured */
-	bool stopping;	      /* a stop signal came during an unwind */
-	bool suspend_owed;    /* SIGTSTP came mid-tick (take_signal()) */
-	bool seizing;	      /* from seize_all() to its tick's mark_late() */
-	uint64_t serve_at;    /* when between_steps() next looks for events */
-	bool sc_can_read;     /* seccomp_can_read(), at the start */
+	bool stopping;	   /* a stop signal came during an unwind */
+	bool suspend_owed; /* SIGTSTP came mid-tick (take_signal()) */
+	uint64_t serve_at; /* when sampler_between_steps() next looks for events */
 	uint64_t progress_at; /* when cfg->progress was last called */
-	/* Python frames (sampler_py.c): the tick's frame arena, the capture
-	 * being taken's frames, the merge's buffers. */
-	struct pyrt_frame *pyf;
-	size_t npyf, cap_pyf;
-	size_t py_cur_n;
-	int py_cur_status;
-	uint64_t py_cur_ns;
-	struct pymerge_ref *mrefs;
-	uint64_t *mpcs;
-	size_t cap_mrefs;
 };
 
-/* sampler_procs.c: the process set (see there). */
+/* What became of a peek (sampler_peek_sample()). */
+enum peek_use {
+	PEEK_USED,  /* the thread's stack is recorded: no stop */
+	PEEK_LATER, /* it was running: peek again after the others */
+	PEEK_STOP,  /* stop it as before */
+};
+
+/* sampler.c: the unwinders' hook (struct sampler_hooks). */
+bool sampler_between_steps(void *arg, uint64_t now);
+
+/* sampler_tick.c: one tick; 0, or -1 with errno (the run ends). */
+int sampler_tick(struct sampler *s);
+
+/* sampler_seize.c */
+/* Seize the threads due of every process; -1 with errno ends the run
+ * (whatever was seized is still to be released: stop the world). */
+int sampler_seize_all(struct sampler *s);
+/* SEIZE th, due.  1: seized; 0: gone (or refused: *eperm counts it);
+ * -1: error. */
+int sampler_seize_thread(struct sampler *s, struct thread *th, int *eperm);
+/* Append th to the array *v of *n threads (room for *cap); 0 or -1. */
+int sampler_seize_push(struct thread ***v, size_t *n, size_t *cap,
+		       struct thread *th);
+
+/* sampler_peek.c: --wall peeks (see there). */
+bool sampler_peek_first(const struct sampler *s, const struct thread *th);
+bool sampler_peek_may_wait(const struct sampler *s, const struct thread *th);
+enum peek_use sampler_peek_sample(struct sampler *s, struct thread *th,
+				  bool may_wait, bool again);
+/* th to be peeked again after the process's others; 0 or -1. */
+int sampler_peek_defer(struct sampler *s, struct thread *th);
+/* Peek the deferred threads again, seize those still awake; 0 or -1. */
+int sampler_peek_deferred(struct sampler *s, int *eperm);
+
+/* sampler_stops.c: the stop window. */
+void sampler_stops_interrupt_all(struct sampler *s);
+/* Spin for the stops rather than sleep for them? */
+bool sampler_stops_spin_worth(struct sampler *s);
+/* Wait for the stops until none is pending or end (spinning until
+ * spin_end). */
+void sampler_stops_collect(struct sampler *s, uint64_t end, uint64_t spin_end);
+/* Take every waitpid() report already queued; never blocks. */
+void sampler_stops_reap(struct sampler *s);
+
+/* sampler_policy.c: what is skipped, and seccomp. */
+bool sampler_policy_alone(const struct sampler *s,
+			  const struct sampler_proc *p);
+/* p is never to be sampled (again): err and why into its image. */
+void sampler_policy_skip(struct sampler *s, struct sampler_proc *p, int err,
+			 const char *why);
+/* In a stop: th's restart_syscall made safe (regs: its registers, or
+ * NULL to read them). */
+void sampler_policy_guard_seccomp(struct sampler *s, struct thread *th,
+				  const struct user_regs_struct *regs);
+/* p's first tick: threads under a filter marked for a probe; -1 with
+ * errno EACCES when filters cannot be read (the run is refused). */
+int sampler_policy_preflight(struct sampler *s, struct sampler_proc *p);
+
+/* sampler_record.c: the capture arena, unwinding, recording. */
+/* Room for one more capture before a copy (s->rec.cap.stack set). */
+int sampler_record_reserve(struct sampler *s);
+/* Keep what the copy in s->rec.cap took, for th; the entry queued. */
+const struct queued *sampler_record_queue(struct sampler *s, struct thread *th);
+/* Take the last capture queued off the queue and arena. */
+void sampler_record_drop_last(struct sampler *s);
+/* Unwind one queued capture and record it: 0, or -1 with errno (ENODATA,
+ * ECANCELED, ENOENT, ENOMEM, ESRCH).  The caller sets s->unwinding. */
+int sampler_record_unwind_one(struct sampler *s, const struct queued *q);
+/* After the stop window: unwind and record every queued capture. */
+void sampler_record_unwind_queued(struct sampler *s);
+/* sampler_record_unwind_queued(), unless an unwind is under way. */
+void sampler_record_flush(struct sampler *s);
+/* Record count samples of one stack of th: false when out of memory. */
+bool sampler_record_emit(struct sampler *s, struct thread *th,
+			 const uint64_t *pcs, size_t n, uint64_t count);
+/* --wall, a thread that did not run: its last stack once more. */
+bool sampler_record_repeat_last(struct sampler *s, struct thread *th);
+void sampler_record_free(struct sampler *s);
+
+/* sampler_late.c: LATE threads. */
+void sampler_late_mark(struct sampler *s);
+void sampler_late_sweep(struct sampler *s);
+size_t sampler_late_count(struct sampler *s);
+size_t sampler_late_probes(struct sampler *s);
+/* Wait for the LATE threads' stops (a bounded wait), releasing them. */
+void sampler_late_release(struct sampler *s);
+
+/* sampler_cpu.c: CPU accounting for the loop, and settling. */
+/* th's schedstat read for this tick: 0, or -1. */
+int sampler_cpu_read(struct sampler *s, struct thread *th);
+void sampler_cpu_read_process(struct sampler *s, struct sampler_proc *p);
+bool sampler_cpu_due(struct sampler *s, struct thread *th);
+bool sampler_cpu_probe_now(const struct thread *th);
+bool sampler_cpu_selected(struct sampler *s, struct thread *th, bool due);
+void sampler_cpu_settle_proc(struct sampler *s, struct sampler_proc *p,
+			     bool final_read_too);
+void sampler_cpu_settle_all(struct sampler *s);
+
+/* sampler_stats.c: --stats counters (sampler.h has the quantiles). */
+void sampler_stats_stop_latency(struct sampler_stats *st, uint64_t ns);
+void sampler_stats_phases(struct sampler_stats *st, const struct capture *cap,
+			  const struct thread *th, const uint64_t t[5],
+			  bool captured, bool py);
+void sampler_stats_pause(struct sampler_stats *st, uint64_t ns);
+void sampler_stats_peek(struct sampler_stats *st, enum peek_result r,
+			bool again);
+
+/* sampler_procs.c: the process set (see there).  Calls the loop only
+ * through s->hooks. */
 int sampler_procs_add_roots(struct sampler *s);
 int sampler_procs_watch(struct sampler *s);
 void sampler_procs_finish_gone(struct sampler *s);
@@ -142,13 +321,14 @@ void sampler_procs_check_exec(struct sampler *s, struct sampler_proc *p);
 bool sampler_procs_exited(const struct sampler_proc *p);
 void sampler_procs_close_image(struct sampler *s, struct sampler_proc *p);
 void sampler_procs_free(struct sampler *s, struct sampler_proc *p);
-
-/* sampler.c: what the process set needs of the ticks. */
-bool sampler_between_steps(void *arg, uint64_t now);
-void sampler_unwind_queued(struct sampler *s);
-void sampler_forget_user_code(struct thread *th);
-void sampler_settle_proc(struct sampler *s, struct sampler_proc *p,
-			 bool final_read_too);
+void sampler_procs_free_all(struct sampler *s);
+/* th of p, added to the thread table when new; NULL with EEXIST when
+ * the TID is still another process's. */
+struct thread *sampler_procs_thread(struct sampler *s, struct sampler_proc *p,
+				    pid_t tid);
+/* th's TID is another task's, or it exec'd: its user-code stacks and
+ * its system call split forgotten. */
+void sampler_procs_forget_user_code(struct thread *th);
 
 /* sampler_py.c: the Python half (see there). */
 void sampler_py_open(struct sampler *s, struct sampler_proc *p);
@@ -158,5 +338,6 @@ int sampler_py_reserve(struct sampler *s);
 void sampler_py_frames(struct sampler *s, struct thread *th);
 size_t sampler_py_merge(struct sampler *s, const struct queued *q,
 			const uint64_t *pcs, size_t n, bool *unread);
+void sampler_py_free(struct sampler *s);
 
 #endif /* PTPROF_SAMPLER_INT_H */

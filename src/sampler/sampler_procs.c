@@ -4,7 +4,10 @@
  * its own pidfd, image, unwinder and map keeping; a new image when one
  * execs; a process settled and forgotten when it exits.  Runs between
  * ticks (and before the unwinds of a tick: an exec), never in a stop
- * window.
+ * window.  It never calls the loop by name: what it needs of it comes
+ * through s->hooks (sampler_int.h).  It also keeps each thread's tie to
+ * its process (sampler_procs_thread()) and forgets a thread's user code
+ * when its TID changes hands or it execs.
  */
 #include "config.h"
 
@@ -29,9 +32,9 @@
 
 static struct sampler_proc *proc_of(const struct sampler *s, pid_t pid)
 {
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (s->procs[i]->pid == pid)
-			return s->procs[i];
+	for (size_t i = 0; i < s->set.nprocs; i++)
+		if (s->set.procs[i]->pid == pid)
+			return s->set.procs[i];
 	return NULL;
 }
 
@@ -57,7 +60,7 @@ static int open_image(struct sampler *s, struct sampler_proc *p)
 	p->unw = unwinder_new(p->pid, p->im->maps);
 	if (!p->unw)
 		return -1;
-	unwinder_set_hook(p->unw, sampler_between_steps, s);
+	unwinder_set_hook(p->unw, s->hooks.between_steps, s);
 	mapsync_init(&p->mapsync, p->pid, p->im->maps, p->unw);
 	mapsync_refresh(&p->mapsync, 0);
 	p->py_found = false; /* a new image: look again */
@@ -114,13 +117,13 @@ void sampler_procs_free(struct sampler *s, struct sampler_proc *p)
 
 static int push_proc(struct sampler *s, struct sampler_proc *p)
 {
-	struct sampler_proc **a = grow_array(s->procs, &s->cap_procs,
-					     s->nprocs + 1, sizeof(*a));
+	struct sampler_proc **a = grow_array(s->set.procs, &s->set.cap_procs,
+					     s->set.nprocs + 1, sizeof(*a));
 
 	if (!a)
 		return -1;
-	s->procs = a;
-	s->procs[s->nprocs++] = p;
+	s->set.procs = a;
+	s->set.procs[s->set.nprocs++] = p;
 	return 0;
 }
 
@@ -148,8 +151,8 @@ static int add_capped(struct sampler *s, pid_t pid, pid_t ppid)
 {
 	char why[96];
 
-	if (s->tree)
-		proctree_forget(s->tree, pid);
+	if (s->set.tree)
+		proctree_forget(s->set.tree, pid);
 	snprintf(why, sizeof(why),
 		 "%d processes were sampled already (the most at once)",
 		 PROCSET_MAX_LIVE);
@@ -169,8 +172,8 @@ static int add_unwatched(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 
 	if (root || err == ENOMEM)
 		return -1;
-	if (s->tree)
-		proctree_forget(s->tree, pid);
+	if (s->set.tree)
+		proctree_forget(s->set.tree, pid);
 	snprintf(why, sizeof(why), "ptprof could not follow it: %s",
 		 strerror(err));
 	return add_skipped(s, pid, ppid, err, why);
@@ -183,7 +186,7 @@ static int add_unwatched(struct sampler *s, pid_t pid, pid_t ppid, bool root)
  */
 static int watch_tree(struct sampler *s, pid_t pid, bool root)
 {
-	if (!s->tree || proctree_watch(s->tree, pid) == 0)
+	if (!s->set.tree || proctree_watch(s->set.tree, pid) == 0)
 		return 0;
 	if (errno != ESRCH)
 		return -1;
@@ -200,7 +203,7 @@ static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
 	procfs_comm(p->pid, 0, comm, sizeof(comm));
 	cpuacct_proc_init(&p->acct, p->pid, s->period_ns, s->cfg->wall);
 	p->im = procset_add(s->ps, p->pid, ppid, comm);
-	s->roots_live += p->root;
+	s->set.roots_live += p->root;
 	s->st->procs_found++;
 	return p->im ? open_image(s, p) : -1;
 }
@@ -226,7 +229,7 @@ static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 			close(pidfd);
 		return w > 0 ? 0 : add_unwatched(s, pid, ppid, root);
 	}
-	if (s->nprocs >= PROCSET_MAX_LIVE) {
+	if (s->set.nprocs >= PROCSET_MAX_LIVE) {
 		if (pidfd >= 0)
 			close(pidfd);
 		return add_capped(s, pid, ppid);
@@ -244,6 +247,38 @@ static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 	return start_proc(s, p, ppid);
 }
 
+/* A thread first listed as one of p's: mark it so.  NULL with EEXIST
+ * when the TID is still another process's (that one exited this tick
+ * and a new one has the TID already: it is for the next tick). */
+struct thread *sampler_procs_thread(struct sampler *s, struct sampler_proc *p,
+				    pid_t tid)
+{
+	struct thread *th = threadtab_get(s->threads, tid, true);
+
+	if (th && !th->proc)
+		th->proc = p;
+	if (th && th->proc != p) {
+		errno = EEXIST;
+		return NULL;
+	}
+	return th;
+}
+
+/*
+ * Another task has the thread's TID, or it exec'd: its stacks stopped in
+ * user code are of code that is no more (or another thread's), and its
+ * split of user and system time (sysbias.h) is another task's.  Forget
+ * them (the correction starts again as for a new thread).
+ */
+void sampler_procs_forget_user_code(struct thread *th)
+{
+	th->user_stacks.count = 0;
+	th->user_stacks.put = 0;
+	th->user_stacks.turn = 0;
+	th->bias = (struct sysbias_thread){ 0 };
+	th->have_image = false;
+}
+
 /* A thread of p that exec'd away its image: its stacks are no more. */
 static void forget_image(struct thread *th, void *arg)
 {
@@ -252,7 +287,7 @@ static void forget_image(struct thread *th, void *arg)
 	free(th->last_pcs);
 	th->last_pcs = NULL;
 	th->last_n = 0;
-	sampler_forget_user_code(th);
+	sampler_procs_forget_user_code(th);
 }
 
 /*
@@ -292,30 +327,43 @@ static bool of_proc(const struct thread *th, void *arg)
 
 /*
  * A process that exited (or was skipped): its threads' carries go to
- * their last stacks (sampler_settle_proc()), then it is forgotten; its image
+ * their last stacks (s->hooks.settle), then it is forgotten; its image
  * stays in the set.  A LATE thread of it dropped here is let go when its
  * stop comes, as any stop not asked for (handle_status()).
  */
 static void finish_proc(struct sampler *s, size_t i)
 {
-	struct sampler_proc *p = s->procs[i];
+	struct sampler_proc *p = s->set.procs[i];
 
-	sampler_settle_proc(s, p, false);
+	s->hooks.settle(s, p, false);
 	threadtab_sweep(s->threads, of_proc, p);
 	p->im->ended = true;
-	if (s->tree)
-		proctree_forget(s->tree, p->pid);
-	s->roots_live -= p->root;
-	memmove(&s->procs[i], &s->procs[i + 1],
-		(s->nprocs - i - 1) * sizeof(*s->procs));
-	s->nprocs--;
+	if (s->set.tree)
+		proctree_forget(s->set.tree, p->pid);
+	s->set.roots_live -= p->root;
+	memmove(&s->set.procs[i], &s->set.procs[i + 1],
+		(s->set.nprocs - i - 1) * sizeof(*s->set.procs));
+	s->set.nprocs--;
 	sampler_procs_free(s, p);
+}
+
+/* The whole set, at the end of the run (the tree's counters kept). */
+void sampler_procs_free_all(struct sampler *s)
+{
+	for (size_t i = 0; i < s->set.nprocs; i++)
+		sampler_procs_free(s, s->set.procs[i]);
+	free(s->set.procs);
+	free(s->set.pfds);
+	if (s->set.tree) {
+		proctree_counters(s->set.tree, &s->st->tree);
+		proctree_free(s->set.tree);
+	}
 }
 
 bool sampler_procs_roots_left(const struct sampler *s)
 {
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (s->procs[i]->root && !s->procs[i]->gone)
+	for (size_t i = 0; i < s->set.nprocs; i++)
+		if (s->set.procs[i]->root && !s->set.procs[i]->gone)
 			return true;
 	return false;
 }
@@ -351,13 +399,11 @@ static bool stop_owed(struct sampler_proc *p, struct sampler *s)
  * (-p: all of them exited; COMMAND: it did). */
 void sampler_procs_finish_gone(struct sampler *s)
 {
-	if (s->nqueued && !s->unwinding)
-		sampler_unwind_queued(
-			s); /* LATE captures: of processes still known */
-	for (size_t i = s->nprocs; i-- > 0;)
-		if (s->procs[i]->gone && !stop_owed(s->procs[i], s))
+	s->hooks.flush(s); /* LATE captures: of processes still known */
+	for (size_t i = s->set.nprocs; i-- > 0;)
+		if (s->set.procs[i]->gone && !stop_owed(s->set.procs[i], s))
 			finish_proc(s, i);
-	if (!s->roots_live)
+	if (!s->set.roots_live)
 		s->target_gone = true;
 }
 
@@ -389,12 +435,11 @@ static bool finish_reused(struct sampler *s, struct sampler_proc *p)
 
 	if (!p->gone && !sampler_procs_exited(p))
 		return false;
-	if (s->nqueued && !s->unwinding)
-		sampler_unwind_queued(s); /* its threads are freed */
-	while (s->procs[i] != p)
+	s->hooks.flush(s); /* its threads are freed */
+	while (s->set.procs[i] != p)
 		i++;
 	finish_proc(s, i);
-	if (!s->roots_live)
+	if (!s->set.roots_live)
 		s->target_gone = true;
 	return true;
 }
@@ -427,7 +472,7 @@ static int take_tree_events(struct sampler *s)
 	int n;
 
 	do {
-		n = proctree_poll(s->tree, ev, TREE_EVENTS);
+		n = proctree_poll(s->set.tree, ev, TREE_EVENTS);
 		for (int i = 0; i < n; i++)
 			if (tree_event(s, &ev[i]))
 				return -1;
@@ -438,28 +483,28 @@ static int take_tree_events(struct sampler *s)
 /* Several processes: which exited, all pidfds in one poll(). */
 static void poll_exits(struct sampler *s)
 {
-	struct pollfd *pf = grow_array(s->pfds, &s->cap_pfds, s->nprocs,
-				       sizeof(*pf));
+	struct pollfd *pf = grow_array(s->set.pfds, &s->set.cap_pfds,
+				       s->set.nprocs, sizeof(*pf));
 
 	if (!pf)
 		return; /* then listing their threads tells */
-	s->pfds = pf;
-	for (size_t i = 0; i < s->nprocs; i++) {
-		pf[i].fd = s->procs[i]->pidfd;
+	s->set.pfds = pf;
+	for (size_t i = 0; i < s->set.nprocs; i++) {
+		pf[i].fd = s->set.procs[i]->pidfd;
 		pf[i].events = POLLIN;
 	}
-	if (poll(pf, s->nprocs, 0) > 0)
-		for (size_t i = 0; i < s->nprocs; i++)
+	if (poll(pf, s->set.nprocs, 0) > 0)
+		for (size_t i = 0; i < s->set.nprocs; i++)
 			if (pf[i].revents & POLLIN)
-				s->procs[i]->gone = true;
+				s->set.procs[i]->gone = true;
 }
 
 /* Before a tick: new descendants, execs, exits. */
 int sampler_procs_watch(struct sampler *s)
 {
-	if (s->tree && take_tree_events(s))
+	if (s->set.tree && take_tree_events(s))
 		return -1;
-	if (s->nprocs > 1)
+	if (s->set.nprocs > 1)
 		poll_exits(s);
 	sampler_procs_finish_gone(s);
 	return 0;
@@ -473,9 +518,9 @@ int sampler_procs_add_roots(struct sampler *s)
 	/* Without a way to find descendants the roots are sampled alone
 	 * (stats->tree_errno says why). */
 	if (cfg->children) {
-		s->tree = proctree_new(true);
-		if (s->tree)
-			s->st->discovery = proctree_method_name(s->tree);
+		s->set.tree = proctree_new(true);
+		if (s->set.tree)
+			s->st->discovery = proctree_method_name(s->set.tree);
 		else
 			s->st->tree_errno = errno;
 	}

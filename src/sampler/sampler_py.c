@@ -41,6 +41,7 @@
 #include "python/pymerge.h"
 #include "sampler/sampler_int.h"
 #include "util/grow.h"
+#include "util/hash.h"
 #include "util/timeutil.h"
 
 #define PY_CODE_CACHE 4096	 /* code objects kept (a power of 2) */
@@ -122,7 +123,14 @@ static bool elf_bias(Elf *elf, const struct map_entry *e, uint64_t *bias)
 	return true;
 }
 
-/* The three symbols in elf's .dynsym (each 0 when absent), biased. */
+/*
+ * The three symbols in elf's .dynsym (each 0 when absent), biased.
+ * Kept here rather than taken from the tree: symbolize.c reads a file's
+ * symbols only to name addresses (each table read whole, sorted by
+ * address, with .symtab and the debug file's first), and no module of
+ * src/elf/ looks a symbol up by name.  This is one pass over .dynsym,
+ * at attach or exec, outside the stop window.
+ */
 static void dynsym_find(Elf *elf, uint64_t bias, struct py_syms *out)
 {
 	Elf_Scn *scn = NULL;
@@ -461,24 +469,24 @@ void sampler_py_frames(struct sampler *s, struct thread *th)
 	uint64_t t0;
 	int status = PYRT_END, n;
 
-	s->py_cur_n = 0;
-	s->py_cur_status = -1;
-	if (!py || py->state != PY_READY || !s->pyf)
+	s->pyb.cur_n = 0;
+	s->pyb.cur_status = -1;
+	if (!py || py->state != PY_READY || !s->pyb.pyf)
 		return;
 	t = find_tstate(py, th->tid);
 	if (!t)
 		return;
 	t0 = mono_now_ns();
 	pyrt_pages_reset(&py->pages);
-	n = pyrt_frames(py->rt, t->tstate, s->pyf + s->npyf, PY_FRAMES_MAX,
-			&status);
+	n = pyrt_frames(py->rt, t->tstate, s->pyb.pyf + s->pyb.npyf,
+			PY_FRAMES_MAX, &status);
 	s->st->py_walk_ns += mono_now_ns() - t0;
 	s->st->py_walks++;
 	s->st->py_page_reads += py->pages.reads;
 	py->pages.reads = 0;
-	s->py_cur_n = n > 0 ? (size_t)n : 0;
-	s->py_cur_status = status;
-	s->py_cur_ns = t0;
+	s->pyb.cur_n = n > 0 ? (size_t)n : 0;
+	s->pyb.cur_status = status;
+	s->pyb.cur_ns = t0;
 }
 
 /* Room for one more thread's frames in the arena. */
@@ -488,11 +496,11 @@ int sampler_py_reserve(struct sampler *s)
 
 	if (!s->cfg->pyframes)
 		return 0;
-	f = grow_array(s->pyf, &s->cap_pyf, s->npyf + PY_FRAMES_MAX,
+	f = grow_array(s->pyb.pyf, &s->pyb.cap_pyf, s->pyb.npyf + PY_FRAMES_MAX,
 		       sizeof(*f));
 	if (!f)
 		return -1;
-	s->pyf = f;
+	s->pyb.pyf = f;
 	return 0;
 }
 
@@ -549,8 +557,7 @@ static const struct pycode *code_read(struct sampler *s, struct sampler_py *py,
 static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 				     uint64_t addr)
 {
-	size_t h = (size_t)((addr >> 4) * 0x9e3779b97f4a7c15ull) &
-		   (PY_CODE_CACHE - 1);
+	size_t h = (size_t)hash_mix64(addr) & (PY_CODE_CACHE - 1);
 	struct py_code_slot *c;
 	uint64_t ident;
 	int r;
@@ -637,7 +644,7 @@ static bool any_eval(const struct sampler_py *py, const uint64_t *pcs, size_t n)
 
 /*
  * After the release: pcs[0..n) (the native stack of q's thread) merged
- * with the frames read in the stop window, into s->mpcs.  Returns the
+ * with the frames read in the stop window, into s->pyb.mpcs.  Returns the
  * merged stack's length, or 0: keep the native one (counted).  *unread:
  * the stack runs Python code whose frames were not read (the runtime
  * not open yet, the thread state not known yet), though they may be at
@@ -696,7 +703,7 @@ size_t sampler_py_merge(struct sampler *s, const struct queued *q,
 		*unread = true;
 		return 0;
 	}
-	ctx = (struct py_merge_ctx){ s, py, s->pyf + q->py_off };
+	ctx = (struct py_merge_ctx){ s, py, s->pyb.pyf + q->py_off };
 	in = (struct pymerge_in){ .pcs = pcs,
 				  .npcs = n,
 				  .native_cut = n >= max,
@@ -705,27 +712,36 @@ size_t sampler_py_merge(struct sampler *s, const struct queued *q,
 				  .npy = q->py_n,
 				  .in_eval = in_eval,
 				  .in_eval_arg = py };
-	if (s->cap_mrefs < max) {
-		struct pymerge_ref *r = realloc(s->mrefs, max * sizeof(*r));
-		uint64_t *o = realloc(s->mpcs, max * sizeof(*o));
+	if (s->pyb.cap_mrefs < max) {
+		struct pymerge_ref *r = realloc(s->pyb.mrefs, max * sizeof(*r));
+		uint64_t *o = realloc(s->pyb.mpcs, max * sizeof(*o));
 
 		if (r)
-			s->mrefs = r;
+			s->pyb.mrefs = r;
 		if (o)
-			s->mpcs = o;
+			s->pyb.mpcs = o;
 		if (!r || !o)
 			return 0;
-		s->cap_mrefs = max;
+		s->pyb.cap_mrefs = max;
 	}
-	st = pymerge_stack(&in, s->mrefs, max, &nout);
+	st = pymerge_stack(&in, s->pyb.mrefs, max, &nout);
 	if (st == PYMERGE_NO_ENTRY)
 		s->st->py_no_entry++;
 	else if (st != PYMERGE_OK)
 		s->st->py_mismatch++;
 	if (st != PYMERGE_OK || !q->py_n)
 		return 0;
-	k = pymerge_pcs(&in, s->mrefs, nout, py_pc, &ctx, s->mpcs, &unnamed);
+	k = pymerge_pcs(&in, s->pyb.mrefs, nout, py_pc, &ctx, s->pyb.mpcs,
+			&unnamed);
 	s->st->py_unnamed += unnamed;
 	s->st->py_merged++;
 	return k;
+}
+
+/* The tick's frame arena and the merge's buffers, at the end of the run. */
+void sampler_py_free(struct sampler *s)
+{
+	free(s->pyb.pyf);
+	free(s->pyb.mrefs);
+	free(s->pyb.mpcs);
 }
