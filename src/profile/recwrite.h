@@ -1,0 +1,103 @@
+/*
+ * recwrite.h - a recording's output files: the legacy profile written in
+ * pieces as the sampler spills (recwrite_spill()), then a period's files
+ * (recwrite_period()): the legacy FILE, the pprof protobuf, and the
+ * BASE.pb.gz of all processes beside a legacy FILE that holds one; the
+ * perf maps of JIT code read for the pprof writer, kept by image.
+ *
+ * The legacy format holds one address space: FILE has the root process's
+ * samples only.  When others have samples and no pprof output was asked
+ * for, all of them go to BASE.pb.gz too; so do stacks with Python frames,
+ * which FILE holds unnamed.
+ *
+ * The caller owns the struct and fills the fields marked "caller"; tab,
+ * pprof and py are borrowed.  The module never prints: each sentence for
+ * the user (a file that cannot be written, a perf map refused) goes to
+ * say(say_arg, sentence), also from a writer child (rotate.h).  A write
+ * that fails is -1 with errno, or a RECWRITE_FAILED bit.
+ */
+#ifndef PTPROF_RECWRITE_H
+#define PTPROF_RECWRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "profile/rotate.h"
+
+struct perfmap;
+struct pprof_out;
+struct procset;
+struct profile_out;
+struct pyframes;
+struct stacktab;
+
+/* What a recording was asked to write (options.h names the same). */
+struct recwrite_opts {
+	unsigned hz;
+	int wall;
+	/* the -o names (templates: outname.h), each NULL when not wanted */
+	const char *legacy_output, *pprof_output;
+	unsigned rotate_s, keep; /* --rotate, --keep (0: none) */
+	int stats;		 /* --stats: note the heap (rotate.h) */
+};
+
+typedef void (*recwrite_say_fn)(void *arg, const char *sentence);
+
+struct recwrite {
+	struct recwrite_opts o;	 /* caller */
+	struct stacktab *tab;	 /* caller */
+	recwrite_say_fn say;	 /* caller */
+	void *say_arg;		 /* caller */
+	bool launched;		 /* caller: COMMAND's processes, of our uid */
+	struct pprof_out *pprof; /* caller: with a pprof output */
+	struct pyframes *py;	 /* caller: Python frames' names (NULL: none) */
+	struct timespec start;	 /* caller: wall clock at the start */
+	struct profile_out *out; /* NULL until the first spill */
+	size_t records;		 /* records written so far */
+	char *all_path; /* BASE.pb.gz, when written (write_all_processes()) */
+	/* the perf maps read for the pprof writer (image_jit()), by image */
+	const struct procset *ps; /* the run's, while the pprof is written */
+	struct perfmap **jit;
+	size_t njit;
+	struct rotate rot;
+};
+
+/* Distinct stacks kept in memory before they go to the file. */
+#define RECWRITE_SPILL_AT 50000
+
+/* What recwrite_period() wrote (bits) and whether something failed. */
+#define RECWRITE_LEGACY 1
+#define RECWRITE_PPROF 2
+#define RECWRITE_ALL 4
+#define RECWRITE_FAILED 8
+
+/* The sampler's spill hook (arg: the recwrite); without a legacy output
+ * the table only counts distinct stacks.  0, or -1 with errno. */
+int recwrite_spill(void *arg);
+
+/* The period's files, named as w->rot says, over ps: RECWRITE_* bits. */
+int recwrite_period(struct recwrite *w, const struct procset *ps,
+		    const struct recwrite_period *per);
+
+/* BASE.pb.gz beside the legacy FILE (BASE: FILE without ".prof"), to be
+ * freed; NULL when out of memory. */
+char *recwrite_all_path(const char *legacy);
+
+/* Samples of processes other than the root (image 0's PID). */
+uint64_t recwrite_other_samples(const struct procset *ps);
+
+/* Why the output file at path cannot be written, errno err being what
+ * profile_out_write or its check said (outfile.h): a clause, in a static
+ * buffer. */
+const char *recwrite_why(const char *path, int err);
+
+/* Say a sentence (printf format) through w->say. */
+void recwrite_say(const struct recwrite *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The perf maps read, freed (not the caller's fields). */
+void recwrite_free(struct recwrite *w);
+
+#endif /* PTPROF_RECWRITE_H */
