@@ -109,3 +109,12 @@ tests_unit_test_pymerge_SOURCES = tests/unit/test_pymerge.c
 tests_unit_test_pymerge_LDADD = $(PT_LIBS)
 tests_unit_test_pyframes_SOURCES = tests/unit/test_pyframes.c
 tests_unit_test_pyframes_LDADD = $(PT_LIBS)
+
+# The /proc/PID/stat and status parsers (procfs.h: comm with ')', spaces
+# and newlines; lines cut short) and the number scanners (util/scan.h).
+check_PROGRAMS += tests/unit/test_procfs tests/unit/test_scan
+TESTS += tests/unit/test_procfs tests/unit/test_scan
+tests_unit_test_procfs_SOURCES = tests/unit/test_procfs.c
+tests_unit_test_procfs_LDADD = $(PT_LIBS)
+tests_unit_test_scan_SOURCES = tests/unit/test_scan.c
+tests_unit_test_scan_LDADD = $(PT_LIBS)

@@ -14,6 +14,7 @@
 #include "proc/mapfile.h"
 #include "proc/maps.h"
 #include "util/grow.h"
+#include "util/scan.h"
 
 #define mapping map_entry
 
@@ -67,50 +68,26 @@ static int maps_bad(const struct maps_cursor *c, const char *what)
 	return -1;
 }
 
-int maps_hex_digit(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* 1 to max hex digits into *v; false (the cursor unmoved) otherwise. */
 static bool maps_hex(struct maps_cursor *c, size_t max, uint64_t *v)
 {
-	size_t n = 0;
-	int d;
+	const char *s = c->s + c->i;
 
-	*v = 0;
-	while (c->i + n < c->len && (d = maps_hex_digit(c->s[c->i + n])) >= 0) {
-		if (++n > max)
-			return false;
-		*v = *v << 4 | (uint64_t)d;
-	}
-	c->i += n;
-	return n > 0;
+	if (scan_hex(&s, c->s + c->len, max, 0, v))
+		return false;
+	c->i = (size_t)(s - c->s);
+	return true;
 }
 
 /* A decimal number below 2^64 into *v. */
 static bool maps_dec(struct maps_cursor *c, uint64_t *v)
 {
-	size_t start = c->i;
-	unsigned d;
+	const char *s = c->s + c->i;
 
-	*v = 0;
-	while (c->i < c->len && c->s[c->i] >= '0' && c->s[c->i] <= '9') {
-		d = (unsigned)(c->s[c->i] - '0');
-		if (*v > (UINT64_MAX - d) / 10) {
-			c->i = start;
-			return false;
-		}
-		*v = *v * 10 + d;
-		c->i++;
-	}
-	return c->i > start;
+	if (scan_dec(&s, c->s + c->len, UINT64_MAX, v))
+		return false;
+	c->i = (size_t)(s - c->s);
+	return true;
 }
 
 static bool maps_char(struct maps_cursor *c, char ch)

@@ -140,7 +140,4 @@ void maps_copy_build_ids(struct maps *dst, const struct maps *src);
  * mapping's line (see above). */
 int maps_write(const struct maps *m, FILE *f);
 
-/* The value of hex digit ch (either case), or -1. */
-int maps_hex_digit(char ch);
-
 #endif /* PTPROF_MAPS_H */

@@ -210,39 +210,19 @@ static int proctree_pid_push(pid_t **arr, size_t *n, size_t *cap, pid_t pid)
  */
 static int proctree_stat(pid_t pid, uint64_t *start, int *state)
 {
-	char path[64], buf[2048], *p;
-	ssize_t n;
-	int fd, i;
+	struct procfs_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (procfs_stat_read(pid, 0, &st)) {
 		errno = errno == ENOENT ? ESRCH : errno;
 		return -1;
 	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0) {
-		errno = n < 0 ? errno : ESRCH;
+	if (st.fields < 22) {
+		errno = EINVAL;
 		return -1;
 	}
-	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields go on after the
-	 * last ')'; the state is field 3, the start time field 22. */
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2])
-		goto bad;
-	*state = (unsigned char)p[2];
-	for (p += 2, i = 3; i < 22 && p; i++)
-		if ((p = strchr(p, ' ')) != NULL)
-			p++;
-	if (!p)
-		goto bad;
-	*start = strtoull(p, NULL, 10);
+	*state = st.state;
+	*start = st.starttime;
 	return 0;
-bad:
-	errno = EINVAL;
-	return -1;
 }
 
 /*
