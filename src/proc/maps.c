@@ -10,8 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf/debugfile.h"
-#include "proc/mapfile.h"
 #include "proc/maps.h"
 #include "util/grow.h"
 #include "util/scan.h"
@@ -414,37 +412,10 @@ size_t maps_count(const struct maps *m)
 	return m->n;
 }
 
-/* The build ID of e's file, or NULL. */
-static char *build_id_of(const struct mapping *e, const char *root, pid_t pid)
+void maps_set_build_id(struct maps *m, size_t i, char *id)
 {
-	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino };
-	char id[129];
-	bool ok;
-	Elf *elf;
-	int fd;
-
-	elf = debugfile_elf_begin(mapfile_open_exact(root, pid, &ref), &fd);
-	if (!elf)
-		return NULL;
-	ok = debugfile_build_id(elf, id, sizeof(id));
-	elf_end(elf);
-	close(fd);
-	return ok ? strdup(id) : NULL;
-}
-
-void maps_read_build_ids(struct maps *m, const char *root, pid_t pid)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return;
-	for (size_t i = 0; i < m->n; i++) {
-		struct mapping *e = &m->v[i];
-
-		if (e->gone || !e->exec || !maps_entry_is_file(e) ||
-		    e->build_id_tried)
-			continue;
-		e->build_id_tried = true;
-		e->build_id = build_id_of(e, root, pid);
-	}
+	m->v[i].build_id_tried = true;
+	m->v[i].build_id = id;
 }
 
 /* "START-END PERMS PATH (@OFFSET) BUILDID": the mapping's line in pprof's
