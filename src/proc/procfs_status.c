@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,58 +70,63 @@ static int hex(const char *s, const char *end, uint64_t *v)
 	return scan_hex(&s, end, 16, 0, v);
 }
 
+/* How a line's value reads. */
+enum kind { NUMBER, UIDS, LAST_PID, HEX };
+
+/* The lines read: key, bit in have, how, where in struct procfs_status. */
+static const struct {
+	const char *key;
+	unsigned bit;
+	enum kind kind;
+	size_t off;
+} keys[] = {
+	{ "Tgid:", PROCFS_HAVE_TGID, NUMBER,
+	  offsetof(struct procfs_status, tgid) },
+	{ "PPid:", PROCFS_HAVE_PPID, NUMBER,
+	  offsetof(struct procfs_status, ppid) },
+	{ "TracerPid:", PROCFS_HAVE_TRACER, NUMBER,
+	  offsetof(struct procfs_status, tracer_pid) },
+	{ "Uid:", PROCFS_HAVE_UID, UIDS, 0 },
+	{ "NSpid:", PROCFS_HAVE_NSPID, LAST_PID,
+	  offsetof(struct procfs_status, nspid) },
+	{ "CapEff:", PROCFS_HAVE_CAPEFF, HEX,
+	  offsetof(struct procfs_status, cap_eff) },
+	{ "Seccomp:", PROCFS_HAVE_SECCOMP, NUMBER,
+	  offsetof(struct procfs_status, seccomp) },
+	{ "Seccomp_filters:", PROCFS_HAVE_SECCOMP_FILTERS, NUMBER,
+	  offsetof(struct procfs_status, seccomp_filters) },
+};
+
 /* One "Key:value" line (no newline) into st. */
 static void status_line(const char *s, const char *end,
 			struct procfs_status *st)
 {
-	static const struct {
-		const char *key;
-		unsigned bit;
-	} keys[] = {
-		{ "Tgid:", PROCFS_HAVE_TGID },
-		{ "PPid:", PROCFS_HAVE_PPID },
-		{ "TracerPid:", PROCFS_HAVE_TRACER },
-		{ "Uid:", PROCFS_HAVE_UID },
-		{ "NSpid:", PROCFS_HAVE_NSPID },
-		{ "CapEff:", PROCFS_HAVE_CAPEFF },
-		{ "Seccomp:", PROCFS_HAVE_SECCOMP },
-		{ "Seccomp_filters:", PROCFS_HAVE_SECCOMP_FILTERS },
-	};
-	size_t i, n;
+	const size_t nkeys = sizeof(keys) / sizeof(keys[0]);
+	void *field;
+	size_t i, n = 0;
 	int rc = -1;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < nkeys; i++) {
 		n = strlen(keys[i].key);
 		if ((size_t)(end - s) >= n && !memcmp(s, keys[i].key, n))
 			break;
 	}
-	if (i == sizeof(keys) / sizeof(keys[0]) || (st->have & keys[i].bit))
+	if (i == nkeys || (st->have & keys[i].bit))
 		return; /* another line, or the same key again: the first */
 	s += n;
-	switch (keys[i].bit) {
-	case PROCFS_HAVE_TGID:
-		rc = number(s, end, &st->tgid);
+	field = (char *)st + keys[i].off;
+	switch (keys[i].kind) {
+	case NUMBER:
+		rc = number(s, end, field);
 		break;
-	case PROCFS_HAVE_PPID:
-		rc = number(s, end, &st->ppid);
-		break;
-	case PROCFS_HAVE_TRACER:
-		rc = number(s, end, &st->tracer_pid);
-		break;
-	case PROCFS_HAVE_UID:
+	case UIDS:
 		rc = uids(s, end, st);
 		break;
-	case PROCFS_HAVE_NSPID:
-		rc = last_pid(s, end, &st->nspid);
+	case LAST_PID:
+		rc = last_pid(s, end, field);
 		break;
-	case PROCFS_HAVE_CAPEFF:
-		rc = hex(s, end, &st->cap_eff);
-		break;
-	case PROCFS_HAVE_SECCOMP:
-		rc = number(s, end, &st->seccomp);
-		break;
-	case PROCFS_HAVE_SECCOMP_FILTERS:
-		rc = number(s, end, &st->seccomp_filters);
+	case HEX:
+		rc = hex(s, end, field);
 		break;
 	}
 	if (rc == 0)
