@@ -116,3 +116,12 @@ check_PROGRAMS += tests/unit/test_leb128
 TESTS += tests/unit/test_leb128
 tests_unit_test_leb128_SOURCES = tests/unit/test_leb128.c
 tests_unit_test_leb128_LDADD = $(PT_LIBS)
+
+# The /proc/PID/stat and status parsers (procfs.h: comm with ')', spaces
+# and newlines; lines cut short) and the number scanners (util/scan.h).
+check_PROGRAMS += tests/unit/test_procfs tests/unit/test_scan
+TESTS += tests/unit/test_procfs tests/unit/test_scan
+tests_unit_test_procfs_SOURCES = tests/unit/test_procfs.c
+tests_unit_test_procfs_LDADD = $(PT_LIBS)
+tests_unit_test_scan_SOURCES = tests/unit/test_scan.c
+tests_unit_test_scan_LDADD = $(PT_LIBS)

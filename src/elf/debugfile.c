@@ -17,6 +17,7 @@
 
 #include "elf/debugfile.h"
 #include "proc/mapfile.h"
+#include "proc/maps.h"
 #include "util/timeutil.h"
 
 Elf *debugfile_open_elf(const char *path, int *fdp)
@@ -359,4 +360,36 @@ void debugfile_alt_free(struct debugfile_alt *alt)
 		close(alt->fd);
 	}
 	*alt = (struct debugfile_alt){ NULL, NULL, -1 };
+}
+
+/* The build ID of e's file, or NULL. */
+static char *build_id_of(const struct map_entry *e, const char *root, pid_t pid)
+{
+	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino };
+	char id[129];
+	bool ok;
+	Elf *elf;
+	int fd;
+
+	elf = debugfile_elf_begin(mapfile_open_exact(root, pid, &ref), &fd);
+	if (!elf)
+		return NULL;
+	ok = debugfile_build_id(elf, id, sizeof(id));
+	elf_end(elf);
+	close(fd);
+	return ok ? strdup(id) : NULL;
+}
+
+void debugfile_maps_build_ids(struct maps *m, const char *root, pid_t pid)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	for (size_t i = 0; i < maps_count(m); i++) {
+		const struct map_entry *e = maps_entry(m, i);
+
+		if (e->gone || !e->exec || !maps_entry_is_file(e) ||
+		    e->build_id_tried)
+			continue;
+		maps_set_build_id(m, i, build_id_of(e, root, pid));
+	}
 }

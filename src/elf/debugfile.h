@@ -50,6 +50,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+struct maps;
 
 /* The largest debug file considered: 4 GiB (Debian's largest -dbgsym
  * file, of libLLVM, holds under 1 GiB). */
@@ -92,6 +95,16 @@ void debugfile_alt_free(struct debugfile_alt *alt);
 
 /* The GNU build ID of elf, in hex, into buf (len bytes); false if none. */
 bool debugfile_build_id(Elf *elf, char *buf, size_t len);
+
+/*
+ * Read the build IDs of the files of the newest snapshot's executable
+ * mappings of m not looked at yet (maps.h), from the very file mapped
+ * (mapfile_open_exact(): through root, e.g. "/proc/PID/task/TID/root",
+ * and pid's map_files), and give them to m (maps_set_build_id()).  A
+ * file that cannot be read, or has no build ID, simply has none; nothing
+ * fails.
+ */
+void debugfile_maps_build_ids(struct maps *m, const char *root, pid_t pid);
 
 /* Open path with libelf; NULL unless it is an ELF file. */
 Elf *debugfile_open_elf(const char *path, int *fd);

@@ -10,10 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf/debugfile.h"
-#include "proc/mapfile.h"
 #include "proc/maps.h"
 #include "util/grow.h"
+#include "util/scan.h"
 
 #define mapping map_entry
 
@@ -67,50 +66,26 @@ static int maps_bad(const struct maps_cursor *c, const char *what)
 	return -1;
 }
 
-int maps_hex_digit(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* 1 to max hex digits into *v; false (the cursor unmoved) otherwise. */
 static bool maps_hex(struct maps_cursor *c, size_t max, uint64_t *v)
 {
-	size_t n = 0;
-	int d;
+	const char *s = c->s + c->i;
 
-	*v = 0;
-	while (c->i + n < c->len && (d = maps_hex_digit(c->s[c->i + n])) >= 0) {
-		if (++n > max)
-			return false;
-		*v = *v << 4 | (uint64_t)d;
-	}
-	c->i += n;
-	return n > 0;
+	if (scan_hex(&s, c->s + c->len, max, 0, v))
+		return false;
+	c->i = (size_t)(s - c->s);
+	return true;
 }
 
 /* A decimal number below 2^64 into *v. */
 static bool maps_dec(struct maps_cursor *c, uint64_t *v)
 {
-	size_t start = c->i;
-	unsigned d;
+	const char *s = c->s + c->i;
 
-	*v = 0;
-	while (c->i < c->len && c->s[c->i] >= '0' && c->s[c->i] <= '9') {
-		d = (unsigned)(c->s[c->i] - '0');
-		if (*v > (UINT64_MAX - d) / 10) {
-			c->i = start;
-			return false;
-		}
-		*v = *v * 10 + d;
-		c->i++;
-	}
-	return c->i > start;
+	if (scan_dec(&s, c->s + c->len, UINT64_MAX, v))
+		return false;
+	c->i = (size_t)(s - c->s);
+	return true;
 }
 
 static bool maps_char(struct maps_cursor *c, char ch)
@@ -437,37 +412,10 @@ size_t maps_count(const struct maps *m)
 	return m->n;
 }
 
-/* The build ID of e's file, or NULL. */
-static char *build_id_of(const struct mapping *e, const char *root, pid_t pid)
+void maps_set_build_id(struct maps *m, size_t i, char *id)
 {
-	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino };
-	char id[129];
-	bool ok;
-	Elf *elf;
-	int fd;
-
-	elf = debugfile_elf_begin(mapfile_open_exact(root, pid, &ref), &fd);
-	if (!elf)
-		return NULL;
-	ok = debugfile_build_id(elf, id, sizeof(id));
-	elf_end(elf);
-	close(fd);
-	return ok ? strdup(id) : NULL;
-}
-
-void maps_read_build_ids(struct maps *m, const char *root, pid_t pid)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return;
-	for (size_t i = 0; i < m->n; i++) {
-		struct mapping *e = &m->v[i];
-
-		if (e->gone || !e->exec || !maps_entry_is_file(e) ||
-		    e->build_id_tried)
-			continue;
-		e->build_id_tried = true;
-		e->build_id = build_id_of(e, root, pid);
-	}
+	m->v[i].build_id_tried = true;
+	m->v[i].build_id = id;
 }
 
 /* "START-END PERMS PATH (@OFFSET) BUILDID": the mapping's line in pprof's

@@ -20,7 +20,7 @@
  * are named after the second one in the written maps (the legacy format
  * has one mapping per address).
  *
- * Build IDs: maps_read_build_ids() reads the GNU build ID of each file
+ * Build IDs: debugfile_maps_build_ids() (elf/debugfile.h) reads the GNU build ID of each file
  * behind an executable mapping, once, from the very file that was mapped
  * (mapfile_open_exact(): the inode must match), and a later snapshot of
  * the same mapping keeps it.  maps_write() then puts, before the line of
@@ -40,9 +40,8 @@
  * lines it accepts and ignores the others (pprof's brief lines among
  * them).
  *
- * Contract: not thread-safe, never prints or exits; only
- * maps_read_build_ids() touches files.  Functions returning int give 0, or
- * -1 with errno (ENOMEM; EINVAL for a line that does not parse, or for
+ * Contract: not thread-safe, never prints or exits, touches no file.
+ * Functions returning int give 0, or -1 with errno (ENOMEM; EINVAL for a line that does not parse, or for
  * text that has no parseable mapping line at all).
  */
 #ifndef PTPROF_MAPS_H
@@ -66,7 +65,7 @@ struct map_entry {
 	char *line;	     /* the whole line, without the newline */
 	bool gone;	     /* not in the newest snapshot (see above) */
 	char *build_id;	     /* GNU build ID in hex, or NULL */
-	bool build_id_tried; /* maps_read_build_ids() looked for it */
+	bool build_id_tried; /* debugfile_maps_build_ids() looked */
 };
 
 /* The fields of one maps line, as maps_parse_line() finds them. */
@@ -123,12 +122,11 @@ size_t maps_count(const struct maps *m);
 const struct map_entry *maps_entry(const struct maps *m, size_t i);
 
 /*
- * Read the build IDs of the files of the newest snapshot's executable
- * mappings not looked at yet, through root (e.g. "/proc/PID/task/TID/root")
- * and pid's map_files (mapfile.h).  A file that cannot be read, or has no
- * build ID, simply has none; nothing fails.
+ * Give the i-th mapping (as maps_entry() numbers them) the build ID id (a
+ * malloc'd string it takes; NULL: none) and mark it looked at, for the
+ * reader of build IDs, debugfile_maps_build_ids() (elf/debugfile.h).
  */
-void maps_read_build_ids(struct maps *m, const char *root, pid_t pid);
+void maps_set_build_id(struct maps *m, size_t i, char *id);
 
 /* Give dst's mappings the build IDs src has for the same mappings (same
  * address and line): for a union made of several maps' written texts.
@@ -139,8 +137,5 @@ void maps_copy_build_ids(struct maps *dst, const struct maps *src);
  * by start address, each known build ID on a brief line before its
  * mapping's line (see above). */
 int maps_write(const struct maps *m, FILE *f);
-
-/* The value of hex digit ch (either case), or -1. */
-int maps_hex_digit(char ch);
 
 #endif /* PTPROF_MAPS_H */

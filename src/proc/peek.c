@@ -9,6 +9,7 @@
 
 #include "proc/peek.h"
 #include "proc/procfs.h"
+#include "util/scan.h"
 
 /* The longest line the kernel prints: "-2147483648" and 8 times
  * " 0x" and 16 digits, a newline; one more byte tells a longer one. */
@@ -19,42 +20,12 @@
 static int parse_hex(const char **p, const char *end, uint64_t *out)
 {
 	const char *s = *p;
-	uint64_t v = 0;
-	int n = 0;
 
-	if (end - s < 3 || s[0] != '0' || s[1] != 'x')
+	if (end - s < 2 || s[0] != '0' || s[1] != 'x')
 		return -1;
-	for (s += 2; s < end && n < 17; s++, n++) {
-		if (*s >= '0' && *s <= '9')
-			v = v << 4 | (uint64_t)(*s - '0');
-		else if (*s >= 'a' && *s <= 'f')
-			v = v << 4 | (uint64_t)(*s - 'a' + 10);
-		else
-			break;
-	}
-	if (n < 1 || n > 16)
+	s += 2;
+	if (scan_hex(&s, end, 16, SCAN_LOWER, out))
 		return -1;
-	*out = v;
-	*p = s;
-	return 0;
-}
-
-/* The call's number as %d prints an int: an optional '-', 1 to 10
- * digits, within int's range. */
-static int parse_nr(const char **p, const char *end, int64_t *out)
-{
-	const char *s = *p;
-	bool neg = s < end && *s == '-';
-	int64_t v = 0;
-	int n = 0;
-
-	if (neg)
-		s++;
-	for (; s < end && *s >= '0' && *s <= '9' && n < 11; s++, n++)
-		v = v * 10 + (*s - '0');
-	if (n < 1 || n > 10 || (neg ? -v < INT_MIN : v > INT_MAX))
-		return -1;
-	*out = neg ? -v : v;
 	*p = s;
 	return 0;
 }
@@ -78,7 +49,8 @@ int peek_parse_syscall(const char *buf, size_t len, struct peek_syscall *out)
 	if (len < 2 || len > LINE_MAX_LEN || end[-1] != '\n')
 		goto bad;
 	end--;
-	if (parse_nr(&p, end, &out->nr))
+	/* the call's number as %d prints an int */
+	if (scan_int(&p, end, INT_MIN, INT_MAX, &out->nr))
 		goto bad;
 	n = out->nr < 0 ? 2 : 8;
 	for (i = 0; i < n; i++) {

@@ -169,29 +169,13 @@ int procfs_read_maps(pid_t pid, pid_t tid, char **buf, size_t *len)
 
 int procfs_task_name_state(pid_t pid, pid_t tid, char *name, size_t len)
 {
-	char path[96], *buf, *p, *open;
-	size_t n;
-	int state;
+	struct procfs_stat st;
 
-	if (tid)
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
-			 (int)tid);
-	else
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (procfs_read_file(path, &buf, &n))
+	if (procfs_stat_read(pid, tid, &st))
 		return -1;
-	/* comm may hold spaces and parentheses: it runs from the first '('
-	 * to the last ')', and the state follows that. */
-	open = strchr(buf, '(');
-	p = strrchr(buf, ')');
-	state = open && p > open && p[1] == ' ' && p[2] ? (unsigned char)p[2] :
-							  -1;
-	if (state > 0 && name && len)
-		snprintf(name, len, "%.*s", (int)(p - open - 1), open + 1);
-	free(buf);
-	if (state < 0)
-		errno = EINVAL;
-	return state;
+	if (name && len)
+		snprintf(name, len, "%s", st.comm);
+	return st.state;
 }
 
 int procfs_task_state(pid_t pid, pid_t tid)
@@ -202,19 +186,11 @@ int procfs_task_state(pid_t pid, pid_t tid)
 bool procfs_is_kernel_thread(pid_t pid)
 {
 	const unsigned long pf_kthread = 0x00200000; /* include/linux/sched.h */
-	char path[64], *buf, *p;
-	unsigned long flags = 0;
-	size_t len;
+	struct procfs_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (procfs_read_file(path, &buf, &len))
-		return false;
-	/* after ") state ppid pgrp session tty_nr tpgid": flags, field 9 */
-	p = strrchr(buf, ')');
-	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-		flags = 0;
-	free(buf);
-	return flags & pf_kthread;
+	/* flags, field 9 */
+	return procfs_stat_read(pid, 0, &st) == 0 && st.fields >= 9 &&
+	       (st.flags & pf_kthread);
 }
 
 bool procfs_process_alive(pid_t pid)
@@ -233,83 +209,43 @@ bool procfs_process_alive(pid_t pid)
 	return alive;
 }
 
-/* Value text after "Key:" in a /proc status file, or NULL. */
-static const char *status_field(const char *buf, const char *key)
+/* A status line's whole number (bit in have) of pid (tid: of that
+ * thread), or -1 with errno (EINVAL when absent or below min). */
+static int status_int(pid_t pid, pid_t tid, unsigned bit, int min)
 {
-	size_t klen = strlen(key);
+	struct procfs_status st;
+	int n;
 
-	for (const char *p = buf; p && *p; p = strchr(p, '\n')) {
-		if (*p == '\n')
-			p++;
-		if (!strncmp(p, key, klen) && p[klen] == ':')
-			return p + klen + 1;
-	}
-	return NULL;
-}
-
-static int read_status(pid_t pid, char **buf)
-{
-	char path[64];
-	size_t len;
-
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/status");
-	return procfs_read_file(path, buf, &len);
-}
-
-/* The whole number after "Key:" in a status file's text (which it frees),
- * or -1 with errno EINVAL when absent or below min. */
-static int status_int(char *buf, const char *key, int min)
-{
-	const char *v = status_field(buf, key);
-	int n = v ? (int)strtol(v, NULL, 10) : min - 1;
-
-	free(buf);
-	if (n < min) {
+	if (procfs_status_read(pid, tid, &st))
+		return -1;
+	n = bit == PROCFS_HAVE_TGID ? st.tgid :
+	    bit == PROCFS_HAVE_PPID ? st.ppid :
+				      st.tracer_pid;
+	if (!(st.have & bit) || n < min) {
 		errno = EINVAL;
 		return -1;
 	}
 	return n;
 }
+
 int procfs_tracer_pid_of(pid_t pid, pid_t tid)
 {
-	char path[96], *buf;
-	size_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
-		 (int)tid);
-	if (procfs_read_file(path, &buf, &len))
-		return -1;
-	return status_int(buf, "TracerPid", 0);
+	return status_int(pid, tid, PROCFS_HAVE_TRACER, 0);
 }
 
 int procfs_tracer_pid(pid_t pid)
 {
-	char *buf;
-
-	if (read_status(pid, &buf))
-		return -1;
-	return status_int(buf, "TracerPid", 0);
+	return status_int(pid, 0, PROCFS_HAVE_TRACER, 0);
 }
 
 int procfs_tgid(pid_t pid)
 {
-	char *buf;
-
-	if (read_status(pid, &buf))
-		return -1;
-	return status_int(buf, "Tgid", 1);
+	return status_int(pid, 0, PROCFS_HAVE_TGID, 1);
 }
 
 int procfs_ppid(pid_t pid)
 {
-	char *buf;
-
-	if (read_status(pid, &buf))
-		return -1;
-	return status_int(buf, "PPid", 0);
+	return status_int(pid, 0, PROCFS_HAVE_PPID, 0);
 }
 
 /* The PIDs of one children file ("12 34 "), pushed onto list. */
@@ -360,21 +296,16 @@ int procfs_children(pid_t pid, struct tidlist *list)
 
 int procfs_uid(pid_t pid, uid_t *uid)
 {
-	const char *v;
-	char *buf;
-	int rc = -1;
+	struct procfs_status st;
 
-	if (read_status(pid, &buf))
+	if (procfs_status_read(pid, 0, &st))
 		return -1;
-	v = status_field(buf, "Uid");
-	if (v) {
-		*uid = (uid_t)strtoul(v, NULL, 10);
-		rc = 0;
-	} else {
+	if (!(st.have & PROCFS_HAVE_UID)) {
 		errno = EINVAL;
+		return -1;
 	}
-	free(buf);
-	return rc;
+	*uid = st.uid;
+	return 0;
 }
 
 /*
@@ -432,58 +363,46 @@ static ssize_t pread_kept(const char *path, int *fd, char *buf, size_t size)
 	return len;
 }
 
-/* A thread's stat line, kept open in *fd: what follows comm (which may
- * hold ')': the state follows the last one), from the state on, or NULL
+/* A thread's stat line, kept open in *fd, parsed into st.  0, or -1
  * with errno. */
-static const char *task_stat(pid_t pid, pid_t tid, int *fd, char *buf,
-			     size_t size)
+static int task_stat(pid_t pid, pid_t tid, int *fd, struct procfs_stat *st)
 {
-	char path[96], *p;
+	char path[96], buf[512];
+	ssize_t len;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
 		 (int)tid);
-	if (pread_kept(path, fd, buf, size) < 0)
-		return NULL;
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2]) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return p + 2;
+	len = pread_kept(path, fd, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	return procfs_stat_parse(buf, (size_t)len, st);
 }
 
 int procfs_read_task_state(pid_t pid, pid_t tid, int *fd)
 {
-	char buf[512];
-	const char *p = task_stat(pid, tid, fd, buf, sizeof(buf));
+	struct procfs_stat st;
 
-	return p ? (unsigned char)*p : -1;
+	return task_stat(pid, tid, fd, &st) ? -1 : st.state;
 }
 
 int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
 			   uint64_t *stime, uint64_t *ident)
 {
-	char buf[512];
-	const char *p = task_stat(pid, tid, fd, buf, sizeof(buf));
-	unsigned long long ut, st, start = 0, code = 0, code_end = 0, stack = 0;
+	struct procfs_stat st;
 
-	if (!p)
+	if (task_stat(pid, tid, fd, &st))
 		return -1;
-	/* state, then fields 4-13; utime and stime are fields 14-15; after
-	 * 6 more, starttime (22), and after 3 more startcode, endcode and
-	 * startstack (26-28) */
-	if (sscanf(p,
-		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
-		   "%*d %*d %*d %*d %*d %*d %llu %*u %*d %*u %llu %llu %llu",
-		   &ut, &st, &start, &code, &code_end, &stack) < 2) {
+	/* utime and stime are fields 14-15; starttime (22), startcode,
+	 * endcode and startstack (26-28) are 0 when the line stops short */
+	if (st.fields < 15) {
 		errno = EINVAL;
 		return -1;
 	}
-	*utime = ut;
-	*stime = st;
+	*utime = st.utime;
+	*stime = st.stime;
 	if (ident)
-		*ident = start * 0x9e3779b97f4a7c15ULL ^ code ^
-			 (code_end << 17) ^ (stack << 3);
+		*ident = st.starttime * 0x9e3779b97f4a7c15ULL ^ st.startcode ^
+			 (st.endcode << 17) ^ (st.startstack << 3);
 	return 0;
 }
 
@@ -514,24 +433,21 @@ ssize_t procfs_read_task_syscall(pid_t pid, pid_t tid, int *fd, char *buf,
 
 int procfs_num_threads(pid_t pid, int *fd)
 {
-	char buf[1024], path[64], *p;
-	long n = -1;
+	char buf[1024], path[64];
+	struct procfs_stat st;
+	ssize_t len;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (pread_kept(path, fd, buf, sizeof(buf)) < 0)
+	len = pread_kept(path, fd, buf, sizeof(buf));
+	if (len < 0)
 		return -1;
-	/* after "pid (comm) ": state is field 3, num_threads field 20 */
-	p = strrchr(buf, ')');
-	if (!p ||
-	    sscanf(p + 1,
-		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-		   "%*u %*u %*d %*d %*d %*d %ld",
-		   &n) != 1 ||
-	    n <= 0) {
+	/* num_threads is field 20 */
+	if (procfs_stat_parse(buf, (size_t)len, &st) || st.fields < 20 ||
+	    st.num_threads <= 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	return (int)n;
+	return (int)st.num_threads;
 }
 
 int procfs_running_tasks(int *fd)
@@ -552,31 +468,22 @@ int procfs_running_tasks(int *fd)
 
 int procfs_cpu_times(pid_t pid, struct procfs_cpu *c)
 {
-	char path[64], *buf, *p;
-	unsigned long long ut, st, cut, cst;
-	long ticks = sysconf(_SC_CLK_TCK), n;
-	size_t len;
-	int got = 0;
+	long ticks = sysconf(_SC_CLK_TCK);
+	struct procfs_stat st;
+	uint64_t ns;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (procfs_read_file(path, &buf, &len))
+	/* utime..cstime are fields 14-17, num_threads 20 */
+	if (procfs_stat_read(pid, 0, &st))
 		return -1;
-	/* after "pid (comm) ": utime..cstime are fields 14-17, num_threads 20 */
-	p = strrchr(buf, ')');
-	if (p)
-		got = sscanf(p + 1,
-			     " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
-			     "%*u %llu %llu %llu %llu %*d %*d %ld",
-			     &ut, &st, &cut, &cst, &n);
-	free(buf);
-	if (got != 5 || ticks <= 0) {
+	if (st.fields < 20 || ticks <= 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	c->self_ns = (ut + st) * (NSEC_PER_SEC / (uint64_t)ticks);
-	c->sys_ns = st * (NSEC_PER_SEC / (uint64_t)ticks);
-	c->children_ns = (cut + cst) * (NSEC_PER_SEC / (uint64_t)ticks);
-	c->threads = (int)n;
+	ns = NSEC_PER_SEC / (uint64_t)ticks;
+	c->self_ns = (st.utime + st.stime) * ns;
+	c->sys_ns = st.stime * ns;
+	c->children_ns = (st.cutime + st.cstime) * ns;
+	c->threads = (int)st.num_threads;
 	return 0;
 }
 
@@ -629,18 +536,9 @@ int procfs_yama_scope(void)
 bool procfs_self_has_cap_sys_ptrace(void)
 {
 	const unsigned cap_sys_ptrace = 19;
-	unsigned long long eff;
-	const char *v;
-	char *buf;
-	bool has = false;
+	struct procfs_status st;
 
-	if (read_status(0, &buf))
-		return false;
-	v = status_field(buf, "CapEff");
-	if (v) {
-		eff = strtoull(v, NULL, 16);
-		has = (eff >> cap_sys_ptrace) & 1;
-	}
-	free(buf);
-	return has;
+	return procfs_status_read(0, 0, &st) == 0 &&
+	       (st.have & PROCFS_HAVE_CAPEFF) &&
+	       ((st.cap_eff >> cap_sys_ptrace) & 1);
 }

@@ -13,6 +13,68 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/*
+ * /proc/PID/stat (procfs_stat.c): "PID (COMM) S F4 F5 ...".  COMM is the
+ * thread's name, any bytes its owner chose (')', spaces, newlines), so it
+ * runs from the first '(' to the LAST ')', and the fields follow that,
+ * one space apart, numbered as proc(5) numbers them.  fields is the
+ * number of the last field read (3: the state only; at most 28): a field
+ * past it is 0.
+ */
+struct procfs_stat {
+	char comm[128];		 /* NUL-terminated, cut to fit */
+	int state;		 /* 3: R, S, D, T, t, Z, X... */
+	int fields;		 /* the last field read, 3 to 28 */
+	int ppid;		 /* 4 */
+	unsigned long flags;	 /* 9: PF_* */
+	uint64_t utime, stime;	 /* 14-15, clock ticks */
+	uint64_t cutime, cstime; /* 16-17, of the waited-for children */
+	long num_threads;	 /* 20 */
+	uint64_t starttime;	 /* 22, clock ticks after boot */
+	uint64_t startcode, endcode, startstack; /* 26-28 */
+};
+
+/* Parse a stat line (len bytes, no NUL needed): 0, or -1 with errno
+ * EINVAL when there is no "(COMM) S" in it. */
+int procfs_stat_parse(const char *text, size_t len, struct procfs_stat *st);
+
+/* Read and parse /proc/PID/task/TID/stat (tid 0: /proc/PID/stat).  0, or
+ * -1 with errno. */
+int procfs_stat_read(pid_t pid, pid_t tid, struct procfs_stat *st);
+
+/*
+ * /proc/PID/status (procfs_status.c): "Key:\tvalue" lines, of which these
+ * (the Name line is escaped by the kernel, so a thread's name cannot
+ * forge one).  have holds the PROCFS_HAVE_* bits of the lines found; a
+ * value not found is 0.
+ */
+enum {
+	PROCFS_HAVE_TGID = 1 << 0,
+	PROCFS_HAVE_PPID = 1 << 1,
+	PROCFS_HAVE_TRACER = 1 << 2,
+	PROCFS_HAVE_UID = 1 << 3, /* uid and euid both */
+	PROCFS_HAVE_NSPID = 1 << 4,
+	PROCFS_HAVE_CAPEFF = 1 << 5,
+	PROCFS_HAVE_SECCOMP = 1 << 6,
+	PROCFS_HAVE_SECCOMP_FILTERS = 1 << 7,
+};
+struct procfs_status {
+	unsigned have;
+	int tgid, ppid, tracer_pid; /* Tgid, PPid, TracerPid */
+	uid_t uid, euid;	    /* Uid: real, effective */
+	int nspid;	  /* NSpid's last field: the PID in its own namespace */
+	uint64_t cap_eff; /* CapEff */
+	int seccomp, seccomp_filters; /* Seccomp, Seccomp_filters */
+};
+
+/* Parse a status text (len bytes, no NUL needed). */
+void procfs_status_parse(const char *text, size_t len,
+			 struct procfs_status *st);
+
+/* Read and parse /proc/PID/task/TID/status (tid 0: /proc/PID/status; pid
+ * 0 too: /proc/self/status).  0, or -1 with errno. */
+int procfs_status_read(pid_t pid, pid_t tid, struct procfs_status *st);
+
 /* Growable list of thread IDs, reused across ticks to avoid allocation. */
 struct tidlist {
 	pid_t *tids;

@@ -223,39 +223,16 @@ enum seccomp_verdict seccomp_judge_prog(const struct sock_filter *prog,
 	return SECCOMP_INVALID; /* fell off the end: the kernel refuses that */
 }
 
-/* The number after "KEY:" in a status text, or -1. */
-static int status_field(const char *text, const char *key)
-{
-	const char *p = text;
-	size_t n = strlen(key);
-
-	while (p && *p) {
-		if (strncmp(p, key, n) == 0)
-			return atoi(p + n);
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;
-}
-
 int seccomp_thread_mode(pid_t pid, pid_t tid, int *mode, int *filters)
 {
-	char path[64], *buf = NULL;
-	size_t len;
+	struct procfs_status st;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
-		 (int)tid);
-	if (procfs_read_file(path, &buf, &len))
+	if (procfs_status_read(pid, tid, &st))
 		return -1;
-	*mode = status_field(buf, "Seccomp:");
-	*filters = status_field(buf, "Seccomp_filters:");
-	free(buf);
-	if (*mode < 0) {
-		*mode = 0; /* a kernel without CONFIG_SECCOMP */
-	}
-	if (*filters < 0)
-		*filters = 0;
+	/* no Seccomp line: a kernel without CONFIG_SECCOMP */
+	*mode = st.have & PROCFS_HAVE_SECCOMP ? st.seccomp : 0;
+	*filters = st.have & PROCFS_HAVE_SECCOMP_FILTERS ? st.seccomp_filters :
+							   0;
 	return 0;
 }
 
@@ -267,19 +244,14 @@ int seccomp_thread_mode(pid_t pid, pid_t tid, int *mode, int *filters)
  */
 bool seccomp_can_read(void)
 {
+	struct procfs_status st;
 	char *buf = NULL;
 	size_t len;
-	const char *p;
-	unsigned long long eff;
 	bool ok;
 
-	if (procfs_read_file("/proc/self/status", &buf, &len))
-		return false;
-	p = strstr(buf, "\nCapEff:");
-	ok = p && sscanf(p + 8, "%llx", &eff) == 1 &&
-	     (eff >> CAP_SYS_ADMIN_BIT & 1) &&
-	     status_field(buf, "Seccomp:") <= 0;
-	free(buf);
+	ok = procfs_status_read(0, 0, &st) == 0 &&
+	     (st.have & PROCFS_HAVE_CAPEFF) &&
+	     (st.cap_eff >> CAP_SYS_ADMIN_BIT & 1) && st.seccomp <= 0;
 	/* Kernel quirk: the kernel asks capable(), which is about the
 	 * initial user namespace, while CapEff shows the capabilities in
 	 * our own: root of a user namespace (unshare -Ur, rootless

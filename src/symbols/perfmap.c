@@ -15,10 +15,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "proc/maps.h"
+#include "proc/procfs.h"
 #include "symbols/perfmap.h"
 #include "util/errbuf.h"
 #include "util/grow.h"
+#include "util/scan.h"
 
 /* A line as parsed: its range, its name in names[], its line number. */
 struct raw {
@@ -47,14 +48,10 @@ struct perfmap {
 static int parse_hex(const char **p, const char *end, uint64_t *v)
 {
 	const char *s = *p;
-	int d, n = 0;
 
 	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
-	*v = 0;
-	for (; s < end && (d = maps_hex_digit(*s)) >= 0; s++, n++)
-		*v = (*v << 4) | (uint64_t)d;
-	if (n == 0 || n > 16 || s == end || *s != ' ')
+	if (scan_hex(&s, end, 16, 0, v) || s == end || *s != ' ')
 		return -1;
 	*p = s + 1;
 	return 0;
@@ -465,33 +462,16 @@ static struct perfmap *load_under(const char *root, pid_t nspid, uid_t owner,
  * no namespaces to mind) of pid. */
 static int read_status(pid_t pid, uid_t *euid, pid_t *nspid)
 {
-	char path[64], line[512];
-	unsigned ruid, eu;
-	bool got_uid = false;
-	FILE *f;
+	struct procfs_status st;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (procfs_status_read(pid, 0, &st))
 		return -1;
-	*nspid = pid;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Uid: %u %u", &ruid, &eu) == 2) {
-			*euid = (uid_t)eu;
-			got_uid = true;
-		} else if (!strncmp(line, "NSpid:", 6)) {
-			char *last = strrchr(line, '\t');
-			int v;
-
-			if (last && sscanf(last, "%d", &v) == 1 && v > 0)
-				*nspid = v;
-		}
-	}
-	fclose(f);
-	if (!got_uid) {
+	if (!(st.have & PROCFS_HAVE_UID)) {
 		errno = EINVAL;
 		return -1;
 	}
+	*euid = st.euid;
+	*nspid = st.have & PROCFS_HAVE_NSPID ? st.nspid : pid;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf/debugfile.h"
 #include "proc/procfs.h"
 #include "unwind/mapsync.h"
 #include "util/timeutil.h"
@@ -34,7 +35,7 @@ static void mapsync_build_ids(struct mapsync *m, pid_t live_tid)
 
 	snprintf(root, sizeof(root), "/proc/%d/task/%d/root", (int)m->pid,
 		 (int)(live_tid ? live_tid : m->pid));
-	maps_read_build_ids(m->maps, root, m->pid);
+	debugfile_maps_build_ids(m->maps, root, m->pid);
 }
 
 void mapsync_refresh(struct mapsync *m, pid_t live_tid)

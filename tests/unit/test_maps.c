@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf/debugfile.h"
 #include "proc/maps.h"
 #include "unit.h"
 
@@ -220,7 +221,7 @@ static void build_ids(void)
 	exe[n > 0 ? n : 0] = '\0';
 	text = self_maps(&len);
 	CHECK(maps_update(m, text, len) == 0);
-	maps_read_build_ids(m, NULL, getpid());
+	debugfile_maps_build_ids(m, NULL, getpid());
 	out = text_of(m);
 	brief = strstr(out, " r-xp /");
 	CHECKF(brief && strstr(brief, exe) == brief + 6 &&

@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "elf/debugfile.h"
 #include "profile/pprof_out.h"
 #include "profile/procset.h"
 #include "profile/profile.pb-c.h"
@@ -135,7 +136,7 @@ static struct procset *make_set(void)
 		CHECK(im && t->maps &&
 		      maps_update(im->maps, t->maps, strlen(t->maps)) == 0);
 		if (im)
-			maps_read_build_ids(im->maps, NULL, t->pid);
+			debugfile_maps_build_ids(im->maps, NULL, t->pid);
 	}
 	return ps;
 }

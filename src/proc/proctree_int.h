@@ -1,0 +1,103 @@
+/*
+ * proctree_int.h - what the three files of the process tree share: the
+ * tree itself and its entries (proctree.c: the bookkeeping and the public
+ * functions), the /proc walk (proctree_scan.c) and the process-events
+ * connector (proctree_cn.c).  Private to them: the contract is
+ * proctree.h's.  Functions returning int give 0 (or a count), or -1 with
+ * errno.
+ */
+#ifndef PTPROF_PROCTREE_INT_H
+#define PTPROF_PROCTREE_INT_H
+
+#include <linux/cn_proc.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proc/procfs.h"
+#include "proc/proctree.h"
+
+enum proctree_state {
+	PT_WATCHED,   /* the caller watches it */
+	PT_REPORTED,  /* reported NEW, not watched (yet) */
+	PT_FORGOTTEN, /* the caller dropped it: no events, never NEW again */
+};
+
+struct proctree_proc {
+	pid_t pid;
+	unsigned char state;
+	bool ran;	   /* POLL: proctree_ran() since it was last read */
+	bool scan;	   /* read its tree at the next poll (watch, resync) */
+	bool leader_gone;  /* NETLINK: its leader exited, threads may remain */
+	uint64_t check_ns; /* NETLINK: check its life at a poll from then */
+	uint64_t start;	   /* field 22 of /proc/PID/stat (0: unknown) */
+	uint64_t seen_ns;  /* when it was last read */
+};
+
+struct proctree {
+	enum proctree_method method;
+	int fd;	      /* the connector socket, or -1 */
+	uint32_t seq; /* the ack of our last request to the connector */
+	struct proctree_proc *procs; /* sorted by pid */
+	size_t nprocs, procs_cap;
+	struct proctree_event *queue; /* events not handed out yet */
+	size_t qhead, qlen, qcap;
+	pid_t *todo; /* pids to visit or to read, reused */
+	size_t ntodo, todo_cap;
+	pid_t *kids; /* the children just read, reused */
+	size_t nkids, kids_cap;
+	pid_t *due; /* the watched processes to visit at this poll, reused */
+	size_t ndue, due_cap;
+	struct tidlist tids;
+	uint64_t swept_ns; /* last liveness check of unwatched entries */
+	bool resync;	   /* events were lost: scan everything */
+	struct proctree_counters counters;
+};
+
+/* ---- proctree.c: the entries and the events handed out ---- */
+
+/* pid's entry, or NULL. */
+struct proctree_proc *proctree_lookup(struct proctree *t, pid_t pid);
+
+/* A new entry for pid (which has none); NULL with ENOMEM.  Pointers to
+ * other entries are stale afterwards. */
+struct proctree_proc *proctree_insert(struct proctree *t, pid_t pid,
+				      enum proctree_state state,
+				      uint64_t start);
+void proctree_remove(struct proctree *t, pid_t pid);
+
+/* Queue an event for proctree_poll(). */
+int proctree_push(struct proctree *t, enum proctree_kind kind, pid_t pid,
+		  pid_t ppid);
+
+/* The death of the watched process pid: report it, drop the entry. */
+int proctree_exited(struct proctree *t, pid_t pid);
+
+/* Append pid to the growable array *arr. */
+int proctree_pid_push(pid_t **arr, size_t *n, size_t *cap, pid_t pid);
+
+/* ---- proctree_scan.c: /proc ---- */
+
+/* Start time (field 22 of /proc/PID/stat) and state letter of pid; -1
+ * with errno ESRCH when it is gone. */
+int proctree_stat(pid_t pid, uint64_t *start, int *state);
+
+/* Whether the process pid that started at start lives. */
+bool proctree_alive(pid_t pid, uint64_t start);
+
+/* Report every descendant of root that has no entry yet, parents first. */
+int proctree_scan_tree(struct proctree *t, pid_t root);
+
+/* ---- proctree_cn.c: the connector ---- */
+
+/* Ask the connector to start (LISTEN) or stop (IGNORE) sending events. */
+int proctree_mcast(struct proctree *t, enum proc_cn_mcast_op op);
+
+/* The connector's socket in t->fd, subscribed. */
+int proctree_connect(struct proctree *t);
+
+/* Read and handle what the connector sent (DRAIN_MAX datagrams at most). */
+int proctree_drain(struct proctree *t);
+
+#endif /* PTPROF_PROCTREE_INT_H */
