@@ -41,7 +41,7 @@
 #include "profile/stacktab.h"
 #include "python/pyframes.h"
 #include "sampler/sampler.h"
-#include "symbols/demangle.h"
+#include "symbols/framename.h"
 #include "symbols/symbolize.h"
 #include "util/grow.h"
 #include "util/textsafe.h"
@@ -304,18 +304,18 @@ struct frame {
 	const char *func; /* demangled when it could be, or NULL */
 	uint64_t off;
 	const char *module;
-	char *owned;		  /* func, when demangled */
+	struct framename name;	  /* func's */
 	const struct pyframe *py; /* a Python frame (then func, module) */
 	struct pyframe pyf;
 };
 
-/* Frame i of t: callers are looked up at PC-1 (return addresses); a
- * Python frame's PC (pyframes.h) in the dump's registry. */
+/* Frame i of t (framename.h, without perf maps): callers are looked up
+ * at PC-1 (return addresses); a Python frame's PC (pyframes.h) in the
+ * dump's registry.  framename_done(&fr->name) when printed. */
 static void frame_at(struct symbolizer *sym, const struct pyframes *py,
 		     const struct dthread *t, size_t i, struct frame *fr)
 {
-	struct symbol_info si;
-	uint64_t addr = i > 0 && t->pcs[i] ? t->pcs[i] - 1 : t->pcs[i];
+	uint64_t addr = framename_addr(t->pcs[i], i > 0);
 
 	memset(fr, 0, sizeof(*fr));
 	if (py && pyframes_is_pc(t->pcs[i]) &&
@@ -327,14 +327,14 @@ static void frame_at(struct symbolizer *sym, const struct pyframes *py,
 		return;
 	}
 
-	symbolizer_lookup(sym, addr, &si);
-	if (si.fde) /* a dump shows where, not which unnamed function */
-		si.func = NULL;
+	framename_lookup(&fr->name, sym, addr);
+	if (fr->name.si.fde) /* a dump shows where, not which unnamed one */
+		fr->name.si.func = NULL;
 	fr->pc = t->pcs[i];
-	fr->owned = si.func ? demangle(si.func) : NULL;
-	fr->func = fr->owned ? fr->owned : si.func;
-	fr->off = si.func ? si.func_off + (fr->pc - addr) : si.module_off;
-	fr->module = si.module;
+	fr->func = framename_func(&fr->name);
+	fr->off = fr->func ? fr->name.si.func_off + (fr->pc - addr) :
+			     fr->name.si.module_off;
+	fr->module = fr->name.si.module;
 }
 
 /* A name (the target's thread names, symbols and paths), escaped. */
@@ -396,7 +396,7 @@ static void print_text(const struct dump *d, struct symbolizer *sym,
 
 			frame_at(sym, d->py, t, i, &fr);
 			print_frame(&fr, i);
-			free(fr.owned);
+			framename_done(&fr.name);
 		}
 	}
 }
@@ -430,7 +430,7 @@ static void print_json_thread(FILE *f, const struct dthread *t,
 			fprintf(f, ",\"line\":%u", (unsigned)fr.py->line);
 		}
 		fputc('}', f);
-		free(fr.owned);
+		framename_done(&fr.name);
 	}
 	fputs("]}", f);
 }

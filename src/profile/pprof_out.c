@@ -25,7 +25,7 @@
 #include "profile/profile.pb-c.h"
 #include "profile/stacktab.h"
 #include "python/pyframes.h"
-#include "symbols/demangle.h"
+#include "symbols/framename.h"
 #include "symbols/perfmap.h"
 #include "symbols/symbolize.h"
 #include "util/grow.h"
@@ -195,9 +195,9 @@ struct pb {
 	struct loc_key *locs;
 	size_t nlocs;
 	size_t capfuncs;
-	/* the perf map of the image being named (perfmap.h) */
-	const struct perfmap *jit;
-	bool jit_asked, jit_reread;
+	/* the perf map of the image being named (framename.h) */
+	struct framename_jit jit;
+	uint32_t jit_img;
 	PbValueType types[2], period_type;
 	PbValueType *type_ptrs[2];
 	int64_t comment;
@@ -390,7 +390,7 @@ static ssize_t mapping_of(const struct pb *pb, uint32_t img, uint64_t addr)
  * address minus 1 (inside the call instruction). */
 static uint64_t loc_addr(const uint64_t *chain, size_t i)
 {
-	return i == CHAIN_HEAD ? chain[i] : chain[i] - 1;
+	return framename_addr(chain[i], i > CHAIN_HEAD);
 }
 
 static int count_addrs(const uint64_t *chain, size_t n, uint64_t count,
@@ -499,61 +499,39 @@ static PbFunction *add_function(struct pb *pb, int64_t id)
 	return f;
 }
 
-/* The function id of (module, name): a new Function the first time. */
-static uint64_t function_id(struct pb *pb, const struct symbol_info *si,
+/* The function id of (module, name): a new Function the first time,
+ * named as people read it (JIT code's too) and as the file has it. */
+static uint64_t function_id(struct pb *pb, struct framename *fn,
 			    const char *file)
 {
+	const struct symbol_info *si = &fn->si;
 	char *key;
 	int n = asprintf(&key, "%s\n%s", si->module ? si->module : "",
 			 si->func);
 	bool fresh;
 	int64_t id = intern_function(pb, n, key, &fresh);
 	PbFunction *f;
-	char *readable;
 
 	if (!fresh)
 		return id < 0 ? 0 : (uint64_t)id;
 	f = add_function(pb, id);
 	if (!f)
 		return 0;
-	readable = demangle(si->func);
-	f->name = pb_str(pb, readable ? readable : si->func);
-	free(readable);
+	f->name = pb_str(pb, framename_func(fn));
 	f->system_name = pb_str(pb, si->func);
 	f->filename = pb_str(pb, file ? file : "");
 	return (uint64_t)id;
 }
 
-/*
- * JIT code: an address no file maps named by the image's perf map, asked
- * for at the first such address and asked once more (re-read) at the
- * first it does not name, since the runtime appends to it as it
- * compiles.  Its module is "[jit]".
- */
-static bool jit_name(struct pb *pb, uint32_t img, uint64_t addr,
-		     struct symbol_info *si)
+/* JIT code: the image's perf map (framename_jit's load), asked for at
+ * its first address in no file and asked once more (reread) at the first
+ * it does not name, since the runtime appends to it as it compiles. */
+static const struct perfmap *jit_load(void *arg, bool reread)
 {
-	const struct proc_image *im = image_of(pb, img);
-	const char *name;
+	struct pb *pb = arg;
 
-	if (!im || !pb->meta->jit_of)
-		return false;
-	if (!pb->jit_asked) {
-		pb->jit = pb->meta->jit_of(pb->meta->jit_arg, im, false);
-		pb->jit_asked = true;
-	}
-	name = perfmap_lookup(pb->jit, addr, &si->func_off);
-	if (!name && !pb->jit_reread) {
-		pb->jit = pb->meta->jit_of(pb->meta->jit_arg, im, true);
-		pb->jit_reread = true;
-		name = perfmap_lookup(pb->jit, addr, &si->func_off);
-	}
-	if (!name)
-		return false;
-	si->func = name;
-	si->module = PPROF_JIT_MODULE;
-	si->module_off = 0;
-	return true;
+	return pb->meta->jit_of(pb->meta->jit_arg, image_of(pb, pb->jit_img),
+				reread);
 }
 
 /* The function id of Python frame f: one Function per (file, first
@@ -604,21 +582,19 @@ static bool py_location(struct pb *pb, PbLocation *loc)
 /* Name the location at addr, if the symbolizer (or the perf map) can;
  * mark its mapping. */
 static void symbolize_location(struct pb *pb, struct symbolizer *sym,
-			       uint32_t img, PbLocation *loc, ssize_t mi)
+			       PbLocation *loc, ssize_t mi)
 {
-	struct symbol_info si;
+	struct framename f;
 	const char *file = NULL;
 	unsigned line = 0;
-	bool jit = false;
+	bool jit;
 	PbLine *ln, **lp;
 
 	if (mi < 0 && py_location(pb, loc))
 		return;
-	if (symbolizer_lookup(sym, loc->address, &si))
-		return;
-	if (!si.func && !si.module)
-		jit = jit_name(pb, img, loc->address, &si);
-	if (!si.func)
+	framename_lookup(&f, sym, loc->address);
+	jit = framename_jit(&f, &pb->jit, loc->address);
+	if (!f.si.func)
 		return;
 	if (jit || symbolizer_lookup_line(sym, loc->address, &file, &line))
 		file = NULL;
@@ -627,7 +603,8 @@ static void symbolize_location(struct pb *pb, struct symbolizer *sym,
 	if (!ln || !lp)
 		return;
 	perftools__profiles__line__init(ln);
-	ln->function_id = function_id(pb, &si, file);
+	ln->function_id = function_id(pb, &f, file);
+	framename_done(&f);
 	ln->line = file ? line : 0;
 	lp[0] = ln;
 	loc->n_line = 1;
@@ -687,14 +664,19 @@ static int add_locations(struct pb *pb)
 			sym = image_symbolizer(pb, img, pb->symcache);
 			if (!sym)
 				return -1;
-			pb->jit = NULL;
-			pb->jit_asked = pb->jit_reread = false;
+			pb->jit = (struct framename_jit){
+				.load = pb->meta->jit_of && image_of(pb, img) ?
+						jit_load :
+						NULL,
+				.arg = pb
+			};
+			pb->jit_img = img;
 		}
 		perftools__profiles__location__init(&loc[i]);
 		loc[i].id = i + 1;
 		loc[i].address = pb->locs[i].addr;
 		loc[i].mapping_id = mi < 0 ? 0 : (uint64_t)mi + 1;
-		symbolize_location(pb, sym, img, &loc[i], mi);
+		symbolize_location(pb, sym, &loc[i], mi);
 		lp[i] = &loc[i];
 	}
 	symbolizer_free(sym);
