@@ -238,21 +238,30 @@ static int64_t intern_function(struct pb *pb, int n, char *key, bool *fresh)
 	return id;
 }
 
-/* A new Function of that id in the table, for the caller to fill; NULL
- * on ENOMEM. */
-static PbFunction *add_function(struct pb *pb, int64_t id)
+/* The Function of key (as intern_function() takes it): its id into *id
+ * (0 on ENOMEM), and the first time a new Function of that id in the
+ * table, for the caller to fill; NULL when it is not new (or ENOMEM). */
+static PbFunction *add_function(struct pb *pb, int n, char *key, uint64_t *id)
 {
+	bool fresh;
+	int64_t i = intern_function(pb, n, key, &fresh);
 	PbFunction *f;
 
-	if (pb->prof.n_function == pb->capfuncs && grow_functions(pb))
+	*id = i < 0 ? 0 : (uint64_t)i;
+	if (!fresh)
 		return NULL;
+	if (pb->prof.n_function == pb->capfuncs && grow_functions(pb))
+		goto oom;
 	f = pprof_out_alloc(pb, 1, sizeof(*f));
 	if (!f)
-		return NULL;
+		goto oom;
 	perftools__profiles__function__init(f);
-	f->id = (uint64_t)id;
+	f->id = *id;
 	pb->prof.function[pb->prof.n_function++] = f;
 	return f;
+oom:
+	*id = 0;
+	return NULL;
 }
 
 /* The function id of (module, name): a new Function the first time,
@@ -264,19 +273,15 @@ static uint64_t function_id(struct pb *pb, struct framename *fn,
 	char *key;
 	int n = asprintf(&key, "%s\n%s", si->module ? si->module : "",
 			 si->func);
-	bool fresh;
-	int64_t id = intern_function(pb, n, key, &fresh);
-	PbFunction *f;
+	uint64_t id;
+	PbFunction *f = add_function(pb, n, key, &id);
 
-	if (!fresh)
-		return id < 0 ? 0 : (uint64_t)id;
-	f = add_function(pb, id);
 	if (!f)
-		return 0;
+		return id;
 	f->name = pprof_out_str(pb, framename_func(fn));
 	f->system_name = pprof_out_str(pb, si->func);
 	f->filename = pprof_out_str(pb, file ? file : "");
-	return (uint64_t)id;
+	return id;
 }
 
 /* JIT code: the image's perf map (framename_jit's load), asked for at
@@ -297,20 +302,16 @@ static uint64_t py_function_id(struct pb *pb, const struct pyframe *f)
 	char *key;
 	int n = asprintf(&key, PYFRAMES_MODULE "\n%s\n%u\n%s", f->filename,
 			 f->firstline, f->qualname);
-	bool fresh;
-	int64_t id = intern_function(pb, n, key, &fresh);
-	PbFunction *fn;
+	uint64_t id;
+	PbFunction *fn = add_function(pb, n, key, &id);
 
-	if (!fresh)
-		return id < 0 ? 0 : (uint64_t)id;
-	fn = add_function(pb, id);
 	if (!fn)
-		return 0;
+		return id;
 	fn->name = pprof_out_str(pb, f->qualname);
 	fn->system_name = fn->name;
 	fn->filename = pprof_out_str(pb, f->filename);
 	fn->start_line = f->firstline;
-	return (uint64_t)id;
+	return id;
 }
 
 /* A Python frame's location (pyframes.h): its Function and its line; no
