@@ -12,7 +12,6 @@
 #include "report/report.h"
 #include "report/timeslice.h"
 #include "symbols/framename.h"
-#include "symbols/perfmap.h"
 #include "util/grow.h"
 #include "util/hash.h"
 #include "util/textsafe.h"
