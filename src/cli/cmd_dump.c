@@ -37,11 +37,12 @@
 #include "cli/cmds.h"
 #include "proc/maps.h"
 #include "proc/procfs.h"
+#include "proc/proctree.h"
 #include "profile/procset.h"
 #include "profile/stacktab.h"
 #include "python/pyframes.h"
 #include "sampler/sampler.h"
-#include "symbols/demangle.h"
+#include "symbols/framename.h"
 #include "symbols/symbolize.h"
 #include "util/grow.h"
 #include "util/textsafe.h"
@@ -101,6 +102,7 @@ struct dprocs {
 	size_t n, cap;
 	size_t room; /* descendants that may still be added (the cap) */
 	size_t over; /* descendants left out for the cap */
+	struct proctree *tree; /* --children: the descendants found */
 };
 
 static struct dproc *find_proc(struct dprocs *l, pid_t pid)
@@ -128,31 +130,62 @@ static void add_proc(struct dprocs *l, pid_t pid, pid_t ppid, bool named)
 		snprintf(np->comm, sizeof(np->comm), "?");
 }
 
-/* The descendants of pid present now, depth first (each after its
- * parent), at most l->room of them.  ptprof itself (a child of the
- * shell that started it) is left out. */
-static void add_descendants(struct dprocs *l, pid_t pid)
+/* Add the descendants of parent among found (proctree's NEW events of
+ * one tree), depth first (each after its parent, siblings in the order
+ * /proc lists them), at most l->room of them.  ptprof itself (a child of
+ * the shell that started it) is left out. */
+static void add_found(struct dprocs *l, const struct proctree_event *found,
+		      size_t n, pid_t parent)
 {
-	struct tidlist kids = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		pid_t kid = found[i].pid;
 
-	if (procfs_children(pid, &kids) && errno == ENOTSUP)
-		cli_die(EXIT_FAILURE,
-			"cannot find the children of process %d: this kernel has no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)",
-			(int)pid);
-	for (size_t i = 0; i < kids.n; i++) {
-		pid_t kid = kids.tids[i];
-
-		if (kid == getpid() || find_proc(l, kid))
+		if (found[i].ppid != parent || kid == getpid() ||
+		    find_proc(l, kid))
 			continue;
 		if (!l->room) {
 			l->over++;
 			continue;
 		}
 		l->room--;
-		add_proc(l, kid, pid, false);
-		add_descendants(l, kid);
+		add_proc(l, kid, parent, false);
+		add_found(l, found, n, kid);
 	}
-	procfs_tidlist_free(&kids);
+}
+
+/* The descendants of pid present now, found by proctree (POLL: a scan
+ * of /proc, parents before children); one found under an earlier -p
+ * process is not found again. */
+static void add_descendants(struct dprocs *l, pid_t pid)
+{
+	struct proctree_event ev[64], *found = NULL, *nf;
+	size_t n = 0, cap = 0;
+	int got;
+
+	if (!l->tree && !(l->tree = proctree_new(false)) && errno == ENOTSUP)
+		cli_die(EXIT_FAILURE,
+			"cannot find the children of process %d: this kernel has no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)",
+			(int)pid);
+	if (!l->tree)
+		cli_die(EXIT_FAILURE, "out of memory");
+	if (proctree_watch(l->tree, pid))
+		return; /* gone */
+	do {
+		got = proctree_poll(l->tree, ev, sizeof(ev) / sizeof(*ev));
+		for (int i = 0; i < got; i++) {
+			if (ev[i].kind != PROCTREE_NEW)
+				continue;
+			nf = grow_array(found, &cap, n + 1, sizeof(*nf));
+			if (!nf)
+				cli_die(EXIT_FAILURE, "out of memory");
+			found = nf;
+			found[n++] = ev[i];
+		}
+	} while (got == (int)(sizeof(ev) / sizeof(*ev)));
+	/* not read again at the next -p process's poll */
+	proctree_forget(l->tree, pid);
+	add_found(l, found, n, pid);
+	free(found);
 }
 
 /* The processes to dump, in order: each -p process, with --children
@@ -174,6 +207,8 @@ static void list_processes(const struct options *o, struct dprocs *l)
 		if (o->children)
 			add_descendants(l, o->pids[i]);
 	}
+	proctree_free(l->tree);
+	l->tree = NULL;
 	if (l->over)
 		cli_msg("warning: %zu descendant%s not dumped: at most %d processes are dumped at once",
 			l->over, l->over == 1 ? "" : "s", PROCSET_MAX_LIVE);
@@ -304,18 +339,18 @@ struct frame {
 	const char *func; /* demangled when it could be, or NULL */
 	uint64_t off;
 	const char *module;
-	char *owned;		  /* func, when demangled */
+	struct framename name;	  /* func's */
 	const struct pyframe *py; /* a Python frame (then func, module) */
 	struct pyframe pyf;
 };
 
-/* Frame i of t: callers are looked up at PC-1 (return addresses); a
- * Python frame's PC (pyframes.h) in the dump's registry. */
+/* Frame i of t (framename.h, without perf maps): callers are looked up
+ * at PC-1 (return addresses); a Python frame's PC (pyframes.h) in the
+ * dump's registry.  framename_done(&fr->name) when printed. */
 static void frame_at(struct symbolizer *sym, const struct pyframes *py,
 		     const struct dthread *t, size_t i, struct frame *fr)
 {
-	struct symbol_info si;
-	uint64_t addr = i > 0 && t->pcs[i] ? t->pcs[i] - 1 : t->pcs[i];
+	uint64_t addr = framename_addr(t->pcs[i], i > 0);
 
 	memset(fr, 0, sizeof(*fr));
 	if (py && pyframes_is_pc(t->pcs[i]) &&
@@ -327,14 +362,14 @@ static void frame_at(struct symbolizer *sym, const struct pyframes *py,
 		return;
 	}
 
-	symbolizer_lookup(sym, addr, &si);
-	if (si.fde) /* a dump shows where, not which unnamed function */
-		si.func = NULL;
+	framename_lookup(&fr->name, sym, addr);
+	if (fr->name.si.fde) /* a dump shows where, not which unnamed one */
+		fr->name.si.func = NULL;
 	fr->pc = t->pcs[i];
-	fr->owned = si.func ? demangle(si.func) : NULL;
-	fr->func = fr->owned ? fr->owned : si.func;
-	fr->off = si.func ? si.func_off + (fr->pc - addr) : si.module_off;
-	fr->module = si.module;
+	fr->func = framename_func(&fr->name);
+	fr->off = fr->func ? fr->name.si.func_off + (fr->pc - addr) :
+			     fr->name.si.module_off;
+	fr->module = fr->name.si.module;
 }
 
 /* A name (the target's thread names, symbols and paths), escaped. */
@@ -396,7 +431,7 @@ static void print_text(const struct dump *d, struct symbolizer *sym,
 
 			frame_at(sym, d->py, t, i, &fr);
 			print_frame(&fr, i);
-			free(fr.owned);
+			framename_done(&fr.name);
 		}
 	}
 }
@@ -430,7 +465,7 @@ static void print_json_thread(FILE *f, const struct dthread *t,
 			fprintf(f, ",\"line\":%u", (unsigned)fr.py->line);
 		}
 		fputc('}', f);
-		free(fr.owned);
+		framename_done(&fr.name);
 	}
 	fputs("]}", f);
 }

@@ -55,6 +55,7 @@
 
 #include "profile/procset.h"
 #include "python/pyframes.h"
+#include "symbols/framename.h"
 #include "symbols/perfmap.h"
 
 struct pprof_out;
@@ -115,7 +116,7 @@ struct pprof_meta {
 
 /* The module of JIT code: the filename of an anonymous mapping whose
  * addresses a perf map named. */
-#define PPROF_JIT_MODULE "[jit]"
+#define PPROF_JIT_MODULE FRAMENAME_JIT_MODULE
 
 /* Build, gzip and write the profile to f (no flush, no close). */
 int pprof_out_write(FILE *f, const struct pprof_out *b,

@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +12,7 @@
 
 #include "report/livename.h"
 #include "report/report.h"
-#include "symbols/demangle.h"
+#include "symbols/framename.h"
 #include "symbols/perfmap.h"
 #include "symbols/symbolize.h"
 #include "util/grow.h"
@@ -33,9 +32,9 @@ struct entry {
 
 struct img {
 	struct symbolizer *sym;
-	uint64_t sym_at; /* when built (monotonic ns) */
-	struct perfmap *jit;
-	uint64_t jit_at; /* when last read; 0: never */
+	uint64_t sym_at;	  /* when built (monotonic ns) */
+	struct perfmap *map;	  /* the perf map last read */
+	struct framename_jit jit; /* when to read it (framename.h) */
 };
 
 struct livename {
@@ -81,7 +80,7 @@ void livename_free(struct livename *ln)
 	/* The symbolizers before the cache that owns their files. */
 	for (size_t i = 0; i < ln->nimgs; i++) {
 		symbolizer_free(ln->imgs[i].sym);
-		perfmap_free(ln->imgs[i].jit);
+		perfmap_free(ln->imgs[i].map);
 	}
 	free(ln->imgs);
 	symcache_free(ln->cache);
@@ -184,26 +183,31 @@ static int build_sym(struct livename *ln, const struct proc_image *im,
 	return 0;
 }
 
-/* JIT code: the perf map's name of addr, the map read at the first such
- * address and again (once a second at most) when it does not name one. */
-static const char *jit_name(const struct livename *ln,
-			    const struct proc_image *im, struct img *g,
-			    uint64_t addr)
+/* What jit_load() reads for. */
+struct jit_ctx {
+	const struct livename *ln;
+	const struct proc_image *im;
+	struct img *g;
+};
+
+/* JIT code: the process's perf map (framename_jit's load), read at the
+ * first address in no file and again, once a second at most, when it
+ * does not name one; while the process lives and is that image. */
+static const struct perfmap *jit_load(void *arg, bool reread)
 {
-	const char *name = perfmap_lookup(g->jit, addr, NULL);
+	struct jit_ctx *c = arg;
 	char buf[64], err[256];
 	struct perfmap *m;
 
-	if (name || (g->jit_at && mono_now_ns() - g->jit_at < REBUILD_NS) ||
-	    !procset_image_root(ln->ps, im, buf, sizeof(buf)))
-		return name;
-	g->jit_at = mono_now_ns();
-	m = perfmap_load_pid(im->pid, err, sizeof(err));
+	(void)reread;
+	if (!procset_image_root(c->ln->ps, c->im, buf, sizeof(buf)))
+		return c->g->map;
+	m = perfmap_load_pid(c->im->pid, err, sizeof(err));
 	if (!m)
-		return NULL;
-	perfmap_free(g->jit);
-	g->jit = m;
-	return perfmap_lookup(m, addr, NULL);
+		return c->g->map;
+	perfmap_free(c->g->map);
+	c->g->map = m;
+	return m;
 }
 
 /* A Python frame's name, as report.h writes it. */
@@ -214,55 +218,46 @@ static int py_name(const struct livename *ln, uint64_t pc, char *buf,
 
 	if (!ln->py || !pyframes_is_pc(pc) || pyframes_lookup(ln->py, pc, &f))
 		return -1;
-	if (f.firstline)
-		snprintf(buf, len, "%s (%s:%u) " REPORT_PY_MODULE, f.qualname,
-			 report_base_name(f.filename), (unsigned)f.firstline);
-	else
-		snprintf(buf, len, "%s (%s) " REPORT_PY_MODULE, f.qualname,
-			 report_base_name(f.filename));
+	report_name_py(buf, len, f.qualname, f.filename, f.firstline);
 	return 0;
 }
 
 /* Name addr (adjusted already) of image im into buf, its module into
  * *module (NULL: none): 0, or 1 when nothing knows it yet (a bare
- * "0xADDRESS"), -1 on failure. */
+ * "0xADDRESS"), -1 on failure.  *module lives in the image's
+ * symbolizer. */
 static int name_addr(struct livename *ln, const struct proc_image *im,
 		     uint64_t addr, char *buf, size_t len, const char **module)
 {
 	struct img *g = img_of(ln, im);
-	struct symbol_info si;
-	const char *jit;
-	char *cxx;
+	struct jit_ctx ctx = { ln, im, g };
+	struct framename f;
+	int bare;
 
 	*module = NULL;
 	if (!g || (!g->sym && build_sym(ln, im, g)))
 		return -1;
-	symbolizer_lookup(g->sym, addr, &si);
+	framename_lookup(&f, g->sym, addr);
 	/* In no mapping the symbolizer knows: a library loaded since it was
 	 * built, or JIT code. */
-	if (!si.module && mono_now_ns() - g->sym_at >= REBUILD_NS &&
+	if (!f.si.module && mono_now_ns() - g->sym_at >= REBUILD_NS &&
 	    build_sym(ln, im, g) == 0)
-		symbolizer_lookup(g->sym, addr, &si);
-	if (!si.func && !si.module && (jit = jit_name(ln, im, g, addr))) {
-		snprintf(buf, len, "%s " REPORT_JIT_MODULE, jit);
-		return 0;
-	}
-	*module = si.module ? report_base_name(si.module) : NULL;
-	cxx = si.func ? demangle(si.func) : NULL;
-	if (si.func)
-		snprintf(buf, len, "%s", cxx ? cxx : si.func);
-	else if (si.module)
-		snprintf(buf, len, "%s+0x%" PRIx64, *module, si.module_off);
-	else
-		snprintf(buf, len, "0x%" PRIx64, addr);
-	free(cxx);
-	return !si.func && !si.module;
+		framename_lookup(&f, g->sym, addr);
+	g->jit.load = jit_load;
+	g->jit.arg = &ctx;
+	g->jit.every_ns = REBUILD_NS;
+	framename_jit(&f, &g->jit, addr);
+	g->jit.arg = NULL;
+	bare = framename_format(&f, addr, NULL, 0, buf, len);
+	*module = framename_module(&f);
+	framename_done(&f);
+	return bare;
 }
 
 int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
 		 bool caller, const char **name, const char **module)
 {
-	uint64_t addr = caller && pc ? pc - 1 : pc;
+	uint64_t addr = framename_addr(pc, caller);
 	uint32_t image1;
 	struct entry *e;
 	char buf[4096];

@@ -11,8 +11,7 @@
 #include "report/flame.h"
 #include "report/report.h"
 #include "report/timeslice.h"
-#include "symbols/demangle.h"
-#include "symbols/perfmap.h"
+#include "symbols/framename.h"
 #include "util/grow.h"
 #include "util/hash.h"
 #include "util/textsafe.h"
@@ -161,9 +160,20 @@ static uint32_t intern(struct report *r, const char *name, const char *module)
 
 const char *report_base_name(const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	return framename_base(path);
+}
 
-	return slash && slash[1] ? slash + 1 : path;
+void report_name_py(char *buf, size_t len, const char *name, const char *file,
+		    unsigned start_line)
+{
+	if (file && start_line)
+		snprintf(buf, len, "%s (%s:%u) " REPORT_PY_MODULE, name,
+			 framename_base(file), start_line);
+	else if (file)
+		snprintf(buf, len, "%s (%s) " REPORT_PY_MODULE, name,
+			 framename_base(file));
+	else
+		snprintf(buf, len, "%s " REPORT_PY_MODULE, name);
 }
 
 /* A Python frame (pyframes.h) the profile names, as report.h says. */
@@ -175,70 +185,49 @@ static uint32_t name_py(struct report *r, const struct profile_name *own,
 	if (lines && own->file)
 		snprintf(buf, sizeof(buf), "%s %s:%u " REPORT_PY_MODULE,
 			 own->name, own->file, own->line);
-	else if (own->file && own->start_line)
-		snprintf(buf, sizeof(buf), "%s (%s:%u) " REPORT_PY_MODULE,
-			 own->name, report_base_name(own->file),
-			 own->start_line);
-	else if (own->file)
-		snprintf(buf, sizeof(buf), "%s (%s) " REPORT_PY_MODULE,
-			 own->name, report_base_name(own->file));
 	else
-		snprintf(buf, sizeof(buf), "%s " REPORT_PY_MODULE, own->name);
+		report_name_py(buf, sizeof(buf), own->name, own->file,
+			       own->start_line);
 	return intern(r, buf, NULL);
 }
 
 /* The frame name of addr (already adjusted for callers) in space, as
- * report.h says. */
+ * report.h says (framename.h). */
 static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 			  size_t space, uint64_t addr, bool lines)
 {
-	struct symbol_info si;
-	char buf[4096], *cxx = NULL;
+	struct framename f;
+	struct framename_jit jit = { .map = r->jit };
+	char buf[4096];
 	const struct profile_name *own = NULL;
-	const char *file;
-	unsigned line;
-	bool jit;
+	const char *file = NULL;
+	unsigned line = 0;
+	uint32_t id;
 
-	symbolizer_lookup(sym, addr, &si);
-	/* In no file: JIT code, anonymous or not mapped (a pprof writer
-	 * names the anonymous mapping of code it named "[jit]"). */
-	jit = !si.module || !strcmp(si.module, REPORT_JIT_MODULE);
-	if ((!si.func || si.fde) && r->profile &&
+	framename_lookup(&f, sym, addr);
+	if ((!f.si.func || f.si.fde) && r->profile &&
 	    (own = profile_name_at(r->profile, space, addr)))
 		/* No file that can be trusted names it (symbolize.h), or only
 		 * by its unwind-table entry, but the profile does: its writer
 		 * named it while the target lived (a debug file then there),
 		 * and gave its source line too (profile.h). */
-		si.func = own->name;
-	if (own && !si.module && pyframes_is_pc(addr))
+		f.si.func = own->name;
+	if (own && !f.si.module && pyframes_is_pc(addr))
 		return name_py(r, own, lines);
-	if (!si.func && jit)
-		si.func = perfmap_lookup(r->jit, addr, NULL);
-	if (si.func && jit) {
-		/* the mark in the name, so that folded stacks and flame
-		 * graphs show it too, and "fib" in C stays another row */
-		snprintf(buf, sizeof(buf), "%s " REPORT_JIT_MODULE, si.func);
-		return intern(r, buf, NULL);
+	framename_jit(&f, &jit, addr);
+	if (f.si.func && lines && !framename_in_no_file(&f)) {
+		if (own && own->file) {
+			file = own->file;
+			line = own->line;
+		} else if (!own &&
+			   symbolizer_lookup_line(sym, addr, &file, &line)) {
+			file = NULL;
+		}
 	}
-	if (si.func)
-		cxx = demangle(si.func);
-	if (cxx)
-		si.func = cxx;
-	if (si.func && lines && own && own->file)
-		snprintf(buf, sizeof(buf), "%s %s:%u", si.func, own->file,
-			 own->line);
-	else if (si.func && lines && !own &&
-		 symbolizer_lookup_line(sym, addr, &file, &line) == 0)
-		snprintf(buf, sizeof(buf), "%s %s:%u", si.func, file, line);
-	else if (si.func)
-		snprintf(buf, sizeof(buf), "%s", si.func);
-	else if (si.module)
-		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
-			 report_base_name(si.module), si.module_off);
-	else
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
-	free(cxx);
-	return intern(r, buf, si.module ? report_base_name(si.module) : NULL);
+	framename_format(&f, addr, file, line, buf, sizeof(buf));
+	id = intern(r, buf, framename_module(&f));
+	framename_done(&f);
+	return id;
 }
 
 /* The frame id of addr in space, symbolized at most once per address
@@ -401,7 +390,7 @@ static int add_record(struct report *r, struct symbolizer *const *syms,
 		uint64_t pc = rec->pcs[rec->npcs - 1 - i];
 		bool caller = i + 1 < rec->npcs;
 		uint32_t id = frame_of(r, syms, rec->space,
-				       caller && pc ? pc - 1 : pc, opt->lines);
+				       framename_addr(pc, caller), opt->lines);
 
 		if (id == EMPTY)
 			return -1;

@@ -35,6 +35,7 @@
 
 #include "profile/profile_read.h"
 #include "python/pyframes.h"
+#include "symbols/framename.h"
 #include "symbols/perfmap.h"
 #include "symbols/symbolize.h"
 
@@ -58,7 +59,7 @@ struct report_options {
 /* JIT code's mark: a frame named from the profile or a perf map at an
  * address no file maps is "NAME [jit]" (the table, folded stacks and the
  * flame graph alike), never demangled, with no module and no line. */
-#define REPORT_JIT_MODULE "[jit]"
+#define REPORT_JIT_MODULE FRAMENAME_JIT_MODULE
 
 /* Python frames' mark (pyframes.h): an address in the range of Python
  * frames' PCs that the profile names (a pprof written with
@@ -114,6 +115,12 @@ int report_write_folded(const struct report *r, FILE *out);
 
 /* A flame graph (flame.h), titled with `title`. */
 int report_write_svg(const struct report *r, FILE *out, const char *title);
+
+/* A Python frame's name as REPORT_PY_MODULE says, without `lines`:
+ * "NAME (FILE:START) [py]", FILE the basename of file; "NAME (FILE)
+ * [py]" when start_line is 0, "NAME [py]" when file is NULL. */
+void report_name_py(char *buf, size_t len, const char *name, const char *file,
+		    unsigned start_line);
 
 /* The last component of path (path itself when it ends in '/'), as the
  * report names modules and titles a flame graph. */
