@@ -192,9 +192,9 @@ bool unwind_cfi_is_refused(const struct unwinder *u, uint64_t ip)
 
 /*
  * Remember [start, end) as refused, merged with the ranges it overlaps:
- * the list stays disjoint, so unwind_cfi_is_refused() finds every refused IP even
- * with FDEs that overlap (hostile ones), and it grows only with ranges
- * not yet covered, at most one per FDE of the target's modules.
+ * the list stays disjoint, so unwind_cfi_is_refused() finds every refused
+ * IP even with FDEs that overlap (hostile ones), and it grows only with
+ * ranges not yet covered, at most one per FDE of the target's modules.
  */
 void unwind_cfi_refuse(struct unwinder *u, uint64_t start, uint64_t end)
 {

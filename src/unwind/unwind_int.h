@@ -44,11 +44,12 @@ struct unwtab {
 /*
  * Where libunwind finds a converted .debug_frame: the image of the table
  * of u->tabs[i] (debugframe.h) lies at SYNTH_BASE + i * SYNTH_SLOT in the
- * address space unwind_access_mem() serves.  SYNTH_BASE is a non-canonical x86-64
- * address (bits 63..47, or 63..56 with 5-level paging, not all equal):
- * no mapping of the target can ever be there, so no read of the target's
- * memory is ever answered from an image by mistake.  An image is at most
- * MODCACHE_MAX_PART bytes, well inside its slot.
+ * address space unwind_access_mem() serves.  SYNTH_BASE is a
+ * non-canonical x86-64 address (bits 63..47, or 63..56 with 5-level
+ * paging, not all equal): no mapping of the target can ever be there, so
+ * no read of the target's memory is ever answered from an image by
+ * mistake.  An image is at most MODCACHE_MAX_PART bytes, well inside its
+ * slot.
  */
 #define SYNTH_BASE 0x4000000000000000ULL
 #define SYNTH_SLOT (1ULL << 32)
@@ -67,8 +68,8 @@ struct range {
  * from a copy of the target's file (modcache.h), read again after a
  * modcache_flush(), or, outside the parts copied, from the target's own
  * memory: a target that can write that file or memory could swap a
- * vetted rule for a looping one in between.  So unwind_access_mem() serves these
- * bytes from here, as vetted.
+ * vetted rule for a looping one in between.  So unwind_access_mem()
+ * serves these bytes from here, as vetted.
  */
 struct pin {
 	struct range r;
@@ -86,7 +87,7 @@ struct unwinder {
 	unw_addr_space_t as;
 	struct unwtab *tabs;
 	size_t ntabs, cap;
-	uint8_t *cfi; /* CFI_MAX bytes for unwind_cfi_check(), made on first use */
+	uint8_t *cfi; /* CFI_MAX bytes for unwind_cfi_check(), made at first */
 	struct range *refused; /* FDEs refused (merged where they overlap) */
 	size_t nrefused, cap_refused;
 	struct pin *pins;

@@ -20,10 +20,11 @@
 #include "util/grow.h"
 
 /*
- * Copy len bytes at synthetic address addr (SYNTH_BASE, unwind_int.h) from the
- * image there.  0, or -1 when there is no image or they lie outside it;
- * with `tail`, a read that starts inside the image and runs past its end
- * gets zeros there (libunwind reads aligned words around single bytes).
+ * Copy len bytes at synthetic address addr (SYNTH_BASE, unwind_int.h)
+ * from the image there.  0, or -1 when there is no image or they lie
+ * outside it; with `tail`, a read that starts inside the image and runs
+ * past its end gets zeros there (libunwind reads aligned words around
+ * single bytes).
  */
 int unwind_tables_read_synth(struct unwinder *u, uint64_t addr, uint8_t *buf,
 			     size_t len, bool tail)
@@ -63,7 +64,8 @@ static int module_layout(const struct module *mod, const struct map_entry *e,
 					   eh->e_phnum * sizeof(**ph));
 	*n = eh->e_phnum;
 	/* the segment e maps, not the first holding its offset: lld's
-	 * segments share pages (loadseg.c); e is executable (unwind_tables_for()) */
+	 * segments share pages (loadseg.c); e is executable
+	 * (unwind_tables_for()) */
 	if (!*ph || !(load = loadseg_exec(*ph, *n, e->offset)))
 		return -1;
 	*bias = loadseg_bias(load, e->start, e->offset);
