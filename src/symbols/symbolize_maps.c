@@ -13,6 +13,7 @@
 #include "proc/maps.h"
 #include "symbols/symbolize_int.h"
 #include "util/grow.h"
+#include "util/scan.h"
 #include "util/strpool.h"
 
 /* The file of the mapping e, a new one for a path not seen yet. */
@@ -96,22 +97,6 @@ struct sym_map *symbolize_maps_find(struct symbolizer *s, uint64_t addr)
 	return &s->maps[lo - 1];
 }
 
-/* Hex digits at p (at most max, at least 1) into *v; their count, or 0. */
-static size_t hex_at(const char *p, size_t n, size_t max, uint64_t *v)
-{
-	size_t i = 0;
-	int d;
-
-	*v = 0;
-	for (; i < n && i < max; i++) {
-		d = maps_hex_digit(p[i]);
-		if (d < 0)
-			break;
-		*v = *v << 4 | (uint64_t)d;
-	}
-	return i;
-}
-
 /*
  * The start address and build ID of a line of pprof's brief form,
  * "START-END PERMS PATH (@OFFSET) BUILDID" (maps.h): 2 to 128 hex digits
@@ -120,17 +105,18 @@ static size_t hex_at(const char *p, size_t n, size_t max, uint64_t *v)
 static bool parse_brief(const char *l, size_t n, uint64_t *start, char *id,
 			size_t idlen)
 {
-	const char *sp = memrchr(l, ' ', n);
-	size_t k, idn;
-	uint64_t v;
+	const char *sp = memrchr(l, ' ', n), *q = l;
+	size_t i, idn;
 
 	if (!sp || sp == l || sp[-1] != ')' || !memmem(l, n, " (@", 3))
 		return false;
 	idn = (size_t)(l + n - sp - 1);
-	if (idn < 2 || idn >= idlen || hex_at(sp + 1, idn, idn, &v) != idn)
+	if (idn < 2 || idn >= idlen)
 		return false;
-	k = hex_at(l, n, 16, start);
-	if (k == 0 || k >= n || l[k] != '-')
+	for (i = 0; i < idn; i++)
+		if (scan_hex_digit(sp[1 + i]) < 0)
+			return false;
+	if (scan_hex(&q, l + n, 16, 0, start) || q == l + n || *q != '-')
 		return false;
 	memcpy(id, sp + 1, idn);
 	id[idn] = '\0';
