@@ -14,7 +14,7 @@
  * and cpu/nanoseconds (wall/nanoseconds for a --wall run), the period,
  * and for each image of the set that has samples, in the set's order,
  * one mapping per executable mapping of its maps (its main executable
- * first, with the GNU build ID maps_read_build_ids() found for it).  Two
+ * first, with the GNU build ID debugfile_maps_build_ids() found for it).  Two
  * images never share a mapping or a location, even at equal addresses
  * (two non-PIE programs both at 0x400000): a location is one address of
  * one image (the leaf PC as sampled, callers' return addresses minus 1,

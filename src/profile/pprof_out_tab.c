@@ -121,7 +121,7 @@ int pprof_out_tab_mappings(struct pb *pb)
 		m[i].memory_limit = e->end;
 		m[i].file_offset = e->offset;
 		m[i].filename = pprof_out_str(pb, e->path);
-		/* read from the very file mapped (maps_read_build_ids()) */
+		/* read from the very file mapped (debugfile_maps_build_ids()) */
 		m[i].build_id = pprof_out_str(pb,
 					      e->build_id ? e->build_id : "");
 		mp[i] = &m[i];

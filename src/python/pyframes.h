@@ -19,7 +19,7 @@
  * 63..47, or 63..56 with 5-level paging, not all equal), so no code of
  * any process is ever there: the symbolizer finds no mapping for it, and
  * no address of a mapping can be taken for one.  It stays clear of the
- * unwinder's synthetic memory at 0x4000000000000000 (unwind.c's
+ * unwinder's synthetic memory at 0x4000000000000000 (unwind_int.h's
  * SYNTH_BASE: one 4 GB slot per converted .debug_frame table, 2^28 tables
  * before reaching PYFRAMES_BASE; those are addresses libunwind reads,
  * never PCs of a stack, but one range each keeps them apart in a dump
