@@ -125,3 +125,10 @@ tests_unit_test_procfs_SOURCES = tests/unit/test_procfs.c
 tests_unit_test_procfs_LDADD = $(PT_LIBS)
 tests_unit_test_scan_SOURCES = tests/unit/test_scan.c
 tests_unit_test_scan_LDADD = $(PT_LIBS)
+
+# The one hash table (hashtab.h): growth, equal hashes, a full table,
+# allocation failure.
+check_PROGRAMS += tests/unit/test_hashtab
+TESTS += tests/unit/test_hashtab
+tests_unit_test_hashtab_SOURCES = tests/unit/test_hashtab.c
+tests_unit_test_hashtab_LDADD = $(PT_LIBS)
