@@ -2,8 +2,8 @@
  * pyframes.c - Python frames interned to synthetic PCs (pyframes.h).
  *
  * The frames are an array in the order interned (PC i is frame i), their
- * strings in a strpool (each kept once), and an open-addressing table of
- * frame indices by a hash of the frame, at most half full.  A frame's
+ * strings in a strpool (each kept once), and a hashtab of frame indices
+ * by a hash of the frame.  A frame's
  * strings are interned only when the frame is new and there is room for
  * it, so a full registry grows no more.
  */
@@ -16,10 +16,10 @@
 #include "python/pyframes.h"
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 #include "util/strpool.h"
 
 struct pyent {
-	uint64_t hash;
 	uint32_t qualname, filename; /* strpool indices */
 	uint32_t firstline, line;
 };
@@ -28,11 +28,8 @@ struct pyframes {
 	struct strpool *strs;
 	struct pyent *ents;
 	size_t n, cap, max;
-	uint32_t *slots; /* frame index + 1; 0: empty */
-	size_t nslots;	 /* a power of 2, at least 2 * n */
+	struct hashtab idx; /* frame hash -> frame index */
 };
-
-#define PYFRAMES_FIRST_SLOTS 64
 
 struct pyframes *pyframes_new(size_t max)
 {
@@ -46,10 +43,8 @@ struct pyframes *pyframes_new(size_t max)
 	if (!t)
 		return NULL;
 	t->max = max ? max : PYFRAMES_MAX_DEFAULT;
-	t->nslots = PYFRAMES_FIRST_SLOTS;
-	t->slots = calloc(t->nslots, sizeof(*t->slots));
 	t->strs = strpool_new();
-	if (!t->slots || !t->strs) {
+	if (!t->strs) {
 		pyframes_free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -63,7 +58,7 @@ void pyframes_free(struct pyframes *t)
 		return;
 	strpool_free(t->strs);
 	free(t->ents);
-	free(t->slots);
+	hashtab_free(&t->idx);
 	free(t);
 }
 
@@ -97,45 +92,11 @@ static uint64_t pyframes_hash(const struct pyframe *f)
 }
 
 static bool pyframes_equal(const struct pyframes *t, const struct pyent *e,
-			   uint64_t h, const struct pyframe *f)
+			   const struct pyframe *f)
 {
-	return e->hash == h && e->firstline == f->firstline &&
-	       e->line == f->line &&
+	return e->firstline == f->firstline && e->line == f->line &&
 	       !strcmp(strpool_get(t->strs, e->qualname), f->qualname) &&
 	       !strcmp(strpool_get(t->strs, e->filename), f->filename);
-}
-
-/* The slot of frame f (hash h): its own, or the empty one it would take. */
-static size_t pyframes_slot(const struct pyframes *t, uint64_t h,
-			    const struct pyframe *f)
-{
-	size_t mask = t->nslots - 1, j = (size_t)h & mask;
-
-	while (t->slots[j] &&
-	       !pyframes_equal(t, &t->ents[t->slots[j] - 1], h, f))
-		j = (j + 1) & mask;
-	return j;
-}
-
-/* Twice the slots, the frames placed again by their hashes. */
-static int pyframes_grow_table(struct pyframes *t)
-{
-	size_t nslots = t->nslots * 2, mask = nslots - 1;
-	uint32_t *slots = calloc(nslots, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = (size_t)t->ents[i].hash & mask;
-
-		while (slots[j])
-			j = (j + 1) & mask;
-		slots[j] = (uint32_t)(i + 1);
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = nslots;
-	return 0;
 }
 
 static uint64_t pyframes_pc_of(size_t i)
@@ -143,13 +104,14 @@ static uint64_t pyframes_pc_of(size_t i)
 	return PYFRAMES_BASE + (uint64_t)i * PYFRAMES_STEP + PYFRAMES_STEP / 2;
 }
 
-/* Frame i, new at slot j: room for it, its strings.  0 or -1 (ENOMEM). */
-static int pyframes_add(struct pyframes *t, size_t j, uint64_t h,
-			const struct pyframe *f)
+/* Frame n, new (hash h): room for it, its strings.  0 or -1 (ENOMEM). */
+static int pyframes_add(struct pyframes *t, uint64_t h, const struct pyframe *f)
 {
 	struct pyent *ents;
 	int64_t q, file;
 
+	if (hashtab_reserve(&t->idx, t->n + 1))
+		return -1;
 	ents = grow_array(t->ents, &t->cap, t->n + 1, sizeof(*ents));
 	if (!ents)
 		return -1;
@@ -158,17 +120,18 @@ static int pyframes_add(struct pyframes *t, size_t j, uint64_t h,
 	file = q < 0 ? -1 : strpool_intern(t->strs, f->filename);
 	if (file < 0)
 		return -1;
-	t->ents[t->n] = (struct pyent){ h, (uint32_t)q, (uint32_t)file,
+	t->ents[t->n] = (struct pyent){ (uint32_t)q, (uint32_t)file,
 					f->firstline, f->line };
-	t->slots[j] = (uint32_t)(t->n + 1);
+	hashtab_add(&t->idx, h, t->n); /* room reserved above */
 	t->n++;
 	return 0;
 }
 
 int pyframes_intern(struct pyframes *t, const struct pyframe *f, uint64_t *pc)
 {
+	struct hashtab_probe p;
 	uint64_t h;
-	size_t j;
+	size_t i;
 
 	if (!t || !f || !pc || !pyframes_name_ok(f->qualname) ||
 	    !pyframes_name_ok(f->filename)) {
@@ -176,23 +139,17 @@ int pyframes_intern(struct pyframes *t, const struct pyframe *f, uint64_t *pc)
 		return -1;
 	}
 	h = pyframes_hash(f);
-	j = pyframes_slot(t, h, f);
-	if (t->slots[j]) {
-		*pc = pyframes_pc_of(t->slots[j] - 1);
-		return 0;
-	}
+	hashtab_probe_init(&t->idx, h, &p);
+	while (hashtab_next(&t->idx, &p, &i))
+		if (pyframes_equal(t, &t->ents[i], f)) {
+			*pc = pyframes_pc_of(i);
+			return 0;
+		}
 	if (t->n >= t->max) {
 		errno = ENOSPC;
 		return -1;
 	}
-	if ((t->n + 1) * 2 > t->nslots) {
-		if (pyframes_grow_table(t)) {
-			errno = ENOMEM;
-			return -1;
-		}
-		j = pyframes_slot(t, h, f);
-	}
-	if (pyframes_add(t, j, h, f)) {
+	if (pyframes_add(t, h, f)) {
 		errno = ENOMEM;
 		return -1;
 	}

@@ -12,6 +12,7 @@
 #include "report/toptab.h"
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 
 /* Counts since the start and by second (ring slot: second % SECONDS). */
 struct counts {
@@ -21,7 +22,6 @@ struct counts {
 
 struct func {
 	char *name, *module;
-	uint64_t hash;
 	uint64_t stamp; /* the last stack it was counted in (cum once) */
 	struct counts c;
 };
@@ -34,12 +34,6 @@ struct thread {
 	uint32_t w[TOPTAB_SECONDS];
 };
 
-/* Open addressing over ids + 1 (0: empty), sized once for the cap. */
-struct index {
-	uint32_t *slot;
-	size_t mask;
-};
-
 struct toptab {
 	struct func *funcs;
 	size_t nfuncs, funcs_cap, max_funcs;
@@ -47,23 +41,13 @@ struct toptab {
 	struct thread *threads;
 	size_t nthreads, threads_cap, max_threads;
 	int64_t other_thread;
-	struct index fidx, tidx;
+	/* hash -> id; room reserved once for the cap and the row past it */
+	struct hashtab fidx, tidx;
 	uint64_t total;
 	uint32_t wtotal[TOPTAB_SECONDS];
 	uint64_t cur;	/* the ring's second */
 	uint64_t stamp; /* stacks added */
 };
-
-static int index_init(struct index *x, size_t max)
-{
-	size_t n = 16;
-
-	while (n < 2 * max + 2)
-		n *= 2;
-	x->slot = calloc(n, sizeof(*x->slot));
-	x->mask = n - 1;
-	return x->slot ? 0 : -1;
-}
 
 struct toptab *toptab_new(size_t max_funcs, size_t max_threads)
 {
@@ -80,8 +64,8 @@ struct toptab *toptab_new(size_t max_funcs, size_t max_threads)
 	t->max_funcs = max_funcs;
 	t->max_threads = max_threads;
 	t->other = t->other_thread = -1;
-	if (index_init(&t->fidx, max_funcs + 1) ||
-	    index_init(&t->tidx, max_threads + 1)) {
+	if (hashtab_reserve(&t->fidx, max_funcs + 1) ||
+	    hashtab_reserve(&t->tidx, max_threads + 1)) {
 		toptab_free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -99,8 +83,8 @@ void toptab_free(struct toptab *t)
 	}
 	free(t->funcs);
 	free(t->threads);
-	free(t->fidx.slot);
-	free(t->tidx.slot);
+	hashtab_free(&t->fidx);
+	hashtab_free(&t->tidx);
 	free(t);
 }
 
@@ -118,28 +102,25 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* The slot of (name, module) in the index: its entry, or the empty slot
- * where it goes. */
-static uint32_t *func_slot(struct toptab *t, const char *name,
-			   const char *module, uint64_t h)
+/* The id of (name, module) (hash h), or -1 with p where it goes. */
+static int64_t func_find(const struct toptab *t, const char *name,
+			 const char *module, uint64_t h,
+			 struct hashtab_probe *p)
 {
-	for (size_t j = h & t->fidx.mask;; j = (j + 1) & t->fidx.mask) {
-		uint32_t *s = &t->fidx.slot[j];
-		const struct func *f;
+	size_t i;
 
-		if (!*s)
-			return s;
-		f = &t->funcs[*s - 1];
-		if (f->hash == h && !strcmp(f->name, name) &&
-		    same_str(f->module, module))
-			return s;
-	}
+	hashtab_probe_init(&t->fidx, h, p);
+	while (hashtab_next(&t->fidx, p, &i))
+		if (!strcmp(t->funcs[i].name, name) &&
+		    same_str(t->funcs[i].module, module))
+			return (int64_t)i;
+	return -1;
 }
 
-/* A new function at slot s (the index has room: it is sized for the cap
- * and TOPTAB_OTHER). */
-static int64_t add_func(struct toptab *t, uint32_t *s, const char *name,
-			const char *module, uint64_t h)
+/* A new function where the lookup p ended (the index has room: it is
+ * sized for the cap and TOPTAB_OTHER). */
+static int64_t add_func(struct toptab *t, const struct hashtab_probe *p,
+			const char *name, const char *module)
 {
 	struct func *nf = grow_array(t->funcs, &t->funcs_cap, t->nfuncs + 1,
 				     sizeof(*nf));
@@ -158,36 +139,34 @@ static int64_t add_func(struct toptab *t, uint32_t *s, const char *name,
 		errno = ENOMEM;
 		return -1;
 	}
-	f->hash = h;
-	*s = (uint32_t)++t->nfuncs;
-	return (int64_t)t->nfuncs - 1;
+	hashtab_set(&t->fidx, p, t->nfuncs);
+	return (int64_t)t->nfuncs++;
 }
 
 int64_t toptab_intern(struct toptab *t, const char *name, const char *module)
 {
-	uint64_t h;
-	uint32_t *s;
+	struct hashtab_probe p;
+	int64_t id;
 
 	if (!t || !name) {
 		errno = EINVAL;
 		return -1;
 	}
-	h = name_hash(name, module);
-	s = func_slot(t, name, module, h);
-	if (*s)
-		return *s - 1;
+	id = func_find(t, name, module, name_hash(name, module), &p);
+	if (id >= 0)
+		return id;
 	if (t->nfuncs < t->max_funcs)
-		return add_func(t, s, name, module, h);
+		return add_func(t, &p, name, module);
 	if (t->other < 0) { /* the one row past the cap */
-		h = name_hash(TOPTAB_OTHER, NULL);
-		s = func_slot(t, TOPTAB_OTHER, NULL, h);
-		t->other = *s ? (int64_t)*s - 1 :
-				add_func(t, s, TOPTAB_OTHER, NULL, h);
+		id = func_find(t, TOPTAB_OTHER, NULL,
+			       name_hash(TOPTAB_OTHER, NULL), &p);
+		t->other = id >= 0 ? id : add_func(t, &p, TOPTAB_OTHER, NULL);
 	}
 	return t->other;
 }
 
-static struct thread *new_thread(struct toptab *t, uint32_t *s, pid_t pid,
+static struct thread *new_thread(struct toptab *t,
+				 const struct hashtab_probe *p, pid_t pid,
 				 pid_t tid)
 {
 	struct thread *nt = grow_array(t->threads, &t->threads_cap,
@@ -200,7 +179,7 @@ static struct thread *new_thread(struct toptab *t, uint32_t *s, pid_t pid,
 	memset(nt, 0, sizeof(*nt));
 	nt->pid = pid;
 	nt->tid = tid;
-	*s = (uint32_t)++t->nthreads;
+	hashtab_set(&t->tidx, p, t->nthreads++);
 	return nt;
 }
 
@@ -210,21 +189,16 @@ static struct thread *thread_of(struct toptab *t, pid_t pid, pid_t tid)
 {
 	uint64_t h = hash_mix64(((uint64_t)(uint32_t)pid << 32) |
 				(uint32_t)tid);
+	struct hashtab_probe p;
+	size_t i;
 
-	for (size_t j = h & t->tidx.mask;; j = (j + 1) & t->tidx.mask) {
-		uint32_t *s = &t->tidx.slot[j];
-		struct thread *th;
-
-		if (!*s) {
-			if (t->nthreads < t->max_threads ||
-			    (pid == 0 && tid == 0))
-				return new_thread(t, s, pid, tid);
-			return thread_of(t, 0, 0);
-		}
-		th = &t->threads[*s - 1];
-		if (th->pid == pid && th->tid == tid)
-			return th;
-	}
+	hashtab_probe_init(&t->tidx, h, &p);
+	while (hashtab_next(&t->tidx, &p, &i))
+		if (t->threads[i].pid == pid && t->threads[i].tid == tid)
+			return &t->threads[i];
+	if (t->nthreads < t->max_threads || (pid == 0 && tid == 0))
+		return new_thread(t, &p, pid, tid);
+	return thread_of(t, 0, 0);
 }
 
 void toptab_advance(struct toptab *t, uint64_t sec)

@@ -1,6 +1,6 @@
 /*
- * strpool.c - interned strings: an array in index order, and open
- * addressing over it (see strpool.h).
+ * strpool.c - interned strings: an array in index order, and a hashtab
+ * from a string's hash to its index (see strpool.h).
  */
 #include "config.h"
 
@@ -10,47 +10,14 @@
 
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 #include "util/strpool.h"
 
 struct strpool {
 	char **strs; /* index order */
 	size_t n, cap;
-	uint32_t *slots; /* index+1 into strs; 0 = empty */
-	size_t nslots;	 /* power of two, at least twice n */
+	struct hashtab idx; /* string hash -> index into strs */
 };
-
-/* The slot holding s, or the empty slot where it would go. */
-static size_t find(const struct strpool *p, const char *s, uint64_t h)
-{
-	size_t mask = p->nslots - 1, i;
-
-	for (i = h & mask; p->slots[i]; i = (i + 1) & mask)
-		if (!strcmp(p->strs[p->slots[i] - 1], s))
-			break;
-	return i;
-}
-
-static int grow_slots(struct strpool *p)
-{
-	size_t n = p->nslots ? p->nslots * 2 : 256;
-	uint32_t *old = p->slots;
-	size_t oldn = p->nslots;
-
-	p->slots = calloc(n, sizeof(*p->slots));
-	if (!p->slots) {
-		p->slots = old;
-		return -1;
-	}
-	p->nslots = n;
-	for (size_t i = 0; i < oldn; i++)
-		if (old[i]) {
-			const char *s = p->strs[old[i] - 1];
-
-			p->slots[find(p, s, hash_fnv1a_str(s))] = old[i];
-		}
-	free(old);
-	return 0;
-}
 
 static int grow_strs(struct strpool *p)
 {
@@ -64,26 +31,28 @@ static int grow_strs(struct strpool *p)
 
 int64_t strpool_intern(struct strpool *p, const char *s)
 {
-	uint64_t h = hash_fnv1a_str(s);
-	size_t slot;
+	struct hashtab_probe probe;
+	size_t i;
 	char *copy;
 
+	/* indices fit 32 bits: the callers keep them so */
 	if (p->n >= UINT32_MAX - 1) {
 		errno = ENOMEM;
 		return -1;
 	}
-	if ((p->n + 1) * 2 > p->nslots && grow_slots(p))
+	if (hashtab_reserve(&p->idx, p->n + 1))
 		return -1;
-	slot = find(p, s, h);
-	if (p->slots[slot])
-		return (int64_t)p->slots[slot] - 1;
+	hashtab_probe_init(&p->idx, hash_mix64(hash_fnv1a_str(s)), &probe);
+	while (hashtab_next(&p->idx, &probe, &i))
+		if (!strcmp(p->strs[i], s))
+			return (int64_t)i;
 	if (p->n == p->cap && grow_strs(p))
 		return -1;
 	copy = strdup(s);
 	if (!copy)
 		return -1;
-	p->strs[p->n++] = copy;
-	p->slots[slot] = (uint32_t)p->n;
+	p->strs[p->n] = copy;
+	hashtab_set(&p->idx, &probe, p->n++); /* room reserved above */
 	return (int64_t)p->n - 1;
 }
 
@@ -105,7 +74,7 @@ void strpool_free(struct strpool *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->strs[i]);
 	free(p->strs);
-	free(p->slots);
+	hashtab_free(&p->idx);
 	free(p);
 }
 
