@@ -19,9 +19,10 @@
 #include "elf/ehframe.h"
 #include "proc/mapfile.h"
 #include "unwind/modcache.h"
+#include "util/grow.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 
-#define NBUCKETS 256
 #define VDSO_MAX (64 * 1024)
 /* Where the program headers may start: right after the ELF header in
  * every linker's output; further is a hostile file. */
@@ -33,7 +34,9 @@
 struct modcache {
 	pid_t pid;
 	size_t copied; /* bytes in all parts held, <= MODCACHE_MAX_TOTAL */
-	struct module *bucket[NBUCKETS];
+	struct module **mods; /* in the order first asked for */
+	size_t nmods, cap_mods;
+	struct hashtab idx; /* key hash -> index into mods */
 };
 
 struct modcache *modcache_new(pid_t pid)
@@ -56,18 +59,17 @@ static void module_free(struct module *m)
 
 void modcache_flush(struct modcache *c)
 {
-	for (size_t i = 0; i < NBUCKETS; i++) {
-		while (c->bucket[i]) {
-			struct module *m = c->bucket[i];
+	for (size_t i = 0; i < c->nmods; i++) {
+		struct module *m = c->mods[i];
 
-			c->bucket[i] = m->next_;
-			for (size_t k = 0; k < m->nparts; k++)
-				c->copied -= m->part[k].len;
-			if (m->dwf)
-				c->copied -= m->dwf->len;
-			module_free(m);
-		}
+		for (size_t k = 0; k < m->nparts; k++)
+			c->copied -= m->part[k].len;
+		if (m->dwf)
+			c->copied -= m->dwf->len;
+		module_free(m);
 	}
+	c->nmods = 0;
+	hashtab_clear(&c->idx);
 }
 
 void modcache_free(struct modcache *c)
@@ -75,12 +77,9 @@ void modcache_free(struct modcache *c)
 	if (!c)
 		return;
 	modcache_flush(c);
+	free(c->mods);
+	hashtab_free(&c->idx);
 	free(c);
-}
-
-static unsigned hash_key(const char *s)
-{
-	return (unsigned)(hash_mix64(hash_fnv1a_str(s)) & (NBUCKETS - 1));
 }
 
 /* All len bytes at off, or -1 (a short read: the file was cut). */
@@ -381,15 +380,22 @@ const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 {
 	bool vdso = !strcmp(e->path, "[vdso]");
 	const char *key = e->path;
-	struct module *m;
-	unsigned h;
+	struct hashtab_probe p;
+	struct module *m, **nv;
+	size_t i;
 
 	if (!vdso && !maps_entry_is_file(e))
 		return NULL;
-	h = hash_key(key);
-	for (m = c->bucket[h]; m; m = m->next_)
-		if (!strcmp(m->key, key))
-			return m->nparts ? m : NULL;
+	if (hashtab_reserve(&c->idx, c->nmods + 1))
+		return NULL;
+	hashtab_probe_init(&c->idx, hash_mix64(hash_fnv1a_str(key)), &p);
+	while (hashtab_next(&c->idx, &p, &i))
+		if (!strcmp(c->mods[i]->key, key))
+			return c->mods[i]->nparts ? c->mods[i] : NULL;
+	nv = grow_array(c->mods, &c->cap_mods, c->nmods + 1, sizeof(*nv));
+	if (!nv)
+		return NULL;
+	c->mods = nv;
 	m = calloc(1, sizeof(*m));
 	if (!m || !(m->key = strdup(key))) {
 		free(m);
@@ -399,8 +405,8 @@ const struct module *modcache_get(struct modcache *c, const struct map_entry *e,
 		load_vdso(c, e, tid, m);
 	else
 		load_file(c, e, tid, m);
-	m->next_ = c->bucket[h];
-	c->bucket[h] = m;
+	hashtab_set(&c->idx, &p, c->nmods); /* room reserved above */
+	c->mods[c->nmods++] = m;
 	return m->nparts ? m : NULL;
 }
 

@@ -71,7 +71,6 @@ struct module {
 	struct module_part part[MODCACHE_PARTS];
 	size_t nparts;		/* 0 if unavailable */
 	struct debugframe *dwf; /* its .debug_frame, converted; or NULL */
-	struct module *next_;
 };
 
 struct modcache;
