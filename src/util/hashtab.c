@@ -26,7 +26,7 @@ void hashtab_clear(struct hashtab *t)
 
 /* The first empty slot from hash's own in slots[0..cap). */
 static size_t hashtab_empty(const struct hashtab_slot *slots, size_t cap,
-			    uint64_t hash)
+			    uint32_t hash)
 {
 	size_t j = (size_t)hash & (cap - 1);
 
@@ -41,7 +41,7 @@ int hashtab_grow(struct hashtab *t, size_t n)
 	struct hashtab_slot *slots;
 
 	while (hashtab_limit(want) < n) {
-		if (want > SIZE_MAX / 2) {
+		if (want >= HASHTAB_MAX_CAP) {
 			errno = ENOMEM;
 			return -1;
 		}
@@ -70,25 +70,28 @@ int hashtab_set(struct hashtab *t, const struct hashtab_probe *p, size_t index)
 		errno = ENOSPC;
 		return -1;
 	}
-	if (t->slots[p->pos].ref || index == SIZE_MAX) {
+	if (t->slots[p->pos].ref || index >= UINT32_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
-	t->slots[p->pos] = (struct hashtab_slot){ p->hash, index + 1 };
+	t->slots[p->pos] = (struct hashtab_slot){ p->hash,
+						  (uint32_t)index + 1 };
 	t->n++;
 	return 0;
 }
 
 int hashtab_add(struct hashtab *t, uint64_t hash, size_t index)
 {
-	if (index == SIZE_MAX) {
+	uint32_t h = hashtab_fold(hash);
+
+	if (index >= UINT32_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
 	if (hashtab_reserve(t, t->n + 1))
 		return -1;
-	t->slots[hashtab_empty(t->slots, t->cap, hash)] = (struct hashtab_slot){
-		hash, index + 1
+	t->slots[hashtab_empty(t->slots, t->cap, h)] = (struct hashtab_slot){
+		h, (uint32_t)index + 1
 	};
 	t->n++;
 	return 0;

@@ -5,11 +5,13 @@
  * Every table in ptprof keeps its entries (stacks, strings, frames,
  * modules) in an array of its own, in the order added; what it needs is
  * the way from a key to the entry's index.  A hashtab stores that, and
- * only that: (hash, index) pairs.  The caller hashes its key (util/hash.h),
- * walks the candidates, the indexes stored with an equal hash, compares
- * its full key with each, and on a miss adds the new entry's index.  No
- * callback: the probe is inline, and a slot's hash is compared before the
- * caller's entry is touched.
+ * only that: (hash, index) pairs, 32 bits each (8 bytes a slot: twice
+ * the 4 of an index alone, so the slots of a big table stay in cache).
+ * The caller hashes its key (util/hash.h), walks the candidates, the
+ * indexes stored with an equal hash, compares its full key with each,
+ * and on a miss adds the new entry's index.  No callback: the probe is
+ * inline, and a slot's hash is compared before the caller's entry is
+ * touched.
  *
  *	struct hashtab_probe p;
  *	size_t i;
@@ -30,8 +32,10 @@
  *  - The caller owns the struct (HASHTAB_INIT, or zeroed) and the
  *    entries; the table owns its slots, freed by hashtab_free().  The
  *    fields are the table's: read them through the functions only.
- *  - Hashes should be well mixed (hash_mix64()): the low bits pick the
- *    slot.  Equal hashes are fine (every one is a candidate), only slow.
+ *  - Hashes should be well mixed (hash_mix64()); the table keeps 32 bits
+ *    of each (its two halves xor'd), whose low bits pick the slot.  So a
+ *    candidate's 64-bit hash may differ: the caller compares full keys,
+ *    always.  Equal hashes are fine (every one is a candidate), only slow.
  *  - The table is at most 3/4 full; it grows (doubles, the slots placed
  *    again from the stored hashes: no callback) only in hashtab_reserve()
  *    and hashtab_add().  Lookups never allocate, never fail.
@@ -40,7 +44,8 @@
  *    the room was reserved before it.  No room, or the table grown since
  *    the lookup: -1 with ENOSPC, unchanged; a lookup that has not ended
  *    (hashtab_next() not yet false): -1 with EINVAL.
- *  - An index is below SIZE_MAX (else EINVAL).
+ *  - At most HASHTAB_MAX indexes (a reserve beyond: ENOMEM), each below
+ *    UINT32_MAX (else EINVAL).
  *  - No deletion (no caller needs it): hashtab_clear() forgets all.
  *  - Allocation failure (and a size that would overflow) returns -1
  *    with errno ENOMEM and leaves the table as it was.  Not thread-safe;
@@ -54,8 +59,8 @@
 #include <stdint.h>
 
 struct hashtab_slot {
-	uint64_t hash;
-	size_t ref; /* index + 1; 0: empty */
+	uint32_t hash; /* hashtab_fold() of the caller's */
+	uint32_t ref;  /* index + 1; 0: empty */
 };
 
 struct hashtab {
@@ -69,12 +74,14 @@ struct hashtab {
 		NULL, 0, 0 \
 	}
 #define HASHTAB_MIN_CAP 16
+#define HASHTAB_MAX_CAP ((size_t)1 << 32) /* the 32-bit hash places them */
+#define HASHTAB_MAX (HASHTAB_MAX_CAP / 4 * 3)
 
 /* Where a lookup is: the slot to look at next, the hash looked for. */
 struct hashtab_probe {
 	size_t pos;
 	size_t cap; /* the table's when the lookup began */
-	uint64_t hash;
+	uint32_t hash;
 };
 
 /* Free the slots; the table is empty and may be used again. */
@@ -82,6 +89,12 @@ void hashtab_free(struct hashtab *t);
 
 /* Forget every index, keeping the slots. */
 void hashtab_clear(struct hashtab *t);
+
+/* The 32 bits of a hash the table keeps. */
+static inline uint32_t hashtab_fold(uint64_t hash)
+{
+	return (uint32_t)(hash ^ (hash >> 32));
+}
 
 /* The indexes stored. */
 static inline size_t hashtab_count(const struct hashtab *t)
@@ -108,9 +121,9 @@ static inline int hashtab_reserve(struct hashtab *t, size_t n)
 static inline void hashtab_probe_init(const struct hashtab *t, uint64_t hash,
 				      struct hashtab_probe *p)
 {
-	p->hash = hash;
+	p->hash = hashtab_fold(hash);
 	p->cap = t->cap;
-	p->pos = t->cap ? (size_t)hash & (t->cap - 1) : 0;
+	p->pos = t->cap ? (size_t)p->hash & (t->cap - 1) : 0;
 }
 
 /* The next index stored with p's hash, in *index: true; false at the
@@ -118,15 +131,22 @@ static inline void hashtab_probe_init(const struct hashtab *t, uint64_t hash,
 static inline bool hashtab_next(const struct hashtab *t,
 				struct hashtab_probe *p, size_t *index)
 {
+	const struct hashtab_slot *slots = t->slots;
+	size_t mask = t->cap - 1, pos = p->pos;
+	uint32_t hash = p->hash;
+
 	if (!t->cap)
 		return false;
 	for (;;) {
-		const struct hashtab_slot *s = &t->slots[p->pos];
+		const struct hashtab_slot *s = &slots[pos];
 
-		if (!s->ref)
+		if (!s->ref) {
+			p->pos = pos;
 			return false;
-		p->pos = (p->pos + 1) & (t->cap - 1);
-		if (s->hash == p->hash) {
+		}
+		pos = (pos + 1) & mask;
+		if (s->hash == hash) {
+			p->pos = pos;
 			*index = s->ref - 1;
 			return true;
 		}

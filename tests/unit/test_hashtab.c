@@ -8,8 +8,11 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "util/hash.h"
@@ -100,8 +103,8 @@ static void check_growth(void)
 static void check_collisions(void)
 {
 	enum { N = 200 };
-	/* A and B share their low 40 bits: one run of slots for both */
-	const uint64_t A = 0x1234, B = 0x1234 + ((uint64_t)1 << 40);
+	/* A and B share the low 31 bits the table keeps: one run of slots */
+	const uint64_t A = 0x1234, B = 0x1234 | ((uint64_t)1 << 31);
 	struct hashtab t = HASHTAB_INIT;
 	uint64_t keys[N];
 	size_t seen[N], n = 0, i;
@@ -184,11 +187,15 @@ static void check_full(void)
 	hashtab_free(&t);
 }
 
-/* Sizes that overflow, and one no machine has: ENOMEM, table kept. */
+/* More than the table takes, sizes that overflow, and an allocation
+ * that fails (the address space limited): ENOMEM, the table kept. */
 static void check_enomem(void)
 {
 	struct hashtab t = HASHTAB_INIT;
 	uint64_t keys[3] = { 10, 20, 30 };
+	struct rlimit old, lim;
+	unsigned long pages = 0;
+	FILE *f;
 	size_t cap;
 
 	for (size_t i = 0; i < 3; i++)
@@ -197,13 +204,29 @@ static void check_enomem(void)
 	errno = 0;
 	CHECK(hashtab_reserve(&t, SIZE_MAX) == -1 && errno == ENOMEM);
 	errno = 0;
-	CHECK(hashtab_reserve(&t, SIZE_MAX / 4) == -1 && errno == ENOMEM);
+	CHECK(hashtab_reserve(&t, HASHTAB_MAX + 1) == -1 && errno == ENOMEM);
+	CHECK(t.cap == cap && hashtab_count(&t) == 3);
+	/* 2^24 indexes want 2^25 slots, 256 MB: 16 MB more than now is all
+	 * the address space may grow */
+	f = fopen("/proc/self/statm", "r");
+	CHECK(f && fscanf(f, "%lu", &pages) == 1);
+	if (f)
+		fclose(f);
+	CHECK(getrlimit(RLIMIT_AS, &old) == 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+		       (16u << 20);
+	CHECK(pages > 0 && setrlimit(RLIMIT_AS, &lim) == 0);
 	errno = 0;
-	/* 2^44 slots of 16 bytes: an allocation that fails */
-	CHECK(hashtab_reserve(&t, (size_t)1 << 43) == -1 && errno == ENOMEM);
+	CHECK(hashtab_reserve(&t, (size_t)1 << 24) == -1 && errno == ENOMEM);
+	CHECK(setrlimit(RLIMIT_AS, &old) == 0);
 	CHECK(t.cap == cap && hashtab_count(&t) == 3);
 	for (size_t i = 0; i < 3; i++)
 		CHECK(find(&t, keys, hash_mix64(keys[i]), keys[i]) == i);
+	errno = 0;
+	CHECK(hashtab_add(&t, 1, UINT32_MAX) == -1 && errno == EINVAL);
+	CHECK(hashtab_add(&t, 1, UINT32_MAX - 1) == 0);
+	CHECK(hashtab_count(&t) == 4);
 	hashtab_free(&t);
 }
 
