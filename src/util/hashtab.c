@@ -14,7 +14,7 @@
 void hashtab_free(struct hashtab *t)
 {
 	free(t->slots);
-	*t = (struct hashtab)HASHTAB_INIT;
+	memset(t, 0, sizeof(*t));
 }
 
 void hashtab_clear(struct hashtab *t)

@@ -29,7 +29,7 @@
  * which reserves and probes again for the empty slot.)
  *
  * Contract:
- *  - The caller owns the struct (HASHTAB_INIT, or zeroed) and the
+ *  - The caller owns the struct (zeroed: an empty table) and the
  *    entries; the table owns its slots, freed by hashtab_free().  The
  *    fields are the table's: read them through the functions only.
  *  - Hashes should be well mixed (hash_mix64()); the table keeps 32 bits
@@ -69,10 +69,6 @@ struct hashtab {
 	size_t n;   /* indexes stored */
 };
 
-#define HASHTAB_INIT       \
-	{                  \
-		NULL, 0, 0 \
-	}
 #define HASHTAB_MIN_CAP 16
 #define HASHTAB_MAX_CAP ((size_t)1 << 32) /* the 32-bit hash places them */
 #define HASHTAB_MAX (HASHTAB_MAX_CAP / 4 * 3)

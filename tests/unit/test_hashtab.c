@@ -34,7 +34,7 @@ static size_t find(const struct hashtab *t, const uint64_t *keys, uint64_t h,
 
 static void check_empty(void)
 {
-	struct hashtab t = HASHTAB_INIT;
+	struct hashtab t = { 0 };
 	struct hashtab_probe p;
 	size_t i;
 
@@ -53,7 +53,7 @@ static void check_empty(void)
 static void check_growth(void)
 {
 	enum { N = 100000 };
-	struct hashtab t = HASHTAB_INIT;
+	struct hashtab t = { 0 };
 	uint64_t *keys = malloc(N * sizeof(*keys));
 	size_t i, bad = 0, caps = 0, lastcap = 0;
 
@@ -105,7 +105,7 @@ static void check_collisions(void)
 	enum { N = 200 };
 	/* A and B share the low 31 bits the table keeps: one run of slots */
 	const uint64_t A = 0x1234, B = 0x1234 | ((uint64_t)1 << 31);
-	struct hashtab t = HASHTAB_INIT;
+	struct hashtab t = { 0 };
 	uint64_t keys[N];
 	size_t seen[N], n = 0, i;
 	struct hashtab_probe p;
@@ -145,7 +145,7 @@ static void check_collisions(void)
  * of an absent hash still ends, a probe from before a growth is stale. */
 static void check_full(void)
 {
-	struct hashtab t = HASHTAB_INIT;
+	struct hashtab t = { 0 };
 	struct hashtab_probe p, q;
 	uint64_t keys[HASHTAB_MIN_CAP];
 	size_t limit, i, j;
@@ -191,7 +191,7 @@ static void check_full(void)
  * that fails (the address space limited): ENOMEM, the table kept. */
 static void check_enomem(void)
 {
-	struct hashtab t = HASHTAB_INIT;
+	struct hashtab t = { 0 };
 	uint64_t keys[3] = { 10, 20, 30 };
 	struct rlimit old, lim;
 	unsigned long pages = 0;
