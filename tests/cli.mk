@@ -11,10 +11,3 @@ TESTS += \
 	tests/options.test \
 	tests/options-cap.test \
 	tests/options-yama.test
-
-## options_parse() itself: -p lists, --children, --no-children and the
-## children default of each action (test_options).
-check_PROGRAMS += tests/unit/test_options
-TESTS += tests/unit/test_options
-tests_unit_test_options_SOURCES = tests/unit/test_options.c
-tests_unit_test_options_LDADD = $(PT_LIBS)

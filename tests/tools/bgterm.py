@@ -9,6 +9,7 @@ then it kills CMD: its own child, by PID).  A write by CMD to the terminal
 then stops CMD with SIGTTOU.  The terminal's output is read and dropped.
 Exits 0, or 2 on a usage error.
 """
+import errno
 import os
 import pty
 import signal
@@ -23,9 +24,20 @@ def leader(pidfile, argv):
     termios.tcsetattr(0, termios.TCSANOW, attrs)
     child = os.fork()
     if child == 0:
-        os.setpgid(0, 0)
-        os.execvp(argv[0], argv)
-    os.setpgid(child, child)
+        # The child puts itself in its own group before it execs; the
+        # parent's setpgid below only closes the window before that.
+        try:
+            os.setpgid(0, 0)
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
+    try:
+        os.setpgid(child, child)
+    except OSError as e:
+        # EACCES: the child has exec'd already (having set its group
+        # first); ESRCH: it has exited.  Neither may cost the PID file.
+        if e.errno not in (errno.EACCES, errno.ESRCH):
+            raise
     with open(pidfile + ".tmp", "w") as f:
         f.write("%d\n" % child)
     os.rename(pidfile + ".tmp", pidfile)

@@ -1,9 +1,10 @@
 /*
- * test_flame - the SVG flame graph writer (src/flame.h), on small inputs
+ * test_flame - the SVG flame graph writer (report/flame.h), on small inputs
  * written to memory: one <svg> that closes, one frame per merged node,
  * widths in proportion to samples, names escaped, no external reference,
  * the same bytes whatever the order of the stacks, and errors as the
- * contract says.
+ * contract says.  Its other files: test_flame_diff.c (the differential
+ * graph) and test_flame_time.c (the time strip).
  */
 #define _GNU_SOURCE /* open_memstream */
 #include "config.h"
@@ -436,6 +437,10 @@ static void test_narrow_not_made(void)
 	free(s);
 }
 
+/* The other files of this test (tests/unit.mk). */
+void test_flame_diff(void);
+void test_flame_time(void);
+
 int main(void)
 {
 	test_structure();
@@ -452,5 +457,7 @@ int main(void)
 	test_many();
 	test_ids();
 	test_narrow_not_made();
+	test_flame_diff();
+	test_flame_time();
 	return unit_result("test_flame");
 }
