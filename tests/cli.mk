@@ -4,6 +4,7 @@
 ## (options-cap.test) or Yama (options-yama.test), skipped (77) where the
 ## machine cannot show them.  tests/tools/tracer holds a target traced for
 ## the "already traced by PID N" case.
+## Covers: options cli ptprof errbuf
 check_PROGRAMS += tests/tools/tracer
 tests_tools_tracer_SOURCES = tests/tools/tracer.c
 

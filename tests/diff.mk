@@ -4,6 +4,7 @@
 ## test_report_diff), and the differential flame graph in headless
 ## chromium (flame-diff.test, skipped without it; unit: test_flame).
 ## shift burns CPU in burn_a and burn_b in a ratio given as arguments.
+## Covers: profile_merge report_diff flame cmd_report report profile_load
 
 check_PROGRAMS += tests/targets/shift
 TESTS += tests/report-merge.test \

@@ -3,6 +3,7 @@
 ## flamegen (tests/tools/flamegen < FOLDED > SVG) writes a flame graph from
 ## folded stacks; flame-svg.test renders it in headless chromium
 ## (skipped without chromium).  The unit test: test_flame (unit.mk).
+## Covers: flame
 
 check_PROGRAMS += tests/tools/flamegen
 TESTS += tests/flame-svg.test

@@ -1,5 +1,6 @@
 ## Sample times (issue 18, part 3): the "time" label ptprof writes, report
 ## --from/--to, and the flame graph's time strip.
+## Covers: timeslice pprof_out flame cmd_report
 check_PROGRAMS += tests/targets/phases
 
 tests_targets_phases_SOURCES = tests/targets/phases.c

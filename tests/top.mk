@@ -1,5 +1,6 @@
 ## ptprof top (issue 18, part 4): the view in
 ## tmux, the plain table when stdout is no terminal, and its refusals.
+## Covers: cmd_top toptab livename tselect
 check_PROGRAMS += tests/targets/topmix
 tests_targets_topmix_SOURCES = tests/targets/topmix.c
 tests_targets_topmix_CFLAGS = $(PT_TARGET_CFLAGS)
