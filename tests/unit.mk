@@ -24,8 +24,8 @@ tests_unit_test_textsafe_LDADD = $(PT_LIBS)
 
 ## proc
 UNIT_PROC_TESTS = tests/unit/test_mapfile tests/unit/test_maps \
-	tests/unit/test_peek tests/unit/test_procfs tests/unit/test_proctree \
-	tests/unit/test_reaper tests/unit/test_seccomp
+	tests/unit/test_launch tests/unit/test_peek tests/unit/test_procfs \
+	tests/unit/test_proctree tests/unit/test_reaper tests/unit/test_seccomp
 check_PROGRAMS += $(UNIT_PROC_TESTS)
 TESTS += $(UNIT_PROC_TESTS)
 tests_unit_test_mapfile_SOURCES = tests/unit/test_mapfile.c
@@ -42,6 +42,8 @@ tests_unit_test_reaper_SOURCES = tests/unit/test_reaper.c
 tests_unit_test_reaper_LDADD = $(PT_LIBS)
 tests_unit_test_seccomp_SOURCES = tests/unit/test_seccomp.c
 tests_unit_test_seccomp_LDADD = $(PT_LIBS)
+tests_unit_test_launch_SOURCES = tests/unit/test_launch.c
+tests_unit_test_launch_LDADD = $(PT_LIBS)
 
 ## elf: .debug_frame converted into a table libunwind searches, checked
 ## with libunwind's own search (test_debugframe); the segment behind a
@@ -115,7 +117,8 @@ tests_unit_test_pyrt_LDADD = $(PT_LIBS)
 UNIT_PROFILE_TESTS = tests/unit/test_outname tests/unit/test_pprof_out \
 	tests/unit/test_pprof_read tests/unit/test_procset \
 	tests/unit/test_profile_merge tests/unit/test_profile_out \
-	tests/unit/test_profile_read tests/unit/test_stacktab
+	tests/unit/test_profile_read tests/unit/test_stacktab \
+	tests/unit/test_bgwrite tests/unit/test_outfile
 check_PROGRAMS += $(UNIT_PROFILE_TESTS) tests/targets/twin_a tests/targets/twin_b
 TESTS += $(UNIT_PROFILE_TESTS)
 tests_unit_test_outname_SOURCES = tests/unit/test_outname.c
@@ -147,6 +150,10 @@ tests_unit_test_profile_read_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_test_profile_read_LDADD = $(PT_LIBS)
 tests_unit_test_stacktab_SOURCES = tests/unit/test_stacktab.c
 tests_unit_test_stacktab_LDADD = $(PT_LIBS)
+tests_unit_test_bgwrite_SOURCES = tests/unit/test_bgwrite.c
+tests_unit_test_bgwrite_LDADD = $(PT_LIBS)
+tests_unit_test_outfile_SOURCES = tests/unit/test_outfile.c
+tests_unit_test_outfile_LDADD = $(PT_LIBS)
 
 ## sampler
 UNIT_SAMPLER_TESTS = tests/unit/test_cpuacct tests/unit/test_sysbias \
