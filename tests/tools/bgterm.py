@@ -16,6 +16,7 @@ import signal
 import sys
 import termios
 import time
+import traceback
 
 
 def leader(pidfile, argv):
@@ -56,12 +57,18 @@ def main():
     if len(sys.argv) < 3:
         sys.stderr.write("usage: bgterm.py PIDFILE CMD [ARG...]\n")
         sys.exit(2)
+    # The leader's stderr is the terminal, whose output is dropped: a
+    # failure of its own is written to this copy of ours instead.
+    err = os.dup(2)
     pid, fd = pty.fork()
     if pid == 0:
         try:
             leader(sys.argv[1], sys.argv[2:])
+        except BaseException:
+            os.write(err, ("bgterm.py: " + traceback.format_exc()).encode())
         finally:
             os._exit(1)
+    os.close(err)
     deadline = time.monotonic() + 45
     while time.monotonic() < deadline:
         try:
