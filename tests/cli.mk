@@ -5,6 +5,7 @@
 ## machine cannot show them.  tests/tools/tracer holds a target traced for
 ## the "already traced by PID N" case.
 ## Covers: options cli ptprof errbuf
+## Covers: options_usage options_subcmd options_value options_record
 check_PROGRAMS += tests/tools/tracer
 tests_tools_tracer_SOURCES = tests/tools/tracer.c
 

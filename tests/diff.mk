@@ -2,7 +2,7 @@
 ## the merge (report-merge.test; unit: test_profile_merge), report
 ## --diff's table and folded stacks (report-diff.test; unit:
 ## test_report_diff), and the differential flame graph in headless
-## chromium (flame-diff.test, skipped without it; unit: test_flame).
+## chromium (flame-diff.test, skipped without it; unit: test_flame_diff).
 ## shift burns CPU in burn_a and burn_b in a ratio given as arguments.
 ## Covers: profile_merge report_diff flame cmd_report report profile_load
 

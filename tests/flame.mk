@@ -4,6 +4,7 @@
 ## folded stacks; flame-svg.test renders it in headless chromium
 ## (skipped without chromium).  The unit test: test_flame (unit.mk).
 ## Covers: flame
+## Covers: flame_script flame_svg
 
 check_PROGRAMS += tests/tools/flamegen
 TESTS += tests/flame-svg.test

@@ -8,6 +8,9 @@
 ## Covers: profile_read pprof_out pprof_read stacktab report thread_report
 ## Covers: cmd_record cmd_report cmd_dump cli errbuf sysbias cpuacct ticksched
 ## Covers: threadtab pyrt pymerge pyframes
+## Covers: sampler_cpu sampler_late sampler_peek sampler_policy sampler_record
+## Covers: sampler_seize sampler_stats sampler_stops sampler_tick
+## Covers: record_summary recwrite cpuwatch
 check_PROGRAMS += \
 	tests/targets/split \
 	tests/targets/chain \

@@ -1,7 +1,7 @@
 ## C unit tests: one program a module, tests/unit/test_MODULE for
 ## src/LAYER/MODULE.c, grouped below by layer (lowest first).  Each links
 ## src/libptprof.a and tests/unit/unit.h's checks; a test of several
-## files has one main() (test_flame, test_pprof_out).  tests/testmap.test
+## files has one main() (test_pprof_out).  tests/testmap.test
 ## fails when a module has neither a unit test here nor a shell test that
 ## covers it (tests/tools/testmap.sh; `make testmap` prints the table).
 EXTRA_DIST += tests/unit/unit.h
@@ -172,16 +172,20 @@ tests_unit_test_ticksched_LDADD = $(PT_LIBS)
 tests_unit_test_tselect_SOURCES = tests/unit/test_tselect.c
 tests_unit_test_tselect_LDADD = $(PT_LIBS)
 
-## report: test_flame checks the SVG's structure, the differential graph
-## (test_flame_diff.c) and the time strip (test_flame_time.c).
-UNIT_REPORT_TESTS = tests/unit/test_flame tests/unit/test_livename \
+## report: the flame graph's structure (test_flame), its differential
+## form (test_flame_diff) and its time strip (test_flame_time).
+UNIT_REPORT_TESTS = tests/unit/test_flame tests/unit/test_flame_diff \
+	tests/unit/test_flame_time tests/unit/test_livename \
 	tests/unit/test_report_diff tests/unit/test_timeslice \
 	tests/unit/test_toptab
 check_PROGRAMS += $(UNIT_REPORT_TESTS)
 TESTS += $(UNIT_REPORT_TESTS)
-tests_unit_test_flame_SOURCES = tests/unit/test_flame.c \
-	tests/unit/test_flame_diff.c tests/unit/test_flame_time.c
+tests_unit_test_flame_SOURCES = tests/unit/test_flame.c
 tests_unit_test_flame_LDADD = $(PT_LIBS) -lm
+tests_unit_test_flame_diff_SOURCES = tests/unit/test_flame_diff.c
+tests_unit_test_flame_diff_LDADD = $(PT_LIBS) -lm
+tests_unit_test_flame_time_SOURCES = tests/unit/test_flame_time.c
+tests_unit_test_flame_time_LDADD = $(PT_LIBS)
 tests_unit_test_livename_SOURCES = tests/unit/test_livename.c
 tests_unit_test_livename_LDADD = $(PT_LIBS)
 tests_unit_test_report_diff_SOURCES = tests/unit/test_report_diff.c

@@ -7,6 +7,8 @@
 # How the mapping is kept true:
 #  - a module's unit test is tests/unit/test_MODULE, by name: its source
 #    tests/unit/test_MODULE.c and the program listed in tests/unit.mk;
+#    a unit test also covers the modules its header comment names on a
+#    line " * Covers: MODULE ..." (modules split out of its own);
 #  - a fragment of the test suite (tests/*.mk, tests/chaos/*.mk) names
 #    the modules its shell tests cover in its header, on one or more
 #    lines "## Covers: MODULE MODULE ..."; each of its *.test then covers
@@ -34,6 +36,21 @@ for l in $LAYERS; do
 	done
 done
 
+# "MODULE test_X" for the Covers: lines of the unit tests' headers.
+ucovers=$(for c in tests/unit/test_*.c; do
+	[ -e "$c" ] || continue
+	t=${c##*/}
+	t=${t%.c}
+	grep -q "tests/unit/$t\\b" tests/unit.mk || continue
+	awk -v t="$t" '/^ \*\/$/ { exit }
+	     /^ \* Covers:/ { on = 1; sub(/^ \* Covers:/, " *") }
+	     on && /^ \*( |$)/ { l = $0; sub(/^ \*/, "", l)
+		       end = l ~ /[(.]/; sub(/[(.].*$/, "", l)
+		       n = split(l, w, /[ \t]+/)
+		       for (i = 1; i <= n; i++) if (w[i] != "") print w[i], t
+		       if (end) on = 0 }' "$c"
+done | sort -u)
+
 # "MODULE TEST" for every *.test of a fragment with a Covers: line.
 covers=$(for mk in tests/*.mk tests/chaos/*.mk; do
 	[ -e "$mk" ] || continue
@@ -52,7 +69,7 @@ for f in $modules; do
 	m=${f##*/}
 	known="$known${m%.c} "
 done
-for m in $(printf '%s\n' "$covers" | cut -d' ' -f1 | sort -u) \
+for m in $(printf '%s\n' "$covers" "$ucovers" | cut -d' ' -f1 | sort -u) \
 	$(printf '%s\n' "$EXEMPT" | cut -d' ' -f1); do
 	case "$known" in
 	*" $m "*) ;;
@@ -75,6 +92,9 @@ for f in $modules; do
 		grep -q "tests/unit/test_$m\\b" tests/unit.mk; then
 		unit="test_$m"
 	fi
+	more=$(printf '%s\n' "$ucovers" | awk -v m="$m" '$1 == m {
+		s = s (s == "" ? "" : ", ") $2 } END { print s }')
+	[ -z "$more" ] || unit="${unit:+$unit, }$more"
 	shells=$(printf '%s\n' "$covers" | awk -v m="$m" '$1 == m {
 		t = $2; sub(/^tests\//, "", t); sub(/\.test$/, "", t)
 		s = s (s == "" ? "" : ", ") t } END { print s }')

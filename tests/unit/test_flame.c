@@ -3,8 +3,9 @@
  * written to memory: one <svg> that closes, one frame per merged node,
  * widths in proportion to samples, names escaped, no external reference,
  * the same bytes whatever the order of the stacks, and errors as the
- * contract says.  Its other files: test_flame_diff.c (the differential
- * graph) and test_flame_time.c (the time strip).
+ * contract says.
+ *
+ * Covers: flame_svg (the rest of the module, split out).
  */
 #define _GNU_SOURCE /* open_memstream */
 #include "config.h"
@@ -437,10 +438,6 @@ static void test_narrow_not_made(void)
 	free(s);
 }
 
-/* The other files of this test (tests/unit.mk). */
-void test_flame_diff(void);
-void test_flame_time(void);
-
 int main(void)
 {
 	test_structure();
@@ -457,7 +454,5 @@ int main(void)
 	test_many();
 	test_ids();
 	test_narrow_not_made();
-	test_flame_diff();
-	test_flame_time();
 	return unit_result("test_flame");
 }

@@ -1,7 +1,7 @@
 /*
- * test_flame_diff - part of test_flame: flame_write_svg_diff() (flame.h):
- * widths from the counts, a stack of count 0 drawn nowhere but counted in
- * its frames' deltas, each frame's own and total delta in data-delta and
+ * test_flame_diff - flame_write_svg_diff() (flame.h): widths from the
+ * counts, a stack of count 0 drawn nowhere but counted in its frames'
+ * deltas, each frame's own and total delta in data-delta and
  * data-delta-total, red for growth and blue for shrinking (the largest
  * own delta full), white for none, the change in the title, and EINVAL
  * for a delta that is not finite or missing.
@@ -24,9 +24,8 @@ static const char *const names[] = { "main", "a", "b", "gone" };
 static const uint32_t s_a[] = { 0, 1 }, s_b[] = { 0, 2 }, s_g[] = { 0, 3 };
 static const uint32_t s_main[] = { 0 };
 
-/* noinline: inlined, gcc 12 takes buf, which fclose() sets, for dangling. */
-__attribute__((noinline)) static char *
-render(const struct flame_id_stack *st, size_t n, const double *deltas, int *rc)
+static char *render(const struct flame_id_stack *st, size_t n,
+		    const double *deltas, int *rc)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -55,10 +54,7 @@ static void fill_of(const char *f, char *out, size_t len)
 		 p ? p + 6 : "");
 }
 
-void test_flame_diff(void);
-
-/* The checks above, as test_flame's main() calls them. */
-void test_flame_diff(void)
+int main(void)
 {
 	/* BASE (scaled): main;a 80, main;b 20, main;gone 10, main 5;
 	 * NEW: main;a 20, main;b 80, main 5 */
@@ -106,4 +102,5 @@ void test_flame_diff(void)
 	svg = render(st, 4, NULL, &rc);
 	CHECK(rc == -1 && errno == EINVAL);
 	free(svg);
+	return unit_result("test_flame_diff");
 }

@@ -1,12 +1,11 @@
 /*
- * test_flame_time - part of test_flame: the flame graph's time strip
- * (report/flame.h): each frame's samples per slot (data-t) add up from
- * its callees and its own, the strip's bars are the root's, the slot is
- * 10 ms or the next 1-2-5 step that keeps the run within FLAME_MAX_SLOTS,
- * and a long run of many stacks (10^4 s of samples, 10^4 distinct
- * stacks) keeps both the slots and the frames' counts per slot within
- * their bounds; no strip without times; a time of a stack that does not
- * exist is EINVAL.
+ * test_flame_time - the flame graph's time strip (report/flame.h): each
+ * frame's samples per slot (data-t) add up from its callees and its own,
+ * the strip's bars are the root's, the slot is 10 ms or the next 1-2-5
+ * step that keeps the run within FLAME_MAX_SLOTS, and a long run of many
+ * stacks (10^4 s of samples, 10^4 distinct stacks) keeps both the slots
+ * and the frames' counts per slot within their bounds; no strip without
+ * times; a time of a stack that does not exist is EINVAL.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include "config.h"
@@ -146,11 +145,9 @@ out:
 	free(frames);
 }
 
-void test_flame_time(void);
-
-/* The checks above, as test_flame's main() calls them. */
-void test_flame_time(void)
+int main(void)
 {
 	check_small();
 	check_bounded();
+	return unit_result("test_flame_time");
 }

@@ -129,7 +129,8 @@ static struct procset *self_set(void)
 	CHECK(im != NULL);
 	read_file("/proc/self/maps", &text, &len);
 	CHECK(maps_update(im->maps, (char *)text, len) == 0);
-	debugfile_maps_build_ids(im->maps, NULL, getpid()); /* as the sampler does */
+	debugfile_maps_build_ids(im->maps, NULL,
+				 getpid()); /* as the sampler does */
 	free(text);
 	return ps;
 }

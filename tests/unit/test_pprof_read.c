@@ -7,6 +7,9 @@
  * of any int64, a string, a unit not nanoseconds or one outside the
  * string table, read as the contract says (test_time_label).  What the
  * reader gives back of a valid profile is test_pprof_out's.
+ *
+ * Covers: pprof_read_build pprof_read_check pprof_read_decode
+ * pprof_read_spaces (the rest of the module, split out).
  */
 #include "config.h"
 

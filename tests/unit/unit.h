@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 /* One count a program, whichever of its files checks: a test of several
- * sources (tests/unit.mk: test_flame, test_pprof_out) has one main() whose
+ * sources (tests/unit.mk: test_pprof_out) has one main() whose
  * unit_result() counts them all.  Weak: each file defines them, the
  * linker keeps one (static, they would be one count a file). */
 extern int unit_failures, unit_checks;
