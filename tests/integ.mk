@@ -11,6 +11,7 @@
 ## Covers: sampler_cpu sampler_late sampler_peek sampler_policy sampler_record
 ## Covers: sampler_seize sampler_stats sampler_stops sampler_tick
 ## Covers: record_summary recwrite cpuwatch
+## Covers: framename
 check_PROGRAMS += \
 	tests/targets/split \
 	tests/targets/chain \

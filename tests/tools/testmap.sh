@@ -15,7 +15,7 @@
 #    them;
 #  - a module no test can cover is listed below, in EXEMPT, with why.
 # Exits 1 with one line on stderr when a module has no test and is not
-# exempt, or when a Covers: line or EXEMPT names no module; 0 otherwise.
+# exempt, or when a Covers: line names no module; 0 otherwise.
 # tests/testmap.test runs it, so a new module without a test fails
 # make check.
 set -u
@@ -69,15 +69,16 @@ for f in $modules; do
 	m=${f##*/}
 	known="$known${m%.c} "
 done
-for m in $(printf '%s\n' "$covers" "$ucovers" | cut -d' ' -f1 | sort -u) \
-	$(printf '%s\n' "$EXEMPT" | cut -d' ' -f1); do
+# (An exemption is not checked so: profile.pb-c.c is made by the build,
+# in the build tree, not in a fresh clone.)
+for m in $(printf '%s\n' "$covers" "$ucovers" | cut -d' ' -f1 | sort -u); do
 	case "$known" in
 	*" $m "*) ;;
 	*) bad="$bad $m" ;;
 	esac
 done
 if [ -n "$bad" ]; then
-	echo "testmap: a Covers: line or the exemptions name no module of src/:$bad" >&2
+	echo "testmap: a Covers: line names no module of src/:$bad" >&2
 	exit 1
 fi
 

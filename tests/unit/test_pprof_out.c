@@ -10,6 +10,8 @@
  *
  *   test_pprof_out -w FILE    only write test_pprof_out_images.c's profile
  *                             to FILE, for tests/report-processes.test
+ *
+ * Covers: pprof_out_tab (the writer's tables, split out).
  */
 #include "config.h"
 
