@@ -4,6 +4,8 @@
 ## (options-cap.test) or Yama (options-yama.test), skipped (77) where the
 ## machine cannot show them.  tests/tools/tracer holds a target traced for
 ## the "already traced by PID N" case.
+## Covers: options cli ptprof errbuf
+## Covers: options_usage options_subcmd options_value options_record
 check_PROGRAMS += tests/tools/tracer
 tests_tools_tracer_SOURCES = tests/tools/tracer.c
 
@@ -11,10 +13,3 @@ TESTS += \
 	tests/options.test \
 	tests/options-cap.test \
 	tests/options-yama.test
-
-## options_parse() itself: -p lists, --children, --no-children and the
-## children default of each action (test_options).
-check_PROGRAMS += tests/unit/test_options
-TESTS += tests/unit/test_options
-tests_unit_test_options_SOURCES = tests/unit/test_options.c
-tests_unit_test_options_LDADD = $(PT_LIBS)

@@ -1,14 +1,13 @@
 ## Flame graph tests (see src/report/flame.h).
 ##
 ## flamegen (tests/tools/flamegen < FOLDED > SVG) writes a flame graph from
-## folded stacks; test_flame checks the SVG's structure, flame-svg.test
-## renders it in headless chromium (skipped without chromium).
+## folded stacks; flame-svg.test renders it in headless chromium
+## (skipped without chromium).  The unit test: test_flame (unit.mk).
+## Covers: flame
+## Covers: flame_script flame_svg
 
-check_PROGRAMS += tests/unit/test_flame tests/tools/flamegen
-TESTS += tests/unit/test_flame tests/flame-svg.test
-
-tests_unit_test_flame_SOURCES = tests/unit/test_flame.c
-tests_unit_test_flame_LDADD = $(PT_LIBS) -lm
+check_PROGRAMS += tests/tools/flamegen
+TESTS += tests/flame-svg.test
 
 tests_tools_flamegen_SOURCES = tests/tools/flamegen.c
 tests_tools_flamegen_LDADD = $(PT_LIBS)

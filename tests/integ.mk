@@ -3,6 +3,15 @@
 ## profiles checked with profcat, google-pprof and go tool pprof.  The
 ## shell tests source tests/init.sh (which, with $(TESTS), is in EXTRA_DIST
 ## already).
+## Covers: sampler sampler_procs sampler_py capture ptctl procfs peek unwind
+## Covers: fpstep debugfile symbolize demangle profile profile_load profile_out
+## Covers: profile_read pprof_out pprof_read stacktab report thread_report
+## Covers: cmd_record cmd_report cmd_dump cli errbuf sysbias cpuacct ticksched
+## Covers: threadtab pyrt pymerge pyframes
+## Covers: sampler_cpu sampler_late sampler_peek sampler_policy sampler_record
+## Covers: sampler_seize sampler_stats sampler_stops sampler_tick
+## Covers: record_summary recwrite cpuwatch
+## Covers: framename
 check_PROGRAMS += \
 	tests/targets/split \
 	tests/targets/chain \

@@ -6,6 +6,8 @@
 ##
 ## The libraries a target dlopen()s are plain check_PROGRAMS linked with
 ## -shared (the project does not use libtool); -fPIC as shared code needs.
+## Covers: maps mapfile loadseg mapsync modcache debugfile symbolize procset
+## Covers: fdetab
 check_PROGRAMS += \
 	tests/targets/dlcloser \
 	tests/targets/libdlburn.so \

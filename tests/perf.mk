@@ -6,6 +6,7 @@
 ## (tests/targets/deeprec) whose stacks outgrow the copy.
 ## syscalls.test: the system calls ptprof makes per stopped thread and
 ## tick, counted with strace (skipped without it).
+## Covers: unwind capture peek sampler
 check_PROGRAMS += tests/targets/deeprec tests/tools/unwind_compare
 
 tests_targets_deeprec_SOURCES = tests/targets/deeprec.c

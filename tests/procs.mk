@@ -2,6 +2,8 @@
 ## descendants; a short-lived descendant's CPU time; every process of the
 ## tree untraced however ptprof ends.  The targets come from integ.mk and
 ## record.mk.
+## Covers: sampler_procs proctree launch reaper seccomp procset
+## Covers: proctree_cn proctree_scan cpuwatch
 TESTS += \
 	tests/procs-pids.test \
 	tests/procs-launch.test \

@@ -1,6 +1,8 @@
 ## The record command's behaviour around the run: an existing profile kept
 ## as FILE.old, the warning about CPU time used by the target's children,
 ## the progress line on a terminal, where --top goes.
+## Covers: cmd_record outfile profile_out
+## Covers: progress record_warn record_summary recwrite
 check_PROGRAMS += tests/targets/cpuburn
 tests_targets_cpuburn_SOURCES = tests/targets/cpuburn.c
 tests_targets_cpuburn_CFLAGS = $(PT_TARGET_CFLAGS)

@@ -1,6 +1,7 @@
 ## Chaos suite: hostile files under a root ptprof (issue 12, items 4-6):
 ## a library truncated while ptprof holds its unwind tables, a debug link
 ## to a huge sparse file, a mapped path swapped for a symlink after exit.
+## Covers: modcache debugfile symbolize mapfile outfile
 check_PROGRAMS += \
 	tests/chaos/targets/truncator \
 	tests/chaos/targets/libcbspin.so

@@ -1,6 +1,7 @@
 ## Chaos suite (the target never pays for a ptprof fault): lifecycle cases, see tests/chaos/README.
 ## ptprof killed, thread churn, exec/fork/vfork/clone, exit.  Targets (and
 ## the midkill helper) are built like tests/integ.mk's.
+## Covers: sampler reaper launch ptctl
 check_PROGRAMS += \
 	tests/chaos/targets/killee \
 	tests/chaos/targets/midkill \

@@ -1,6 +1,7 @@
 ## Chaos suite (the target never pays for a ptprof fault): signals cases, see tests/chaos/README.
 ## Targets that count what they receive (signals, EINTRs, their own
 ## progress) and print a verdict the tests check.
+## Covers: sampler ptctl
 check_PROGRAMS += \
 	tests/chaos/targets/sigstorm \
 	tests/chaos/targets/steadywork \

@@ -1,6 +1,7 @@
 ## Chaos suite (the target never pays for a ptprof fault): stacks cases, see tests/chaos/README.
 ## Hostile stacks (one target, tests/chaos/targets/hostile.c, one mode per
 ## case), real runtimes (Java, Go, Python) and refusals.
+## Covers: unwind fpstep perfmap seccomp pyrt gopclntab sampler_py
 check_PROGRAMS += tests/chaos/targets/hostile tests/chaos/targets/sandboxed \
 	tests/chaos/targets/libcfiswap.so
 

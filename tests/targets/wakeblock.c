@@ -5,7 +5,7 @@
  *   wakeblock [-b BUSY] [-w MS] [-d SECS] N
  *
  * N threads (1..1000) block in turn, each in one call with a timeout of
- * MS milliseconds (1..10000, default 10) that it calls again when it
+ * MS milliseconds (1..600000, default 10) that it calls again when it
  * times out: thread i in
  *   i % 3 == 0  epoll_wait() on an epoll set of its own, left empty
  *               (wb_epoll_loop),
@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 		if (opt == 'b')
 			busy = number(optarg, 0, MAX_BUSY, "-b");
 		else if (opt == 'w')
-			wake_ms = (int)number(optarg, 1, 10000, "-w");
+			wake_ms = (int)number(optarg, 1, 600000, "-w");
 		else if (opt == 'd')
 			secs = number(optarg, 1, 600, "-d");
 		else

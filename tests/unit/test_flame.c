@@ -1,9 +1,11 @@
 /*
- * test_flame - the SVG flame graph writer (src/flame.h), on small inputs
+ * test_flame - the SVG flame graph writer (report/flame.h), on small inputs
  * written to memory: one <svg> that closes, one frame per merged node,
  * widths in proportion to samples, names escaped, no external reference,
  * the same bytes whatever the order of the stacks, and errors as the
  * contract says.
+ *
+ * Covers: flame_svg (the rest of the module, split out).
  */
 #define _GNU_SOURCE /* open_memstream */
 #include "config.h"

@@ -1,5 +1,5 @@
 /*
- * test_flame_time - the flame graph's time strip (src/flame.h): each
+ * test_flame_time - the flame graph's time strip (report/flame.h): each
  * frame's samples per slot (data-t) add up from its callees and its own,
  * the strip's bars are the root's, the slot is 10 ms or the next 1-2-5
  * step that keeps the run within FLAME_MAX_SLOTS, and a long run of many

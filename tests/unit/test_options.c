@@ -3,6 +3,8 @@
  * --no-children: what it fills in (pids in order, pid = pids[0], the
  * children default of each action) and what it refuses.  The messages
  * themselves are checked end to end by tests/options.test.
+ *
+ * Covers: options_record options_subcmd options_value (the rest of the module, split out).
  */
 #include "config.h"
 

@@ -3,6 +3,8 @@
  * (procfs.h) on the kernel's lines, on names that try to forge fields
  * (')', spaces, newlines in comm), on lines cut short and on garbage;
  * and their readers on this process.
+ *
+ * Covers: procfs_stat procfs_status (the rest of the module, split out).
  */
 #include "config.h"
 

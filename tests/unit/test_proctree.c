@@ -13,6 +13,8 @@
  * left alone, and nothing from outside the watched tree.
  * Every wait is bounded (a few seconds); only the test's own children
  * are killed, by PID, if one is left.
+ *
+ * Covers: proctree_scan (the rest of the module, split out).
  */
 #include "config.h"
 
@@ -29,8 +31,8 @@
 #include <unistd.h>
 
 #include "proc/proctree.h"
-#include "util/timeutil.h"
 #include "unit.h"
+#include "util/timeutil.h"
 
 #define WAIT_MS 3000 /* the bound of every wait for an event */
 #define MAX_LOG 1024

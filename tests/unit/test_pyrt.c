@@ -12,6 +12,8 @@
  *     script printed from traceback, lines and is_entry included.
  * Exits 77 when part 3 cannot run (no 3.11 at /usr/bin/python3) and
  * parts 1 and 2 passed.
+ *
+ * Covers: pyrt_code pyrt_line pyrt_pages pyrt_threads (the rest of the module, split out).
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -31,8 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "python/pyrt.h"
 #include "pyrt_lines.h"
+#include "python/pyrt.h"
 #include "unit.h"
 
 /* ---- 1. the location table ---- */

@@ -1,11 +1,17 @@
 /*
- * test_pprof - the pprof protobuf writer and reader: a builder's samples
- * written and read back (records, threads, callers' addresses), the
- * protobuf itself decoded field by field (sample types, period, labels,
- * mappings with this program's build ID, locations, functions), JIT
- * code and Python frames named through the writer and read back into a
- * report, and the reader's refusals of hostile input, each with its one
- * sentence.
+ * test_pprof_out - the pprof protobuf writer, read back: a builder's
+ * samples written and read back (records, threads, callers' addresses),
+ * the protobuf itself decoded field by field (sample types, period,
+ * labels, mappings with this program's build ID, locations, functions),
+ * JIT code and Python frames named through the writer and read back into
+ * a report.  Its other files: test_pprof_out_images.c (two images at one
+ * address) and test_pprof_out_time.c (the "time" label).  The reader's
+ * refusals of hostile input are test_pprof_read's.
+ *
+ *   test_pprof_out -w FILE    only write test_pprof_out_images.c's profile
+ *                             to FILE, for tests/report-processes.test
+ *
+ * Covers: pprof_out_tab (the writer's tables, split out).
  */
 #include "config.h"
 
@@ -22,7 +28,6 @@
 
 #include "elf/debugfile.h"
 #include "proc/maps.h"
-#include "symbols/perfmap.h"
 #include "profile/pprof_out.h"
 #include "profile/pprof_read.h"
 #include "profile/procset.h"
@@ -31,6 +36,7 @@
 #include "profile/profile_read.h"
 #include "python/pyframes.h"
 #include "report/report.h"
+#include "symbols/perfmap.h"
 #include "symbols/symbolize.h"
 #include "unit.h"
 
@@ -43,7 +49,7 @@ __attribute__((noinline, noclone)) int pprof_test_leaf(int x)
 	return x * 3 + 1;
 }
 
-static char tmpdir[] = "/tmp/test_pprof.XXXXXX";
+static char tmpdir[] = "/tmp/test_pprof_out.XXXXXX";
 
 static void read_file(const char *path, unsigned char **buf, size_t *len)
 {
@@ -117,7 +123,7 @@ static struct procset *self_set(void)
 {
 	struct procset *ps = procset_new();
 	struct proc_image *im = ps ? procset_add(ps, getpid(), 0,
-						 "test_pprof") :
+						 "test_pprof_out") :
 				     NULL;
 	unsigned char *text;
 	size_t len;
@@ -125,7 +131,8 @@ static struct procset *self_set(void)
 	CHECK(im != NULL);
 	read_file("/proc/self/maps", &text, &len);
 	CHECK(maps_update(im->maps, (char *)text, len) == 0);
-	debugfile_maps_build_ids(im->maps, NULL, getpid()); /* as the sampler does */
+	debugfile_maps_build_ids(im->maps, NULL,
+				 getpid()); /* as the sampler does */
 	free(text);
 	return ps;
 }
@@ -215,7 +222,7 @@ static void check_mappings(const PbProfile *pp)
 	CHECK(pp->n_mapping > 1);
 	if (!pp->n_mapping)
 		return;
-	CHECKF(strstr(str(pp, pp->mapping[0]->filename), "test_pprof"),
+	CHECKF(strstr(str(pp, pp->mapping[0]->filename), "test_pprof_out"),
 	       "mapping[0] is %s", str(pp, pp->mapping[0]->filename));
 	CHECKF(!strcmp(str(pp, pp->mapping[0]->build_id), want),
 	       "build id '%s', readelf says '%s'",
@@ -282,7 +289,7 @@ static void check_labels(const PbProfile *pp)
 		pid = label(pp, s, "process_id");
 		pname = label(pp, s, "process_name");
 		CHECK(pid && pid->num == getpid() && !pid->str);
-		CHECK(pname && !strcmp(str(pp, pname->str), "test_pprof"));
+		CHECK(pname && !strcmp(str(pp, pname->str), "test_pprof_out"));
 	}
 	CHECK(named == 2 && unnamed == 2);
 }
@@ -806,301 +813,17 @@ static void test_python(void)
 	pyframes_free(py);
 }
 
-/* ---- hostile input ---- */
+/* The other files of this test (tests/unit.mk). */
+int test_pprof_out_images_write(const char *path);
+void test_pprof_out_images(void);
+void test_pprof_out_time(void);
 
-static void expect_fail(const void *data, size_t len, int e, const char *want)
-{
-	struct profile p;
-	char err[256] = "";
-
-	CHECKF(pprof_read_parse(data, len, &p, err, sizeof(err)) < 0 &&
-		       errno == e && strstr(err, want) && !strchr(err, '\n'),
-	       "wanted '%s' (errno %d), got '%s' (errno %d)", want, e, err,
-	       errno);
-	CHECK(!p.records && !p.maps_text && !p.nrecords);
-}
-
-static unsigned char *gzip_mem(const void *data, size_t len, size_t *outlen)
-{
-	uLong cap = compressBound(len) + 64;
-	unsigned char *out = malloc(cap);
-	z_stream z;
-
-	memset(&z, 0, sizeof(z));
-	deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-	z.next_in = (unsigned char *)(uintptr_t)data;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	deflate(&z, Z_FINISH);
-	*outlen = z.total_out;
-	deflateEnd(&z);
-	return out;
-}
-
-/* A small valid profile to break: one mapping, one location in it, one
- * sample of it, as protobuf-c messages the cases change. */
-struct small {
-	PbProfile p;
-	Perftools__Profiles__ValueType vt, *vtp;
-	Perftools__Profiles__Mapping m, *mp;
-	Perftools__Profiles__Location l, *lp;
-	Perftools__Profiles__Sample s, *sp;
-	uint64_t loc_ids[1];
-	int64_t values[1];
-	char *strs[4];
-};
-
-static void small_init(struct small *x)
-{
-	static char s0[] = "", s1[] = "samples", s2[] = "count",
-		    s3[] = "/bin/true";
-
-	memset(x, 0, sizeof(*x));
-	perftools__profiles__profile__init(&x->p);
-	perftools__profiles__value_type__init(&x->vt);
-	perftools__profiles__mapping__init(&x->m);
-	perftools__profiles__location__init(&x->l);
-	perftools__profiles__sample__init(&x->s);
-	x->strs[0] = s0, x->strs[1] = s1, x->strs[2] = s2, x->strs[3] = s3;
-	x->p.n_string_table = 4, x->p.string_table = x->strs;
-	x->vt.type = 1, x->vt.unit = 2, x->vtp = &x->vt;
-	x->p.n_sample_type = 1, x->p.sample_type = &x->vtp;
-	x->m.id = 1, x->m.memory_start = 0x1000, x->m.memory_limit = 0x2000;
-	x->m.filename = 3, x->mp = &x->m;
-	x->p.n_mapping = 1, x->p.mapping = &x->mp;
-	x->l.id = 7, x->l.mapping_id = 1, x->l.address = 0x1100, x->lp = &x->l;
-	x->p.n_location = 1, x->p.location = &x->lp;
-	x->loc_ids[0] = 7, x->values[0] = 3;
-	x->s.n_location_id = 1, x->s.location_id = x->loc_ids;
-	x->s.n_value = 1, x->s.value = x->values;
-	x->sp = &x->s;
-	x->p.n_sample = 1, x->p.sample = &x->sp;
-}
-
-/* Pack x (gzipped when gz) and expect want, or success when want NULL. */
-static void small_expect(const struct small *x, bool gz, const char *want)
-{
-	size_t len = perftools__profiles__profile__get_packed_size(&x->p), zlen;
-	unsigned char *buf = malloc(len + 1), *z;
-	struct profile p;
-	char err[256] = "";
-
-	perftools__profiles__profile__pack(&x->p, buf);
-	z = gz ? gzip_mem(buf, len, &zlen) : NULL;
-	if (want) {
-		expect_fail(gz ? z : buf, gz ? zlen : len, EINVAL, want);
-	} else {
-		CHECKF(pprof_read_parse(gz ? z : buf, gz ? zlen : len, &p, err,
-					sizeof(err)) == 0,
-		       "%s", err);
-		CHECK(p.nrecords == 1 && p.total_samples == 3 &&
-		      p.records[0].pcs[0] == 0x1100 && p.threads &&
-		      !p.records[0].tid && !p.records[0].thread);
-		CHECK(p.records[0].npcs < 2 || p.records[0].pcs[1] == 0x1101);
-		CHECKF(p.maps_text &&
-			       !strcmp(p.maps_text,
-				       "1000-2000 r-xp 00000000 00:00 0 /bin/true\n"),
-		       "maps '%s'", p.maps_text);
-		profile_free(&p);
-	}
-	free(buf);
-	free(z);
-}
-
-static void test_bad_messages(void)
-{
-	struct small x;
-	static char bad0[] = "x", nl[] = "/bin/a\nb";
-	uint64_t two[2] = { 7, 7 };
-	Perftools__Profiles__Location *locs[2];
-
-	small_init(&x);
-	small_expect(&x, true, NULL);
-	small_expect(&x, false, NULL); /* uncompressed is accepted too */
-	x.l.mapping_id = 5;
-	small_expect(&x, true,
-		     "location 7 names mapping 5, which does not exist");
-	small_init(&x);
-	x.loc_ids[0] = 8;
-	small_expect(&x, true,
-		     "sample 0 names location 8, which does not exist");
-	small_init(&x);
-	x.m.filename = 9;
-	small_expect(&x, true,
-		     "mapping 1 names string 9, outside the string table");
-	small_init(&x);
-	x.strs[0] = bad0;
-	small_expect(&x, true, "string_table[0] is not the empty string");
-	small_init(&x);
-	x.strs[3] = nl;
-	small_expect(&x, true, "file name holds a newline");
-	small_init(&x);
-	x.m.memory_start = 0x3000;
-	small_expect(&x, true, "is above its limit");
-	small_init(&x);
-	x.values[0] = -1;
-	small_expect(&x, true, "negative count");
-	small_init(&x);
-	x.s.n_value = 0;
-	small_expect(&x, true, "has 0 values for 1 sample types");
-	small_init(&x);
-	x.l.id = 0;
-	x.loc_ids[0] = 0;
-	small_expect(&x, true, "location 0 has id 0");
-	small_init(&x);
-	x.s.n_location_id = 0;
-	small_expect(&x, true, "sample 0 has no location");
-	small_init(&x);
-	x.p.n_sample_type = 0;
-	small_expect(&x, true, "no sample type");
-	small_init(&x);
-	x.s.n_location_id = 2; /* a location twice (recursion) is fine */
-	x.s.location_id = two;
-	small_expect(&x, true, NULL);
-	small_init(&x);
-	/* No mapping at all (found by fuzz_pprof_read: memcpy from NULL). */
-	x.p.n_mapping = 0;
-	x.p.mapping = NULL;
-	x.l.mapping_id = 0;
-	{
-		size_t len = perftools__profiles__profile__get_packed_size(
-			&x.p);
-		unsigned char *buf = malloc(len);
-		struct profile p;
-
-		perftools__profiles__profile__pack(&x.p, buf);
-		CHECK(pprof_read_parse(buf, len, &p, NULL, 0) == 0 &&
-		      p.nrecords == 1 && p.maps_len == 0 && p.maps_text &&
-		      !p.maps_text[0]);
-		profile_free(&p);
-		free(buf);
-	}
-	small_init(&x);
-	locs[0] = locs[1] = &x.l;
-	x.p.n_location = 2;
-	x.p.location = locs;
-	small_expect(&x, true, "two locations have id 7");
-}
-
-static void test_bad_bytes(void)
-{
-	static const unsigned char not_gzip_deflate[] = {
-		0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03, 0xff, 0xff, 0xff
-	};
-	const char garbage[] = "this is not a protobuf, just text";
-	unsigned char *z, *good;
-	size_t zlen, glen;
-	char path[256];
-
-	expect_fail(not_gzip_deflate, sizeof(not_gzip_deflate), EINVAL,
-		    "bad gzip data at byte");
-	z = gzip_mem(garbage, sizeof(garbage), &zlen);
-	expect_fail(z, zlen, EINVAL, "not a pprof protobuf profile");
-	free(z);
-	snprintf(path, sizeof(path), "%s/p.pb.gz", tmpdir);
-	read_file(path, &good, &glen);
-	CHECK(glen > 40);
-	expect_fail(good, glen / 2, EINVAL, "truncated gzip data");
-	expect_fail(good, 12, EINVAL, "truncated gzip data");
-	free(good);
-}
-
-/* A gzip bomb: 300 MiB of zeros in about 300 KB is refused, not read. */
-static void test_bomb(void)
-{
-	size_t n = 300u << 20, zlen;
-	unsigned char *zeros = calloc(1, n), *z;
-
-	if (!zeros)
-		return;
-	z = gzip_mem(zeros, n, &zlen);
-	free(zeros);
-	expect_fail(z, zlen, EFBIG, "decompresses to more than");
-	free(z);
-}
-
-/*
- * A protobuf of a valid head (string table "", "samples", "count"; one
- * sample type samples/count) then n copies of rep (rep_len bytes).
- */
-static unsigned char *repeated_pb(const void *rep, size_t rep_len, size_t n,
-				  size_t *len)
-{
-	static const unsigned char head[] = { 0x32, 0x00, 0x32, 0x07, 's',
-					      'a',  'm',  'p',	'l',  'e',
-					      's',  0x32, 0x05, 'c',  'o',
-					      'u',  'n',  't',	0x0a, 0x04,
-					      0x08, 0x01, 0x10, 0x02 };
-	unsigned char *b = malloc(sizeof(head) + n * rep_len);
-
-	if (!b)
-		return NULL;
-	memcpy(b, head, sizeof(head));
-	for (size_t i = 0; i < n; i++)
-		memcpy(b + sizeof(head) + i * rep_len, rep, rep_len);
-	*len = sizeof(head) + n * rep_len;
-	return b;
-}
-
-/*
- * Small inputs that decode to much: each is refused before it is decoded
- * (issue 12, item 13), by a sentence naming what is too many.
- */
-static void test_expanding(void)
-{
-	static const unsigned char empty_string[] = { 0x32, 0x00 };
-	static const unsigned char empty_sample[] = { 0x12, 0x00 };
-	static const unsigned char varint_type[] = { 0x08, 0x01 };
-	static const unsigned char unknown[] = { 0xa0, 0x06, 0x00 };
-	static const unsigned char two_values[] = { 0x12, 0x04, 0x10,
-						    0x01, 0x10, 0x01 };
-	unsigned char *pb, *z;
-	size_t len, zlen;
-
-	/* 2 MB of empty strings: 52 MB to decode, over 32 times 2 MB */
-	pb = repeated_pb(empty_string, 2, 1000000, &len);
-	CHECK(pb != NULL);
-	expect_fail(pb, len, EFBIG, "1000003 strings, 0 unknown fields) needs");
-	/* the same gzipped (about 2 KB): refused the same way */
-	z = gzip_mem(pb, len, &zlen);
-	expect_fail(z, zlen, EFBIG, "1000003 strings, 0 unknown fields) needs");
-	free(z);
-	free(pb);
-	pb = repeated_pb(empty_sample, 2, 1000000, &len);
-	CHECK(pb != NULL);
-	expect_fail(pb, len, EFBIG, "(1000000 samples, 0 locations");
-	free(pb);
-	/* 9 million empty strings (18 MB) in about 18 KB of gzip: more than
-	 * 100 times the file and the 16 MiB floor */
-	pb = repeated_pb(empty_string, 2, 9000000, &len);
-	z = pb ? gzip_mem(pb, len, &zlen) : NULL;
-	free(pb);
-	if (z)
-		expect_fail(z, zlen, EFBIG, "a gzip bomb?");
-	free(z);
-	/* 3 MB of fields of no known number, which protobuf-c keeps */
-	pb = repeated_pb(unknown, 3, 1000000, &len);
-	CHECK(pb != NULL);
-	expect_fail(pb, len, EFBIG, "1000000 unknown fields) needs");
-	free(pb);
-	/* a message field as a varint (fuzz_pprof_read found the scan
-	 * reading it as a message: UBSan, NULL + 0) */
-	pb = repeated_pb(varint_type, 2, 1, &len);
-	CHECK(pb != NULL);
-	expect_fail(pb, len, EINVAL, "protobuf decoding failed");
-	free(pb);
-	pb = repeated_pb(two_values, 6, 1, &len);
-	CHECK(pb != NULL);
-	expect_fail(pb, len, EINVAL,
-		    "sample 0 has 2 values for 1 sample types");
-	free(pb);
-}
-
-int main(void)
+int main(int argc, char **argv)
 {
 	char cmd[300];
 
+	if (argc == 3 && !strcmp(argv[1], "-w"))
+		return test_pprof_out_images_write(argv[2]) ? 1 : 0;
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 99;
@@ -1109,12 +832,10 @@ int main(void)
 	test_jit();
 	test_python();
 	test_lines();
-	test_bad_messages();
-	test_bad_bytes();
-	test_bomb();
-	test_expanding();
+	test_pprof_out_images();
+	test_pprof_out_time();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		fprintf(stderr, "could not remove %s\n", tmpdir);
-	return unit_result("test_pprof");
+	return unit_result("test_pprof_out");
 }

@@ -1,19 +1,18 @@
 /*
- * test_pprof_images - a pprof profile of two images (issue 14) whose
- * executables are different non-PIE programs both mapped at 0x400000
- * (tests/targets/twin_a and twin_b, the same code with other names):
- * the same address is twin_a_burn in one and twin_b_burn in the other.
- * Written with pprof_out from a procset of the two (their maps read
- * while they run), then checked in the protobuf itself (two mappings,
- * two locations at the one address, each named after its own program's
- * function, process labels on every sample), and read back through
- * pprof_read and a report built as ptprof report builds it: one address
- * space per image, each address named from its own file, --pid's filter
- * and --by-process's root frame.
+ * test_pprof_out_images - part of test_pprof_out: a pprof profile of two
+ * images (issue 14) whose executables are different non-PIE programs
+ * both mapped at 0x400000 (tests/targets/twin_a and twin_b, the same code
+ * with other names): the same address is twin_a_burn in one and
+ * twin_b_burn in the other.  Written with pprof_out from a procset of
+ * the two (their maps read while they run), then checked in the protobuf
+ * itself (two mappings, two locations at the one address, each named
+ * after its own program's function, process labels on every sample), and
+ * read back through pprof_read and a report built as ptprof report
+ * builds it: one address space per image, each address named from its
+ * own file, --pid's filter and --by-process's root frame.
  *
- *   test_pprof_images            the checks
- *   test_pprof_images -w FILE    only write the profile to FILE, for
- *                                tests/report-processes.test
+ *   test_pprof_out -w FILE    only write the profile to FILE, for
+ *                             tests/report-processes.test
  */
 #include "config.h"
 
@@ -34,8 +33,8 @@
 #include "profile/profile.pb-c.h"
 #include "profile/profile_load.h"
 #include "report/report.h"
-#include "symbols/symbolize.h"
 #include "report/thread_report.h"
+#include "symbols/symbolize.h"
 #include "unit.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
@@ -384,17 +383,26 @@ static void check_read_back(const char *path)
 	profile_free(&p);
 }
 
-int main(int argc, char **argv)
+int test_pprof_out_images_write(const char *path);
+void test_pprof_out_images(void);
+
+/* test_pprof_out -w FILE: only the profile, for report-processes.test. */
+int test_pprof_out_images_write(const char *path)
 {
-	char path[] = "/tmp/test_pprof_images.XXXXXX", old[sizeof(path) + 4];
+	return write_profile(path);
+}
+
+/* The checks above, as test_pprof_out's main() calls them. */
+void test_pprof_out_images(void)
+{
+	char path[] = "/tmp/test_pprof_out_images.XXXXXX",
+	     old[sizeof(path) + 4];
 	int fd;
 
-	if (argc == 3 && !strcmp(argv[1], "-w"))
-		return write_profile(argv[2]) ? 1 : 0;
 	fd = mkstemp(path);
 	if (fd < 0) {
-		perror("mkstemp");
-		return 99;
+		CHECKF(fd >= 0, "mkstemp: %s", strerror(errno));
+		return;
 	}
 	close(fd);
 	if (write_profile(path) == 0) {
@@ -411,5 +419,4 @@ int main(int argc, char **argv)
 	/* outfile.h keeps the empty file mkstemp() made as PATH.old */
 	snprintf(old, sizeof(old), "%s.old", path);
 	unlink(old);
-	return unit_result("test_pprof_images");
 }
