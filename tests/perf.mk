@@ -7,6 +7,7 @@
 ## syscalls.test: the system calls ptprof makes per stopped thread and
 ## tick, counted with strace (skipped without it).
 ## Covers: unwind capture peek sampler
+## Covers: unwind_access unwind_tables unwind_cfi unwind_fp
 check_PROGRAMS += tests/targets/deeprec tests/tools/unwind_compare
 
 tests_targets_deeprec_SOURCES = tests/targets/deeprec.c

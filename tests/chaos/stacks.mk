@@ -2,6 +2,7 @@
 ## Hostile stacks (one target, tests/chaos/targets/hostile.c, one mode per
 ## case), real runtimes (Java, Go, Python) and refusals.
 ## Covers: unwind fpstep perfmap seccomp pyrt gopclntab sampler_py
+## Covers: unwind_cfi unwind_fp unwind_tables symbolize_stripped
 check_PROGRAMS += tests/chaos/targets/hostile tests/chaos/targets/sandboxed \
 	tests/chaos/targets/libcfiswap.so
 

@@ -160,7 +160,7 @@ NOIPA void blocked_inner_mutex(void)
  * A frame without unwind info, as JIT code has: blocked_nocfi (no CFI,
  * a frame pointer) calls blocked_saves_rbp, whose CFI says where it saved
  * rbp: the unwinder steps over blocked_nocfi by its frame pointer
- * (unwind.c, fp_step()), with rbp read from the stack and the other
+ * (unwind/unwind_fp.c, unwind_fp_step()), with rbp read from the stack and the other
  * callee-saved registers carried, unknown to a peek but not needed.
  * Without frame pointers only: with them, blocked_saves_rbp's CFA is
  * rbp-based, which a peek cannot unwind (refused).

@@ -114,7 +114,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 
 static unw_accessors_t accessors = { .access_mem = access_mem };
 
-/* The head of libunwind's struct dwarf_cie_info (see unwind.c). */
+/* The head of libunwind's struct dwarf_cie_info (see unwind/unwind_cfi.c). */
 struct lu_cie_info {
 	unw_word_t cie_instr_start, cie_instr_end;
 	unw_word_t fde_instr_start, fde_instr_end;

@@ -449,7 +449,7 @@ static void test_long_walk(void)
 	free(b);
 }
 
-/* From a file, as symbolize.c reads it: at an offset, cut short. */
+/* From a file, as symbolize_stripped.c reads it: at an offset, cut short. */
 static void test_read(void)
 {
 	char path[] = "/tmp/test_gopclntab.XXXXXX", err[128];

@@ -3,6 +3,9 @@
  * its maps text comes from /proc/self/maps, and the addresses looked up
  * are those of a noinline function of this test and of libc's qsort.
  * Exit 0 when every check passes, 1 otherwise (each failure is printed).
+ *
+ * Covers: symbolize_maps symcache symbolize_elf symbolize_dwarf
+ * Covers: symbolize_stripped (the rest of the module, split out).
  */
 #define _GNU_SOURCE 1
 #include "config.h"
