@@ -131,6 +131,7 @@ TESTS += \
 	tests/split-attach.test \
 	tests/chain.test \
 	tests/python-frames.test \
+	tests/dump-python-load.test \
 	tests/threads.test \
 	tests/modes.test \
 	tests/alias.test \

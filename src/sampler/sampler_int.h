@@ -65,6 +65,10 @@ struct queued {
 	size_t py_off, py_n;
 	int py_status;
 	uint64_t py_ns; /* when they were read (CLOCK_MONOTONIC) */
+	/* sampler_py_name() ran: their code objects read, each frame's PC
+	 * in the tick's frame arena (sampler_pybufs.named); py_stale: too
+	 * late for that, the stack stays native. */
+	bool py_named, py_stale;
 };
 
 /* The most Python frames read per stop (pyrt_frames()'s max). */
@@ -152,12 +156,19 @@ struct sampler_captures {
 /* Python frames: sampler_py.c's (sampler_record.c moves npyf with the
  * queue).  The tick's frame arena, the capture being taken's frames, the
  * merge's buffers. */
+struct py_named {
+	uint64_t pc;
+	int rc; /* pymerge_pcs()'s py_pc: 0 (pc), 1 (left out), -1 */
+};
+
 struct sampler_pybufs {
 	struct pyrt_frame *pyf;
 	size_t npyf, cap_pyf;
 	size_t cur_n;
 	int cur_status;
 	uint64_t cur_ns;
+	struct py_named *named; /* beside pyf: each frame's PC, once named */
+	size_t cap_named;
 	struct pymerge_ref *mrefs;
 	uint64_t *mpcs;
 	size_t cap_mrefs;
@@ -336,6 +347,7 @@ void sampler_py_close(struct sampler_proc *p);
 void sampler_py_ready(struct sampler *s, struct sampler_proc *p);
 int sampler_py_reserve(struct sampler *s);
 void sampler_py_frames(struct sampler *s, struct thread *th);
+void sampler_py_name(struct sampler *s, struct queued *q);
 size_t sampler_py_merge(struct sampler *s, const struct queued *q,
 			const uint64_t *pcs, size_t n, bool *unread);
 void sampler_py_free(struct sampler *s);

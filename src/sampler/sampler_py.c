@@ -19,8 +19,10 @@
  *  - sampler_py_frames() (the stop window, thread stopped): the thread's
  *    frames through the page cache into the tick's frame arena; nothing
  *    else (a thread with no known thread state: nothing at all).
- *  - sampler_py_merge() (after the release): the merge, code objects
- *    read through a bounded cache, frames interned as [py] PCs.
+ *  - sampler_py_name() (right after the release, before any unwind):
+ *    the code objects the frames name read through a bounded cache,
+ *    frames interned as [py] PCs.
+ *  - sampler_py_merge() (after the thread's unwind): the merge.
  */
 #include "config.h"
 
@@ -51,7 +53,7 @@
 #define PY_REFRESH_NS (20 * NSEC_PER_MSEC) /* thread states, at most so often */
 #define PY_SCANS 8 /* an image's maps looked at for CPython, at most */
 #define PY_TRIES 3 /* a check failed: tried again so often */
-#define PY_FRESH_NS (10 * NSEC_PER_MSEC) /* frames merged within so long */
+#define PY_FRESH_NS (10 * NSEC_PER_MSEC) /* frames named within so long */
 
 enum py_state { PY_PENDING, PY_READY, PY_OFF };
 
@@ -493,6 +495,7 @@ void sampler_py_frames(struct sampler *s, struct thread *th)
 int sampler_py_reserve(struct sampler *s)
 {
 	struct pyrt_frame *f;
+	struct py_named *nm;
 
 	if (!s->cfg->pyframes)
 		return 0;
@@ -501,13 +504,17 @@ int sampler_py_reserve(struct sampler *s)
 	if (!f)
 		return -1;
 	s->pyb.pyf = f;
+	nm = grow_array(s->pyb.named, &s->pyb.cap_named,
+			s->pyb.npyf + PY_FRAMES_MAX, sizeof(*nm));
+	if (!nm)
+		return -1;
+	s->pyb.named = nm;
 	return 0;
 }
 
 struct py_merge_ctx {
-	struct sampler *s;
-	struct sampler_py *py;
 	const struct pyrt_frame *frames;
+	const struct py_named *named; /* sampler_py_name()'s, beside frames */
 };
 
 static bool in_eval(void *arg, uint64_t pc, size_t i)
@@ -604,19 +611,19 @@ static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 	return code_read(s, py, c, addr);
 }
 
-static int py_pc(void *arg, uint32_t i, uint64_t *pc)
+/* The PC of frame fr, as pymerge_pcs()'s py_pc gives it (0, 1, -1). */
+static int name_frame(struct sampler *s, struct sampler_py *py,
+		      const struct pyrt_frame *fr, uint64_t *pc)
 {
-	struct py_merge_ctx *m = arg;
-	const struct pycode *c = code_get(m->s, m->py, m->frames[i].code);
+	const struct pycode *c = code_get(s, py, fr->code);
 	struct pyframe f;
 	int line;
 
 	if (!c)
 		return -1;
-	if (m->frames[i].lasti >= 0 &&
-	    (uint32_t)m->frames[i].lasti < c->firsttraceable)
+	if (fr->lasti >= 0 && (uint32_t)fr->lasti < c->firsttraceable)
 		return 1; /* incomplete: being set up */
-	line = pyrt_line(c, m->frames[i].lasti);
+	line = pyrt_line(c, fr->lasti);
 	f.qualname = c->qualname && c->qualname[0] ? c->qualname : c->name;
 	f.filename = c->filename;
 	f.firstline = c->firstlineno > 0 ? (uint32_t)c->firstlineno : 0;
@@ -630,7 +637,52 @@ static int py_pc(void *arg, uint32_t i, uint64_t *pc)
 	if (!f.qualname || !f.filename || !strcmp(f.qualname, "?") ||
 	    !strcmp(f.filename, "?"))
 		return -1;
-	return pyframes_intern(m->s->cfg->pyframes, &f, pc) ? -1 : 0;
+	return pyframes_intern(s->cfg->pyframes, &f, pc) ? -1 : 0;
+}
+
+/*
+ * Right after the release, before any unwind (sampler_record.c): q's
+ * frames named, each frame's PC kept beside it for the merge.  The
+ * frames name their code objects by address, and those are read only
+ * now: long after the frames (ptprof preempted on a busy machine), an
+ * object may have been freed and its address taken by another, which
+ * then names the frame.  Seen: the main thread's start-up stack with a
+ * frame named worker_mid, where the code exec'd from a .pth file was
+ * (tests/chaos/python-churn.test, a CI dry run at load ~4).  Past
+ * PY_FRESH_NS, q->py_stale: the stack stays native, and is not counted
+ * again (--wall): its frames are read at its next sample.
+ *
+ * Named before the unwinds, not at the merge: the tick's unwinds come
+ * between (the first of an image reads its unwind tables, several ms),
+ * and a dump, one tick, then lost its Python frames at once on a busy
+ * machine (tests/python-frames.test, 3 runs in 4 at load 6 on 2 CPUs,
+ * the merge 12-38 ms after the read, the code reads themselves not).
+ */
+void sampler_py_name(struct sampler *s, struct queued *q)
+{
+	struct sampler_py *py = q->th->proc->py;
+
+	q->py_named = true;
+	if (!py || py->state != PY_READY || q->py_status != PYRT_END)
+		return; /* nothing to name: sampler_py_merge() says why */
+	if (mono_now_ns() - q->py_ns > PY_FRESH_NS) {
+		q->py_stale = true;
+		return;
+	}
+	for (size_t i = 0; i < q->py_n; i++) {
+		struct py_named *nm = &s->pyb.named[q->py_off + i];
+
+		nm->rc = name_frame(s, py, &s->pyb.pyf[q->py_off + i], &nm->pc);
+	}
+}
+
+static int py_pc(void *arg, uint32_t i, uint64_t *pc)
+{
+	const struct py_merge_ctx *m = arg;
+
+	if (m->named[i].rc == 0)
+		*pc = m->named[i].pc;
+	return m->named[i].rc;
 }
 
 /* Is any native frame in the eval loop? */
@@ -688,22 +740,15 @@ size_t sampler_py_merge(struct sampler *s, const struct queued *q,
 		s->st->py_unended++;
 		return 0;
 	}
-	/*
-	 * The frames name their code objects by address, and those are read
-	 * only now: long after the frames (ptprof preempted on a busy
-	 * machine), an object may have been freed and its address taken by
-	 * another, which then names the frame.  Seen: the main thread's
-	 * start-up stack with a frame named worker_mid, where the code exec'd
-	 * from a .pth file was (tests/chaos/python-churn.test, a CI dry run
-	 * at load ~4).  Past PY_FRESH_NS, native, and not counted again
-	 * (--wall): its frames are read at its next sample.
-	 */
-	if (mono_now_ns() - q->py_ns > PY_FRESH_NS) {
+	/* Named too late (sampler_py_name()): native, and not counted
+	 * again (--wall). */
+	if (q->py_stale) {
 		s->st->py_stale++;
 		*unread = true;
 		return 0;
 	}
-	ctx = (struct py_merge_ctx){ s, py, s->pyb.pyf + q->py_off };
+	ctx = (struct py_merge_ctx){ s->pyb.pyf + q->py_off,
+				     s->pyb.named + q->py_off };
 	in = (struct pymerge_in){ .pcs = pcs,
 				  .npcs = n,
 				  .native_cut = n >= max,
@@ -742,6 +787,7 @@ size_t sampler_py_merge(struct sampler *s, const struct queued *q,
 void sampler_py_free(struct sampler *s)
 {
 	free(s->pyb.pyf);
+	free(s->pyb.named);
 	free(s->pyb.mrefs);
 	free(s->pyb.mpcs);
 }

@@ -68,6 +68,7 @@ const struct queued *sampler_record_queue(struct sampler *s, struct thread *th)
 	q->py_n = s->pyb.cur_n;
 	q->py_status = s->pyb.cur_status;
 	q->py_ns = s->pyb.cur_ns;
+	q->py_named = q->py_stale = false;
 	s->pyb.npyf += s->pyb.cur_n;
 	s->rec.arena_len = q->off + s->rec.cap.stack_len;
 	return q;
@@ -143,6 +144,12 @@ static int unwind_captured(struct sampler *s, struct sampler_proc *p)
  */
 int sampler_record_unwind_one(struct sampler *s, const struct queued *q)
 {
+	struct queued *mq = &s->rec.queue[q - s->rec.queue];
+
+	/* Its Python frames named before the unwind (a peek's come here
+	 * straight after the read; the tick's were named at once, below). */
+	if (!mq->py_named)
+		sampler_py_name(s, mq);
 	if (q->th->proc->im->skipped) {
 		errno = ESRCH; /* a probe of a process skipped since */
 		return -1;
@@ -169,6 +176,12 @@ void sampler_record_unwind_queued(struct sampler *s)
 {
 	s->unwinding = true;
 	s->serve_at = mono_now_ns() + SERVE_EVERY_NS;
+	/* Every capture's Python frames named first, right after the stop
+	 * window: the unwinds take long (the first of an image reads its
+	 * tables: milliseconds), and the code objects the frames name may be
+	 * freed meanwhile (sampler_py.c, sampler_py_name()). */
+	for (size_t i = 0; i < s->rec.nqueued && !s->stopping; i++)
+		sampler_py_name(s, &s->rec.queue[i]);
 	for (size_t i = 0; i < s->rec.nqueued && !s->stopping; i++)
 		sampler_record_unwind_one(s, &s->rec.queue[i]);
 	s->rec.nqueued = 0;
