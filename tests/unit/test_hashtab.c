@@ -206,6 +206,14 @@ static void check_enomem(void)
 	errno = 0;
 	CHECK(hashtab_reserve(&t, HASHTAB_MAX + 1) == -1 && errno == ENOMEM);
 	CHECK(t.cap == cap && hashtab_count(&t) == 3);
+#if defined(__SANITIZE_ADDRESS__)
+	/* ASan's allocator aborts when the address space runs out rather
+	 * than return NULL: no real allocation failure under sanitizers */
+	(void)old;
+	(void)lim;
+	(void)pages;
+	(void)f;
+#else
 	/* 2^24 indexes want 2^25 slots, 256 MB: 16 MB more than now is all
 	 * the address space may grow */
 	f = fopen("/proc/self/statm", "r");
@@ -220,6 +228,7 @@ static void check_enomem(void)
 	errno = 0;
 	CHECK(hashtab_reserve(&t, (size_t)1 << 24) == -1 && errno == ENOMEM);
 	CHECK(setrlimit(RLIMIT_AS, &old) == 0);
+#endif
 	CHECK(t.cap == cap && hashtab_count(&t) == 3);
 	for (size_t i = 0; i < 3; i++)
 		CHECK(find(&t, keys, hash_mix64(keys[i]), keys[i]) == i);
