@@ -179,27 +179,30 @@ run_idle() {
 
 # --- Row build: make -jJOBS of a copy of src/ ---------------------------------
 
-# The build tree in $1: src/*.c but the files that need the generated
-# protobuf-c headers, src/*.h, the build's config.h, a plain Makefile.
+# The build tree in $1: src/'s layer folders (includes are "LAYER/x.h")
+# but the files that need the generated protobuf-c headers (directly or
+# through a private header), the build's config.h, a plain Makefile.
 make_tree() {
-	local f
+	local d pbh
 	mkdir -p "$1" || return 1
-	for f in "$SRCDIR"/src/*.c "$SRCDIR"/src/*.h; do
-		case ${f##*/} in
-		pprof_out.c | pprof_read.c | *.pb-c.c | *.pb-c.h) ;;
-		*) cp "$f" "$1/" || return 1 ;;
-		esac
+	for d in "$SRCDIR"/src/*/; do
+		mkdir -p "$1/$(basename "$d")" &&
+			cp "$d"*.c "$d"*.h "$1/$(basename "$d")/" || return 1
 	done
+	chmod -R u+w "$1"
+	rm -f "$1"/*/*.pb-c.[ch]
+	pbh=$(grep -l 'pb-c\.h' "$1"/*/*.h | sed "s|^$1/||" | tr '\n' '|')
+	grep -lE "pb-c\.h${pbh:+|${pbh%|}}" "$1"/*/*.c | xargs rm -f
 	cp "$BUILDDIR/config.h" "$1/" || return 1
 	cat >"$1/Makefile" <<'EOF'
 # bench/procs.sh's build: compile only (no link), every .c of src/ but
-# the two that need generated headers.
-OBJS = $(patsubst %.c,%.o,$(wildcard *.c))
+# those that need generated headers.
+OBJS = $(patsubst %.c,%.o,$(wildcard */*.c))
 all: $(OBJS)
 %.o: %.c
 	cc -O2 -I. -c $< -o $@
 clean:
-	rm -f *.o
+	rm -f */*.o
 .PHONY: all clean
 EOF
 }
@@ -223,7 +226,7 @@ run_build() {
 	rc=$?
 	CPID=""
 	[ "$rc" = 0 ] || [ "$st" != ok ] || st=fail:exit-$rc
-	n=$(find "$TREE" -maxdepth 1 -name '*.o' | wc -l)
+	n=$(find "$TREE" -maxdepth 2 -name '*.o' | wc -l)
 	[ "$n" = "$NSRC" ] || [ "$st" != ok ] || st=fail:built-$n-of-$NSRC
 	[ "$rep" = warm ] && { rm -f "$SCRATCH"/*; return; }
 	local extra="" t
@@ -313,7 +316,7 @@ fi
 BUILD_CASES="none ptprof perf"
 if [[ " $ROWS " = *" build "* ]]; then
 	make_tree "$TREE" || die "cannot copy the sources into $TREE"
-	NSRC=$(find "$TREE" -maxdepth 1 -name '*.c' | wc -l)
+	NSRC=$(find "$TREE" -maxdepth 2 -name '*.c' | wc -l)
 	echo "build_files=$NSRC" >>"$RUN/meta"
 	if ! "$PERF" record -g -F "$HZ" --no-buildid-cache -o "$SCRATCH/check.data" \
 		-- true >"$RUN/perf-check.log" 2>&1 || [ ! -s "$SCRATCH/check.data" ]; then
