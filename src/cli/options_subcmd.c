@@ -77,7 +77,7 @@ static int add_diff_base(const char *arg, struct options *o, char *err,
 	b = grow_array(o->diff_bases, &o->diff_cap_, o->ndiff_bases + 1,
 		       sizeof(*b));
 	if (!b)
-		return errbuf_fail(err, len, EINVAL, "out of memory");
+		return errbuf_fail(err, len, ENOMEM, "out of memory");
 	o->diff_bases = b;
 	o->diff_bases[o->ndiff_bases++] = arg;
 	return 0;

@@ -78,7 +78,7 @@ int options_value_pid(const char *num, const char *s, struct options *o,
 				   PROCSET_MAX_LIVE);
 	np = grow_array(o->pids, &o->pids_cap_, o->npids + 1, sizeof(*np));
 	if (!np)
-		return errbuf_fail(err, len, EINVAL, "out of memory");
+		return errbuf_fail(err, len, ENOMEM, "out of memory");
 	o->pids = np;
 	o->pids[o->npids++] = (pid_t)v;
 	o->pid = o->pids[0];

@@ -146,16 +146,19 @@ int sampler_record_unwind_one(struct sampler *s, const struct queued *q)
 {
 	struct queued *mq = &s->rec.queue[q - s->rec.queue];
 
-	/* Its Python frames named before the unwind (a peek's come here
-	 * straight after the read; the tick's were named at once, below). */
-	if (!mq->py_named)
-		sampler_py_name(s, mq);
 	if (q->th->proc->im->skipped) {
 		errno = ESRCH; /* a probe of a process skipped since */
 		return -1;
 	}
 	if (q->th->proc->exe_tick != s->tick)
 		sampler_procs_check_exec(s, q->th->proc);
+	/* Its Python frames named before the unwind (a peek's come here
+	 * straight after the read; the tick's were named at once, below),
+	 * and only once the process is known not to have exec'd: a new
+	 * image's memory would name them from whatever is at the old
+	 * addresses. */
+	if (!mq->py_named)
+		sampler_py_name(s, mq);
 	s->rec.view.tid = q->th->tid;
 	s->rec.view.regs = q->regs;
 	s->rec.view.stack_start = q->stack_start;
@@ -180,8 +183,17 @@ void sampler_record_unwind_queued(struct sampler *s)
 	 * window: the unwinds take long (the first of an image reads its
 	 * tables: milliseconds), and the code objects the frames name may be
 	 * freed meanwhile (sampler_py.c, sampler_py_name()). */
-	for (size_t i = 0; i < s->rec.nqueued && !s->stopping; i++)
-		sampler_py_name(s, &s->rec.queue[i]);
+	for (size_t i = 0; i < s->rec.nqueued && !s->stopping; i++) {
+		struct queued *q = &s->rec.queue[i];
+		struct sampler_proc *p = q->th->proc;
+
+		if (p->im->skipped)
+			continue; /* sampler_record_unwind_one() drops it */
+		if (p->exe_tick != s->tick)
+			sampler_procs_check_exec(s,
+						 p); /* as the unwind would */
+		sampler_py_name(s, q);
+	}
 	for (size_t i = 0; i < s->rec.nqueued && !s->stopping; i++)
 		sampler_record_unwind_one(s, &s->rec.queue[i]);
 	s->rec.nqueued = 0;
