@@ -33,12 +33,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "elf/debugfile.h"
 #include "elf/loadseg.h"
 #include "proc/mapfile.h"
+#include "proc/vmread.h"
 #include "python/pyframes.h"
 #include "python/pymerge.h"
 #include "sampler/sampler_int.h"
@@ -84,13 +84,8 @@ struct sampler_py {
 static int py_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	const struct sampler_py *py = arg;
-	struct iovec local = { buf, len };
-	struct iovec remote = { (void *)(uintptr_t)addr, len };
 
-	return process_vm_readv(py->pid, &local, 1, &remote, 1, 0) ==
-			       (ssize_t)len ?
-		       0 :
-		       -1;
+	return vmread_all(py->pid, addr, buf, len);
 }
 
 struct py_syms {
