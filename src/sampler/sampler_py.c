@@ -78,8 +78,8 @@ struct sampler_py {
 	size_t nthreads, cap_threads;
 	/* code objects read (room for PY_CODE_MAX, allocated at first
 	 * use), and their address's hash -> index; looked up and read in
-	 * sampler_py_merge() only, after the release: never in the stop
-	 * window, where nothing may allocate */
+	 * sampler_py_name() only, after the release (every thread let go):
+	 * never in the stop window, where nothing may allocate */
 	struct py_code_ent *codes;
 	size_t ncodes;
 	struct hashtab code_idx;
@@ -582,16 +582,10 @@ static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 	size_t i;
 	int r;
 
-	if (!py->codes) {
-		py->codes = calloc(PY_CODE_MAX, sizeof(*py->codes));
-		if (!py->codes)
-			return NULL;
-		if (hashtab_reserve(&py->code_idx, PY_CODE_MAX)) {
-			free(py->codes);
-			py->codes = NULL;
-			return NULL;
-		}
-	}
+	/* at first use: room for all, so code_new() never fails */
+	if (hashtab_reserve(&py->code_idx, PY_CODE_MAX) ||
+	    (!py->codes && !(py->codes = calloc(PY_CODE_MAX, sizeof(*c)))))
+		return NULL;
 	hashtab_probe_init(&py->code_idx, h, &p);
 	while (hashtab_next(&py->code_idx, &p, &i)) {
 		c = &py->codes[i];
