@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "proc/maps.h"
 #include "symbols/perfmap.h"
+#include "util/scan.h"
 
 #define MAX_LOOKUPS 4096
 
@@ -59,11 +59,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	check_lookup(m, 0);
 	check_lookup(m, UINT64_MAX);
 	while (i < len && n < MAX_LOOKUPS) {
-		if (maps_hex_digit(text[i]) < 0) {
+		if (scan_hex_digit(text[i]) < 0) {
 			i++;
 			continue;
 		}
-		for (v = 0; i < len && (d = maps_hex_digit(text[i])) >= 0; i++)
+		for (v = 0; i < len && (d = scan_hex_digit(text[i])) >= 0; i++)
 			v = v << 4 | (uint64_t)d;
 		check_lookup(m, v - 1);
 		check_lookup(m, v);

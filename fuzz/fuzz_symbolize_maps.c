@@ -21,21 +21,11 @@
 #include "fuzz_util.h"
 #include "proc/maps.h"
 #include "symbols/symbolize.h"
+#include "util/scan.h"
 
 #define MAX_LOOKUPS 4096
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
-
-static int hex_digit(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Look up v-1, v and v+1 for each run of hex digits (low 64 bits). */
 static void lookup_numbers(struct symbolizer *s, const uint8_t *data,
@@ -46,11 +36,12 @@ static void lookup_numbers(struct symbolizer *s, const uint8_t *data,
 	int d;
 
 	while (i < len && n < MAX_LOOKUPS) {
-		if (hex_digit(data[i]) < 0) {
+		if (scan_hex_digit((char)data[i]) < 0) {
 			i++;
 			continue;
 		}
-		for (v = 0; i < len && (d = hex_digit(data[i])) >= 0; i++)
+		for (v = 0; i < len && (d = scan_hex_digit((char)data[i])) >= 0;
+		     i++)
 			v = v << 4 | (uint64_t)d;
 		fuzz_lookup(s, v - 1);
 		fuzz_lookup(s, v);

@@ -205,3 +205,10 @@ check_PROGRAMS += $(UNIT_CLI_TESTS)
 TESTS += $(UNIT_CLI_TESTS)
 tests_unit_test_options_SOURCES = tests/unit/test_options.c
 tests_unit_test_options_LDADD = $(PT_LIBS)
+
+## proc: vmread_all(), a stretch of a target's memory, all or fail.
+UNIT_VMREAD_TESTS = tests/unit/test_vmread
+check_PROGRAMS += $(UNIT_VMREAD_TESTS)
+TESTS += $(UNIT_VMREAD_TESTS)
+tests_unit_test_vmread_SOURCES = tests/unit/test_vmread.c
+tests_unit_test_vmread_LDADD = $(PT_LIBS)

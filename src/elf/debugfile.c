@@ -212,35 +212,45 @@ static bool crc_matches(int fd, uint32_t want, int64_t *ns)
 	return ok;
 }
 
+Elf_Scn *debugfile_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	const char *n;
+	size_t strndx;
+
+	if (elf_getshdrstrndx(elf, &strndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		n = gelf_getshdr(scn, sh) ?
+			    elf_strptr(elf, strndx, sh->sh_name) :
+			    NULL;
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
 /* The .gnu_debuglink name and CRC of elf. */
 static bool debuglink(Elf *elf, const char **name, uint32_t *crc)
 {
-	size_t shstrndx, len, off;
-	Elf_Scn *scn = NULL;
+	size_t len, off;
+	Elf_Scn *scn;
 	Elf_Data *d;
 	GElf_Shdr sh;
-	const char *sname;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	scn = debugfile_section(elf, ".gnu_debuglink", &sh);
+	if (!scn)
 		return false;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		sname = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!sname || strcmp(sname, ".gnu_debuglink"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || d->d_size < 8)
-			return false;
-		len = strnlen(d->d_buf, d->d_size);
-		off = (len + 4) & ~(size_t)3; /* NUL, then 4-aligned CRC */
-		if (len == 0 || off + 4 > d->d_size)
-			return false;
-		*name = d->d_buf;
-		memcpy(crc, (const char *)d->d_buf + off, 4);
-		return true;
-	}
-	return false;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || d->d_size < 8)
+		return false;
+	len = strnlen(d->d_buf, d->d_size);
+	off = (len + 4) & ~(size_t)3; /* NUL, then 4-aligned CRC */
+	if (len == 0 || off + 4 > d->d_size)
+		return false;
+	*name = d->d_buf;
+	memcpy(crc, (const char *)d->d_buf + off, 4);
+	return true;
 }
 
 /* Candidate i (0..2) for the debug file NAME of PATH, into buf. */

@@ -40,12 +40,15 @@
  * Contract: debugfile_open() returns the debug file opened with libelf
  * and its fd in *fd, to be closed by the caller with elf_end() and
  * close(); or NULL when there is none.  debugfile_build_id() writes the
- * build ID in hex.  Never prints or exits.
+ * build ID in hex.  debugfile_section() is the one section-by-name
+ * lookup over libelf (.gnu_debuglink here, the symbolizer's Go tables).
+ * Never prints or exits.
  */
 #ifndef PTPROF_DEBUGFILE_H
 #define PTPROF_DEBUGFILE_H
 
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -92,6 +95,9 @@ struct debugfile_alt {
 int debugfile_set_alt(Dwarf *dw, int elf_fd, const char *root,
 		      struct debugfile_alt *alt);
 void debugfile_alt_free(struct debugfile_alt *alt);
+
+/* The first section of elf named name (its header into *sh), or NULL. */
+Elf_Scn *debugfile_section(Elf *elf, const char *name, GElf_Shdr *sh);
 
 /* The GNU build ID of elf, in hex, into buf (len bytes); false if none. */
 bool debugfile_build_id(Elf *elf, char *buf, size_t len);

@@ -248,52 +248,6 @@ int procfs_ppid(pid_t pid)
 	return status_int(pid, 0, PROCFS_HAVE_PPID, 0);
 }
 
-/* The PIDs of one children file ("12 34 "), pushed onto list. */
-static int push_children(const char *path, struct tidlist *list)
-{
-	char *buf, *p, *end;
-	size_t len;
-	int rc = 0;
-
-	if (procfs_read_file(path, &buf, &len))
-		return -1;
-	for (p = buf; rc == 0 && *p; p = end) {
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		if (v > 0)
-			rc = tidlist_push(list, (pid_t)v);
-	}
-	free(buf);
-	return rc;
-}
-
-int procfs_children(pid_t pid, struct tidlist *list)
-{
-	struct tidlist tasks = { 0 };
-	char path[96];
-	int rc;
-
-	list->n = 0;
-	/* CONFIG_PROC_CHILDREN: our own file tells whether there are any */
-	if (access("/proc/thread-self/children", R_OK)) {
-		errno = ENOTSUP;
-		return -1;
-	}
-	rc = procfs_list_tasks(pid, &tasks);
-	for (size_t i = 0; rc == 0 && i < tasks.n; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
-			 (int)pid, (int)tasks.tids[i]);
-		/* a thread that exited meanwhile has no children left */
-		if (push_children(path, list) && errno != ENOENT &&
-		    errno != ESRCH)
-			rc = -1;
-	}
-	procfs_tidlist_free(&tasks);
-	return rc;
-}
-
 int procfs_uid(pid_t pid, uid_t *uid)
 {
 	struct procfs_status st;

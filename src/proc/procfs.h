@@ -129,15 +129,6 @@ int procfs_tgid(pid_t pid);
 /* PPid of /proc/PID/status: the parent process, or -1 with errno. */
 int procfs_ppid(pid_t pid);
 
-/*
- * The children of process pid (those of each of its threads: a child's
- * parent is the thread that forked it), from /proc/PID/task/TID/children,
- * into list (emptied first).  Without CONFIG_PROC_CHILDREN: -1, ENOTSUP.
- * A snapshot: the kernel walks each thread's list unlocked between reads,
- * so a child forked or reaped meanwhile may be missing or still there.
- */
-int procfs_children(pid_t pid, struct tidlist *list);
-
 /* TracerPid of /proc/PID/status (0: not traced), or -1 with errno. */
 int procfs_tracer_pid(pid_t pid);
 

@@ -9,7 +9,7 @@
  * a PTRACE_POKEUSER of rax (to one whose filters forbid restart_syscall,
  * cannot be read, or that died in the stop): memory is read with
  * process_vm_readv(), never with PTRACE_PEEKDATA (proc/capture.c,
- * unwind/unwind_access.c).  It never sets PTRACE_O_EXITKILL: if ptprof
+ * proc/vmread.h).  It never sets PTRACE_O_EXITKILL: if ptprof
  * dies, the kernel detaches every tracee and the target runs on.
  *
  * Contract: thin wrappers, 0 or -1 with errno, never print or exit.

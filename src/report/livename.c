@@ -17,6 +17,7 @@
 #include "symbols/symbolize.h"
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 #include "util/strpool.h"
 #include "util/timeutil.h"
 
@@ -25,9 +26,9 @@
 
 struct entry {
 	uint64_t addr;
-	uint32_t image1; /* image index + 1; 0: empty */
-	int32_t name;	 /* in the pool */
-	int32_t module;	 /* in the pool; -1: none */
+	uint32_t image; /* the image's index */
+	int32_t name;	/* in the pool */
+	int32_t module; /* in the pool; -1: none */
 };
 
 struct img {
@@ -43,8 +44,9 @@ struct livename {
 	struct symcache *cache;
 	struct img *imgs;
 	size_t nimgs;
-	struct entry *tab;
-	size_t cap, used; /* cap: a power of two, or 0 */
+	struct entry *ents; /* the addresses named, in the order named */
+	size_t used, cap_ents;
+	struct hashtab idx; /* (image, addr) hash -> index into ents */
 	struct strpool *pool;
 	char bare[32]; /* the last address named by nothing yet */
 };
@@ -84,7 +86,8 @@ void livename_free(struct livename *ln)
 	}
 	free(ln->imgs);
 	symcache_free(ln->cache);
-	free(ln->tab);
+	free(ln->ents);
+	hashtab_free(&ln->idx);
 	strpool_free(ln->pool);
 	free(ln);
 }
@@ -94,34 +97,17 @@ size_t livename_cached(const struct livename *ln)
 	return ln ? ln->used : 0;
 }
 
-static uint64_t entry_hash(uint32_t image1, uint64_t addr)
+static uint64_t entry_hash(uint32_t image, uint64_t addr)
 {
-	return hash_mix64(addr ^ ((uint64_t)image1 * 0x9e3779b97f4a7c15ULL));
+	return hash_mix64(addr ^ ((uint64_t)image * 0x9e3779b97f4a7c15ULL));
 }
 
-/* The slot of (image1, addr): its entry, or the empty slot it goes to. */
-static struct entry *slot_of(const struct livename *ln, uint32_t image1,
-			     uint64_t addr)
-{
-	size_t mask = ln->cap - 1;
-
-	for (size_t j = entry_hash(image1, addr) & mask;; j = (j + 1) & mask) {
-		struct entry *e = &ln->tab[j];
-
-		if (!e->image1 || (e->image1 == image1 && e->addr == addr))
-			return e;
-	}
-}
-
-/* Room for one more entry: the table doubled at half full; at the cap,
- * emptied (the names too: the pool is made anew). */
+/* Room for one more entry: at the cap, emptied first (the names too: the
+ * pool is made anew). */
 static int reserve(struct livename *ln)
 {
-	struct entry *old = ln->tab, *nt;
-	size_t ocap = ln->cap, ncap;
+	struct entry *e;
 
-	if (ln->cap && (ln->used + 1) * 2 <= ln->cap)
-		return 0;
 	if (ln->used >= LIVENAME_MAX_ADDRS) {
 		struct strpool *p = strpool_new();
 
@@ -129,20 +115,15 @@ static int reserve(struct livename *ln)
 			return -1;
 		strpool_free(ln->pool);
 		ln->pool = p;
-		memset(ln->tab, 0, ln->cap * sizeof(*ln->tab));
+		hashtab_clear(&ln->idx);
 		ln->used = 0;
-		return 0;
 	}
-	ncap = ocap ? ocap * 2 : 1024;
-	nt = calloc(ncap, sizeof(*nt));
-	if (!nt)
+	if (hashtab_reserve(&ln->idx, ln->used + 1))
 		return -1;
-	ln->tab = nt;
-	ln->cap = ncap;
-	for (size_t i = 0; i < ocap; i++)
-		if (old[i].image1)
-			*slot_of(ln, old[i].image1, old[i].addr) = old[i];
-	free(old);
+	e = grow_array(ln->ents, &ln->cap_ents, ln->used + 1, sizeof(*e));
+	if (!e)
+		return -1;
+	ln->ents = e;
 	return 0;
 }
 
@@ -258,8 +239,9 @@ int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
 		 bool caller, const char **name, const char **module)
 {
 	uint64_t addr = framename_addr(pc, caller);
-	uint32_t image1;
-	struct entry *e;
+	struct hashtab_probe p;
+	struct entry *e = NULL;
+	size_t i;
 	char buf[4096];
 	const char *mod = NULL;
 	int64_t n, m = -1;
@@ -268,11 +250,16 @@ int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
 		errno = EINVAL;
 		return -1;
 	}
-	image1 = im->index + 1;
 	if (reserve(ln))
 		return -1;
-	e = slot_of(ln, image1, addr);
-	if (!e->image1) {
+	hashtab_probe_init(&ln->idx, entry_hash(im->index, addr), &p);
+	while (hashtab_next(&ln->idx, &p, &i))
+		if (ln->ents[i].image == im->index &&
+		    ln->ents[i].addr == addr) {
+			e = &ln->ents[i];
+			break;
+		}
+	if (!e) {
 		int r = py_name(ln, pc, buf, sizeof(buf)) ?
 				name_addr(ln, im, addr, buf, sizeof(buf),
 					  &mod) :
@@ -292,11 +279,12 @@ int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
 			m = strpool_intern(ln->pool, mod);
 		if (n < 0 || (mod && m < 0) || n > INT32_MAX || m > INT32_MAX)
 			return -1;
+		e = &ln->ents[ln->used];
 		*e = (struct entry){ .addr = addr,
-				     .image1 = image1,
+				     .image = im->index,
 				     .name = (int32_t)n,
 				     .module = (int32_t)m };
-		ln->used++;
+		hashtab_set(&ln->idx, &p, ln->used++); /* room reserved */
 	}
 	*name = strpool_get(ln->pool, (size_t)e->name);
 	*module = e->module < 0 ? NULL :

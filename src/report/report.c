@@ -14,21 +14,14 @@
 #include "symbols/framename.h"
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 #include "util/textsafe.h"
 
-/*
- * Open-addressing tables from a 64-bit key (a name's or a stack's hash, or
- * an address) to an id: capacity a power of two, at most half full.
- */
-struct slot {
-	uint64_t key;
-	uint32_t id;	/* UINT32_MAX: empty */
-	uint32_t space; /* addr_tab: the address space of the address */
-};
-
-struct table {
-	struct slot *slots;
-	size_t cap, n;
+/* An address named: its frame id (addrs[], through addr_idx). */
+struct addr {
+	uint64_t addr;
+	uint32_t space; /* the address space of the address */
+	uint32_t id;
 };
 
 struct stack {
@@ -43,15 +36,18 @@ struct report {
 	uint64_t *flat, *cum;
 	uint64_t *seen_in; /* last record (+1) that counted the id's cum */
 	size_t nnames, cap_names;
-	struct table name_tab; /* name hash -> name id */
-	struct table addr_tab; /* (space, address) -> name id */
+	struct hashtab name_idx; /* name hash -> name id */
+	/* addresses named so far, and (space, address) hash -> index */
+	struct addr *addrs;
+	size_t naddrs, cap_addrs;
+	struct hashtab addr_idx;
 	size_t nspaces;
 	/* distinct stacks */
 	uint32_t *frames;
 	size_t nframes, cap_frames;
 	struct stack *stacks;
 	size_t nstacks, cap_stacks;
-	struct table stack_tab; /* stack hash -> stack index */
+	struct hashtab stack_idx; /* stack hash -> stack index */
 	uint64_t total;
 	struct report_row *rows;
 	size_t nrows;
@@ -67,69 +63,21 @@ struct report {
 	const struct perfmap *jit; /* report_options.jit */
 };
 
-#define EMPTY UINT32_MAX
-
-/* Make room for one more entry; -1 on ENOMEM. */
-static int table_reserve(struct table *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 256;
-	struct slot *ns;
-
-	if ((t->n + 1) * 2 <= t->cap)
-		return 0;
-	ns = malloc(cap * sizeof(*ns));
-	if (!ns)
-		return -1;
-	for (size_t i = 0; i < cap; i++)
-		ns[i].id = EMPTY;
-	for (size_t i = 0; i < t->cap; i++) {
-		size_t j = hash_mix64(t->slots[i].key) & (cap - 1);
-
-		if (t->slots[i].id == EMPTY)
-			continue;
-		while (ns[j].id != EMPTY)
-			j = (j + 1) & (cap - 1);
-		ns[j] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = ns;
-	t->cap = cap;
-	return 0;
-}
-
-/* The first slot for key: then step with table_next() until the id is
- * EMPTY or the entry is the one looked for. */
-static size_t table_first(const struct table *t, uint64_t key)
-{
-	return hash_mix64(key) & (t->cap - 1);
-}
-
-static size_t table_next(const struct table *t, size_t j)
-{
-	return (j + 1) & (t->cap - 1);
-}
-
-static void table_set(struct table *t, size_t j, uint64_t key, uint32_t id)
-{
-	t->slots[j].key = key;
-	t->slots[j].id = id;
-	t->n++;
-}
+#define EMPTY UINT32_MAX /* no id: out of memory */
 
 /* The id of name, added (with module) if new; EMPTY on ENOMEM. */
 static uint32_t intern(struct report *r, const char *name, const char *module)
 {
-	uint64_t h = hash_fnv1a_str(name);
-	size_t j;
+	struct hashtab_probe p;
+	size_t i;
 	uint32_t id;
 
-	if (table_reserve(&r->name_tab))
+	if (hashtab_reserve(&r->name_idx, r->nnames + 1))
 		return EMPTY;
-	for (j = table_first(&r->name_tab, h); r->name_tab.slots[j].id != EMPTY;
-	     j = table_next(&r->name_tab, j))
-		if (r->name_tab.slots[j].key == h &&
-		    !strcmp(r->names[r->name_tab.slots[j].id], name))
-			return r->name_tab.slots[j].id;
+	hashtab_probe_init(&r->name_idx, hash_mix64(hash_fnv1a_str(name)), &p);
+	while (hashtab_next(&r->name_idx, &p, &i))
+		if (!strcmp(r->names[i], name))
+			return (uint32_t)i;
 	if (r->nnames == r->cap_names) {
 		size_t cap = r->cap_names;
 		char **n = grow_array(r->names, &cap, r->nnames + 1,
@@ -154,7 +102,7 @@ static uint32_t intern(struct report *r, const char *name, const char *module)
 		return EMPTY;
 	}
 	r->nnames++;
-	table_set(&r->name_tab, j, h, id);
+	hashtab_set(&r->name_idx, &p, id); /* room reserved above */
 	return id;
 }
 
@@ -231,26 +179,33 @@ static uint32_t name_addr(struct report *r, struct symbolizer *sym,
 }
 
 /* The frame id of addr in space, symbolized at most once per address
- * of each space, by that space's symbolizer.  The key is the address
- * mixed with its space: equal keys of one space are equal addresses. */
+ * of each space, by that space's symbolizer. */
 static uint32_t frame_of(struct report *r, struct symbolizer *const *syms,
 			 size_t space, uint64_t addr, bool lines)
 {
-	struct table *t = &r->addr_tab;
-	uint64_t key = addr ^ ((uint64_t)space * 0x9e3779b97f4a7c15ULL);
-	size_t j;
+	uint64_t h = hash_mix64(addr ^
+				((uint64_t)space * 0x9e3779b97f4a7c15ULL));
+	struct hashtab_probe p;
+	struct addr *a;
+	size_t i;
 	uint32_t id;
 
-	if (table_reserve(t))
+	if (hashtab_reserve(&r->addr_idx, r->naddrs + 1))
 		return EMPTY;
-	for (j = table_first(t, key); t->slots[j].id != EMPTY;
-	     j = table_next(t, j))
-		if (t->slots[j].key == key && t->slots[j].space == space)
-			return t->slots[j].id;
+	hashtab_probe_init(&r->addr_idx, h, &p);
+	while (hashtab_next(&r->addr_idx, &p, &i))
+		if (r->addrs[i].addr == addr && r->addrs[i].space == space)
+			return r->addrs[i].id;
+	a = grow_array(r->addrs, &r->cap_addrs, r->naddrs + 1, sizeof(*a));
+	if (!a)
+		return EMPTY;
+	r->addrs = a;
+	/* name_addr() changes the name table only: p stays valid */
 	id = name_addr(r, syms[space], space, addr, lines);
 	if (id != EMPTY) {
-		table_set(t, j, key, id);
-		t->slots[j].space = (uint32_t)space;
+		r->addrs[r->naddrs] = (struct addr){ addr, (uint32_t)space,
+						     id };
+		hashtab_set(&r->addr_idx, &p, r->naddrs++); /* reserved */
 	}
 	return id;
 }
@@ -277,21 +232,20 @@ static int add_stack(struct report *r, size_t off, size_t n, uint64_t count,
 {
 	uint64_t h = hash_fnv1a(HASH_FNV_SEED, r->frames + off,
 				n * sizeof(*r->frames));
-	size_t j;
+	struct hashtab_probe p;
+	size_t i;
 
-	if (table_reserve(&r->stack_tab))
+	if (hashtab_reserve(&r->stack_idx, r->nstacks + 1))
 		return -1;
-	for (j = table_first(&r->stack_tab, h);
-	     r->stack_tab.slots[j].id != EMPTY;
-	     j = table_next(&r->stack_tab, j)) {
-		struct stack *s = &r->stacks[r->stack_tab.slots[j].id];
+	hashtab_probe_init(&r->stack_idx, hash_mix64(h), &p);
+	while (hashtab_next(&r->stack_idx, &p, &i)) {
+		struct stack *s = &r->stacks[i];
 
-		if (r->stack_tab.slots[j].key == h && s->n == n &&
-		    !memcmp(r->frames + s->off, r->frames + off,
-			    n * sizeof(*r->frames))) {
+		if (s->n == n && !memcmp(r->frames + s->off, r->frames + off,
+					 n * sizeof(*r->frames))) {
 			s->count += count;
 			r->nframes = off;
-			*index = r->stack_tab.slots[j].id;
+			*index = i;
 			return 0;
 		}
 	}
@@ -305,7 +259,7 @@ static int add_stack(struct report *r, size_t off, size_t n, uint64_t count,
 	}
 	r->stacks[r->nstacks] = (struct stack){ off, n, count };
 	*index = r->nstacks;
-	table_set(&r->stack_tab, j, h, (uint32_t)r->nstacks++);
+	hashtab_set(&r->stack_idx, &p, r->nstacks++); /* room reserved above */
 	return 0;
 }
 
@@ -485,11 +439,12 @@ void report_free(struct report *r)
 	free(r->flat);
 	free(r->cum);
 	free(r->seen_in);
-	free(r->name_tab.slots);
-	free(r->addr_tab.slots);
+	hashtab_free(&r->name_idx);
+	free(r->addrs);
+	hashtab_free(&r->addr_idx);
 	free(r->frames);
 	free(r->stacks);
-	free(r->stack_tab.slots);
+	hashtab_free(&r->stack_idx);
 	free(r->rows);
 	free(r->times);
 	free(r);

@@ -33,22 +33,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "elf/debugfile.h"
 #include "elf/loadseg.h"
 #include "proc/mapfile.h"
+#include "proc/vmread.h"
 #include "python/pyframes.h"
 #include "python/pymerge.h"
 #include "sampler/sampler_int.h"
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/hashtab.h"
 #include "util/timeutil.h"
 
-#define PY_CODE_CACHE 4096	 /* code objects kept (a power of 2) */
-#define PY_CODE_BYTES (8u << 20) /* ... and their names and tables, at most */
-#define PY_RETRY_NS (50 * NSEC_PER_MSEC)       /* a runtime not ready: again */
+#define PY_CODE_MAX 2048		 /* code objects kept, at most */
+#define PY_CODE_BYTES (8u << 20)	 /* ... and their names and tables */
+#define PY_RETRY_NS (50 * NSEC_PER_MSEC) /* a runtime not ready: again */
 #define PY_RETRY_FOR_NS (10ull * NSEC_PER_SEC) /* ... for so long */
 #define PY_REFRESH_NS (20 * NSEC_PER_MSEC) /* thread states, at most so often */
 #define PY_SCANS 8 /* an image's maps looked at for CPython, at most */
@@ -57,9 +58,9 @@
 
 enum py_state { PY_PENDING, PY_READY, PY_OFF };
 
-struct py_code_slot {
-	uint64_t addr; /* 0: empty */
-	bool ok;       /* pyrt_code() read it (else: unreadable, no retry) */
+struct py_code_ent {
+	uint64_t addr;
+	bool ok; /* pyrt_code() read it (else: unreadable, no retry) */
 	struct pycode code;
 };
 
@@ -75,8 +76,13 @@ struct sampler_py {
 	struct pyrt_pages pages;
 	struct pyrt_thread *threads; /* sorted by native_id */
 	size_t nthreads, cap_threads;
-	struct py_code_slot *codes; /* PY_CODE_CACHE, allocated at first use */
+	/* code objects read (room for PY_CODE_MAX, allocated at first
+	 * use), and their address's hash -> index; looked up and read in
+	 * sampler_py_name() only, after the release (every thread let go):
+	 * never in the stop window, where nothing may allocate */
+	struct py_code_ent *codes;
 	size_t ncodes;
+	struct hashtab code_idx;
 	size_t code_bytes; /* their names and line tables */
 };
 
@@ -84,13 +90,8 @@ struct sampler_py {
 static int py_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	const struct sampler_py *py = arg;
-	struct iovec local = { buf, len };
-	struct iovec remote = { (void *)(uintptr_t)addr, len };
 
-	return process_vm_readv(py->pid, &local, 1, &remote, 1, 0) ==
-			       (ssize_t)len ?
-		       0 :
-		       -1;
+	return vmread_all(py->pid, addr, buf, len);
 }
 
 struct py_syms {
@@ -275,12 +276,9 @@ void sampler_py_open(struct sampler *s, struct sampler_proc *p)
 
 static void codes_flush(struct sampler_py *py)
 {
-	if (!py->codes)
-		return;
-	for (size_t i = 0; i < PY_CODE_CACHE; i++) {
+	for (size_t i = 0; i < py->ncodes; i++)
 		pycode_free(&py->codes[i].code);
-		py->codes[i].addr = 0;
-	}
+	hashtab_clear(&py->code_idx);
 	py->ncodes = 0;
 	py->code_bytes = 0;
 }
@@ -291,6 +289,7 @@ void sampler_py_close(struct sampler_proc *p)
 		return;
 	codes_flush(p->py);
 	free(p->py->codes);
+	hashtab_free(&p->py->code_idx);
 	free(p->py->threads);
 	pyrt_close(p->py->rt);
 	free(p->py);
@@ -535,9 +534,9 @@ static size_t code_size(const struct pycode *c)
 	       (c->filename ? strlen(c->filename) + 1 : 0);
 }
 
-/* Read the code object at addr into slot c (its addr set). */
+/* Read the code object at addr into entry c (its addr set). */
 static const struct pycode *code_read(struct sampler *s, struct sampler_py *py,
-				      struct py_code_slot *c, uint64_t addr)
+				      struct py_code_ent *c, uint64_t addr)
 {
 	if (c->addr && c->ok && py->code_bytes >= code_size(&c->code))
 		py->code_bytes -= code_size(&c->code);
@@ -552,6 +551,18 @@ static const struct pycode *code_read(struct sampler *s, struct sampler_py *py,
 	return c->ok ? &c->code : NULL;
 }
 
+/* Read the code object at addr (hash h, not cached) into a new entry;
+ * room for one is there (PY_CODE_MAX, the index reserved). */
+static const struct pycode *code_new(struct sampler *s, struct sampler_py *py,
+				     uint64_t h, uint64_t addr)
+{
+	struct py_code_ent *c = &py->codes[py->ncodes];
+
+	*c = (struct py_code_ent){ 0 };
+	hashtab_add(&py->code_idx, h, py->ncodes++); /* reserved: no fail */
+	return code_read(s, py, c, addr);
+}
+
 /*
  * The cached code object at addr, read on a miss (NULL: unreadable).  A
  * hit is checked against the object's identity now (pyrt_code_ident(),
@@ -564,20 +575,20 @@ static const struct pycode *code_read(struct sampler *s, struct sampler_py *py,
 static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 				     uint64_t addr)
 {
-	size_t h = (size_t)hash_mix64(addr) & (PY_CODE_CACHE - 1);
-	struct py_code_slot *c;
+	uint64_t h = hash_mix64(addr);
+	struct hashtab_probe p;
+	struct py_code_ent *c;
 	uint64_t ident;
+	size_t i;
 	int r;
 
-	if (!py->codes) {
-		py->codes = calloc(PY_CODE_CACHE, sizeof(*py->codes));
-		if (!py->codes)
-			return NULL;
-	}
-	for (size_t k = 0; k < PY_CODE_CACHE; k++) {
-		c = &py->codes[(h + k) & (PY_CODE_CACHE - 1)];
-		if (!c->addr)
-			break;
+	/* at first use: room for all, so code_new() never fails */
+	if (hashtab_reserve(&py->code_idx, PY_CODE_MAX) ||
+	    (!py->codes && !(py->codes = calloc(PY_CODE_MAX, sizeof(*c)))))
+		return NULL;
+	hashtab_probe_init(&py->code_idx, h, &p);
+	while (hashtab_next(&py->code_idx, &p, &i)) {
+		c = &py->codes[i];
 		if (c->addr != addr)
 			continue;
 		pyrt_pages_reset(&py->pages);
@@ -587,28 +598,23 @@ static const struct pycode *code_get(struct sampler *s, struct sampler_py *py,
 			return NULL; /* gone since the stop: no name to trust */
 		if (c->ok && c->code.ident == ident)
 			return &c->code;
-		if (py->code_bytes >= PY_CODE_BYTES) {
-			/* bounded on a re-read too: a target swapping objects
-			 * at cached addresses could grow every slot */
-			codes_flush(py);
-			s->st->py_code_flushes++;
-			c = &py->codes[h];
-			py->ncodes++;
-		}
-		return code_read(s, py, c, addr); /* another object now */
+		if (py->code_bytes < PY_CODE_BYTES)
+			return code_read(s, py, c, addr); /* another object */
+		/* bounded on a re-read too: a target swapping objects at
+		 * cached addresses could grow every entry */
+		codes_flush(py);
+		s->st->py_code_flushes++;
+		return code_new(s, py, h, addr);
 	}
 	/* Bounded: start again.  Bytes too: a code object may hold three
 	 * PYRT_MAX_NAME names and a PYRT_MAX_LINETABLE table, so a target
-	 * naming 2048 such (a fake runtime) would make the slots alone
+	 * naming 2048 such (a fake runtime) would make the entries alone
 	 * keep 140 MB, per process. */
-	if (py->ncodes >= PY_CODE_CACHE / 2 ||
-	    py->code_bytes >= PY_CODE_BYTES) {
+	if (py->ncodes >= PY_CODE_MAX || py->code_bytes >= PY_CODE_BYTES) {
 		codes_flush(py);
 		s->st->py_code_flushes++;
-		c = &py->codes[h];
 	}
-	py->ncodes++;
-	return code_read(s, py, c, addr);
+	return code_new(s, py, h, addr);
 }
 
 /* The PC of frame fr, as pymerge_pcs()'s py_pc gives it (0, 1, -1). */

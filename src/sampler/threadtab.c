@@ -10,6 +10,8 @@
 
 #define NBUCKETS 1024 /* power of two; chains stay short below ~10k threads */
 
+/* Chained, not util/hashtab: threads are removed one by one, hashtab has
+ * no deletion, and the sampler holds pointers to the threads. */
 struct threadtab {
 	struct thread *bucket[NBUCKETS];
 };

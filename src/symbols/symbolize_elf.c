@@ -227,25 +227,6 @@ void symbolize_elf_close(Elf *elf, int fd)
 	close(fd);
 }
 
-/* The section named name, or NULL. */
-static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	const char *n;
-	size_t strndx;
-
-	if (elf_getshdrstrndx(elf, &strndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		n = gelf_getshdr(scn, sh) ?
-			    elf_strptr(elf, strndx, sh->sh_name) :
-			    NULL;
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
 /*
  * Where a Go binary's .gopclntab is (".data.rel.ro.gopclntab" when
  * linked position-independent), and its text's address, which the
@@ -256,10 +237,10 @@ static void go_find(Elf *elf, struct sym_file *f)
 {
 	GElf_Shdr sh;
 
-	if (section_named(elf, ".text", &sh))
+	if (debugfile_section(elf, ".text", &sh))
 		f->go_text = sh.sh_addr;
-	if ((section_named(elf, ".gopclntab", &sh) ||
-	     section_named(elf, ".data.rel.ro.gopclntab", &sh)) &&
+	if ((debugfile_section(elf, ".gopclntab", &sh) ||
+	     debugfile_section(elf, ".data.rel.ro.gopclntab", &sh)) &&
 	    sh.sh_type == SHT_PROGBITS && !(sh.sh_flags & SHF_COMPRESSED)) {
 		f->go_off = sh.sh_offset;
 		f->go_size = sh.sh_size;

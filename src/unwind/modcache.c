@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "elf/debugframe.h"
 #include "elf/ehframe.h"
 #include "proc/mapfile.h"
+#include "proc/vmread.h"
 #include "unwind/modcache.h"
 #include "util/grow.h"
 #include "util/hash.h"
@@ -356,7 +356,6 @@ static void load_vdso(struct modcache *c, const struct map_entry *e, pid_t tid,
 		      struct module *m)
 {
 	size_t len = e->end - e->start;
-	struct iovec local, remote;
 	uint8_t *buf;
 
 	if (len > VDSO_MAX)
@@ -364,9 +363,7 @@ static void load_vdso(struct modcache *c, const struct map_entry *e, pid_t tid,
 	buf = malloc(len);
 	if (!buf)
 		return;
-	local = (struct iovec){ buf, len };
-	remote = (struct iovec){ (void *)(uintptr_t)e->start, len };
-	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)len) {
+	if (vmread_all(tid, e->start, buf, len)) {
 		free(buf);
 		return;
 	}

@@ -13,6 +13,7 @@
 
 #include <libunwind.h>
 
+#include "proc/vmread.h"
 #include "unwind/modcache.h"
 #include "unwind/unwind.h"
 #include "unwind/unwind_int.h"
@@ -137,7 +138,7 @@ bool unwinder_after_syscall(struct unwinder *u, const struct capture *cap)
 	if (mod)
 		rc = modcache_read(mod, e, at, b, sizeof(b));
 	if (rc)
-		rc = unwind_access_read_target(cap->tid, at, b, sizeof(b));
+		rc = vmread_all(cap->tid, at, b, sizeof(b));
 	return rc == 0 && b[0] == 0x0f && b[1] == 0x05;
 }
 

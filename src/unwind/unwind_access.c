@@ -8,10 +8,10 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include <libunwind.h>
 
+#include "proc/vmread.h"
 #include "unwind/modcache.h"
 #include "unwind/unwind_int.h"
 
@@ -97,16 +97,6 @@ static int read_module(struct unwind_ctx *ctx, uint64_t addr, unw_word_t *val)
 	return modcache_read(ctx->last_mod, e, addr, val, sizeof(*val));
 }
 
-int unwind_access_read_target(pid_t tid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len };
-	struct iovec remote = { (void *)(uintptr_t)addr, len };
-
-	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)len ?
-		       0 :
-		       -1;
-}
-
 /*
  * A stack deeper than the copy (--max-depth past what the copy holds) is
  * read from the target page by page: a word at a time would be one
@@ -119,16 +109,15 @@ static int read_target_cached(struct unwind_ctx *ctx, uint64_t addr,
 	uint64_t base = addr & ~(uint64_t)(sizeof(ctx->page) - 1);
 
 	if (addr - base + sizeof(*val) > sizeof(ctx->page))
-		return unwind_access_read_target(ctx->cap->tid, addr, val,
-						 sizeof(*val)) ?
+		return vmread_all(ctx->cap->tid, addr, val, sizeof(*val)) ?
 			       -UNW_EINVAL :
 			       0; /* straddles two pages */
 	if (!ctx->page_ok || ctx->page_addr != base) {
 		ctx->page_ok = false;
-		if (unwind_access_read_target(ctx->cap->tid, base, ctx->page,
-					      sizeof(ctx->page)))
-			return unwind_access_read_target(ctx->cap->tid, addr,
-							 val, sizeof(*val)) ?
+		if (vmread_all(ctx->cap->tid, base, ctx->page,
+			       sizeof(ctx->page)))
+			return vmread_all(ctx->cap->tid, addr, val,
+					  sizeof(*val)) ?
 				       -UNW_EINVAL :
 				       0;
 		ctx->page_ok = true;

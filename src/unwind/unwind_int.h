@@ -142,9 +142,6 @@ extern const size_t unwind_access_reg_offset[UNW_X86_64_RIP + 1];
 int unwind_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		      int write, void *arg);
 
-/* len bytes at addr of the target tid, all of them: 0, or -1. */
-int unwind_access_read_target(pid_t tid, uint64_t addr, void *buf, size_t len);
-
 /* ---- unwind_tables.c ------------------------------------------------- */
 
 /* The unwind table for ip, built on first use; NULL if there is none. */
