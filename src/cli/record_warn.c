@@ -85,6 +85,23 @@ static void warn_unsampled(const struct options *o,
 		out, 100.0 * out / (in + out));
 }
 
+/*
+ * CPU mode: CPU time shown as "[CPU time not caught running]" (its
+ * threads ran in bursts that ended before a stop could take them:
+ * cpuacct.h, "Caught running").  Said when it is 5% of the samples or
+ * more, with what helps.
+ */
+static void warn_uncaught(const struct options *o,
+			  const struct sampler_stats *st)
+{
+	if (o->wall || !st->samples || st->uncaught_samples * 20 < st->samples)
+		return;
+	cli_msg("note: %.0f%% of the samples are \"[CPU time not caught "
+		"running]\": threads that ran in bursts shorter than a stop "
+		"takes (--stats: stop latency)",
+		100.0 * (double)st->uncaught_samples / (double)st->samples);
+}
+
 /* Descendants were to be followed but could not be, even with -q. */
 static void warn_no_tree(const struct sampler_stats *st)
 {
@@ -270,6 +287,7 @@ void record_warn(const struct record_run *run)
 	warn_foreign(st);
 	warn_fd_limit(st);
 	warn_unsampled(o, st);
+	warn_uncaught(o, st);
 	cli_warn_seccomp(st);
 	warn_unselected(run->sel, st);
 	warn_children(o, run->cpu, st);

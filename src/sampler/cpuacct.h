@@ -34,6 +34,19 @@
  * 0 (cpuacct_weight()).  What is left at the end goes to each thread's
  * last stack (cpuacct_settle()), or is reported as unsampled.
  *
+ * Caught running: the stack a thread's CPU time is counted in must be
+ * one taken while it ran.  A due thread is stopped only when it runs now
+ * (its state, R), but it may block between that check and the stop (a
+ * stop takes 50-200 us here; a request handler runs for less): a stop
+ * that cuts a sleeping call short gives no stack for the time
+ * (cpuacct_missed()), which stays in the carry for the next stack taken
+ * while it runs.  A thread is never stopped on a guess, however large
+ * its carry.  What a carry holds beyond CARRY_MAX periods is given up on
+ * (the thread runs in bursts too short to be caught) and counted in
+ * periods on the row "[CPU time not caught running]" (uncaught_w), so
+ * that no single stack takes it and no sleeping one ever does.  Why this
+ * is unbiased, and where it is not: ptprof(1), CPU MODE.
+ *
  * Quiet threads: one found idle 8 readings in a row is no longer read;
  * the process's CPU-time clock tells when some quiet thread may have run
  * (CPU time that no read thread explains), and then every quiet thread is
@@ -88,6 +101,9 @@ struct cpuacct {
 	uint64_t pending;     /* CPU mode: on-CPU ns of the interval that
 				 ended at the last due check, which goes
 				 into carry at the next (cpuacct_due()) */
+	uint64_t uncaught_w;  /* CPU mode: periods given up on at the last
+				 due check (see "Caught running"), for the
+				 caller to count; it zeroes them */
 };
 
 struct cpuacct_proc {
@@ -192,6 +208,10 @@ int cpuacct_due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
  * together have been counted ahead already (carry_sum): the stack is
  * then only the thread's last known one. */
 uint64_t cpuacct_weight(struct cpuacct *c, struct cpuacct_proc *p);
+
+/* A stop of the due thread cut a sleeping call short: no stack counts
+ * for its CPU time, which stays in its carry (see "Caught running"). */
+void cpuacct_missed(struct cpuacct *c, struct cpuacct_proc *p);
 
 /* Set up the process's accounting.  Without its CPU-time clock every
  * thread is read every tick. */

@@ -296,6 +296,13 @@ struct sampler_stats {
 	 * sampler_cpu.c). */
 	uint64_t settled_samples;
 	uint64_t unsampled_ns;
+	/* CPU mode: stops that cut a sleeping call short (the thread had
+	 * blocked between the check that found it running and the stop),
+	 * which give no stack for its CPU time (sampler_record.c); samples
+	 * of the row "[CPU time not caught running]" (framename.h): CPU
+	 * time that never met a stack taken while its thread ran. */
+	uint64_t stops_in_sleep;
+	uint64_t uncaught_samples;
 	uint64_t pause_total_ns; /* sum over ticks of first interrupt..last detach */
 	uint64_t pause_max_ns;
 	uint32_t pause_hist[PAUSE_BUCKETS]; /* ticks per pause bucket */

@@ -83,6 +83,12 @@ bool sampler_cpu_due(struct sampler *s, struct thread *th)
 	if (sampler_cpu_read(s, th) == 0)
 		due = cpuacct_due(&th->cpu, &th->proc->acct, th->tid,
 				  s->tick_ns);
+	if (th->cpu.uncaught_w) {
+		/* CPU time given up on (cpuacct.h, "Caught running"). */
+		sampler_record_own(s, th, FRAMENAME_OWN_NOT_CAUGHT,
+				   th->cpu.uncaught_w);
+		th->cpu.uncaught_w = 0;
+	}
 	if (due >= 0)
 		return due;
 	if (s->cfg->wall)
@@ -190,6 +196,20 @@ static void settle_one(struct thread *th, void *arg)
 		z->s->st->settled_samples += w;
 }
 
+/* A thread with CPU time left but never caught running (no last stack:
+ * every stop of it cut a sleep short): its own row, never a stack it
+ * slept in (cpuacct.h, "Caught running"). */
+static void settle_uncaught(struct thread *th, void *arg)
+{
+	struct settling *z = arg;
+	uint64_t w;
+
+	if (th->proc != z->p || th->last_n || th->cpu.carry <= 0)
+		return;
+	w = cpuacct_settle(&th->cpu, &z->p->acct, &z->budget, &z->resid);
+	sampler_record_own(z->s, th, FRAMENAME_OWN_NOT_CAUGHT, w);
+}
+
 static void count_pool_stack(struct thread *th, void *arg)
 {
 	struct settling *z = arg;
@@ -216,7 +236,9 @@ static void settle_pool(struct thread *th, void *arg)
 /*
  * The end of a process in a CPU profile (it exited, or the run ends): the
  * CPU time read but not yet in a sample (a carry under half a period, a
- * running thread's last periods) goes to its thread's last stack, so
+ * running thread's last periods) goes to its thread's last stack (one
+ * taken while it ran: cpuacct.h, "Caught running"), or, for a thread
+ * never caught running, to the row "[CPU time not caught running]", so
  * that samples x period add up to the CPU time the threads used.  Threads
  * borrow (cpuacct.h), so what is given is the net sum of all carries, not
  * each positive one: a thread that borrowed was counted ahead with
@@ -245,6 +267,8 @@ void sampler_cpu_settle_proc(struct sampler *s, struct sampler_proc *p,
 	z.budget = p->acct.carry_sum + p->acct.pool + gap;
 	if (z.budget > 0)
 		threadtab_foreach(s->threads, settle_one, &z);
+	if (z.budget > 0)
+		threadtab_foreach(s->threads, settle_uncaught, &z);
 	threadtab_foreach(s->threads, count_pool_stack, &z);
 	if (z.budget > 0 && z.pool_stacks) {
 		z.share = z.budget / (int64_t)z.pool_stacks + 1;

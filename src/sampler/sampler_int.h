@@ -47,6 +47,7 @@
 #include "sampler/cpuacct.h"
 #include "sampler/sampler.h"
 #include "sampler/threadtab.h"
+#include "symbols/framename.h"
 #include "unwind/mapsync.h"
 #include "unwind/unwind.h"
 #include "util/timeutil.h"
@@ -290,6 +291,10 @@ void sampler_record_flush(struct sampler *s);
 /* Record count samples of one stack of th: false when out of memory. */
 bool sampler_record_emit(struct sampler *s, struct thread *th,
 			 const uint64_t *pcs, size_t n, uint64_t count);
+/* One of ptprof's own rows (framename.h) for th, count samples: false
+ * when out of memory (or count is 0). */
+bool sampler_record_own(struct sampler *s, struct thread *th,
+			enum framename_own kind, uint64_t count);
 /* --wall, a thread that did not run: its last stack once more. */
 bool sampler_record_repeat_last(struct sampler *s, struct thread *th);
 void sampler_record_free(struct sampler *s);

@@ -238,6 +238,20 @@ bool sampler_record_emit(struct sampler *s, struct thread *th,
 	return true;
 }
 
+/* One of ptprof's own rows (framename.h) for th, counting for count
+ * samples: CPU time it used that no stack of its own can show. */
+bool sampler_record_own(struct sampler *s, struct thread *th,
+			enum framename_own kind, uint64_t count)
+{
+	uint64_t pc = framename_own_pc(kind);
+
+	if (!count || !add_samples(s, th, &pc, 1, count))
+		return false;
+	if (kind == FRAMENAME_OWN_NOT_CAUGHT)
+		s->st->uncaught_samples += count;
+	return true;
+}
+
 /* --wall, for a thread that did not run: its last stack, once more. */
 bool sampler_record_repeat_last(struct sampler *s, struct thread *th)
 {
@@ -369,12 +383,23 @@ static int record_stack(struct sampler *s, const struct queued *q)
 		pcs = s->pyb.mpcs;
 		n = (int)merged;
 	}
-	count = cpuacct_weight(&th->cpu, &p->acct);
 	/* (--wall needs to know only the exits, for --stats.) */
 	if ((stop == CAPTURE_AT_EXIT ||
 	     (stop == CAPTURE_IN_CALL && !s->cfg->wall)) &&
 	    unwinder_after_syscall(p->unw, &s->rec.view))
 		kind = stop == CAPTURE_AT_EXIT ? SYSBIAS_EXIT : SYSBIAS_IN_CALL;
+	if (kind == SYSBIAS_IN_CALL) {
+		/* CPU mode: the thread blocked between the check that found
+		 * it running and the stop, which cut its sleep short.  Not
+		 * where its CPU time went: the time stays in its carry for
+		 * a stack taken while it runs (cpuacct.h, "Caught
+		 * running"), and this one is not its last stack either. */
+		cpuacct_missed(&th->cpu, &p->acct);
+		s->st->stops_in_sleep++;
+		p->live_tid = th->tid;
+		return 0;
+	}
+	count = cpuacct_weight(&th->cpu, &p->acct);
 	if (kind == SYSBIAS_EXIT) {
 		s->st->stacks_at_syscall++;
 		s->st->samples_at_syscall += count;

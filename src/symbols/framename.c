@@ -19,11 +19,27 @@ const char *framename_base(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+const char *framename_own_name(uint64_t addr)
+{
+	static const char *const names[FRAMENAME_OWN_KINDS] = {
+		[FRAMENAME_OWN_NOT_CAUGHT] = "[CPU time not caught running]",
+		[FRAMENAME_OWN_NO_STACK] = "[CPU time of no stack]",
+	};
+	uint64_t kind = (addr - FRAMENAME_OWN_BASE) / 16;
+
+	if (addr < FRAMENAME_OWN_BASE || kind >= FRAMENAME_OWN_KINDS)
+		return NULL;
+	return names[kind];
+}
+
 void framename_lookup(struct framename *f, struct symbolizer *sym,
 		      uint64_t addr)
 {
 	memset(f, 0, sizeof(*f));
-	if (sym)
+	f->si.func = framename_own_name(addr);
+	if (f->si.func)
+		f->si.module = FRAMENAME_OWN_MODULE;
+	else if (sym)
 		symbolizer_lookup(sym, addr, &f->si);
 }
 

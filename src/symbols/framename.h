@@ -57,6 +57,38 @@
 /* The module of JIT code named from a perf map, and its mark. */
 #define FRAMENAME_JIT_MODULE "[jit]"
 
+/*
+ * ptprof's own rows: CPU time a CPU profile counts but can give no stack
+ * of the target's, shown as a one-frame stack of its own so that the
+ * profile still adds up to the CPU time used and nothing is hidden.
+ * Their PCs are FRAMENAME_OWN_BASE + kind * 16 + 8: non-canonical on
+ * x86-64 (no process has code there, as pyframes.h's PYFRAMES_BASE), in
+ * the middle of a 16-byte slot so that a lookup at PC-1 (a caller's)
+ * finds the same row.  framename_lookup() names them, with the module
+ * FRAMENAME_OWN_MODULE, so every output (report, top, dump, the pprof
+ * writer) shows them the same way.
+ */
+#define FRAMENAME_OWN_BASE 0x6000000000000000ULL
+#define FRAMENAME_OWN_MODULE "[ptprof]"
+enum framename_own {
+	/* A thread's CPU time that never met a stack taken while it ran:
+	 * bursts shorter than a stop takes (sampler_cpu.c). */
+	FRAMENAME_OWN_NOT_CAUGHT,
+	/* The CPU time of a process, or of its threads, gone before any
+	 * stack of theirs was taken. */
+	FRAMENAME_OWN_NO_STACK,
+	FRAMENAME_OWN_KINDS
+};
+
+/* The PC of one of ptprof's own rows. */
+static inline uint64_t framename_own_pc(enum framename_own kind)
+{
+	return FRAMENAME_OWN_BASE + (uint64_t)kind * 16 + 8;
+}
+
+/* The name of ptprof's own row at addr, or NULL when addr is none. */
+const char *framename_own_name(uint64_t addr);
+
 struct framename {
 	struct symbol_info si; /* steps 1 and 2 (above) */
 	bool jit;	       /* named by the perf map (step 2) */
