@@ -15,11 +15,17 @@
  * period ahead, but for a busy thread; a stack due for the small carries
  * counts for what it took; the end's settling gives whole periods with
  * the rounding carried from one thread to the next, within a budget.
+ * And a thread that is owed a sample but asleep (issue 26): never due on
+ * a guess, however large its carry; what the carry holds beyond 64 ms
+ * goes to uncaught_w in whole periods; it is read at every check, never
+ * quiet, while it is owed; a stop that found it asleep (cpuacct_missed())
+ * leaves its carry and takes no small carries.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -28,8 +34,8 @@
 #include <unistd.h>
 
 #include "sampler/cpuacct.h"
-#include "util/timeutil.h"
 #include "unit.h"
+#include "util/timeutil.h"
 
 #define LIMIT 64
 #define PERIOD_NS (1000 * 1000) /* 1 ms: a short burn makes a carry due */
@@ -195,6 +201,74 @@ static void check_other_task(void)
 	cpuacct_close(&c);
 }
 
+static pid_t sleeper_tid;
+
+static void *sleeper(void *arg)
+{
+	struct timespec forever = { 3600, 0 };
+
+	(void)arg;
+	__atomic_store_n(&sleeper_tid, (pid_t)syscall(SYS_gettid),
+			 __ATOMIC_RELEASE);
+	nanosleep(&forever, NULL);
+	return NULL;
+}
+
+/* One due check of c at a new tick. */
+static int check_once(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid)
+{
+	cpuacct_new_tick(c);
+	CHECK(cpuacct_read(c, p, tid) == 0);
+	return cpuacct_due(c, p, tid, mono_now_ns());
+}
+
+/* A sleeping thread owed 70 ms of samples (issue 26). */
+static void check_caught_running(void)
+{
+	const int64_t P = PERIOD_NS;
+	struct cpuacct_proc p;
+	struct cpuacct c = { 0 };
+	struct timespec nap = { 0, 1000 * 1000 };
+	pthread_t t;
+	pid_t tid;
+	int rc;
+
+	CHECK(pthread_create(&t, NULL, sleeper, NULL) == 0);
+	while (!(tid = __atomic_load_n(&sleeper_tid, __ATOMIC_ACQUIRE)))
+		nanosleep(&nap, NULL);
+	nanosleep(&nap, NULL); /* asleep in nanosleep by now */
+	cpuacct_proc_init(&p, getpid(), PERIOD_NS, false);
+	cpuacct_init(&c);
+	CHECK(check_once(&c, &p, tid) == 0); /* first seen, asleep */
+	c.carry = 70 * P;
+	p.carry_sum = 70 * P;
+	rc = check_once(&c, &p, tid);
+	/* Not due (a first version stopped it wherever it was once 8
+	 * periods were pending); 6 periods given up on. */
+	CHECKF(rc == 0, "due %d", rc);
+	CHECKF(c.uncaught_w == 6 && c.carry == 64 * P && p.carry_sum == 64 * P,
+	       "uncaught %llu carry %lld sum %lld",
+	       (unsigned long long)c.uncaught_w, (long long)c.carry,
+	       (long long)p.carry_sum);
+	/* Idle at every check, yet never quiet while owed. */
+	for (int i = 0; i < 12; i++)
+		CHECK(check_once(&c, &p, tid) == 0);
+	CHECK(!c.quiet && c.uncaught_w == 6);
+	/* Paid (a stack taken while it ran): it may go quiet again. */
+	c.carry = 0;
+	p.carry_sum = 0;
+	for (int i = 0; i < 10; i++)
+		CHECK(check_once(&c, &p, tid) == 0);
+	CHECK(c.quiet);
+	/* A stop that found it asleep keeps its carry, takes no pool. */
+	c.carry = P;
+	c.pool_w = 2;
+	c.borrowing = true;
+	cpuacct_missed(&c, &p);
+	CHECK(c.carry == P && !c.pool_w && !c.borrowing);
+	cpuacct_close(&c);
+}
+
 int main(void)
 {
 	struct rlimit rl = { LIMIT, LIMIT };
@@ -271,5 +345,6 @@ int main(void)
 	cpuacct_close(&kept);
 	cpuacct_close(&busy);
 	check_weights();
+	check_caught_running();
 	return unit_result("test_cpuacct");
 }
