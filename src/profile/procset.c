@@ -180,7 +180,7 @@ static uint64_t count_of(const struct procset *ps, const uint64_t *count,
 	return count ? count[i] : ps->im[i]->samples;
 }
 
-/* A PID's share in procset_busiest(): its first counted image's index. */
+/* A PID's share in procset_busiest(): its first image's index. */
 struct pid_total {
 	pid_t pid;
 	size_t first;
@@ -197,20 +197,19 @@ static int cmp_pid_first(const void *a, const void *b)
 }
 
 /* Without memory for the sort: each PID added up over its images, once,
- * at its first counted one. */
+ * at its first. */
 static pid_t busiest_slow(const struct procset *ps, const uint64_t *count,
 			  uint64_t *most)
 {
 	pid_t best = ps->im[0]->pid;
 
-	*most = 0;
 	for (size_t i = 0; i < ps->n; i++) {
 		pid_t pid = ps->im[i]->pid;
 		uint64_t t = 0;
-		bool seen = !count_of(ps, count, i);
+		bool seen = false;
 
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = ps->im[j]->pid == pid && count_of(ps, count, j);
+			seen = ps->im[j]->pid == pid;
 		for (size_t j = i; j < ps->n && !seen; j++)
 			t += ps->im[j]->pid == pid ? count_of(ps, count, j) : 0;
 		if (!seen && t > *most)
@@ -219,15 +218,15 @@ static pid_t busiest_slow(const struct procset *ps, const uint64_t *count,
 	return best;
 }
 
-/* The counted images sorted by PID (then by index), each PID's run added
- * up; the largest total wins, a tie going to the lower first index (a
- * PID's first counted image: the images before it counted nothing). */
+/* The images sorted by PID (then by index), each PID's run added up; the
+ * largest total wins, a tie going to the PID whose first image came
+ * first (the images are looked at in that order: a later one must do
+ * better). */
 pid_t procset_busiest(const struct procset *ps, const uint64_t *count,
 		      uint64_t *most)
 {
 	struct pid_total *v, best = { 0 };
 	uint64_t dummy;
-	size_t k = 0;
 
 	if (!most)
 		most = &dummy;
@@ -238,15 +237,14 @@ pid_t procset_busiest(const struct procset *ps, const uint64_t *count,
 	if (!v)
 		return busiest_slow(ps, count, most);
 	for (size_t i = 0; i < ps->n; i++)
-		if (count_of(ps, count, i))
-			v[k++] = (struct pid_total){ ps->im[i]->pid, i,
-						     count_of(ps, count, i) };
-	qsort(v, k, sizeof(*v), cmp_pid_first);
-	best.pid = ps->im[0]->pid;
-	for (size_t i = 0, j; i < k; i = j) {
+		v[i] = (struct pid_total){ ps->im[i]->pid, i,
+					   count_of(ps, count, i) };
+	qsort(v, ps->n, sizeof(*v), cmp_pid_first);
+	best = (struct pid_total){ ps->im[0]->pid, 0, 0 };
+	for (size_t i = 0, j; i < ps->n; i = j) {
 		struct pid_total t = v[i];
 
-		for (j = i + 1; j < k && v[j].pid == t.pid; j++)
+		for (j = i + 1; j < ps->n && v[j].pid == t.pid; j++)
 			t.total += v[j].total;
 		if (t.total > best.total ||
 		    (t.total == best.total && t.first < best.first))
