@@ -1,6 +1,7 @@
 ## The record command's behaviour around the run: an existing profile kept
 ## as FILE.old, the warning about CPU time used by the target's children,
-## the progress line on a terminal, where --top goes.
+## the progress line on a terminal, where --top goes; which process the
+## legacy file holds when there are several.
 ## Covers: cmd_record outfile profile_out
 ## Covers: progress record_warn record_summary recwrite
 check_PROGRAMS += tests/targets/cpuburn
@@ -13,5 +14,6 @@ TESTS += \
 	tests/stale-temp.test \
 	tests/top-output.test \
 	tests/children.test \
+	tests/legacy-busiest.test \
 	tests/progress.test
 EXTRA_DIST += tests/tools/bgterm.py

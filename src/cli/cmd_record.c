@@ -337,7 +337,8 @@ int cmd_record(const struct options *o)
 		cfg.npids = 1;
 		w.launched = true;
 	}
-	/* The legacy file holds the first process's samples (procset.h). */
+	/* The table gets the first process's stacks; the legacy file holds
+	 * the busiest process's, made anew when it is another (recwrite.h). */
 	cfg.tab_pid = cfg.pids[0];
 	if (rotate_start(&w, cfg.pids[0], ps, err, sizeof(err)))
 		cli_die(EXIT_FAILURE, "%s", err);

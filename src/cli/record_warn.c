@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -133,29 +134,43 @@ static void warn_skipped(const struct procset *ps)
 			n, (int)first->pid, first->comm, first->skip_why);
 }
 
-/* After the summary: what the legacy FILE holds, and where the rest is. */
+/* After the summary: what the legacy FILE holds when other processes
+ * than the root had samples (the process with the most: recwrite.h), and
+ * where the rest is.  Rotated: each period's file holds its own busiest
+ * process, and has its BASE.pb.gz; the last one is named. */
 static void say_all_processes(const struct recwrite *w,
-			      const struct procset *ps,
-			      const struct sampler_stats *st)
+			      const struct procset *ps)
 {
-	pid_t pid = procset_at(ps, 0)->pid;
-	const struct proc_image *im = procset_find(ps, pid);
+	const struct proc_image *im = procset_find(ps, w->legacy_pid);
+	const char *rest = w->all_path	     ? w->all_path :
+			   w->o.pprof_output ? w->rot.pprof :
+					       NULL;
+	bool rotated = w->rot.files > 1;
 	size_t sampled = procset_sampled_pids(ps);
-	char all[40] = "samples";
+	char all[40] = "samples", head[PATH_MAX + 128];
 
-	if (!w->all_path || !recwrite_other_samples(ps))
-		return; /* written for Python frames: warn_python() says so */
-	if (sampled > 1)
+	if (!w->o.legacy_output || !w->period_samples || !im)
+		return; /* no other: BASE.pb.gz for Python frames (warn_python) */
+	snprintf(head, sizeof(head), "%s%s%s holds %s (%d)",
+		 rotated ? "each file holds the process with the most samples "
+			   "of its period; the last, " :
+			   "",
+		 w->rot.legacy, rotated ? "," : "", im->comm, (int)im->pid);
+	if (w->legacy_samples == w->period_samples) {
+		cli_msg("%s, the only process with samples%s", head,
+			rotated ? " in its period" : "");
+		return;
+	}
+	if (!rest)
+		return;
+	if (sampled > 1 && !rotated)
 		snprintf(all, sizeof(all), "%zu processes", sampled);
-	/* Rotated: each period's legacy file has its BASE.pb.gz. */
-	cli_msg("%s%s holds %s (%d) only: %llu of %llu samples; the "
-		"gperftools format holds one process; all %s are in %s%s",
-		w->rot.files > 1 ? "each file like " : "", w->rot.legacy,
-		im->comm, (int)pid,
-		(unsigned long long)(st->samples - recwrite_other_samples(ps)),
-		(unsigned long long)st->samples, all,
-		w->rot.files > 1 ? "the .pb.gz beside it, like " : "",
-		w->all_path);
+	cli_msg("%s only%s: %llu of %llu samples; the gperftools format holds "
+		"one process; all %s are in %s%s",
+		head, rotated ? "" : ", the process with the most samples",
+		(unsigned long long)w->legacy_samples,
+		(unsigned long long)w->period_samples, all,
+		rotated ? "the .pb.gz beside each, like " : "", rest);
 }
 
 /* A selection that never picked a thread: say so, even with -q. */
@@ -284,7 +299,7 @@ void record_warn(const struct record_run *run)
 	const struct options *o = run->o;
 	const struct sampler_stats *st = run->st;
 
-	say_all_processes(run->w, run->ps, st);
+	say_all_processes(run->w, run->ps);
 	warn_foreign(st);
 	warn_fd_limit(st);
 	warn_unsampled(o, st);

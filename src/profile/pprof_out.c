@@ -93,6 +93,29 @@ size_t pprof_out_samples(const struct pprof_out *b)
 	return stacktab_distinct(b->tab);
 }
 
+struct visit {
+	pprof_out_visit_fn fn;
+	void *arg;
+};
+
+/* stacktab_visit_fn: a chain handed on without its head. */
+static int visit_chain(const uint64_t *chain, size_t n, uint64_t count,
+		       void *arg)
+{
+	const struct visit *v = arg;
+
+	return v->fn(key_image(chain), chain + CHAIN_HEAD, n - CHAIN_HEAD,
+		     count, v->arg);
+}
+
+int pprof_out_foreach(const struct pprof_out *b, pprof_out_visit_fn fn,
+		      void *arg)
+{
+	struct visit v = { .fn = fn, .arg = arg };
+
+	return stacktab_foreach(b->tab, visit_chain, &v);
+}
+
 /* ---- the messages, in an arena ---- */
 
 void *pprof_out_alloc(struct pb *pb, size_t n, size_t size)

@@ -84,6 +84,17 @@ void pprof_out_reset(struct pprof_out *b);
 /* Distinct (image, thread, name, time slot, stack) samples held. */
 size_t pprof_out_samples(const struct pprof_out *b);
 
+/* Call fn once per distinct sample held, in the order first added, with
+ * its image's index in the set (PPROF_OUT_NO_IMAGE: added without one),
+ * its stack (leaf first, cut as added) and its count: for a writer that
+ * wants the stacks of one process (recwrite.h).  A non-zero return from
+ * fn stops the walk and is returned. */
+#define PPROF_OUT_NO_IMAGE UINT32_MAX
+typedef int (*pprof_out_visit_fn)(unsigned image, const uint64_t *pcs, size_t n,
+				  uint64_t count, void *arg);
+int pprof_out_foreach(const struct pprof_out *b, pprof_out_visit_fn fn,
+		      void *arg);
+
 struct pprof_meta {
 	uint64_t period_ns;	/* sampling period */
 	bool wall;		/* wall/nanoseconds instead of cpu/... */

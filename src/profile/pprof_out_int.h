@@ -28,7 +28,7 @@
 _Static_assert(STACKTAB_MAX_DEPTH + CHAIN_HEAD <= STACKTAB_MAX_CHAIN,
 	       "a stacktab keeps the deepest stack and its head");
 /* The image index of a stack handed without one. */
-#define NO_IMAGE UINT32_MAX
+#define NO_IMAGE PPROF_OUT_NO_IMAGE
 
 struct pprof_out {
 	struct stacktab *tab;  /* [image, thread, pc0, pc1, ...] -> samples */

@@ -172,3 +172,85 @@ const char *procset_image_root(const struct procset *ps,
 	buf[strlen(buf) - 1] = '\0';
 	return buf;
 }
+
+/* Image i's count for procset_busiest(). */
+static uint64_t count_of(const struct procset *ps, const uint64_t *count,
+			 size_t i)
+{
+	return count ? count[i] : ps->im[i]->samples;
+}
+
+/* A PID's share in procset_busiest(): its first image's index. */
+struct pid_total {
+	pid_t pid;
+	size_t first;
+	uint64_t total;
+};
+
+static int cmp_pid_first(const void *a, const void *b)
+{
+	const struct pid_total *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Without memory for the sort: each PID added up over its images, once,
+ * at its first. */
+static pid_t busiest_slow(const struct procset *ps, const uint64_t *count,
+			  uint64_t *most)
+{
+	pid_t best = ps->im[0]->pid;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		pid_t pid = ps->im[i]->pid;
+		uint64_t t = 0;
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = ps->im[j]->pid == pid;
+		for (size_t j = i; j < ps->n && !seen; j++)
+			t += ps->im[j]->pid == pid ? count_of(ps, count, j) : 0;
+		if (!seen && t > *most)
+			best = pid, *most = t;
+	}
+	return best;
+}
+
+/* The images sorted by PID (then by index), each PID's run added up; the
+ * largest total wins, a tie going to the PID whose first image came
+ * first (the images are looked at in that order: a later one must do
+ * better). */
+pid_t procset_busiest(const struct procset *ps, const uint64_t *count,
+		      uint64_t *most)
+{
+	struct pid_total *v, best = { 0 };
+	uint64_t dummy;
+
+	if (!most)
+		most = &dummy;
+	*most = 0;
+	if (!ps->n)
+		return 0;
+	v = malloc(ps->n * sizeof(*v));
+	if (!v)
+		return busiest_slow(ps, count, most);
+	for (size_t i = 0; i < ps->n; i++)
+		v[i] = (struct pid_total){ ps->im[i]->pid, i,
+					   count_of(ps, count, i) };
+	qsort(v, ps->n, sizeof(*v), cmp_pid_first);
+	best = (struct pid_total){ ps->im[0]->pid, 0, 0 };
+	for (size_t i = 0, j; i < ps->n; i = j) {
+		struct pid_total t = v[i];
+
+		for (j = i + 1; j < ps->n && v[j].pid == t.pid; j++)
+			t.total += v[j].total;
+		if (t.total > best.total ||
+		    (t.total == best.total && t.first < best.first))
+			best = t;
+	}
+	free(v);
+	*most = best.total;
+	return best.pid;
+}

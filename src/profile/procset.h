@@ -96,4 +96,12 @@ const char *procset_image_root(const struct procset *ps,
 size_t procset_sampled(const struct procset *ps);
 size_t procset_sampled_pids(const struct procset *ps);
 
+/* The process with the most samples: the PID whose images' counts add
+ * up highest, count[i] being image i's (NULL: the images' own samples);
+ * on a tie, the PID whose first image came first.  Its total into *most
+ * (may be NULL).  The first image's PID when no image counted anything;
+ * 0 for an empty set. */
+pid_t procset_busiest(const struct procset *ps, const uint64_t *count,
+		      uint64_t *most);
+
 #endif /* PTPROF_PROCSET_H */

@@ -89,25 +89,29 @@ int recwrite_spill(void *arg)
 }
 
 /*
- * The maps of the root process for the legacy file, which holds its
- * samples only: one image, as ever, or the union of its images (it
- * exec'd), in the order they came, as one struct maps held them before
- * images (a later image's mapping replaces an earlier one it overlaps),
- * with the build IDs each had.  *merged is to be freed by the caller.
+ * The maps of process pid for the legacy file, which holds its samples
+ * only: one image, as ever, or the union of its images (it exec'd), in
+ * the order they came, as one struct maps held them before images (a
+ * later image's mapping replaces an earlier one it overlaps), with the
+ * build IDs each had.  *merged is to be freed by the caller.
  */
-static const struct maps *root_maps(const struct procset *ps,
-				    struct maps **merged)
+static const struct maps *pid_maps(const struct procset *ps, pid_t pid,
+				   struct maps **merged)
 {
-	pid_t pid = procset_at(ps, 0)->pid;
+	const struct proc_image *first = NULL;
 	size_t n = 0, len;
 	char *text;
 	FILE *f;
 
 	*merged = NULL;
-	for (size_t i = 0; i < procset_count(ps); i++)
-		n += procset_at(ps, i)->pid == pid;
+	for (size_t i = 0; i < procset_count(ps); i++) {
+		if (procset_at(ps, i)->pid != pid)
+			continue;
+		if (!n++)
+			first = procset_at(ps, i);
+	}
 	if (n == 1)
-		return procset_at(ps, 0)->maps;
+		return first->maps;
 	*merged = maps_new();
 	for (size_t i = 0; *merged && i < procset_count(ps); i++) {
 		const struct proc_image *im = procset_at(ps, i);
@@ -119,22 +123,110 @@ static const struct maps *root_maps(const struct procset *ps,
 			maps_copy_build_ids(*merged, im->maps);
 		free(text);
 	}
-	return *merged ? *merged : procset_at(ps, 0)->maps;
+	return *merged ? *merged : first->maps;
 }
 
-static int write_legacy(struct recwrite *w, const struct procset *ps)
-{
-	struct maps *merged;
-	int rc = recwrite_spill(w);
+/* What a walk over the pprof builder's samples (pprof_out_foreach())
+ * needs: the period's samples by image, or the stacks of one PID. */
+struct legacy_walk {
+	struct recwrite *w;
+	const struct procset *ps;
+	uint64_t *count; /* by image index */
+	pid_t pid;
+};
 
+static int count_image(unsigned image, const uint64_t *pcs, size_t n,
+		       uint64_t count, void *arg)
+{
+	struct legacy_walk *lw = arg;
+
+	(void)pcs, (void)n;
+	if (image < procset_count(lw->ps))
+		lw->count[image] += count;
+	lw->w->period_samples += count;
+	return 0;
+}
+
+/* The period's busiest process, from the pprof builder (which holds the
+ * period's samples of every process, while the table holds the root's):
+ * its PID, its samples and everybody's into the recwrite.  0, or -1
+ * with errno. */
+static int find_busiest(struct recwrite *w, const struct procset *ps)
+{
+	struct legacy_walk lw = { .w = w, .ps = ps };
+
+	lw.count = calloc(procset_count(ps), sizeof(*lw.count));
+	if (!lw.count)
+		return -1;
+	pprof_out_foreach(w->pprof, count_image, &lw);
+	w->legacy_pid = procset_busiest(ps, lw.count, &w->legacy_samples);
+	free(lw.count);
+	return 0;
+}
+
+static int add_stack(unsigned image, const uint64_t *pcs, size_t n,
+		     uint64_t count, void *arg)
+{
+	struct legacy_walk *lw = arg;
+
+	if (image >= procset_count(lw->ps) ||
+	    procset_at(lw->ps, image)->pid != lw->pid)
+		return 0;
+	if (stacktab_add(lw->w->tab, pcs, n, count))
+		return -1;
+	if (stacktab_distinct(lw->w->tab) >= RECWRITE_SPILL_AT)
+		return recwrite_spill(lw->w);
+	return 0;
+}
+
+/* The table made anew with the busiest process's stacks, from the pprof
+ * builder, spilled as the sampler spills it; what the root's stacks had
+ * spilled to the file already is dropped.  0, or -1 with errno. */
+static int refill_table(struct recwrite *w, const struct procset *ps)
+{
+	struct legacy_walk lw = { .w = w, .ps = ps, .pid = w->legacy_pid };
+
+	if (w->out)
+		profile_out_abort(w->out);
+	w->out = NULL;
+	stacktab_clear(w->tab);
+	w->records = 0;
+	return pprof_out_foreach(w->pprof, add_stack, &lw);
+}
+
+/*
+ * The legacy file holds the process with the most samples of the
+ * period.  The table holds the root's stacks (sampler_config.tab_pid),
+ * so a run of one process (no other with samples in the period: the
+ * common case) writes it as it is, at no cost; with others, the pprof
+ * builder tells the busiest, and when that is not the root the table is
+ * made anew from the builder's stacks of it.
+ */
+static int write_legacy(struct recwrite *w, const struct procset *ps,
+			const struct recwrite_period *per)
+{
+	pid_t root = procset_at(ps, 0)->pid;
+	struct maps *merged;
+	int rc = 0;
+
+	w->legacy_pid = root;
+	w->legacy_samples = w->period_samples = 0;
 	if (!w->o.legacy_output)
-		return rc;
+		return recwrite_spill(w);
+	if (w->pprof && per->others) {
+		rc = find_busiest(w, ps);
+		if (rc == 0 && w->legacy_pid != root)
+			rc = refill_table(w, ps);
+	}
+	if (rc == 0)
+		rc = recwrite_spill(w);
 	/* Spilled to under the name it had before a SIGUSR2 numbered it. */
 	if (rc == 0 && w->out && w->rot.out_renamed)
 		rc = profile_out_retarget(w->out, w->rot.legacy);
 	if (rc == 0) {
-		rc = profile_out_close_pid(w->out, root_maps(ps, &merged),
-					   procset_at(ps, 0)->pid);
+		rc = profile_out_close_pid(w->out,
+					   pid_maps(ps, w->legacy_pid, &merged),
+					   w->legacy_pid);
 		maps_free(merged);
 	} else if (w->out) {
 		profile_out_abort(w->out);
@@ -279,8 +371,15 @@ char *recwrite_all_path(const char *legacy)
 	return path;
 }
 
+/* Did the legacy file get every sample of the period?  (Counted only
+ * when others than the root had some: find_busiest().) */
+static bool legacy_holds_all(const struct recwrite *w)
+{
+	return w->period_samples && w->legacy_samples == w->period_samples;
+}
+
 /*
- * The legacy format holds one address space: FILE has the root process's
+ * The legacy format holds one address space: FILE has one process's
  * samples only.  When others have samples and no pprof output was asked
  * for, all of them go to BASE.pb.gz too, and the user is told (one line).
  * So do stacks with Python frames, which FILE holds unnamed.
@@ -293,7 +392,7 @@ static int write_all_processes(struct recwrite *w, const struct procset *ps,
 
 	/* (Python frames too: the legacy file cannot name them.) */
 	if (w->o.pprof_output || !w->o.legacy_output || !w->pprof ||
-	    (!per->others && !per->py))
+	    ((!per->others || legacy_holds_all(w)) && !per->py))
 		return 0;
 	path = recwrite_all_path(w->rot.legacy);
 	if (!path) {
@@ -316,7 +415,7 @@ int recwrite_period(struct recwrite *w, const struct procset *ps,
 {
 	int done = 0;
 
-	if (write_legacy(w, ps))
+	if (write_legacy(w, ps, per))
 		done |= RECWRITE_FAILED;
 	else if (w->o.legacy_output)
 		done |= RECWRITE_LEGACY;

@@ -5,10 +5,16 @@
  * BASE.pb.gz of all processes beside a legacy FILE that holds one; the
  * perf maps of JIT code read for the pprof writer, kept by image.
  *
- * The legacy format holds one address space: FILE has the root process's
- * samples only.  When others have samples and no pprof output was asked
- * for, all of them go to BASE.pb.gz too; so do stacks with Python frames,
- * which FILE holds unnamed.
+ * The legacy format holds one address space: FILE has one process's
+ * samples only, those of the process with the most samples in the period
+ * (ties: the first found; all its images when it exec'd).  The table
+ * (tab) gets the root's stacks as they come (the first -p PID, or
+ * COMMAND: sampler_config.tab_pid), which a run of one process writes as
+ * they are; when another process has more, FILE is made at the period's
+ * end from the pprof builder's stacks of that one.  When processes other
+ * than FILE's have samples and no pprof output was asked for, all of
+ * them go to BASE.pb.gz too; so do stacks with Python frames, which FILE
+ * holds unnamed.
  *
  * The caller owns the struct and fills the fields marked "caller"; tab,
  * pprof and py are borrowed.  The module never prints: each sentence for
@@ -22,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "profile/rotate.h"
@@ -61,6 +68,12 @@ struct recwrite {
 	const struct procset *ps; /* the run's, while the pprof is written */
 	struct perfmap **jit;
 	size_t njit;
+	/* The process the last legacy FILE holds: its PID (the root's
+	 * unless another had more samples in the period); when other
+	 * processes had samples in it, that PID's samples and all of the
+	 * period's (else 0 and 0).  Set by recwrite_period(). */
+	pid_t legacy_pid;
+	uint64_t legacy_samples, period_samples;
 	struct rotate rot;
 };
 
@@ -77,7 +90,10 @@ struct recwrite {
  * the table only counts distinct stacks.  0, or -1 with errno. */
 int recwrite_spill(void *arg);
 
-/* The period's files, named as w->rot says, over ps: RECWRITE_* bits. */
+/* The period's files, named as w->rot says, over ps: RECWRITE_* bits.
+ * With a legacy output and other processes than the root sampled in the
+ * period (per->others), the table may be emptied and refilled (see
+ * above): w->pprof must hold the period's samples. */
 int recwrite_period(struct recwrite *w, const struct procset *ps,
 		    const struct recwrite_period *per);
 
@@ -85,7 +101,7 @@ int recwrite_period(struct recwrite *w, const struct procset *ps,
  * freed; NULL when out of memory. */
 char *recwrite_all_path(const char *legacy);
 
-/* Samples of processes other than the root (image 0's PID). */
+/* Samples of processes other than the root (image 0's PID), whole run. */
 uint64_t recwrite_other_samples(const struct procset *ps);
 
 /* Why the output file at path cannot be written, errno err being what

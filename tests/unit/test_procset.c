@@ -3,7 +3,8 @@
  * (a second image of a PID) ends the first and numbers itself after it,
  * images stay at their address while the set grows, the newest image of
  * a PID is found, and the sampled counts count images and distinct PIDs
- * (many of them, out of order, too).
+ * (many of them, out of order, too); the busiest PID adds up its images
+ * (own samples or the counts given), a tie going to the one found first.
  */
 #include "config.h"
 
@@ -81,8 +82,44 @@ static void check_many_pids(void)
 	procset_free(ps);
 }
 
+static void check_busiest(void)
+{
+	struct procset *ps = procset_new();
+	struct proc_image *sh, *a, *b, *sh2;
+	uint64_t most = 7, count[4] = { 0 };
+
+	CHECK(ps != NULL);
+	CHECK(procset_busiest(ps, NULL, &most) == 0 && most == 0);
+	sh = procset_add(ps, 300, 0, "sh");
+	a = procset_add(ps, 310, 300, "cc1");
+	b = procset_add(ps, 305, 300, "as");
+	CHECK(sh && a && b);
+	/* nothing counted: the first */
+	CHECK(procset_busiest(ps, NULL, &most) == 300 && most == 0);
+	a->samples = 5;
+	b->samples = 5;
+	/* a tie: the one found first, whatever the PIDs' order */
+	CHECK(procset_busiest(ps, NULL, &most) == 310 && most == 5);
+	b->samples = 6;
+	CHECK(procset_busiest(ps, NULL, NULL) == 305);
+	/* the root's images add up (it exec'd) */
+	sh->samples = 4;
+	sh2 = procset_add(ps, 300, 0, "make");
+	CHECK(sh2 != NULL);
+	sh2->samples = 3;
+	CHECK(procset_busiest(ps, NULL, &most) == 300 && most == 7);
+	/* the counts given, not the images' own */
+	count[1] = 2;
+	count[2] = 1;
+	CHECK(procset_busiest(ps, count, &most) == 310 && most == 2);
+	count[3] = 2;
+	CHECK(procset_busiest(ps, count, &most) == 300 && most == 2);
+	procset_free(ps);
+}
+
 int main(void)
 {
+	check_busiest();
 	check_exec();
 	check_stable();
 	check_many_pids();
