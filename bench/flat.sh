@@ -112,6 +112,7 @@ module_table() {
 	[ -n "$id" ] && dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
 	{
 		readelf -lW "$path" 2>/dev/null | sed 's/^/L /'
+		readelf -SW "$path" 2>/dev/null | sed 's/^/P /'
 		readelf -sW "$path" 2>/dev/null | sed 's/^/S /'
 		[ -n "$dbg" ] && [ -r "$dbg" ] &&
 			readelf -sW "$dbg" 2>/dev/null | sed 's/^/S /'
@@ -127,6 +128,17 @@ module_table() {
 	$1 == "L" && $2 == "LOAD" && $0 ~ / R?W?E / {
 		nseg++
 		fo[nseg] = hex($3); va[nseg] = hex($4); sz[nseg] = hex($7)
+		next
+	}
+	# The PLT sections (.plt, .plt.got, .plt.sec): one row "[PLT]" on
+	# both sides, for perf names each stub (malloc@plt) and ptprof, with
+	# no symbol there, the FDE that covers the whole section.
+	$1 == "P" {
+		for (i = 3; i <= NF && $i != "PROGBITS"; i++)
+			;
+		if (i + 3 <= NF && $(i - 1) ~ /^\.plt/)
+			printf "P\t%s\t%d\t%d\n", mod, hex($(i + 2)),
+				hex($(i + 2)) + hex($(i + 3))
 		next
 	}
 	$1 == "S" && ($5 == "FUNC" || $5 == "IFUNC") && $8 != "UND" && NF >= 9 {
@@ -162,6 +174,13 @@ tables_for() {
 # module tables of $1 (see the top of this file).
 canon() {
 	awk -F'\t' "$AWK_HEX"'
+	# Is offset o in a PLT section of mod?
+	function in_plt(mod, o,   i) {
+		for (i = 1; i <= np[mod]; i++)
+			if (o >= ps[mod, i] && o < pe[mod, i])
+				return 1
+		return 0
+	}
 	# Index of the last FDE of mod starting at or before o, or 0.
 	function fde(mod, o,   lo, hi, mid) {
 		lo = 1; hi = nf[mod]
@@ -189,9 +208,18 @@ canon() {
 		fs[$2, i] = $3; fe[$2, i] = $4
 		next
 	}
+	FNR == NR && $1 == "P" {
+		i = ++np[$2]
+		ps[$2, i] = $3; pe[$2, i] = $4
+		next
+	}
 	FNR == NR { next }
 	{
 		mod = $2; name = $3
+		if (name ~ /@plt$/ || (name == "" && $4 != "" && in_plt(mod, hex($4)))) {
+			w[mod "@plt"] += $1; lab[mod "@plt"] = "[PLT]"; md[mod "@plt"] = mod
+			next
+		}
 		sub(/@.*/, "", name)	# perf keeps "cfree@GLIBC_2.2.5"
 		if (mod == "[vdso]")
 			sub(/^__vdso_/, "", name)
