@@ -215,8 +215,29 @@ canon() {
 	}' "$1" "$2"
 }
 
-# Shares of three canon files side by side: "key label ptprof A B" (as
-# fractions), largest first by the max of the three.
+# Shares of canon files side by side: "key label S1 S2 ..." (as
+# fractions, the files in the order given), largest first by S1.
+shares() {
+	awk -F'\t' '
+	BEGIN { for (i = 1; i < ARGC; i++) col[ARGV[i]] = i; n = ARGC - 1 }
+	{ w[col[FILENAME], $1] += $3; tot[col[FILENAME]] += $3; lab[$1] = $2; keys[$1] = 1 }
+	END {
+		for (k in keys) {
+			line = k "\t" lab[k]
+			for (i = 1; i <= n; i++)
+				line = line sprintf("\t%.6f", tot[i] ? w[i, k] / tot[i] : 0)
+			print line
+		}
+	}' "$@" | sort -t"$(printf '\t')" -k3,3gr
+}
+
+# overlap of columns $1 and $2 of a shares file (3 is the first profile):
+# the sum over its rows of the smaller share.
+overlap() {
+	awk -F'\t' -v p="$1" -v q="$2" '
+	{ s += ($p < $q ? $p : $q) }
+	END { printf "%.4f", s }' "$3"
+}
 
 # Stop a perf record started here: INT makes it write its file; bounded.
 stop_perf() {
