@@ -42,7 +42,8 @@ base(FILENAME) == "results.tsv" {
 	nk = split("o_pt self ratio blk_pt blk_perf n_pt n_perf kernel_perf", keys, " ")
 	for (i = 1; i <= nk; i++)
 		add(s SUBSEP keys[i], kv[keys[i]])
-	d = kv["blk_diff"]; if (d < 0) d = -d
+	# substr() gives strings: +0 makes the comparisons numeric.
+	d = kv["blk_diff"] + 0; if (d < 0) d = -d
 	add(s SUBSEP "blk_abs", d)
 	split(kv["load"], l, "/")
 	add(s SUBSEP "load1", l[1])
@@ -51,7 +52,7 @@ base(FILENAME) == "results.tsv" {
 		tops[s] = tops[s] "; " t
 	else
 		tops[s] = t
-	pass[s] += (kv["ratio"] >= 0.9 && d <= 10)
+	pass[s] += (kv["ratio"] + 0 >= 0.9 && d <= 10)
 }
 
 END {
