@@ -376,7 +376,7 @@ svc_analyse() {
 # stdout and in $2/result).  Returns 0 measured, 2 perf cannot run, 1 not
 # measured (the line says why).
 svc_measure() {
-	local s=$1 d=$2 bound st=ok rc pids pt_rc
+	local s=$1 d=$2 bound st=ok rc pids
 	SVC_DIR=$d SVC_ROOT="" SVC_WHY="" SVC_WHAT="" SVC_PTPROF_ARGS="" SVC_PG_PID=""
 	SVC_STOPFILE=$d/stop
 	mkdir -p "$d" || return 1
@@ -411,24 +411,13 @@ svc_measure() {
 	pids=$(svc_tree "$SVC_ROOT" | paste -sd, -)
 	for p in ${pids//,/ }; do cat "/proc/$p/maps" 2>/dev/null; done >"$d/maps"
 	echo "$pids" >"$d/pids"
-	"$PERF" record -e cpu-clock -F "$SVC_HZ" -g --no-buildid-cache -p "$pids" \
-		-o "$d/perf.data" >"$d/perf.log" 2>&1 &
-	PA=$!
 	# $SVC_PTPROF_ARGS is empty or one word.
 	# shellcheck disable=SC2086
-	"$PTPROF" -p "$SVC_ROOT" --children -f "$SVC_HZ" -d "$SVC_SECS" $SVC_PTPROF_ARGS \
-		--stats -o "$d/ptprof.pb.gz" >"$d/ptprof.log" 2>&1 &
-	PT=$!
-	nap "$SVC_SECS"
-	stop_perf "$PA"
-	wait_gone "$PT" 30 || { st=fail:ptprof-hung; stop_pid "$PT"; }
-	wait "$PT"
-	pt_rc=$?
-	PA="" PT=""
-	[ "$pt_rc" = 0 ] || [ "$st" != ok ] || st=fail:ptprof-exit-$pt_rc
+	window_record "$d" "$SVC_HZ" "$pids" "$SVC_SECS" \
+		"$PTPROF" -p "$SVC_ROOT" --children -f "$SVC_HZ" -d "$SVC_SECS" \
+		$SVC_PTPROF_ARGS --stats -o "$d/ptprof.pb.gz"
 	alive "$SVC_ROOT" || [ "$st" != ok ] || st=fail:service-ended-early
 	svc_stop_all
-	[ -s "$d/perf.data" ] || [ "$st" != ok ] || st=fail:no-perf-data
 	[ -s "$d/ptprof.pb.gz" ] || [ "$st" != ok ] || st=fail:no-profile
 	if [ "$st" != ok ]; then
 		echo "service=$s status=$st" | tee "$d/result"
