@@ -110,6 +110,8 @@ svc_stop_all() {
 svc_tree() {
 	local todo=$1 p kids
 	while [ -n "$todo" ]; do
+		# A list of PIDs, split on purpose.
+		# shellcheck disable=SC2086
 		set -- $todo
 		p=$1
 		shift
