@@ -65,6 +65,14 @@ check_pkgs="$check_pkgs nodejs"
 # (tests/eintr-python.test: perf trace), and is the reference of the
 # accuracy tests and benchmarks.
 check_pkgs="$check_pkgs linux-perf"
+# Real services against perf (tests/service-redis.test and
+# tests/service-postgres.test, bench/services.sh, make bench-accuracy):
+# redis-server and redis-benchmark (redis-tools), PostgreSQL (initdb,
+# postgres and pgbench, started by the test in its own directory, as the
+# postgres user the package makes when the test runs as root), and wrk,
+# nginx's load.  A system instance the packages may start is left alone:
+# the tests use their own ports and sockets.
+check_pkgs="$check_pkgs redis-server redis-tools postgresql wrk"
 command -v rustc > /dev/null 2>&1 || check_pkgs="$check_pkgs rustc"
 
 case $what in

@@ -34,6 +34,15 @@
 #     thread's on-CPU time, system time included).  A kernel sample with
 #     no user frame stays in a "[kernel]" bucket, which ptprof cannot have.
 #
+# Then real services at normal load (issue 26; bench/services.sh): redis
+# under redis-benchmark -c 1 and -c 4, PostgreSQL under pgbench -S,
+# python3 -m http.server with a request every 20 ms, nginx serving 4 KB
+# to wrk.  Each window records the service's whole process tree with
+# ptprof -p ROOT --children and perf record -e cpu-clock -g, both at
+# ACC_SVC_HZ over the same ACC_SVC_SECS; the figure is overlap(ptprof,
+# perf) / overlap(perf's odd samples, its even samples), beside each
+# one's share in blocking calls (bench/services.sh lists them).
+#
 # It kills only the processes it started, by PID, bounds every wait and
 # uses no network (DEBUGINFOD_URLS is unset).
 set -u
@@ -41,6 +50,7 @@ BENCH_TAG=accuracy BENCH_SCRIPT=accuracy.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
 . "$here/flat.sh"
+. "$here/services.sh"
 # Debian's perl and xz, not whatever PATH finds first.
 PERL=${ACC_PERL:-/usr/bin/perl}
 XZ=${ACC_XZ:-/usr/bin/xz}
@@ -57,32 +67,16 @@ HZ=${ACC_HZ:-200}
 PERF_A=${ACC_PERF_A:-199}
 PERF_B=${ACC_PERF_B:-997}
 WORKLOADS=${ACC_WORKLOADS:-xz python perl sqlite}
+# bench/services.sh's services, window and rate.
+SERVICES=${ACC_SERVICES-$SERVICES_ALL}
+SVC_SECS=${ACC_SVC_SECS:-6}
+SVC_WARMUP=${ACC_SVC_WARMUP:-2}
+SVC_HZ=${ACC_SVC_HZ:-1000}
 XZ_MB=${ACC_XZ_MB:-160}
 # The section's markers in docs/PERFORMANCE.md (bench/run.sh keeps the
 # block when it rewrites the rest of the file).
 BEGIN_MARK='<!-- bench/accuracy.sh: begin -->'
 END_MARK='<!-- bench/accuracy.sh: end -->'
-
-shares() {
-	awk -F'\t' '
-	{ w[FILENAME, $1] += $3; tot[FILENAME] += $3; lab[$1] = $2; keys[$1] = 1 }
-	END {
-		for (k in keys)
-			printf "%s\t%s\t%.6f\t%.6f\t%.6f\n", k, lab[k],
-				tot[a] ? w[a, k] / tot[a] : 0,
-				tot[b] ? w[b, k] / tot[b] : 0,
-				tot[c] ? w[c, k] / tot[c] : 0
-	}' a="$1" b="$2" c="$3" "$1" "$2" "$3" |
-		sort -t"$(printf '\t')" -k3,3gr
-}
-
-# overlap of columns $1 and $2 (3 = ptprof, 4 = perf A, 5 = perf B) of a
-# shares file.
-overlap() {
-	awk -F'\t' -v p="$1" -v q="$2" '
-	{ s += ($p < $q ? $p : $q) }
-	END { printf "%.4f", s }' "$3"
-}
 
 # Share of column $1 that has no symbol (an FDE or nothing).
 nosym_share() {
@@ -208,13 +202,28 @@ analyse() {
 	log "$w r$rep: overlap(ptprof, perf@$PERF_A) $oa, overlap(perf@$PERF_A, perf@$PERF_B) $ab, load $load"
 }
 
+# One window of service $1, repetition $2 (bench/services.sh).
+run_service() {
+	local s=$1 rep=$2 d="$RUN/svc-$1.r$2" line
+	# In this shell, not $(...): its processes are then this shell's to
+	# end (the trap above) if the run is interrupted.
+	svc_measure "$s" "$d" >/dev/null 2>>"$RUN/log"
+	line=$(tail -1 "$d/result" 2>/dev/null)
+	[ -n "$line" ] || line="service=$s status=fail:no-result"
+	echo "$line rep=$rep" >>"$RUN/results.tsv"
+	[ -s "$d/what" ] && ! grep -q "^svc_what_$s=" "$RUN/meta" &&
+		echo "svc_what_$s=$(cat "$d/what")" >>"$RUN/meta"
+	log "$s r$rep: $line"
+}
+
 # --- The report section ------------------------------------------------------
 
 # The markdown section from a results directory, on stdout.
 render() {
 	local dir=$1
 	awk -f "$here/stats.awk" -f "$here/accuracy.awk" "$dir/meta" "$dir/results.tsv" \
-		$(cd "$dir" && ls -d */shares.tsv 2>/dev/null | sed "s|^|$dir/|")
+		$(cd "$dir" && ls -d */shares.tsv 2>/dev/null | grep -v '^svc-' | sed "s|^|$dir/|")
+	awk -f "$here/stats.awk" -f "$here/services.awk" "$dir/meta" "$dir/results.tsv"
 }
 
 # Replace (or append) the marked block of $REPORT with the section.
@@ -225,8 +234,14 @@ splice() {
 bench_args splice "$@"
 
 # --- Set-up ---------------------------------------------------------------
-check_settings "$SECS" "$WARMUP" "$REPS" "$HZ" "$PERF_A" "$PERF_B" "$XZ_MB"
+check_settings "$SECS" "$WARMUP" "$REPS" "$HZ" "$PERF_A" "$PERF_B" "$XZ_MB" \
+	"$SVC_SECS" "$SVC_WARMUP" "$SVC_HZ"
+for s in $SERVICES; do
+	[[ " $SERVICES_ALL " = *" $s "* ]] || die "unknown service '$s' (want: $SERVICES_ALL)"
+done
 window_run_start accuracy- accuracy-latest
+# The services' processes too (bench/services.sh), whatever way it ends.
+trap 'svc_stop_all; window_cleanup' EXIT
 
 {
 	common_meta
@@ -243,6 +258,11 @@ window_run_start accuracy- accuracy-latest
 	echo "perf_b=$PERF_B"
 	echo "xz_mb=$XZ_MB"
 	echo "workloads=$WORKLOADS"
+	echo "services=$SERVICES"
+	echo "svc_secs=$SVC_SECS"
+	echo "svc_warmup=$SVC_WARMUP"
+	echo "svc_hz=$SVC_HZ"
+	echo "svc_blocking=$(echo $SVC_BLOCKING)"
 } >"$RUN/meta"
 
 if ! perf_works; then
@@ -266,10 +286,13 @@ if [[ " $WORKLOADS " = *" sqlite "* ]]; then
 		die "cannot generate the sqlite database"
 fi
 
-log "results in $RUN; $REPS x ${SECS}s windows of: $WORKLOADS"
+log "results in $RUN; $REPS x ${SECS}s windows of: $WORKLOADS; $REPS x ${SVC_SECS}s of: $SERVICES"
 for ((rep = 1; rep <= REPS; rep++)); do
 	for w in $WORKLOADS; do
 		run_one "$w" "$rep"
+	done
+	for s in $SERVICES; do
+		run_service "$s" "$rep"
 	done
 done
 window_run_end

@@ -243,8 +243,55 @@ canon() {
 	}' "$1" "$2"
 }
 
-# Shares of three canon files side by side: "key label ptprof A B" (as
-# fractions), largest first by the max of the three.
+# Shares of canon files side by side: "key label S1 S2 ..." (as
+# fractions, the files in the order given), largest first by S1.
+shares() {
+	awk -F'\t' '
+	BEGIN { for (i = 1; i < ARGC; i++) col[ARGV[i]] = i; n = ARGC - 1 }
+	{ w[col[FILENAME], $1] += $3; tot[col[FILENAME]] += $3; lab[$1] = $2; keys[$1] = 1 }
+	END {
+		for (k in keys) {
+			line = k "\t" lab[k]
+			for (i = 1; i <= n; i++)
+				line = line sprintf("\t%.6f", tot[i] ? w[i, k] / tot[i] : 0)
+			print line
+		}
+	}' "$@" | sort -t"$(printf '\t')" -k3,3gr
+}
+
+# overlap of columns $1 and $2 of a shares file (3 is the first profile):
+# the sum over its rows of the smaller share.
+overlap() {
+	awk -F'\t' -v p="$1" -v q="$2" '
+	{ s += ($p < $q ? $p : $q) }
+	END { printf "%.4f", s }' "$3"
+}
+
+# One window recorded by perf and ptprof at once, into directory $1: perf
+# record -e cpu-clock -g at $2 Hz on the PIDs $3 (a comma list: their
+# threads, and what they start) into $1/perf.data, and the ptprof command
+# line after $4 (its -o is the caller's; its stdout in $1/ptprof.out, its
+# stderr in $1/ptprof.log), for $4 s; then perf is stopped and ptprof
+# reaped (it ends by its -d).  Sets st to fail:... if st is ok and ptprof
+# hung or failed, or perf wrote nothing.  PA and PT are set while they
+# run (window_cleanup ends them).
+window_record() {
+	local d=$1 hz=$2 pids=$3 secs=$4 rc
+	shift 4
+	"$PERF" record -e cpu-clock -F "$hz" -g --no-buildid-cache -p "$pids" \
+		-o "$d/perf.data" >"$d/perf.log" 2>&1 &
+	PA=$!
+	"$@" >"$d/ptprof.out" 2>"$d/ptprof.log" &
+	PT=$!
+	nap "$secs"
+	stop_perf "$PA"
+	wait_gone "$PT" 30 || { [ "$st" = ok ] && st=fail:ptprof-hung; stop_pid "$PT"; }
+	wait "$PT"
+	rc=$?
+	PA="" PT=""
+	[ "$rc" = 0 ] || [ "$st" != ok ] || st=fail:ptprof-exit-$rc
+	[ -s "$d/perf.data" ] || [ "$st" != ok ] || st=fail:no-perf-data
+}
 
 # Stop a perf record started here: INT makes it write its file; bounded.
 stop_perf() {

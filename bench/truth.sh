@@ -99,22 +99,10 @@ result() {
 # by ptprof binary $2 and perf at once, into directory $1; then the flat
 # profiles' canon files $1/ptprof.canon and $1/perf.canon.  Sets st.
 record_window() {
-	local d=$1 bin=$2 rc
+	local d=$1 bin=$2
 	cp "/proc/$WPID/maps" "$d/maps" 2>/dev/null
-	"$PERF" record -e cpu-clock -F "$PERF_HZ" -g --no-buildid-cache -p "$WPID" \
-		-o "$d/perf.data" >"$d/perf.log" 2>&1 &
-	PA=$!
-	"$bin" -p "$WPID" -f "$HZ" -d "$SECS" --stats -o "$d/ptprof.prof" \
-		>"$d/ptprof.out" 2>"$d/ptprof.log" &
-	PT=$!
-	nap "$SECS"
-	stop_perf "$PA"
-	wait_gone "$PT" 30 || { st=fail:ptprof-hung; stop_pid "$PT"; }
-	wait "$PT"
-	rc=$?
-	PA="" PT=""
-	[ "$rc" = 0 ] || [ "$st" != ok ] || st=fail:ptprof-exit-$rc
-	[ -s "$d/perf.data" ] || [ "$st" != ok ] || st=fail:no-perf-data
+	window_record "$d" "$PERF_HZ" "$WPID" "$SECS" \
+		"$bin" -p "$WPID" -f "$HZ" -d "$SECS" --stats -o "$d/ptprof.prof"
 	[ -s "$d/ptprof.prof" ] || [ "$st" != ok ] || st=fail:no-profile
 	[ "$st" = ok ] || return
 	flat_ptprof "$d/ptprof.prof" >"$d/ptprof.flat"

@@ -7,3 +7,14 @@ TESTS += \
 	tests/service-sh.test \
 	tests/service-make.test \
 	tests/service-nginx.test
+
+## Real services against perf (issue 26): redis-server under
+## redis-benchmark -c 1 and PostgreSQL under pgbench -S, started by the
+## test (bench/services.sh, tests/service-perf.sh), ptprof's flat profile
+## and share in blocking calls against perf record -e cpu-clock -g of the
+## same window.
+## Covers: sampler_cpu sampler_tick sampler_stops sysbias cpuacct
+TESTS += \
+	tests/service-redis.test \
+	tests/service-postgres.test
+EXTRA_DIST += tests/service-perf.sh
