@@ -70,53 +70,48 @@ static int nthreads, keep;
 static double burst_us, sleep_us, secs;
 static double give_up; /* now() after which the rounds stop */
 volatile uint64_t sink;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static int up, going, finished;
+/* The threads and main meet at up (all started), go (the rounds begin)
+ * and over (all done). */
+static pthread_barrier_t up, go, over;
 
-/* BURST_US of spinning; noipa and a frame of its own: the name a test
- * looks for. */
-NOIPA void burn_work(uint64_t spins)
+/* BURST_US of spinning (SPIN's unsigned count: up to ~4 s); noipa and a
+ * frame of its own: the name a test looks for. */
+NOIPA void burn_work(unsigned spins)
 {
 	uint64_t x = sink;
 
-	while (spins > 0) {
-		unsigned n = spins < 20000 ? (unsigned)spins : 20000u;
-
-		SPIN(x, n);
-		spins -= n;
-	}
+	SPIN(x, spins);
 	sink = x;
 	KEEP_FRAME();
 }
 
-/* us microseconds in clock_nanosleep, the rest of it again when a
- * signal cuts it short. */
+/* us microseconds in clock_nanosleep, to a deadline: a signal that cuts
+ * it short does not make it longer. */
 static void sleep_us_for(double us)
 {
 	struct timespec ts;
+	long long ns;
 
-	ts.tv_sec = (time_t)(us / 1e6);
-	ts.tv_nsec = (long)((us - (double)ts.tv_sec * 1e6) * 1e3);
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ns = ts.tv_nsec + (long long)(us * 1e3);
+	ts.tv_sec += (time_t)(ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
 		;
 }
 
 static void *worker(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t spins = (uint64_t)(burst_us * SPINS_PER_SEC / 1e6);
+	unsigned spins = (unsigned)(burst_us * SPINS_PER_SEC / 1e6);
 	uint64_t want = (uint64_t)(secs * 1e6 / (burst_us + sleep_us));
 	double t0;
 
 	if (want < 1)
 		want = 1;
-	pthread_mutex_lock(&lock);
-	up++;
-	pthread_cond_broadcast(&cond);
-	while (!going)
-		pthread_cond_wait(&cond, &lock);
-	pthread_mutex_unlock(&lock);
+	pthread_barrier_wait(&up);
+	pthread_barrier_wait(&go);
 	w->cpu = cpu_now();
 	if (sleep_us > 0)
 		sleep_us_for((burst_us + sleep_us) * w->index / nthreads);
@@ -137,10 +132,7 @@ static void *worker(void *arg)
 	}
 	w->wall = now() - t0;
 	w->cpu = cpu_now() - w->cpu;
-	pthread_mutex_lock(&lock);
-	finished++;
-	pthread_cond_broadcast(&cond);
-	pthread_mutex_unlock(&lock);
+	pthread_barrier_wait(&over);
 	/* -k: the thread that burned, asleep until killed (bounded). */
 	for (int i = 0; keep && i < 3600; i++)
 		sleep_us_for(1e6);
@@ -150,7 +142,7 @@ static void *worker(void *arg)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: duty [-k] N(1..%d) BURST_US(>0) SLEEP_US(>=0) "
+		"usage: duty [-k] N(1..%d) BURST_US(0..4e6) SLEEP_US(>=0) "
 		"SECONDS(>0)\n",
 		MAX_THREADS);
 	return 2;
@@ -177,12 +169,15 @@ int main(int argc, char **argv)
 	sleep_us = atof(argv[3]);
 	secs = atof(argv[4]);
 	if (nthreads < 1 || nthreads > MAX_THREADS || burst_us <= 0 ||
-	    sleep_us < 0 || secs <= 0 || secs > 3600)
+	    burst_us > 4e6 || sleep_us < 0 || secs <= 0 || secs > 3600)
 		return usage();
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGALRM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	pthread_barrier_init(&up, NULL, (unsigned)nthreads + 1);
+	pthread_barrier_init(&go, NULL, (unsigned)nthreads + 1);
+	pthread_barrier_init(&over, NULL, (unsigned)nthreads + 1);
 	for (int i = 0; i < nthreads; i++) {
 		w[i].index = i;
 		if (pthread_create(&w[i].tid, NULL, worker, &w[i])) {
@@ -190,10 +185,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	pthread_mutex_lock(&lock);
-	while (up < nthreads)
-		pthread_cond_wait(&cond, &lock);
-	pthread_mutex_unlock(&lock);
+	pthread_barrier_wait(&up);
 	if (keep) {
 		alarm((unsigned)(4 * secs) + 120);
 		puts("ready");
@@ -201,13 +193,9 @@ int main(int argc, char **argv)
 		if (sigwait(&set, &sig) || sig != SIGUSR1)
 			return 1;
 	}
-	pthread_mutex_lock(&lock);
 	give_up = now() + 4 * secs + 30;
-	going = 1;
-	pthread_cond_broadcast(&cond);
-	while (finished < nthreads)
-		pthread_cond_wait(&cond, &lock);
-	pthread_mutex_unlock(&lock);
+	pthread_barrier_wait(&go);
+	pthread_barrier_wait(&over);
 	for (int i = 0; i < nthreads; i++) {
 		if (w[i].measured > 0)
 			burn_cpu += w[i].burn_cpu * (double)w[i].rounds /
