@@ -40,6 +40,17 @@ function near(key, want, tol,   v) {
 # met? for "after": median >= lo.
 function atleast(key, lo) { return (key in vals) ? median(vals[key]) >= lo : "" }
 
+# met? for "after": median < hi.
+function below(key, hi) { return (key in vals) ? median(vals[key]) < hi : "" }
+
+# "0.5 ms bursts, 9.5 ms asleep (5% duty), 1 thread" of a duty case
+# N:BURST_US:SLEEP_US.
+function duty(c,   a) {
+	split(c, a, ":")
+	return a[2] / 1000 " ms bursts, " (a[3] > 0 ? a[3] / 1000 " ms asleep" : "never asleep") \
+		" (" int(100 * a[2] / (a[2] + a[3]) + 0.5) "% duty), " a[1] " thread" (a[1] == 1 ? "" : "s")
+}
+
 function row(what, c1, c2, ref, goal, met) {
 	printf "| %s | %s | %s | %s | %s | %s |\n", what, c1, c2, ref, goal, met
 }
@@ -68,6 +79,13 @@ function load(c,   a, n) {
 		add(key SUBSEP "dcall_pt", kv["call_pt"] - kv["call_perf"])
 	if (kv["work_perf"] != "")
 		add(key SUBSEP "dwork_pt", kv["work_pt"] - kv["work_perf"])
+	if (kv["burn_perf"] != "")
+		add(key SUBSEP "dburn_pt", kv["burn_pt"] - kv["burn_perf"])
+	if (kv["sleep_perf"] != "")
+		add(key SUBSEP "dsleep_pt", kv["sleep_pt"] - kv["sleep_perf"])
+	# duty: burn_work's share against the program's own, window by window.
+	if (kv["row"] == "duty" && kv["own"] != "" && kv["burn_pt"] != "")
+		add(key SUBSEP "oburn_pt", kv["burn_pt"] - kv["own"])
 	# perf's and the target's figures from every window of a case,
 	# whichever binary ran: the reference column.
 	for (k in kv)
@@ -134,6 +152,19 @@ END {
 				"CPU time from /proc/PID/stat", "≥ 90", mark(atleast(g(rw, c, "after") SUBSEP "stack_pct", 90)))
 			both(rw, c, "total_pct", 0, "1 busy thread, 1000 Hz: samples × period / CPU time, %",
 				"CPU time from /proc/PID/stat", "100 ± 5", mark(near(g(rw, c, "after") SUBSEP "total_pct", 100, 5)))
+		} else if (rw == "duty") {
+			nt = split(meta["duty"], ts, " ")
+			for (ti = 1; ti <= nt; ti++) {
+				c = ts[ti]
+				pk = g(rw, c, "ref")
+				both(rw, c, "burn_pt", 1, "duty: " duty(c) ", " meta["duty_hz"] " Hz: burn_work's share, %",
+					"perf " cell(pk SUBSEP "burn_perf", 1) " %; the program's own " cell(pk SUBSEP "own", 1) " %",
+					"± 10 points of the program's own",
+					mark(near(g(rw, c, "after") SUBSEP "oburn_pt", 0, 10)))
+				both(rw, c, "sleep_pt", 1, "duty: " duty(c) ": clock_nanosleep's share, %",
+					"perf " cell(pk SUBSEP "sleep_perf", 1) " %", "< 5",
+					mark(below(g(rw, c, "after") SUBSEP "sleep_pt", 5)))
+			}
 		} else if (rw == "totals") {
 			nt = split(meta["totals"], ts, " ")
 			for (ti = 1; ti <= nt; ti++) {

@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench/truth.sh - are ptprof's CPU-mode figures true where ptrace stops
 # are known to mislead?  (`make bench-truth`; see bench/README.md.)  The
-# four goals of issue 13, each measured on the ptprof under test ("after")
-# and, with BENCH_BASELINE=BINARY, on another one ("before"):
+# four goals of issue 13 and issue 26's bursts, each measured on the
+# ptprof under test ("after") and, with BENCH_BASELINE=BINARY, on another
+# one ("before"):
 #
 #   bench/truth.sh                 measure, then splice the section into
 #                                  docs/PERFORMANCE.md
@@ -30,6 +31,13 @@
 #   totals   tests/targets/bursts with 1, 8, 100 and 1000 threads, light and
 #            heavy (tests/cpu-total.test's loads), 100 Hz, and 1000 threads
 #            at 1000 Hz: samples x period over the CPU time used.
+#   duty     tests/targets/duty, a thread that burns in burn_work and sleeps
+#            in clock_nanosleep (issue 26: a service at normal load), at
+#            duty cycles of about 5%, 30% and 100%: ptprof (CPU mode,
+#            DUTY_HZ) and perf record -e cpu-clock -g on the same PID in
+#            the same window, as the syscall row; burn_work's and the
+#            sleep's shares of each flat profile, and duty's own measure
+#            of its CPU time in burn_work (as tests/bursty.test checks).
 #
 # Each repetition runs every row on each binary, the order of the binaries
 # alternating.  It kills only the processes it started, by PID, bounds
@@ -49,11 +57,14 @@ ALIAS_SECS=${TRUTH_ALIAS_SECS:-$(quick 4 8)}
 WARMUP=${TRUTH_WARMUP:-1}
 HZ=${TRUTH_HZ:-100}
 PERF_HZ=${TRUTH_PERF_HZ:-997}
-ROWS=${TRUTH_ROWS:-syscall sqlite alias 1khz totals}
+ROWS=${TRUTH_ROWS:-syscall sqlite alias 1khz totals duty}
 # N BURST_US SLEEP_US HZ: tests/cpu-total.test's loads, then 1000 Hz.
 TOTALS=${TRUTH_TOTALS:-1:3000:30000:100 1:100000:0:100 8:1000:50000:100
 8:100000:0:100 100:200:100000:100 100:2000:150000:100 1000:100:200000:100
 1000:1000:700000:100 1000:100:200000:1000 1000:1000:700000:1000}
+# N:BURST_US:SLEEP_US: duty cycles of about 5%, 30% and 100%, at DUTY_HZ.
+DUTY=${TRUTH_DUTY:-1:500:9500 1:3000:7000 1:3000:0}
+DUTY_HZ=${TRUTH_DUTY_HZ:-1000}
 BEGIN_MARK='<!-- bench/truth.sh: begin -->'
 END_MARK='<!-- bench/truth.sh: end -->'
 
@@ -96,13 +107,14 @@ result() {
 }
 
 # One window of workload WPID (started by the caller, warmed up) recorded
-# by ptprof binary $2 and perf at once, into directory $1; then the flat
-# profiles' canon files $1/ptprof.canon and $1/perf.canon.  Sets st.
+# by ptprof binary $2 (at $3 Hz, HZ without it) and perf at once, into
+# directory $1; then the flat profiles' canon files $1/ptprof.canon and
+# $1/perf.canon.  Sets st.
 record_window() {
-	local d=$1 bin=$2
+	local d=$1 bin=$2 hz=${3:-$HZ}
 	cp "/proc/$WPID/maps" "$d/maps" 2>/dev/null
 	window_record "$d" "$PERF_HZ" "$WPID" "$SECS" \
-		"$bin" -p "$WPID" -f "$HZ" -d "$SECS" --stats -o "$d/ptprof.prof"
+		"$bin" -p "$WPID" -f "$hz" -d "$SECS" --stats -o "$d/ptprof.prof"
 	[ -s "$d/ptprof.prof" ] || [ "$st" != ok ] || st=fail:no-profile
 	[ "$st" = ok ] || return
 	flat_ptprof "$d/ptprof.prof" >"$d/ptprof.flat"
@@ -207,6 +219,42 @@ row_alias() {
 		"$(summary_of "$d/ptprof.log") load=$(cut -d' ' -f1 /proc/loadavg)"
 }
 
+# Row duty: tests/targets/duty N:BURST_US:SLEEP_US ($1) at DUTY_HZ on
+# binary $2, repetition $3.  duty runs its rounds for the warm-up, the
+# window and 2 s more, then prints its own measure and exits.
+row_duty() {
+	local spec=$1 bin=$2 rep=$3 n burst sleep st=ok own
+	local sleep_re='^([A-Za-z_]*_)?(clock_)?nanosleep(64)? [[]'
+	IFS=: read -r n burst sleep <<<"$spec"
+	local d="$RUN/duty.$n.$burst.$sleep.$bin.r$rep" tag="row=duty case=$spec bin=$bin rep=$rep"
+	mkdir -p "$d"
+	"$TGT/duty" "$n" "$burst" "$sleep" \
+		"$(awk -v w="$WARMUP" -v s="$SECS" 'BEGIN { print w + s + 2 }')" \
+		>"$d/target.out" 2>&1 &
+	WPID=$!
+	nap "$WARMUP"
+	if ! alive "$WPID"; then
+		stop_pid "$WPID"; WPID=""
+		result "$tag status=fail:target-ended"
+		return
+	fi
+	record_window "$d" "$(bin_of "$bin")" "$DUTY_HZ"
+	wait_gone "$WPID" 120 || [ "$st" != ok ] || st=fail:target-overran
+	stop_pid "$WPID"; WPID=""
+	own=$(sed -n 's/^burn_share \([0-9.]*\)$/\1/p' "$d/target.out")
+	[ -n "$own" ] || [ "$st" != ok ] || st=fail:no-own-measure
+	if [ "$st" != ok ]; then
+		result "$tag status=$st"
+		return
+	fi
+	result "$tag status=ok" \
+		"burn_pt=$(share_of '^burn_work [[]' "$d/ptprof.canon")" \
+		"burn_perf=$(share_of '^burn_work [[]' "$d/perf.canon")" \
+		"sleep_pt=$(share_of "$sleep_re" "$d/ptprof.canon")" \
+		"sleep_perf=$(share_of "$sleep_re" "$d/perf.canon")" \
+		"own=$own $(summary_of "$d/ptprof.log") load=$(cut -d' ' -f1 /proc/loadavg)"
+}
+
 # Rows 1khz and totals: bursts N BURST_US SLEEP_US at HZ, from spec
 # "N:BURST:SLEEP:HZ" $2, row name $1, on binary $3, repetition $4.
 row_bursts() {
@@ -269,9 +317,10 @@ splice() {
 bench_args splice "$@"
 
 # --- Set-up ---------------------------------------------------------------
-check_settings "$SECS" "$WARMUP" "$REPS" "$HZ" "$PERF_HZ" "$BURST_SECS" "$ALIAS_SECS"
+check_settings "$SECS" "$WARMUP" "$REPS" "$HZ" "$PERF_HZ" "$BURST_SECS" "$ALIAS_SECS" \
+	"$DUTY_HZ"
 BIN_DIR=${BENCH_BIN:-$BUILDDIR/bench}
-for p in "$TGT/sysloop" "$TGT/alias" "$TGT/bursts" "$BIN_DIR/cputime"; do
+for p in "$TGT/sysloop" "$TGT/alias" "$TGT/bursts" "$TGT/duty" "$BIN_DIR/cputime"; do
 	[ -x "$p" ] || die "$p missing: run 'make bench-truth'"
 done
 BINS=after
@@ -298,6 +347,8 @@ window_run_start truth- truth-latest
 	echo "alias_secs=$ALIAS_SECS"
 	echo "rows=$ROWS"
 	echo "totals=${TOTALS//$'\n'/ }"
+	echo "duty=${DUTY//$'\n'/ }"
+	echo "duty_hz=$DUTY_HZ"
 } >"$RUN/meta"
 
 PERF_OK=1
@@ -330,7 +381,12 @@ for ((rep = 1; rep <= REPS; rep++)); do
 				for spec in $TOTALS; do
 					row_bursts totals "$spec" "$bin" "$rep"
 				done ;;
-			*) die "unknown row '$row' (want syscall, sqlite, alias, 1khz or totals)" ;;
+			duty)
+				[ "$PERF_OK" = 1 ] || continue
+				for spec in $DUTY; do
+					row_duty "$spec" "$bin" "$rep"
+				done ;;
+			*) die "unknown row '$row' (want syscall, sqlite, alias, 1khz, totals or duty)" ;;
 			esac
 		done
 	done
