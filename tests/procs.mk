@@ -14,5 +14,11 @@ TESTS += \
 	tests/procs-seccomp.test \
 	tests/procs-idle.test \
 	tests/procs-fds.test \
-	tests/procs-pidreuse.test
+	tests/procs-pidreuse.test \
+	tests/procs-forktree.test
 EXTRA_DIST += tests/procs.sh
+
+check_PROGRAMS += tests/targets/forktree
+tests_targets_forktree_SOURCES = tests/targets/forktree.c
+tests_targets_forktree_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_forktree_LDFLAGS = $(PT_TARGET_LINKFLAGS)
