@@ -3,7 +3,7 @@
 ## tree untraced however ptprof ends.  The targets come from integ.mk and
 ## record.mk.
 ## Covers: sampler_procs proctree launch reaper seccomp procset
-## Covers: proctree_cn proctree_scan cpuwatch
+## Covers: proctree_cn proctree_scan proctree_ts cpuwatch
 TESTS += \
 	tests/procs-pids.test \
 	tests/procs-launch.test \
@@ -15,7 +15,8 @@ TESTS += \
 	tests/procs-idle.test \
 	tests/procs-fds.test \
 	tests/procs-pidreuse.test \
-	tests/procs-forktree.test
+	tests/procs-forktree.test \
+	tests/procs-make.test
 EXTRA_DIST += tests/procs.sh
 
 check_PROGRAMS += tests/targets/forktree

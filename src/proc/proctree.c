@@ -186,8 +186,8 @@ struct proctree *proctree_new(bool want_netlink)
 	t->seq = (uint32_t)getpid() << 8 ^ (uint32_t)t->swept_ns;
 	if (want_netlink && proctree_connect(t) == 0) {
 		t->method = PROCTREE_NETLINK;
-		(void)proctree_ts_open(
-			t); /* optional: EXITs without CPU time */
+		/* optional: without it, EXITs carry no CPU time */
+		(void)proctree_ts_open(t);
 		return t;
 	}
 	t->method = PROCTREE_POLL;

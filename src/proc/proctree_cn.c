@@ -114,7 +114,6 @@ static int proctree_on_fork(struct proctree *t, const struct proc_event *ev)
 	 * in the socket, drops the entry): NETLINK saw it */
 	if (proctree_stat(child, &start, &state))
 		start = 0;
-	proctree_ts_forget(t, child);
 	if (!proctree_insert(t, child, PT_REPORTED, start) ||
 	    proctree_push(t, PROCTREE_NEW, child, parent))
 		return -1;

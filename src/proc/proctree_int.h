@@ -40,8 +40,12 @@ struct proctree_proc {
 	char exit_comm[16];
 };
 
-/* A taskstats record read before the connector's FORK of its process
- * (proctree_ts.c): kept for that process's EXIT. */
+/* A taskstats record of a task the tree did not know (proctree_ts.c):
+ * maybe one whose FORK the connector had not been read for yet (ptprof
+ * held up between its two sockets), kept for that process's EXIT.  The
+ * ring holds the machine's last PROCTREE_TS_RECENT such exits; a PID
+ * reused within them (PIDs are handed out in turn) could take an older
+ * process's record. */
 struct proctree_ts_rec {
 	pid_t pid; /* 0: free */
 	uint64_t cpu_ns;
@@ -130,9 +134,6 @@ void proctree_ts_close(struct proctree *t);
  * (ptprof was held up between reading the connector and this socket),
  * the ring of recent records. */
 void proctree_ts_drain(struct proctree *t);
-
-/* pid forked: a record of an older process under its PID is stale. */
-void proctree_ts_forget(struct proctree *t, pid_t pid);
 
 /* The record of pid from the ring, taken off it: true when there. */
 bool proctree_ts_take(struct proctree *t, pid_t pid, uint64_t *cpu_ns,

@@ -253,13 +253,6 @@ static void ts_on_msg(struct proctree *t, struct nlmsghdr *h)
 	}
 }
 
-void proctree_ts_forget(struct proctree *t, pid_t pid)
-{
-	for (size_t i = 0; i < PROCTREE_TS_RECENT; i++)
-		if (t->ts_recent[i].pid == pid)
-			t->ts_recent[i].pid = 0;
-}
-
 bool proctree_ts_take(struct proctree *t, pid_t pid, uint64_t *cpu_ns,
 		      char comm[16])
 {
