@@ -3,7 +3,7 @@
 ## tree untraced however ptprof ends.  The targets come from integ.mk and
 ## record.mk.
 ## Covers: sampler_procs proctree launch reaper seccomp procset
-## Covers: proctree_cn proctree_scan cpuwatch
+## Covers: proctree_cn proctree_scan proctree_ts cpuwatch
 TESTS += \
 	tests/procs-pids.test \
 	tests/procs-launch.test \
@@ -14,5 +14,12 @@ TESTS += \
 	tests/procs-seccomp.test \
 	tests/procs-idle.test \
 	tests/procs-fds.test \
-	tests/procs-pidreuse.test
+	tests/procs-pidreuse.test \
+	tests/procs-forktree.test \
+	tests/procs-make.test
 EXTRA_DIST += tests/procs.sh
+
+check_PROGRAMS += tests/targets/forktree
+tests_targets_forktree_SOURCES = tests/targets/forktree.c
+tests_targets_forktree_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_forktree_LDFLAGS = $(PT_TARGET_LINKFLAGS)

@@ -255,7 +255,8 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		"sweeps of quiet threads %llu, samples given at the end %llu, "
 		"CPU time in no sample %.3f s; stops that cut a sleep short "
 		"(no stack for the CPU time) %llu, samples not caught "
-		"running %llu\n",
+		"running %llu, samples of no stack %llu (of processes "
+		"never read %llu)\n",
 		(unsigned long long)st->threads_stopped,
 		(unsigned long long)st->threads_spared,
 		(unsigned long long)st->threads_unselected,
@@ -268,7 +269,9 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		(unsigned long long)st->settled_samples,
 		(double)st->unsampled_ns / NSEC_PER_SEC,
 		(unsigned long long)st->stops_in_sleep,
-		(unsigned long long)st->uncaught_samples);
+		(unsigned long long)st->uncaught_samples,
+		(unsigned long long)st->nostack_samples,
+		(unsigned long long)st->nostack_unread_samples);
 	fprintf(stderr,
 		"ptprof: stats: ptprof cpu %.0f us, %.1f us per stack; pause "
 		"per stopped thread %.1f us; one unwind (from the copy) p50 "

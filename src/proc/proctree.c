@@ -100,6 +100,7 @@ int proctree_push(struct proctree *t, enum proctree_kind kind, pid_t pid,
 	if (!q)
 		return -1;
 	t->queue = q;
+	memset(&q[t->qlen], 0, sizeof(q[t->qlen]));
 	q[t->qlen].kind = kind;
 	q[t->qlen].pid = pid;
 	q[t->qlen].ppid = ppid;
@@ -128,11 +129,28 @@ static int proctree_dequeue(struct proctree *t, struct proctree_event *ev,
 	return (int)n;
 }
 
-/* The death of the watched process pid: report it, drop the entry. */
+/* The death of the process pid (watched, or reported NEW): report it,
+ * with its CPU time when taskstats told it (proctree_ts.c), and drop the
+ * entry. */
 int proctree_exited(struct proctree *t, pid_t pid)
 {
+	const struct proctree_proc *p = proctree_lookup(t, pid);
+	struct proctree_event *ev;
+
+	if (proctree_push(t, PROCTREE_EXIT, pid, 0)) {
+		proctree_remove(t, pid);
+		return -1;
+	}
+	ev = &t->queue[t->qlen - 1];
+	if (p && p->have_exit_cpu) {
+		ev->have_cpu = true;
+		ev->cpu_ns = p->exit_cpu_ns;
+		memcpy(ev->comm, p->exit_comm, sizeof(ev->comm));
+	} else {
+		ev->have_cpu = proctree_ts_take(t, pid, &ev->cpu_ns, ev->comm);
+	}
 	proctree_remove(t, pid);
-	return proctree_push(t, PROCTREE_EXIT, pid, 0);
+	return 0;
 }
 
 int proctree_pid_push(pid_t **arr, size_t *n, size_t *cap, pid_t pid)
@@ -161,12 +179,15 @@ struct proctree *proctree_new(bool want_netlink)
 	if (!t)
 		return NULL;
 	t->fd = -1;
+	t->ts_fd = -1;
 	t->swept_ns = mono_now_ns();
 	/* our requests apart from another tree's: their answers are
 	 * multicast to every listener */
 	t->seq = (uint32_t)getpid() << 8 ^ (uint32_t)t->swept_ns;
 	if (want_netlink && proctree_connect(t) == 0) {
 		t->method = PROCTREE_NETLINK;
+		/* optional: without it, EXITs carry no CPU time */
+		(void)proctree_ts_open(t);
 		return t;
 	}
 	t->method = PROCTREE_POLL;
@@ -185,6 +206,7 @@ void proctree_free(struct proctree *t)
 		(void)proctree_mcast(t, PROC_CN_MCAST_IGNORE);
 		close(t->fd);
 	}
+	proctree_ts_close(t);
 	procfs_tidlist_free(&t->tids);
 	free(t->procs);
 	free(t->queue);
@@ -335,8 +357,11 @@ int proctree_poll(struct proctree *t, struct proctree_event *ev, size_t max)
 	uint64_t now = mono_now_ns();
 	int err = 0;
 
+	/* The connector first: the taskstats record of each EXIT read from
+	 * it was sent before it (proctree_ts.c). */
 	if (t->method == PROCTREE_NETLINK && proctree_drain(t))
 		err = errno;
+	proctree_ts_drain(t);
 	if (t->resync)
 		proctree_resync(t);
 	if (now - t->swept_ns >= SWEEP_NS) {

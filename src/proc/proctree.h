@@ -36,6 +36,14 @@
  * exec.  NETLINK may report NEW for a process that has exited already
  * (it lived a few ms): proctree_watch() of it fails with ESRCH.
  *
+ * CPU time at exit (NETLINK, with taskstats: CAP_NET_ADMIN and
+ * CONFIG_TASKSTATS; proctree_ts.c): an EXIT carries the CPU time the
+ * process used in all (cpu_ns, have_cpu), read as it exited, which /proc
+ * and its CPU-time clock no longer tell once its parent reaped it.  A
+ * process reported NEW that exits before the caller watched it gets an
+ * EXIT too (born, with have_cpu when known): the caller may count its
+ * time though it never read it.
+ *
  * Contract: one tree per run, used from the sampling thread only; never
  * prints or exits.  Functions returning int give 0 (or a count), or -1
  * with errno.  It only reads /proc and the netlink socket: it stops,
@@ -46,6 +54,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 enum proctree_method {
@@ -56,13 +65,21 @@ enum proctree_method {
 enum proctree_kind {
 	PROCTREE_NEW,  /* pid is a new descendant of ppid, a watched one */
 	PROCTREE_EXEC, /* watched pid exec'd (NETLINK only: POLL cannot tell) */
-	PROCTREE_EXIT, /* watched pid exited (it is no longer watched) */
+	PROCTREE_EXIT, /* watched (or reported) pid exited (no longer watched) */
 };
 
 struct proctree_event {
 	enum proctree_kind kind;
 	pid_t pid;
 	pid_t ppid; /* PROCTREE_NEW: its parent; else 0 */
+	/* NEW: forked while watched (NETLINK's FORK), so all its CPU time
+	 * is the run's; false: there before (a /proc scan found it). */
+	bool born;
+	/* EXIT: the CPU time it used in all (ns) and its name, when
+	 * taskstats told (see "CPU time at exit"). */
+	bool have_cpu;
+	uint64_t cpu_ns;
+	char comm[16];
 };
 
 struct proctree;
@@ -99,6 +116,11 @@ int proctree_fd(const struct proctree *t);
  * event of the same pid; each NEW pid once while it lives).  Returns
  * how many were written; more may wait when it returns max. */
 int proctree_poll(struct proctree *t, struct proctree_event *ev, size_t max);
+
+/* The CPU time pid used in all, when taskstats told it at its exit and
+ * its EXIT is not handed out yet: the caller found it gone first (its
+ * pidfd).  false: not known (it lives, or no taskstats). */
+bool proctree_exit_cpu(struct proctree *t, pid_t pid, uint64_t *cpu_ns);
 
 /* Counters for --stats and the benchmark. */
 struct proctree_counters {

@@ -114,9 +114,11 @@ static int proctree_on_fork(struct proctree *t, const struct proc_event *ev)
 	 * in the socket, drops the entry): NETLINK saw it */
 	if (proctree_stat(child, &start, &state))
 		start = 0;
-	if (!proctree_insert(t, child, PT_REPORTED, start))
+	if (!proctree_insert(t, child, PT_REPORTED, start) ||
+	    proctree_push(t, PROCTREE_NEW, child, parent))
 		return -1;
-	return proctree_push(t, PROCTREE_NEW, child, parent);
+	t->queue[t->qlen - 1].born = true; /* all its CPU time is the run's */
+	return 0;
 }
 
 /*
@@ -138,8 +140,13 @@ static int proctree_on_exit(struct proctree *t, const struct proc_event *ev)
 	if (!p || (pid != tgid && !p->leader_gone))
 		return 0;
 	if (p->state != PT_WATCHED) {
-		if (pid == tgid)
-			proctree_remove(t, tgid);
+		/* reported and not watched yet: its EXIT too, for its CPU
+		 * time (proctree.h, "CPU time at exit") */
+		if (pid != tgid)
+			return 0;
+		if (p->state == PT_REPORTED)
+			return proctree_exited(t, tgid);
+		proctree_remove(t, tgid);
 		return 0;
 	}
 	if (proctree_alive(tgid, p->start)) {

@@ -33,11 +33,33 @@ struct proctree_proc {
 	uint64_t check_ns; /* NETLINK: check its life at a poll from then */
 	uint64_t start;	   /* field 22 of /proc/PID/stat (0: unknown) */
 	uint64_t seen_ns;  /* when it was last read */
+	/* Its CPU time at its exit, from taskstats (proctree_ts.c), before
+	 * the connector's EXIT was read: */
+	bool have_exit_cpu;
+	uint64_t exit_cpu_ns;
+	char exit_comm[16];
 };
+
+/* A taskstats record of a task the tree did not know (proctree_ts.c):
+ * maybe one whose FORK the connector had not been read for yet (ptprof
+ * held up between its two sockets), kept for that process's EXIT.  The
+ * ring holds the machine's last PROCTREE_TS_RECENT such exits; a PID
+ * reused within them (PIDs are handed out in turn) could take an older
+ * process's record. */
+struct proctree_ts_rec {
+	pid_t pid; /* 0: free */
+	uint64_t cpu_ns;
+	char comm[16];
+};
+#define PROCTREE_TS_RECENT 256
 
 struct proctree {
 	enum proctree_method method;
-	int fd;	      /* the connector socket, or -1 */
+	int fd;	       /* the connector socket, or -1 */
+	int ts_fd;     /* the taskstats socket (proctree_ts.c), or -1 */
+	int ts_family; /* ... its generic netlink family */
+	struct proctree_ts_rec ts_recent[PROCTREE_TS_RECENT]; /* a ring */
+	size_t ts_put;
 	uint32_t seq; /* the ack of our last request to the connector */
 	struct proctree_proc *procs; /* sorted by pid */
 	size_t nprocs, procs_cap;
@@ -71,7 +93,8 @@ void proctree_remove(struct proctree *t, pid_t pid);
 int proctree_push(struct proctree *t, enum proctree_kind kind, pid_t pid,
 		  pid_t ppid);
 
-/* The death of the watched process pid: report it, drop the entry. */
+/* The death of the process pid (watched, or reported NEW): report it,
+ * with its CPU time when taskstats told it, and drop the entry. */
 int proctree_exited(struct proctree *t, pid_t pid);
 
 /* Append pid to the growable array *arr. */
@@ -99,5 +122,21 @@ int proctree_connect(struct proctree *t);
 
 /* Read and handle what the connector sent (DRAIN_MAX datagrams at most). */
 int proctree_drain(struct proctree *t);
+
+/* ---- proctree_ts.c: CPU time at exit (taskstats) ---- */
+
+/* t->ts_fd registered for every CPU's exits, or -1 (and t->ts_fd -1). */
+int proctree_ts_open(struct proctree *t);
+void proctree_ts_close(struct proctree *t);
+
+/* Read the exit records: each fills in a queued EXIT of its process, or
+ * the process's entry (for its EXIT to come), or, neither known yet
+ * (ptprof was held up between reading the connector and this socket),
+ * the ring of recent records. */
+void proctree_ts_drain(struct proctree *t);
+
+/* The record of pid from the ring, taken off it: true when there. */
+bool proctree_ts_take(struct proctree *t, pid_t pid, uint64_t *cpu_ns,
+		      char comm[16]);
 
 #endif /* PTPROF_PROCTREE_INT_H */

@@ -348,6 +348,16 @@ static int due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 		c->cpu_base = c->cpu_now;
 		c->runs_base = c->runs_now;
 		c->unexpl_base = p->unexpl_total;
+		if (c->born && !p->wall) {
+			/* Born in the run (cpuacct_from_birth()): what it
+			 * used before this first reading is in its carry at
+			 * once, for its first stack, taken now if it runs
+			 * (not a tick late as pending: this interval's length
+			 * is its age, not the tick's jittered offset). */
+			c->carry += (int64_t)c->cpu_now;
+			p->carry_sum += (int64_t)c->cpu_now;
+		}
+		c->born = false;
 		/* --wall: a thread first seen at its birth stop (in clone3)
 		 * and blocked a few microseconds later (a native thread
 		 * started on sleep) looks idle from then on, and the clone3
@@ -538,6 +548,17 @@ void cpuacct_proc_init(struct cpuacct_proc *p, pid_t pid, uint64_t period_ns,
 	p->ncpu = ncpu > 0 ? (uint64_t)ncpu : 1;
 }
 
+void cpuacct_from_birth(struct cpuacct *c)
+{
+	c->born = !c->have_cpu && !c->read_ns;
+}
+
+void cpuacct_proc_from_birth(struct cpuacct_proc *p)
+{
+	p->have_first = true;
+	p->first = 0;
+}
+
 bool cpuacct_proc_begin(struct cpuacct_proc *p)
 {
 	struct timespec ts;
@@ -566,7 +587,7 @@ int64_t cpuacct_proc_gap(struct cpuacct_proc *p, uint64_t counted_ns)
 		return 0;
 	/* A target that has exited has no clock left: its last reading,
 	 * at the start of the last tick, is the best there is. */
-	if (clock_gettime(p->clock, &ts) == 0)
+	if (p->clock_ok && clock_gettime(p->clock, &ts) == 0)
 		now = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 	gap = (int64_t)(now - p->first) - (int64_t)counted_ns - p->carry_sum -
 	      p->pool - p->excluded;

@@ -101,6 +101,8 @@ struct cpuacct {
 	uint64_t pending;     /* CPU mode: on-CPU ns of the interval that
 				 ended at the last due check, which goes
 				 into carry at the next (cpuacct_due()) */
+	bool born;	      /* its first reading counts from 0
+				 (cpuacct_from_birth()) */
 	uint64_t uncaught_w;  /* CPU mode: periods given up on at the last
 				 due check (see "Caught running"), for the
 				 caller to count; it zeroes them */
@@ -213,10 +215,22 @@ uint64_t cpuacct_weight(struct cpuacct *c, struct cpuacct_proc *p);
  * for its CPU time, which stays in its carry (see "Caught running"). */
 void cpuacct_missed(struct cpuacct *c, struct cpuacct_proc *p);
 
+/* A thread of a process born in the run (cpuacct_proc_from_birth()),
+ * before its first reading: all its CPU time is the run's, and counts
+ * from 0 (its first interval began at its birth) rather than from its
+ * first reading.  For the threads of the process's first listing only:
+ * a later one's time before its first reading is the process clock's
+ * (cpuacct_proc_gap()), which it would count twice. */
+void cpuacct_from_birth(struct cpuacct *c);
+
 /* Set up the process's accounting.  Without its CPU-time clock every
  * thread is read every tick. */
 void cpuacct_proc_init(struct cpuacct_proc *p, pid_t pid, uint64_t period_ns,
 		       bool wall);
+
+/* The process was born in the run: its clock counts from 0, not from
+ * its first reading (cpuacct_proc_gap()). */
+void cpuacct_proc_from_birth(struct cpuacct_proc *p);
 
 /* Start a tick: read the process clock.  false: no reading (then every
  * thread is read, and cpuacct_explain() need not be asked). */

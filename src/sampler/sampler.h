@@ -303,6 +303,12 @@ struct sampler_stats {
 	 * time that never met a stack taken while its thread ran. */
 	uint64_t stops_in_sleep;
 	uint64_t uncaught_samples;
+	/* CPU mode: samples of the row "[CPU time of no stack]": CPU time
+	 * of processes and threads that ended before any stack of them was
+	 * taken (sampler_cpu_settle_proc()); of them, of processes gone
+	 * before they could be read (their CPU time at exit: proctree.h). */
+	uint64_t nostack_samples;
+	uint64_t nostack_unread_samples;
 	uint64_t pause_total_ns; /* sum over ticks of first interrupt..last detach */
 	uint64_t pause_max_ns;
 	uint32_t pause_hist[PAUSE_BUCKETS]; /* ticks per pause bucket */

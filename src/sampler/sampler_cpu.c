@@ -196,9 +196,10 @@ static void settle_one(struct thread *th, void *arg)
 		z->s->st->settled_samples += w;
 }
 
-/* A thread with CPU time left but never caught running (no last stack:
- * every stop of it cut a sleep short): its own row, never a stack it
- * slept in (cpuacct.h, "Caught running"). */
+/* A thread with CPU time left and no last stack: its own row, never a
+ * stack it slept in.  Stopped and never caught running (every stop cut a
+ * sleep short: cpuacct.h, "Caught running"), or never stopped at all (it
+ * ended before a tick found it due: "[CPU time of no stack]"). */
 static void settle_uncaught(struct thread *th, void *arg)
 {
 	struct settling *z = arg;
@@ -207,7 +208,23 @@ static void settle_uncaught(struct thread *th, void *arg)
 	if (th->proc != z->p || th->last_n || th->cpu.carry <= 0)
 		return;
 	w = cpuacct_settle(&th->cpu, &z->p->acct, &z->budget, &z->resid);
-	sampler_record_own(z->s, th, FRAMENAME_OWN_NOT_CAUGHT, w);
+	sampler_record_own(z->s, th,
+			   th->intr_ns ? FRAMENAME_OWN_NOT_CAUGHT :
+					 FRAMENAME_OWN_NO_STACK,
+			   w);
+}
+
+/* What is left with no stack to go to: the process's own row "[CPU time
+ * of no stack]" under its main thread's name, not lost. */
+static void settle_no_stack(struct settling *z)
+{
+	struct sampler_proc *p = z->p;
+	uint64_t w = cpuacct_periods(&p->acct, z->budget, &z->resid);
+
+	z->budget = 0; /* in w, or in resid */
+	if (w && !sampler_record_own_proc(z->s, p, p->im, p->pid, p->im->comm,
+					  FRAMENAME_OWN_NO_STACK, w))
+		z->resid += (int64_t)(w * p->acct.period_ns);
 }
 
 static void count_pool_stack(struct thread *th, void *arg)
@@ -246,9 +263,13 @@ static void settle_pool(struct thread *th, void *arg)
  * of threads never caught running, of threads that exited or were first
  * read after they ran (the process clock tells).  It is shared among the
  * stacks taken for the small carries (cpuacct.h), which sampled such
- * threads as they ran; without any, it is counted in unsampled_ns, and
- * never hidden.  final_read: the process lives, read its threads once
- * more.
+ * threads as they ran; without any, it goes to the process's row "[CPU
+ * time of no stack]" (and what is under half a period to unsampled_ns),
+ * never hidden.  A process born in the run counts from 0 (cpuacct.h,
+ * cpuacct_proc_from_birth()), and one gone has its CPU time at exit
+ * when the tree told it (proctree.h): a process that lived between two
+ * ticks is in the profile whole.  final_read: the process lives, read
+ * its threads once more.
  */
 void sampler_cpu_settle_proc(struct sampler *s, struct sampler_proc *p,
 			     bool final_read_too)
@@ -260,6 +281,11 @@ void sampler_cpu_settle_proc(struct sampler *s, struct sampler_proc *p,
 		return;
 	if (final_read_too)
 		threadtab_foreach(s->threads, final_read, &z);
+	/* Reaped, its clock is gone: what it used in all, told at its exit,
+	 * is a later reading than the last tick's. */
+	if (p->have_exit_cpu && p->acct.have_first &&
+	    p->exit_cpu_ns > p->acct.now)
+		p->acct.now = p->exit_cpu_ns;
 	/* With a selection the process clock counts threads left out. */
 	gap = s->cfg->select ?
 		      0 :
@@ -274,6 +300,8 @@ void sampler_cpu_settle_proc(struct sampler *s, struct sampler_proc *p,
 		z.share = z.budget / (int64_t)z.pool_stacks + 1;
 		threadtab_foreach(s->threads, settle_pool, &z);
 	}
+	if (z.budget > 0)
+		settle_no_stack(&z);
 	if (z.budget + z.resid > 0)
 		s->st->unsampled_ns += (uint64_t)(z.budget + z.resid);
 }

@@ -82,7 +82,10 @@ struct queued {
  */
 struct sampler_proc {
 	pid_t pid;
-	bool root;	       /* named (-p) or COMMAND: the run waits for it */
+	bool root;	    /* named (-p) or COMMAND: the run waits for it */
+	bool born;	    /* forked in the run: its CPU time counts from 0 */
+	bool have_exit_cpu; /* exit_cpu_ns is what it used in all, told */
+	uint64_t exit_cpu_ns;  /* ... at its exit (proctree.h) */
 	struct proc_image *im; /* its current image, in the set */
 	int pidfd;	       /* to tell its exit (and PID reuse) apart */
 	void *task_dir;	       /* /proc/PID/task, kept open */
@@ -139,6 +142,12 @@ struct sampler_set {
 	struct proctree *tree; /* cfg->children: their descendants */
 	struct pollfd *pfds;   /* their pidfds, for poll_exits() */
 	size_t cap_pfds;
+	/* Born and gone before they could be read: their EXIT's CPU time
+	 * goes to their own row (sampler_procs.c, unread_exit()). */
+	struct sampler_unread {
+		pid_t pid, ppid;
+	} * unread;
+	size_t nunread, cap_unread;
 };
 
 /* The tick's captures: sampler_record.c's.  The stop window
@@ -295,6 +304,11 @@ bool sampler_record_emit(struct sampler *s, struct thread *th,
  * when out of memory (or count is 0). */
 bool sampler_record_own(struct sampler *s, struct thread *th,
 			enum framename_own kind, uint64_t count);
+/* The same for a process with no thread left to name (p: NULL when it
+ * was never in the set): the row under im, thread tid named name. */
+bool sampler_record_own_proc(struct sampler *s, struct sampler_proc *p,
+			     struct proc_image *im, pid_t tid, const char *name,
+			     enum framename_own kind, uint64_t count);
 /* --wall, a thread that did not run: its last stack once more. */
 bool sampler_record_repeat_last(struct sampler *s, struct thread *th);
 void sampler_record_free(struct sampler *s);

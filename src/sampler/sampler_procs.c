@@ -202,6 +202,8 @@ static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
 	read_exe(p, &p->exe_dev, &p->exe_ino);
 	procfs_comm(p->pid, 0, comm, sizeof(comm));
 	cpuacct_proc_init(&p->acct, p->pid, s->period_ns, s->cfg->wall);
+	if (p->born)
+		cpuacct_proc_from_birth(&p->acct);
 	p->im = procset_add(s->ps, p->pid, ppid, comm);
 	s->set.roots_live += p->root;
 	s->st->procs_found++;
@@ -209,25 +211,54 @@ static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
 }
 
 /*
+ * A process born in the run and reaped before it could be read (its NEW
+ * was taken after its parent waited for it): kept until its EXIT, which
+ * may tell the CPU time it used (proctree.h), UNREAD_MAX of them at
+ * most (a tree without taskstats sends EXITs all the same).
+ */
+#define UNREAD_MAX 1024
+
+static int unread_keep(struct sampler *s, pid_t pid, pid_t ppid)
+{
+	struct sampler_set *set = &s->set;
+	struct sampler_unread *u;
+
+	if (set->nunread >= UNREAD_MAX)
+		return 0;
+	u = grow_array(set->unread, &set->cap_unread, set->nunread + 1,
+		       sizeof(*u));
+	if (!u)
+		return -1;
+	set->unread = u;
+	u[set->nunread++] = (struct sampler_unread){ pid, ppid };
+	return 0;
+}
+
+/*
  * A process to sample from the next tick on: a root (cfg->pids), or a
  * descendant proctree found.  The pidfd is opened first: a descendant
  * already gone is no part of the run (0), and the PID cannot be another
  * process's from then on.  Past PROCSET_MAX_LIVE it is skipped, and so
- * are its descendants.  Its maps are read now, for the unwinder.
+ * are its descendants.  Its maps are read now, for the unwinder.  born:
+ * forked in the run (proctree.h), its CPU time counted from 0; one gone
+ * already is kept for its EXIT (unread_exit()).
  */
-static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
+static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root,
+		    bool born)
 {
 	struct sampler_proc *p;
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), w;
 
 	/* No pidfd (old kernel): /proc is read instead (sampler_procs_exited()). */
 	if (pidfd < 0 && errno == ESRCH && !root)
-		return 0;
+		return born ? unread_keep(s, pid, ppid) : 0;
 	w = watch_tree(s, pid, root);
 	if (w) {
 		if (pidfd >= 0)
 			close(pidfd);
-		return w > 0 ? 0 : add_unwatched(s, pid, ppid, root);
+		if (w > 0)
+			return born ? unread_keep(s, pid, ppid) : 0;
+		return add_unwatched(s, pid, ppid, root);
 	}
 	if (s->set.nprocs >= PROCSET_MAX_LIVE) {
 		if (pidfd >= 0)
@@ -243,6 +274,7 @@ static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root)
 	}
 	p->pid = pid;
 	p->root = root;
+	p->born = born && !s->cfg->wall;
 	p->pidfd = pidfd;
 	return start_proc(s, p, ppid);
 }
@@ -255,8 +287,13 @@ struct thread *sampler_procs_thread(struct sampler *s, struct sampler_proc *p,
 {
 	struct thread *th = threadtab_get(s->threads, tid, true);
 
-	if (th && !th->proc)
+	if (th && !th->proc) {
 		th->proc = p;
+		/* Born in the run: its threads of the first listing count
+		 * from 0 (cpuacct_from_birth() says why only those). */
+		if (p->born && p->first_tick == s->tick)
+			cpuacct_from_birth(&th->cpu);
+	}
 	if (th && th->proc != p) {
 		errno = EEXIST;
 		return NULL;
@@ -335,6 +372,10 @@ static void finish_proc(struct sampler *s, size_t i)
 {
 	struct sampler_proc *p = s->set.procs[i];
 
+	/* Found gone by its pidfd before its EXIT: what it used in all. */
+	if (!p->have_exit_cpu && s->set.tree &&
+	    proctree_exit_cpu(s->set.tree, p->pid, &p->exit_cpu_ns))
+		p->have_exit_cpu = true;
 	s->hooks.settle(s, p, false);
 	threadtab_sweep(s->threads, of_proc, p);
 	p->im->ended = true;
@@ -354,6 +395,7 @@ void sampler_procs_free_all(struct sampler *s)
 		sampler_procs_free(s, s->set.procs[i]);
 	free(s->set.procs);
 	free(s->set.pfds);
+	free(s->set.unread);
 	if (s->set.tree) {
 		proctree_counters(s->set.tree, &s->st->tree);
 		proctree_free(s->set.tree);
@@ -395,16 +437,32 @@ static bool stop_owed(struct sampler_proc *p, struct sampler *s)
 	return p->held_now > 0;
 }
 
-/* Finish the processes found gone; the run is over once no root is left
- * (-p: all of them exited; COMMAND: it did). */
-void sampler_procs_finish_gone(struct sampler *s)
+static int take_tree_events(struct sampler *s);
+
+static void finish_found_gone(struct sampler *s)
 {
-	s->hooks.flush(s); /* LATE captures: of processes still known */
 	for (size_t i = s->set.nprocs; i-- > 0;)
 		if (s->set.procs[i]->gone && !stop_owed(s->set.procs[i], s))
 			finish_proc(s, i);
-	if (!s->set.roots_live)
-		s->target_gone = true;
+}
+
+/*
+ * Finish the processes found gone; the run is over once no root is left
+ * (-p: all of them exited; COMMAND: it did).  Then the tree's last events
+ * are taken: the EXITs of the descendants the roots waited for, which
+ * came before the roots' own exit, with the CPU time they used since
+ * they were last read (proctree.h), and the NEW and EXIT of those that
+ * lived between the last tick and the end.
+ */
+void sampler_procs_finish_gone(struct sampler *s)
+{
+	s->hooks.flush(s); /* LATE captures: of processes still known */
+	finish_found_gone(s);
+	if (s->set.roots_live || s->target_gone)
+		return;
+	s->target_gone = true;
+	if (s->set.tree && take_tree_events(s) == 0)
+		finish_found_gone(s);
 }
 
 /*
@@ -444,6 +502,57 @@ static bool finish_reused(struct sampler *s, struct sampler_proc *p)
 	return true;
 }
 
+/*
+ * The EXIT of a process never read: with its CPU time told, its image
+ * (ended, under its name at exit) and its time on the row "[CPU time of
+ * no stack]", so that a process that lived between two ticks is in the
+ * profile, under its name, rather than lost.  CPU mode only.
+ */
+static int unread_exit(struct sampler *s, const struct proctree_event *ev)
+{
+	struct sampler_set *set = &s->set;
+	struct proc_image *im;
+	pid_t ppid;
+	uint64_t w;
+	size_t i = 0;
+
+	while (i < set->nunread && set->unread[i].pid != ev->pid)
+		i++;
+	if (i == set->nunread)
+		return 0;
+	ppid = set->unread[i].ppid;
+	set->unread[i] = set->unread[--set->nunread];
+	if (s->cfg->wall || !ev->have_cpu)
+		return 0;
+	w = (ev->cpu_ns + s->period_ns / 2) / s->period_ns;
+	if (!w) {
+		s->st->unsampled_ns += ev->cpu_ns;
+		return 0;
+	}
+	im = procset_add(s->ps, ev->pid, ppid, ev->comm);
+	if (!im)
+		return -1;
+	im->ended = true;
+	s->st->procs_found++;
+	if (sampler_record_own_proc(s, NULL, im, ev->pid, ev->comm,
+				    FRAMENAME_OWN_NO_STACK, w))
+		s->st->nostack_unread_samples += w;
+	else
+		s->st->unsampled_ns += ev->cpu_ns;
+	return 0;
+}
+
+/* A process of the set exited: what it used in all, when told. */
+static void note_exit(struct sampler_proc *p, const struct proctree_event *ev)
+{
+	if (ev->have_cpu) {
+		p->have_exit_cpu = true;
+		p->exit_cpu_ns = ev->cpu_ns;
+	}
+	if (!p->root)
+		p->gone = true;
+}
+
 /* One event of the tree (proctree.h). */
 static int tree_event(struct sampler *s, const struct proctree_event *ev)
 {
@@ -453,15 +562,15 @@ static int tree_event(struct sampler *s, const struct proctree_event *ev)
 	case PROCTREE_NEW:
 		if ((p && !finish_reused(s, p)) || skipped_already(s, ev->pid))
 			return 0;
-		return add_proc(s, ev->pid, ev->ppid, false);
+		return add_proc(s, ev->pid, ev->ppid, false, ev->born);
 	case PROCTREE_EXEC:
 		if (p)
 			sampler_procs_check_exec(s, p);
 		return 0;
 	case PROCTREE_EXIT:
-		if (p && !p->root)
-			p->gone = true;
-		return 0;
+		if (p)
+			note_exit(p, ev);
+		return p ? 0 : unread_exit(s, ev);
 	}
 	return 0;
 }
@@ -525,7 +634,7 @@ int sampler_procs_add_roots(struct sampler *s)
 			s->st->tree_errno = errno;
 	}
 	for (size_t i = 0; i < cfg->npids; i++)
-		if (add_proc(s, cfg->pids[i], 0, true))
+		if (add_proc(s, cfg->pids[i], 0, true, false))
 			return -1;
 	return 0;
 }

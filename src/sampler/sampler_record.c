@@ -203,6 +203,24 @@ void sampler_record_unwind_queued(struct sampler *s)
 }
 
 /* Add count samples of one stack of th. */
+/* count samples of the stack pcs[0..n) from where (of image im), to the
+ * table, the totals and the on_stack hook; p: its live process, or NULL. */
+static bool add_origin(struct sampler *s, struct sampler_proc *p,
+		       struct proc_image *im, const struct sample_origin *from,
+		       const uint64_t *pcs, size_t n, uint64_t count)
+{
+	if ((!s->cfg->tab_pid || s->cfg->tab_pid == im->pid) &&
+	    stacktab_add(s->tab, pcs, n, count))
+		return false;
+	s->st->samples += count;
+	if (p)
+		p->samples += count;
+	im->samples += count;
+	if (s->cfg->on_stack)
+		s->cfg->on_stack(s->cfg->on_stack_arg, from, pcs, n, count);
+	return true;
+}
+
 static bool add_samples(struct sampler *s, struct thread *th,
 			const uint64_t *pcs, size_t n, uint64_t count)
 {
@@ -212,18 +230,12 @@ static bool add_samples(struct sampler *s, struct thread *th,
 				      .name = th->name,
 				      .time_ns = s->tick_real_ns };
 
-	if ((!s->cfg->tab_pid || s->cfg->tab_pid == p->pid) &&
-	    stacktab_add(s->tab, pcs, n, count))
+	if (!add_origin(s, p, p->im, &from, pcs, n, count))
 		return false;
-	s->st->samples += count;
-	p->samples += count;
-	p->im->samples += count;
 	if (!th->sampled) {
 		th->sampled = true;
 		s->st->threads_seen++;
 	}
-	if (s->cfg->on_stack)
-		s->cfg->on_stack(s->cfg->on_stack_arg, &from, pcs, n, count);
 	return true;
 }
 
@@ -249,6 +261,28 @@ bool sampler_record_own(struct sampler *s, struct thread *th,
 		return false;
 	if (kind == FRAMENAME_OWN_NOT_CAUGHT)
 		s->st->uncaught_samples += count;
+	if (kind == FRAMENAME_OWN_NO_STACK)
+		s->st->nostack_samples += count;
+	return true;
+}
+
+/* The same for a process with no thread left to name. */
+bool sampler_record_own_proc(struct sampler *s, struct sampler_proc *p,
+			     struct proc_image *im, pid_t tid, const char *name,
+			     enum framename_own kind, uint64_t count)
+{
+	uint64_t pc = framename_own_pc(kind);
+	struct sample_origin from = { .image = im,
+				      .tid = tid,
+				      .name = name,
+				      .time_ns = s->tick_real_ns };
+
+	if (!count || !add_origin(s, p, im, &from, &pc, 1, count))
+		return false;
+	if (kind == FRAMENAME_OWN_NOT_CAUGHT)
+		s->st->uncaught_samples += count;
+	if (kind == FRAMENAME_OWN_NO_STACK)
+		s->st->nostack_samples += count;
 	return true;
 }
 
