@@ -109,6 +109,17 @@ END {
 		" parentheses, the median difference from perf in the same windows (points)."
 	if ("unavailable" in meta)
 		print "- **perf rows not measured:** " meta["unavailable"] "."
+	print "- Why the duty rows can be right (issue 26): in CPU mode a stack counts for a thread's" \
+		" CPU time only if the stop found the thread running; a stop that cut a sleep short," \
+		" or a thread woken but not yet run, gives none, and the time waits in the thread's" \
+		" carry for the next stack taken while it runs.  The instants the stops land at" \
+		" (jittered ticks plus the stop latency) do not depend on what the thread runs, so" \
+		" the stops that find it running are a uniform sample of its running time, and each" \
+		" takes the CPU time used since the one before: every function gets its share in" \
+		" expectation, whatever the length of its bursts.  Not so for code that only runs in" \
+		" bursts shorter than the stop latency (`--stats` shows it): the code around it takes" \
+		" its time, and what a thread's carry holds beyond 64 ms goes to the row" \
+		" `[CPU time not caught running]`, never to a sleep (ptprof(1), CPU mode)."
 	print ""
 	print "| measure | ptprof before | ptprof after | reference | goal | met? |"
 	print "|---|---|---|---|---|---|"
