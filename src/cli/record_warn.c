@@ -104,6 +104,23 @@ static void warn_uncaught(const struct options *o,
 		100.0 * (double)st->uncaught_samples / (double)st->samples);
 }
 
+/*
+ * CPU mode: CPU time shown as "[CPU time of no stack]" (processes or
+ * threads that ended before a stack of theirs was taken: a shell's short
+ * commands, a compiler's passes).  Said from 1% of the samples, as the
+ * row above is.
+ */
+static void warn_nostack(const struct options *o,
+			 const struct sampler_stats *st)
+{
+	if (o->wall || !st->samples || st->nostack_samples * 100 < st->samples)
+		return;
+	cli_msg("note: %.0f%% of the samples are \"[CPU time of no stack]\": "
+		"processes or threads that ended before a stack of theirs was "
+		"taken (their names are on the samples)",
+		100.0 * (double)st->nostack_samples / (double)st->samples);
+}
+
 /* Descendants were to be followed but could not be, even with -q. */
 static void warn_no_tree(const struct sampler_stats *st)
 {
@@ -304,6 +321,7 @@ void record_warn(const struct record_run *run)
 	warn_fd_limit(st);
 	warn_unsampled(o, st);
 	warn_uncaught(o, st);
+	warn_nostack(o, st);
 	cli_warn_seccomp(st);
 	warn_unselected(run->sel, st);
 	warn_children(o, run->cpu, st);
