@@ -121,7 +121,7 @@ UNIT_PROFILE_TESTS = tests/unit/test_outname tests/unit/test_pprof_out \
 	tests/unit/test_pprof_read tests/unit/test_procset \
 	tests/unit/test_profile_merge tests/unit/test_profile_out \
 	tests/unit/test_profile_read tests/unit/test_stacktab \
-	tests/unit/test_bgwrite tests/unit/test_outfile
+	tests/unit/test_bgwrite tests/unit/test_outfile tests/unit/test_recwrite
 check_PROGRAMS += $(UNIT_PROFILE_TESTS) tests/targets/twin_a tests/targets/twin_b
 TESTS += $(UNIT_PROFILE_TESTS)
 tests_unit_test_outname_SOURCES = tests/unit/test_outname.c
@@ -148,6 +148,8 @@ tests_unit_test_profile_merge_SOURCES = tests/unit/test_profile_merge.c
 tests_unit_test_profile_merge_LDADD = $(PT_LIBS)
 tests_unit_test_profile_out_SOURCES = tests/unit/test_profile_out.c
 tests_unit_test_profile_out_LDADD = $(PT_LIBS)
+tests_unit_test_recwrite_SOURCES = tests/unit/test_recwrite.c
+tests_unit_test_recwrite_LDADD = $(PT_LIBS)
 tests_unit_test_profile_read_SOURCES = tests/unit/test_profile_read.c
 tests_unit_test_profile_read_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_test_profile_read_LDADD = $(PT_LIBS)

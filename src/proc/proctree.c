@@ -147,7 +147,11 @@ int proctree_exited(struct proctree *t, pid_t pid)
 		ev->cpu_ns = p->exit_cpu_ns;
 		memcpy(ev->comm, p->exit_comm, sizeof(ev->comm));
 	} else {
-		ev->have_cpu = proctree_ts_take(t, pid, &ev->cpu_ns, ev->comm);
+		/* only a process whose FORK was read (its start known)
+		 * may take a record of the ring */
+		ev->have_cpu = p && p->fork_ns &&
+			       proctree_ts_take(t, pid, p->fork_ns, &ev->cpu_ns,
+						ev->comm);
 	}
 	proctree_remove(t, pid);
 	return 0;

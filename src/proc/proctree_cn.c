@@ -102,6 +102,7 @@ static int proctree_on_fork(struct proctree *t, const struct proc_event *ev)
 	pid_t child = ev->event_data.fork.child_pid;
 	pid_t parent = ev->event_data.fork.parent_tgid;
 	const struct proctree_proc *p;
+	struct proctree_proc *np;
 	uint64_t start = 0;
 	int state;
 
@@ -114,8 +115,12 @@ static int proctree_on_fork(struct proctree *t, const struct proc_event *ev)
 	 * in the socket, drops the entry): NETLINK saw it */
 	if (proctree_stat(child, &start, &state))
 		start = 0;
-	if (!proctree_insert(t, child, PT_REPORTED, start) ||
-	    proctree_push(t, PROCTREE_NEW, child, parent))
+	np = proctree_insert(t, child, PT_REPORTED, start);
+	if (!np)
+		return -1;
+	/* the kernel's ktime_get_ns(): CLOCK_MONOTONIC (proctree_ts.c) */
+	np->fork_ns = ev->timestamp_ns ? ev->timestamp_ns : 1;
+	if (proctree_push(t, PROCTREE_NEW, child, parent))
 		return -1;
 	t->queue[t->qlen - 1].born = true; /* all its CPU time is the run's */
 	return 0;

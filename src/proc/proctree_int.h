@@ -33,6 +33,9 @@ struct proctree_proc {
 	uint64_t check_ns; /* NETLINK: check its life at a poll from then */
 	uint64_t start;	   /* field 22 of /proc/PID/stat (0: unknown) */
 	uint64_t seen_ns;  /* when it was last read */
+	uint64_t fork_ns;  /* NETLINK: CLOCK_MONOTONIC of its FORK (0: none
+			      read), to tell its exit record apart from an
+			      older process's under its PID (proctree_ts.c) */
 	/* Its CPU time at its exit, from taskstats (proctree_ts.c), before
 	 * the connector's EXIT was read: */
 	bool have_exit_cpu;
@@ -44,10 +47,11 @@ struct proctree_proc {
  * maybe one whose FORK the connector had not been read for yet (ptprof
  * held up between its two sockets), kept for that process's EXIT.  The
  * ring holds the machine's last PROCTREE_TS_RECENT such exits; a PID
- * reused within them (PIDs are handed out in turn) could take an older
- * process's record. */
+ * reused within them (PIDs are handed out in turn, and wrap) names an
+ * older process's record too: start_ns tells them apart. */
 struct proctree_ts_rec {
-	pid_t pid; /* 0: free */
+	pid_t pid;	   /* 0: free */
+	uint64_t start_ns; /* CLOCK_MONOTONIC it started at, or later */
 	uint64_t cpu_ns;
 	char comm[16];
 };
@@ -135,8 +139,10 @@ void proctree_ts_close(struct proctree *t);
  * the ring of recent records. */
 void proctree_ts_drain(struct proctree *t);
 
-/* The record of pid from the ring, taken off it: true when there. */
-bool proctree_ts_take(struct proctree *t, pid_t pid, uint64_t *cpu_ns,
-		      char comm[16]);
+/* The record of pid from the ring, taken off it: true when there, and
+ * of a process that started at its FORK's time fork_ns (not 0), not of
+ * an older one under the same PID. */
+bool proctree_ts_take(struct proctree *t, pid_t pid, uint64_t fork_ns,
+		      uint64_t *cpu_ns, char comm[16]);
 
 #endif /* PTPROF_PROCTREE_INT_H */

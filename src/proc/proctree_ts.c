@@ -34,6 +34,7 @@
 
 #include "proc/proctree.h"
 #include "proc/proctree_int.h"
+#include "util/timeutil.h"
 
 /* Datagrams read per proctree_poll() at most (one per exiting task). */
 #define TS_DRAIN_MAX 4096
@@ -41,6 +42,20 @@
 /* The socket's receive buffer: the exits of a busy machine between two
  * polls (a record is about 500 bytes). */
 #define TS_RCVBUF_BYTES (4 << 20)
+
+/*
+ * A record of the ring (proctree_int.h) is of a process whose FORK was
+ * read only if the process started no earlier than TS_START_SLACK_NS
+ * before its FORK's time: the kernel sets a task's start_time in
+ * copy_process() just before it sends the FORK, both CLOCK_MONOTONIC.
+ * The record's start is known as the time it was read less its ac_etime
+ * (a later start, never an earlier one).  An older process under the
+ * same PID (PIDs wrap: one that lived long, whose PID the counter
+ * skipped until it exited) started at least one whole cycle of PIDs
+ * before; without this, a process whose own record was lost (ENOBUFS)
+ * took that one's CPU time, hours of it for a daemon.
+ */
+#define TS_START_SLACK_NS (100 * NSEC_PER_MSEC)
 
 union ts_buf {
 	struct nlmsghdr h;
@@ -111,7 +126,8 @@ static int ts_family(int fd)
 		return -1;
 	n = recv(fd, &buf, sizeof(buf), 0);
 	if (n < (ssize_t)NLMSG_LENGTH(GENL_HDRLEN) ||
-	    buf.h.nlmsg_type == NLMSG_ERROR || !NLMSG_OK(&buf.h, (int)n))
+	    buf.h.nlmsg_type == NLMSG_ERROR || !NLMSG_OK(&buf.h, (int)n) ||
+	    buf.h.nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
 		return -1;
 	size_t left = buf.h.nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
 	TS_FOR_ATTRS(a, (char *)NLMSG_DATA(&buf.h) + GENL_HDRLEN, left)
@@ -177,7 +193,7 @@ void proctree_ts_close(struct proctree *t)
  * leader's; it has no name (only the delay accounting's fields are
  * summed), the leader's stays. */
 static void ts_record(struct proctree *t, pid_t pid, uint64_t cpu_ns,
-		      const char *comm, bool tgid)
+		      uint64_t etime_us, const char *comm, bool tgid)
 {
 	struct proctree_proc *p;
 
@@ -199,6 +215,7 @@ static void ts_record(struct proctree *t, pid_t pid, uint64_t cpu_ns,
 
 		t->ts_put = (t->ts_put + 1) % PROCTREE_TS_RECENT;
 		r->pid = pid;
+		r->start_ns = mono_now_ns() - etime_us * NSEC_PER_USEC;
 		r->cpu_ns = cpu_ns;
 		snprintf(r->comm, sizeof(r->comm), "%.15s", comm);
 		return;
@@ -232,8 +249,8 @@ static void ts_on_aggr(struct proctree *t, struct nlattr *aggr, bool tgid)
 			       len < sizeof(ts) ? len : sizeof(ts));
 	}
 	if (id)
-		ts_record(t, (pid_t)id, ts.cpu_run_virtual_total, ts.ac_comm,
-			  tgid);
+		ts_record(t, (pid_t)id, ts.cpu_run_virtual_total, ts.ac_etime,
+			  ts.ac_comm, tgid);
 }
 
 static void ts_on_msg(struct proctree *t, struct nlmsghdr *h)
@@ -253,13 +270,13 @@ static void ts_on_msg(struct proctree *t, struct nlmsghdr *h)
 	}
 }
 
-bool proctree_ts_take(struct proctree *t, pid_t pid, uint64_t *cpu_ns,
-		      char comm[16])
+bool proctree_ts_take(struct proctree *t, pid_t pid, uint64_t fork_ns,
+		      uint64_t *cpu_ns, char comm[16])
 {
 	for (size_t i = 0; i < PROCTREE_TS_RECENT; i++) {
 		struct proctree_ts_rec *r = &t->ts_recent[i];
 
-		if (r->pid != pid)
+		if (r->pid != pid || r->start_ns + TS_START_SLACK_NS < fork_ns)
 			continue;
 		r->pid = 0;
 		*cpu_ns = r->cpu_ns;
@@ -293,7 +310,10 @@ void proctree_ts_drain(struct proctree *t)
 	union ts_buf buf;
 
 	for (int i = 0; t->ts_fd >= 0 && i < TS_DRAIN_MAX; i++) {
-		ssize_t n = recv(t->ts_fd, &buf, sizeof(buf), MSG_DONTWAIT);
+		struct sockaddr_nl from = { 0 };
+		socklen_t flen = sizeof(from);
+		ssize_t n = recvfrom(t->ts_fd, &buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&from, &flen);
 		int left = (int)n;
 
 		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
@@ -304,6 +324,8 @@ void proctree_ts_drain(struct proctree *t)
 			proctree_ts_close(t);
 			return;
 		}
+		if (from.nl_pid != 0)
+			continue; /* not the kernel's: another socket's */
 		for (struct nlmsghdr *h = &buf.h; NLMSG_OK(h, left);
 		     h = NLMSG_NEXT(h, left)) {
 			const struct nlmsgerr *e = NLMSG_DATA(h);

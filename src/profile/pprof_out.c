@@ -93,6 +93,11 @@ size_t pprof_out_samples(const struct pprof_out *b)
 	return stacktab_distinct(b->tab);
 }
 
+bool pprof_out_failed(const struct pprof_out *b)
+{
+	return b->failed;
+}
+
 struct visit {
 	pprof_out_visit_fn fn;
 	void *arg;

@@ -84,6 +84,11 @@ void pprof_out_reset(struct pprof_out *b);
 /* Distinct (image, thread, name, time slot, stack) samples held. */
 size_t pprof_out_samples(const struct pprof_out *b);
 
+/* Did an add run out of memory since the builder was new (or reset):
+ * does it miss samples?  Then pprof_out_write() fails with ENOMEM, and
+ * a walk (pprof_out_foreach()) sees only some of the samples. */
+bool pprof_out_failed(const struct pprof_out *b);
+
 /* Call fn once per distinct sample held, in the order first added, with
  * its image's index in the set (PPROF_OUT_NO_IMAGE: added without one),
  * its stack (leaf first, cut as added) and its count: for a writer that

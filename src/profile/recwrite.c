@@ -213,7 +213,10 @@ static int write_legacy(struct recwrite *w, const struct procset *ps,
 	w->legacy_samples = w->period_samples = 0;
 	if (!w->o.legacy_output)
 		return recwrite_spill(w);
-	if (w->pprof && per->others) {
+	/* A builder that missed samples (out of memory) cannot tell the
+	 * busiest: the root's table, whole, is written, and BASE.pb.gz
+	 * then fails for want of memory, as it says (legacy_holds_all()). */
+	if (w->pprof && per->others && !pprof_out_failed(w->pprof)) {
 		rc = find_busiest(w, ps);
 		if (rc == 0 && w->legacy_pid != root)
 			rc = refill_table(w, ps);
@@ -372,10 +375,12 @@ char *recwrite_all_path(const char *legacy)
 }
 
 /* Did the legacy file get every sample of the period?  (Counted only
- * when others than the root had some: find_busiest().) */
+ * when others than the root had some: find_busiest().)  Not known when
+ * the builder missed some: BASE.pb.gz is tried, and its failure said. */
 static bool legacy_holds_all(const struct recwrite *w)
 {
-	return w->period_samples && w->legacy_samples == w->period_samples;
+	return w->period_samples && w->legacy_samples == w->period_samples &&
+	       !pprof_out_failed(w->pprof);
 }
 
 /*

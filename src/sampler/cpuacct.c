@@ -528,10 +528,18 @@ uint64_t cpuacct_weight(struct cpuacct *c, struct cpuacct_proc *p)
 	return (uint64_t)w;
 }
 
+/*
+ * Found asleep after all: not running at this check, as if its state had
+ * said so.  Left "running", its next check would skip the rule for a
+ * thread not run since (cpuacct_due()): woken and waiting for a CPU (R)
+ * it would be stopped, at the exit of the call it slept in, with all its
+ * carry; and its carry would stay out of the small carries (idle_sum).
+ */
 void cpuacct_missed(struct cpuacct *c, struct cpuacct_proc *p)
 {
 	c->pool_w = 0;
 	c->borrowing = false;
+	c->on_cpu = false;
 	set_contrib(c, p);
 }
 

@@ -212,7 +212,8 @@ int cpuacct_due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 uint64_t cpuacct_weight(struct cpuacct *c, struct cpuacct_proc *p);
 
 /* A stop of the due thread cut a sleeping call short: no stack counts
- * for its CPU time, which stays in its carry (see "Caught running"). */
+ * for its CPU time, which stays in its carry (see "Caught running"), and
+ * it was not running at this check. */
 void cpuacct_missed(struct cpuacct *c, struct cpuacct_proc *p);
 
 /* A thread of a process born in the run (cpuacct_proc_from_birth()),

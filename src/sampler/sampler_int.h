@@ -148,6 +148,7 @@ struct sampler_set {
 		pid_t pid, ppid;
 	} * unread;
 	size_t nunread, cap_unread;
+	int64_t unread_resid; /* their CPU time not yet a whole sample */
 };
 
 /* The tick's captures: sampler_record.c's.  The stop window

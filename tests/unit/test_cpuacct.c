@@ -19,7 +19,7 @@
  * a guess, however large its carry; what the carry holds beyond 64 ms
  * goes to uncaught_w in whole periods; it is read at every check, never
  * quiet, while it is owed; a stop that found it asleep (cpuacct_missed())
- * leaves its carry and takes no small carries.
+ * leaves its carry, takes no small carries and is not running.
  */
 #include "config.h"
 
@@ -260,12 +260,20 @@ static void check_caught_running(void)
 	for (int i = 0; i < 10; i++)
 		CHECK(check_once(&c, &p, tid) == 0);
 	CHECK(c.quiet);
-	/* A stop that found it asleep keeps its carry, takes no pool. */
+	/* A stop that found it asleep keeps its carry, takes no pool, and
+	 * is not running: its carry is a small one (idle_sum), and its
+	 * next check asks whether it ran since (not on_cpu). */
 	c.carry = P;
 	c.pool_w = 2;
 	c.borrowing = true;
+	c.on_cpu = true;
+	c.contrib = 0;
+	p.idle_sum = 0;
 	cpuacct_missed(&c, &p);
 	CHECK(c.carry == P && !c.pool_w && !c.borrowing);
+	CHECKF(!c.on_cpu && p.idle_sum == P && c.contrib == P,
+	       "on_cpu %d idle_sum %lld contrib %lld", c.on_cpu,
+	       (long long)p.idle_sum, (long long)c.contrib);
 	cpuacct_close(&c);
 }
 

@@ -10,7 +10,9 @@
  * proctree_poll() hands out: the parents of new processes, no threads,
  * exec (NETLINK), exits (a leader's own is not the process's), the
  * descendants already there at proctree_watch(), forgotten processes
- * left alone, and nothing from outside the watched tree.
+ * left alone, and nothing from outside the watched tree.  And the ring
+ * of taskstats records kept before their process was known: a record of
+ * an older process under a reused PID is not taken for a new one's.
  * Every wait is bounded (a few seconds); only the test's own children
  * are killed, by PID, if one is left.
  *
@@ -31,6 +33,7 @@
 #include <unistd.h>
 
 #include "proc/proctree.h"
+#include "proc/proctree_int.h"
 #include "unit.h"
 #include "util/timeutil.h"
 
@@ -519,6 +522,61 @@ static void test_no_fds(bool netlink)
 	proctree_free(t);
 }
 
+/* The EXIT proctree_exited() queued for pid, reported NEW at fork_ns
+ * (0: not from a FORK), with rec in the ring. */
+static struct proctree_event ring_exit(pid_t pid, uint64_t fork_ns,
+				       struct proctree_ts_rec rec)
+{
+	struct proctree *t = proctree_new(false);
+	struct proctree_proc *p;
+	struct proctree_event ev = { .pid = -1 };
+
+	CHECK(t != NULL);
+	if (!t)
+		return ev;
+	p = proctree_insert(t, pid, PT_REPORTED, 0);
+	CHECK(p != NULL);
+	if (p)
+		p->fork_ns = fork_ns;
+	t->ts_recent[7] = rec;
+	CHECK(proctree_exited(t, pid) == 0 && t->qlen > t->qhead);
+	if (t->qlen > t->qhead)
+		ev = t->queue[t->qlen - 1];
+	CHECK(ev.kind == PROCTREE_EXIT && ev.pid == pid);
+	proctree_free(t);
+	return ev;
+}
+
+/* PID reuse: an older process's record under the PID (a daemon that ran
+ * an hour and exited; the PID counter wrapped) is not the new one's;
+ * the new one's own record, read before its FORK, is. */
+static void test_ts_ring(void)
+{
+	const pid_t pid = 4000001; /* none: no /proc is read */
+	uint64_t now = mono_now_ns();
+	struct proctree_ts_rec old = { .pid = pid,
+				       .start_ns = now - 3600 * NSEC_PER_SEC,
+				       .cpu_ns = 3000 * NSEC_PER_SEC,
+				       .comm = "daemon" };
+	struct proctree_ts_rec own = { .pid = pid,
+				       .start_ns = now,
+				       .cpu_ns = 12 * NSEC_PER_MSEC,
+				       .comm = "cc1" };
+	struct proctree_event ev;
+
+	ev = ring_exit(pid, now, old);
+	CHECKF(!ev.have_cpu, "an older process's record taken: %llu ns (%s)",
+	       (unsigned long long)ev.cpu_ns, ev.comm);
+	ev = ring_exit(pid, now, own);
+	CHECKF(ev.have_cpu && ev.cpu_ns == own.cpu_ns &&
+		       !strcmp(ev.comm, "cc1"),
+	       "own record: %d %llu %s", ev.have_cpu,
+	       (unsigned long long)ev.cpu_ns, ev.comm);
+	/* Not reported by a FORK: its start unknown, the ring not used. */
+	ev = ring_exit(pid, 0, own);
+	CHECK(!ev.have_cpu);
+}
+
 static void run_all(bool netlink)
 {
 	test_no_fds(netlink);
@@ -537,6 +595,7 @@ int main(void)
 	struct proctree_counters c;
 
 	signal(SIGPIPE, SIG_IGN);
+	test_ts_ring();
 	CHECKF(t != NULL, "proctree_new: %s", strerror(errno));
 	if (!t)
 		return unit_result("proctree");
