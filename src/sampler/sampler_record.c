@@ -318,12 +318,12 @@ static bool emit_split(struct sampler *s, struct thread *th,
 	 * off, after its last look for pending work, and was taken at the
 	 * first user instruction.  Such stops come with the number of calls,
 	 * not with the time spent there (measured, tests/targets/sysloop:
-	 * with 10 us of work and one pread a round, 1-2.5% of all stops,
-	 * with 1 us 5%, where the three instructions after the call take
-	 * ~0%).  In the ring such a stack gave the user time back to the
-	 * call's wrapper: with 99% of the stops at pread's exit, the one
-	 * stop in "user code" was there and took all of it (pread 68.5% of
-	 * the samples where sysloop spent 12.6% of its time). */
+	 * with 10 us of work and one pread a round, 1-5% of all stops,
+	 * where the three instructions after the call take ~0%).  In the
+	 * ring such a stack gave the user time back to the call's wrapper:
+	 * with 99% of the stops at pread's exit, the one stop in "user
+	 * code" was there and took all of it (pread 68.5% of the samples
+	 * where sysloop spent 12.6% of its time). */
 	if (kind == SYSBIAS_USER &&
 	    unwinder_after_syscall(th->proc->unw, &s->rec.view)) {
 		kind = SYSBIAS_EXIT;
