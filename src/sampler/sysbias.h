@@ -68,8 +68,8 @@ bool sysbias_judge(uint64_t stacks, uint64_t samples,
  * thread's stacks stopped in user code (sampler_record.c emit_split():
  * its last few, else this stack without its leaf, the call's wrapper); a
  * stop anywhere else keeps all of its samples.  A stop by an interrupt
- * at the first instruction after a `syscall` counts as one at the call's
- * exit (emit_split() says why): in the ring it would hand the user time
+ * at the first instruction after a `syscall` keeps its samples but is no
+ * stack in user code (emit_split() says why): it would take user time
  * back to the call.  Time only ever moves away from the calls,
  * never more than the measured excess: a page-faulting or allocating
  * program keeps its kernel time where it was (moving kernel time onto
