@@ -65,9 +65,12 @@ bool sysbias_judge(uint64_t stacks, uint64_t samples,
  * holds kernel work outside calls: page faults, whose stops look like
  * stops in user code).  So only the excess is bias: a stop at a call's
  * exit keeps K/F of its samples when F > K, and gives the rest to the
- * thread's stacks stopped in user code (sampler.c: its last few, else
- * this stack without its leaf, the call's wrapper); a stop anywhere else
- * keeps all of its samples.  Time only ever moves away from the calls,
+ * thread's stacks stopped in user code (sampler_record.c emit_split():
+ * its last few, else this stack without its leaf, the call's wrapper); a
+ * stop anywhere else keeps all of its samples.  A stop by an interrupt
+ * at the first instruction after a `syscall` keeps its samples but is no
+ * stack in user code (emit_split() says why): it would take user time
+ * back to the call.  Time only ever moves away from the calls,
  * never more than the measured excess: a page-faulting or allocating
  * program keeps its kernel time where it was (moving kernel time onto
  * the calls, as a first version did, put 93% of a Python allocation
@@ -101,8 +104,12 @@ struct sysbias_parts {
  * stopped where kind says; read: utime and stime (ticks) could be read
  * just after the stop.  Fills parts (here + other need not equal count:
  * what rounds away is carried on).  A stop in a call (SYSBIAS_IN_CALL:
- * the thread slept in it at the tick) keeps all its samples and is left
- * out of F: it is neither a stop in user code nor one that raced the
+ * the thread blocked in it after the check that found it running, and
+ * the stop cut its sleep short) gives no stack at all in CPU mode
+ * (sampler_record.c record_stack(): the CPU time waits in the thread's
+ * carry for a stack taken while it runs), so the sampler never passes
+ * one; given one, this leaves it as it is (parts->here = count) and out
+ * of F: it is neither a stop in user code nor one that raced the
  * interrupt to a call's exit.
  */
 void sysbias_split(struct sysbias_thread *t, uint64_t period_ns, uint64_t count,
