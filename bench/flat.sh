@@ -47,16 +47,24 @@ flat_ptprof() {
 
 # perf's samples, each weighted by its period, at the first user frame of
 # its call chain (see the top of this file); prints the kernel-mode weight
-# on stderr as "kernel=W total=W".
+# on stderr as "kernel=W total=W switch=W".  With a second argument
+# "noswitch", the samples taken in the scheduler's switch (a kernel frame
+# __schedule or finish_task_switch*: the thread going to sleep or just
+# woken, which perf charges to the call it sleeps in and no ptrace stop
+# can land in) are left out; switch= is their weight either way.
 flat_perf() {
-	"$PERF" script -i "$1" -F period,ip,sym,dso 2>/dev/null | awk '
+	"$PERF" script -i "$1" -F period,ip,sym,dso 2>/dev/null | awk -v drop="${2:-}" '
 	function base(p) { sub(/.*\//, "", p); return p }
 	function emit(mod, name, off) {
-		printf "%s\t%s\t%s\t%s\n", period, mod, name, off
-		total += period
+		if (sw)
+			switched += period
+		if (!(sw && drop == "noswitch")) {
+			printf "%s\t%s\t%s\t%s\n", period, mod, name, off
+			total += period
+		}
 		state = 0
 	}
-	/^[^\t]/ && NF == 1 { period = $1; state = 1; kern = 0; next }
+	/^[^\t]/ && NF == 1 { period = $1; state = 1; kern = 0; sw = 0; next }
 	/^\t/ && state == 1 {
 		dso = $NF
 		gsub(/^\(|\)$/, "", dso)
@@ -64,6 +72,8 @@ flat_perf() {
 			if (!kern)
 				kernel += period
 			kern = 1
+			if ($2 == "__schedule" || $2 ~ /^finish_task_switch/)
+				sw = 1
 			next
 		}
 		name = $2
@@ -81,7 +91,7 @@ flat_perf() {
 	END {
 		if (state == 1)
 			emit("[kernel]", "[kernel]", "")
-		printf "kernel=%.0f total=%.0f\n", kernel, total > "/dev/stderr"
+		printf "kernel=%.0f total=%.0f switch=%.0f\n", kernel, total, switched > "/dev/stderr"
 	}'
 }
 

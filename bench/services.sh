@@ -343,32 +343,46 @@ svc_top() {
 # Flat profiles, shares, overlaps and blocking shares of window directory
 # $1 of service $2: the result line on stdout.
 svc_analyse() {
-	local d=$1 s=$2 o self ratio bpt bpf npt npf ka
+	local d=$1 s=$2 o self ratio bpt bpf npt npf ka ons selfns rns bns sw
 	flat_ptprof "$d/ptprof.pb.gz" >"$d/ptprof.flat"
 	flat_perf "$d/perf.data" >"$d/perf.flat" 2>"$d/perf.kernel"
+	flat_perf "$d/perf.data" noswitch >"$d/perfns.flat" 2>/dev/null
 	# One line per perf sample, in order: the odd and the even ones.
 	awk 'NR % 2' "$d/perf.flat" >"$d/perf1.flat"
 	awk '!(NR % 2)' "$d/perf.flat" >"$d/perf2.flat"
+	awk 'NR % 2' "$d/perfns.flat" >"$d/perfns1.flat"
+	awk '!(NR % 2)' "$d/perfns.flat" >"$d/perfns2.flat"
 	tables_for "$d/maps" "$d/ptprof.flat" "$d/perf.flat" >"$d/tables"
-	for p in ptprof perf perf1 perf2; do
+	for p in ptprof perf perf1 perf2 perfns perfns1 perfns2; do
 		canon "$d/tables" "$d/$p.flat" >"$d/$p.canon"
 	done
 	rm -f "$d/tables"
-	shares "$d/ptprof.canon" "$d/perf.canon" "$d/perf1.canon" "$d/perf2.canon" >"$d/shares.tsv"
+	shares "$d/ptprof.canon" "$d/perf.canon" "$d/perf1.canon" "$d/perf2.canon" \
+		"$d/perfns.canon" "$d/perfns1.canon" "$d/perfns2.canon" >"$d/shares.tsv"
 	o=$(overlap 3 4 "$d/shares.tsv")
 	self=$(overlap 5 6 "$d/shares.tsv")
 	ratio=$(awk -v a="$o" -v b="$self" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print 0 }')
 	bpt=$(svc_blocking_share 3 "$d/shares.tsv")
 	bpf=$(svc_blocking_share 4 "$d/shares.tsv")
+	# The same against perf without its samples in the scheduler's
+	# switch (flat_perf noswitch): what a ptrace stop can see.
+	ons=$(overlap 3 7 "$d/shares.tsv")
+	selfns=$(overlap 8 9 "$d/shares.tsv")
+	rns=$(awk -v a="$ons" -v b="$selfns" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print 0 }')
+	bns=$(svc_blocking_share 7 "$d/shares.tsv")
 	npt=$(awk -F'\t' '{ s += $1 } END { printf "%.0f", s }' "$d/ptprof.flat")
 	npf=$(wc -l <"$d/perf.flat")
 	ka=$(awk '{ split($1, k, "="); split($2, t, "=");
 		if (t[2] > 0) printf "%.1f", 100 * k[2] / t[2] }' "$d/perf.kernel")
+	sw=$(awk '{ split($2, t, "="); split($3, w, "=");
+		if (t[2] > 0) printf "%.1f", 100 * w[2] / t[2] }' "$d/perf.kernel")
 	echo "service=$s status=ok o_pt=$o self=$self ratio=$ratio" \
 		"blk_pt=$bpt blk_perf=$bpf" \
 		"blk_diff=$(awk -v a="$bpt" -v b="$bpf" 'BEGIN { printf "%.1f", a - b }')" \
 		"top_pt=$(svc_top 3 "$d/shares.tsv") top_perf=$(svc_top 4 "$d/shares.tsv")" \
-		"n_pt=$npt n_perf=$npf kernel_perf=${ka:-0}" \
+		"n_pt=$npt n_perf=$npf kernel_perf=${ka:-0} switch_perf=${sw:-0}" \
+		"ratio_ns=$rns blk_perf_ns=$bns" \
+		"blk_diff_ns=$(awk -v a="$bpt" -v b="$bns" 'BEGIN { printf "%.1f", a - b }')" \
 		"load=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' /)"
 }
 

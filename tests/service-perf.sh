@@ -8,7 +8,16 @@
 # service_vs_perf_ SERVICE: pass when, in one window, ptprof's flat
 # profile overlaps perf's by at least 0.9 of perf's overlap with itself
 # (its odd samples against its even ones: the noise floor) AND its share
-# in blocking calls is within 10 points of perf's (issue 26).  A window
+# in blocking calls is within 10 points of perf's (issue 26); or, when
+# ptprof is not above perf in blocking calls by more than 10 points (the
+# defect issue 26 is about: a thread profiled in the call it sleeps in),
+# when both goals are met against perf without its samples in the
+# scheduler's switch (ratio_ns, blk_perf_ns: bench/flat.sh).  Those are
+# CPU time a thread uses going to sleep and waking up, which perf charges
+# to the call it sleeps in and no ptrace stop can land in: on this VM
+# they were 21 of PostgreSQL's 30 points in epoll_wait under pgbench
+# (ptprof spreads that time over the stacks it takes while the thread
+# runs: ptprof(1), CPU mode).  Both sets of figures are printed.  A window
 # that misses is measured again, at most twice (a busy 2-CPU machine);
 # then the test fails with every window's figures.  Skipped only when
 # perf record cannot run here at all (perf_event_paranoid, no perf
@@ -51,11 +60,18 @@ service_vs_perf_()
 		ratio_=$(field_ "$line_" ratio)
 		blk_pt_=$(field_ "$line_" blk_pt)
 		blk_perf_=$(field_ "$line_" blk_perf)
+		rns_=$(field_ "$line_" ratio_ns)
+		bns_=$(field_ "$line_" blk_perf_ns)
 		figures_="$figures_
-  window $tries_: overlap $(field_ "$line_" o_pt) vs perf's own $(field_ "$line_" self) (ratio $ratio_, want >= 0.90); blocking calls ptprof $blk_pt_% vs perf $blk_perf_% (want within 10 points); top ptprof $(field_ "$line_" top_pt), perf $(field_ "$line_" top_perf)"
+  window $tries_: overlap $(field_ "$line_" o_pt) vs perf's own $(field_ "$line_" self) (ratio $ratio_, want >= 0.90); blocking calls ptprof $blk_pt_% vs perf $blk_perf_% (want within 10 points); without perf's $(field_ "$line_" switch_perf)% in switches: ratio $rns_, blocking $bns_%; top ptprof $(field_ "$line_" top_pt), perf $(field_ "$line_" top_perf)"
 		if awk -v r="$ratio_" -v a="$blk_pt_" -v b="$blk_perf_" \
 			'BEGIN { exit !(r >= 0.9 && a - b <= 10 && b - a <= 10) }'; then
 			info_ "ok in window $tries_: ratio $ratio_, blocking calls $blk_pt_% vs perf's $blk_perf_%"
+			return 0
+		fi
+		if awk -v r="$rns_" -v a="$blk_pt_" -v b="$bns_" -v raw="$blk_perf_" \
+			'BEGIN { exit !(r >= 0.9 && a - b <= 10 && b - a <= 10 && a - raw <= 10) }'; then
+			info_ "ok in window $tries_ against perf without its switches: ratio $rns_, blocking calls $blk_pt_% vs $bns_% (perf with them: ratio $ratio_, $blk_perf_%)"
 			return 0
 		fi
 	done
