@@ -21,6 +21,8 @@
 #include "sampler/sampler.h"
 #include "sampler/sysbias.h"
 #include "sampler/tselect.h"
+#include "symbols/framename.h"
+#include "symbols/framename.h"
 #include "util/timeutil.h"
 
 /* Threads another tracer held were not sampled: say so, even with -q. */
@@ -87,38 +89,24 @@ static void warn_unsampled(const struct options *o,
 }
 
 /*
- * CPU mode: CPU time shown as "[CPU time not caught running]" (its
- * threads ran in bursts that ended before a stop could take them:
- * cpuacct.h, "Caught running").  Said when it is 1% of the samples or
- * more: a profile whose rows hide 1% of the time is still read right,
- * but the user should know the row is there and why.
+ * CPU mode: ptprof's own rows (framename.h), when one holds 1% of the
+ * samples or more: a profile whose rows hide 1% of the time is still read
+ * right, but the user should know the row is there and why.
+ * "[CPU time not caught running]": threads that ran in bursts that ended
+ * before a stop could take them (cpuacct.h, "Caught running").
+ * "[CPU time of no stack]": processes or threads that ended before a
+ * stack of theirs was taken (a shell's short commands, a compiler's
+ * passes).
  */
-static void warn_uncaught(const struct options *o,
-			  const struct sampler_stats *st)
+static void note_own_row(const struct options *o,
+			 const struct sampler_stats *st, uint64_t n,
+			 enum framename_own kind, const char *why)
 {
-	if (o->wall || !st->samples || st->uncaught_samples * 100 < st->samples)
+	if (o->wall || !st->samples || n * 100 < st->samples)
 		return;
-	cli_msg("note: %.0f%% of the samples are \"[CPU time not caught "
-		"running]\": threads that ran in bursts shorter than a stop "
-		"takes (--stats: stop latency)",
-		100.0 * (double)st->uncaught_samples / (double)st->samples);
-}
-
-/*
- * CPU mode: CPU time shown as "[CPU time of no stack]" (processes or
- * threads that ended before a stack of theirs was taken: a shell's short
- * commands, a compiler's passes).  Said from 1% of the samples, as the
- * row above is.
- */
-static void warn_nostack(const struct options *o,
-			 const struct sampler_stats *st)
-{
-	if (o->wall || !st->samples || st->nostack_samples * 100 < st->samples)
-		return;
-	cli_msg("note: %.0f%% of the samples are \"[CPU time of no stack]\": "
-		"processes or threads that ended before a stack of theirs was "
-		"taken (their names are on the samples)",
-		100.0 * (double)st->nostack_samples / (double)st->samples);
+	cli_msg("note: %.0f%% of the samples are \"%s\": %s",
+		100.0 * (double)n / (double)st->samples,
+		framename_own_name(framename_own_pc(kind)), why);
 }
 
 /* Descendants were to be followed but could not be, even with -q. */
@@ -320,8 +308,12 @@ void record_warn(const struct record_run *run)
 	warn_foreign(st);
 	warn_fd_limit(st);
 	warn_unsampled(o, st);
-	warn_uncaught(o, st);
-	warn_nostack(o, st);
+	note_own_row(o, st, st->uncaught_samples, FRAMENAME_OWN_NOT_CAUGHT,
+		     "threads that ran in bursts shorter than a stop takes "
+		     "(--stats: stop latency)");
+	note_own_row(o, st, st->nostack_samples, FRAMENAME_OWN_NO_STACK,
+		     "processes or threads that ended before a stack of theirs "
+		     "was taken (their names are on the samples)");
 	cli_warn_seccomp(st);
 	warn_unselected(run->sel, st);
 	warn_children(o, run->cpu, st);

@@ -250,6 +250,17 @@ bool sampler_record_emit(struct sampler *s, struct thread *th,
 	return true;
 }
 
+/* The samples of an own row added, in --stats' counts. */
+static bool count_own(struct sampler *s, enum framename_own kind,
+		      uint64_t count)
+{
+	if (kind == FRAMENAME_OWN_NOT_CAUGHT)
+		s->st->uncaught_samples += count;
+	if (kind == FRAMENAME_OWN_NO_STACK)
+		s->st->nostack_samples += count;
+	return true;
+}
+
 /* One of ptprof's own rows (framename.h) for th, counting for count
  * samples: CPU time it used that no stack of its own can show. */
 bool sampler_record_own(struct sampler *s, struct thread *th,
@@ -257,13 +268,8 @@ bool sampler_record_own(struct sampler *s, struct thread *th,
 {
 	uint64_t pc = framename_own_pc(kind);
 
-	if (!count || !add_samples(s, th, &pc, 1, count))
-		return false;
-	if (kind == FRAMENAME_OWN_NOT_CAUGHT)
-		s->st->uncaught_samples += count;
-	if (kind == FRAMENAME_OWN_NO_STACK)
-		s->st->nostack_samples += count;
-	return true;
+	return count && add_samples(s, th, &pc, 1, count) &&
+	       count_own(s, kind, count);
 }
 
 /* The same for a process with no thread left to name. */
@@ -277,13 +283,8 @@ bool sampler_record_own_proc(struct sampler *s, struct sampler_proc *p,
 				      .name = name,
 				      .time_ns = s->tick_real_ns };
 
-	if (!count || !add_origin(s, p, im, &from, &pc, 1, count))
-		return false;
-	if (kind == FRAMENAME_OWN_NOT_CAUGHT)
-		s->st->uncaught_samples += count;
-	if (kind == FRAMENAME_OWN_NO_STACK)
-		s->st->nostack_samples += count;
-	return true;
+	return count && add_origin(s, p, im, &from, &pc, 1, count) &&
+	       count_own(s, kind, count);
 }
 
 /* --wall, for a thread that did not run: its last stack, once more. */
