@@ -19,7 +19,8 @@
 # (ptprof spreads that time over the stacks it takes while the thread
 # runs: ptprof(1), CPU mode).  Both sets of figures are printed.  FLOOR
 # given (a service with a known limit, said in its test): then a window
-# also passes with a ratio of FLOOR against perf without its switches and
+# also passes with a ratio of FLOOR against perf with or without its
+# switches and
 # blocking calls not above perf's by more than 10 points, and the test
 # says which of the issue's goals are not met.  A window
 # that misses is measured again, at most twice (a busy 2-CPU machine);
@@ -83,9 +84,9 @@ service_vs_perf_()
 		# the defect's absence (not above perf in blocking calls) and
 		# a ratio of FLOOR; the goals missed are said.
 		if [ "$floor_" != 0.9 ] &&
-			awk -v r="$rns_" -v a="$blk_pt_" -v raw="$blk_perf_" -v f="$floor_" \
-				'BEGIN { exit !(r >= f && a - raw <= 10) }'; then
-			info_ "ok in window $tries_ within this service's known limit: ratio $rns_ >= $floor_ against perf without its switches, blocking calls $blk_pt_% not above perf's $blk_perf_% by more than 10 points"
+			awk -v r="$rns_" -v r0="$ratio_" -v a="$blk_pt_" -v raw="$blk_perf_" -v f="$floor_" \
+				'BEGIN { exit !((r >= f || r0 >= f) && a - raw <= 10) }'; then
+			info_ "ok in window $tries_ within this service's known limit: ratio $ratio_ ($rns_ against perf without its switches), at least $floor_ for one, blocking calls $blk_pt_% not above perf's $blk_perf_% by more than 10 points"
 			info_ "NOT MET: issue 26's goals (ratio 0.90, blocking calls within 10 points of perf's $bns_% without its switches): see this test's comment"
 			return 0
 		fi
