@@ -102,7 +102,8 @@ static void note_own_row(const struct options *o,
 			 const struct sampler_stats *st, uint64_t n,
 			 enum framename_own kind, const char *why)
 {
-	if (o->wall || !st->samples || n * 100 < st->samples)
+	/* A note, not a warning: -q, which asks for no summary, has none. */
+	if (o->quiet || o->wall || !st->samples || n * 100 < st->samples)
 		return;
 	cli_msg("note: %.0f%% of the samples are \"%s\": %s",
 		100.0 * (double)n / (double)st->samples,
