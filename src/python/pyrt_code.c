@@ -195,6 +195,15 @@ int pyrt_code(struct pyrt *rt, uint64_t code, struct pycode *out)
 		errno = ENOMEM;
 		goto fail;
 	}
+	/* A name with a '/' is no code object's (names are identifiers,
+	 * "<module>", "<lambda>", ... joined by '.'): the object was being
+	 * freed or reused as it was read.  Seen once in
+	 * tests/chaos/python-churn.test, in a process sampled from its
+	 * birth during the interpreter's start: "/usr (<frozen getpath>:1)". */
+	if (strchr(out->name, '/') || strchr(out->qualname, '/')) {
+		errno = EINVAL;
+		goto fail;
+	}
 	return 0;
 fail:;
 	int e = errno;
