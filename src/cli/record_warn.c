@@ -22,7 +22,6 @@
 #include "sampler/sysbias.h"
 #include "sampler/tselect.h"
 #include "symbols/framename.h"
-#include "symbols/framename.h"
 #include "util/timeutil.h"
 
 /* Threads another tracer held were not sampled: say so, even with -q. */
