@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "proc/procfs.h"
 #include "proc/ptctl.h"
 #include "proc/seccomp.h"
 #include "sampler/sampler_int.h"
@@ -26,6 +28,13 @@ bool sampler_policy_alone(const struct sampler *s, const struct sampler_proc *p)
 void sampler_policy_skip(struct sampler *s, struct sampler_proc *p, int err,
 			 const char *why)
 {
+	char comm[sizeof(p->im->comm)] = "";
+
+	/* The name it has now: a process found between fork and exec, whose
+	 * filter came with the exec, was named by its parent ("sh") when the
+	 * exec had not been seen yet (CI, a loaded machine). */
+	if (procfs_comm(p->pid, 0, comm, sizeof(comm)) == 0 && comm[0])
+		memcpy(p->im->comm, comm, sizeof(comm));
 	p->im->skipped = err;
 	snprintf(p->im->skip_why, sizeof(p->im->skip_why), "%s", why);
 	p->gone = true;
