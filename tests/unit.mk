@@ -27,6 +27,7 @@ tests_unit_test_textsafe_LDADD = $(PT_LIBS)
 
 ## proc
 UNIT_PROC_TESTS = tests/unit/test_mapfile tests/unit/test_maps \
+	tests/unit/test_fsguard \
 	tests/unit/test_launch tests/unit/test_peek tests/unit/test_procfs \
 	tests/unit/test_proctree tests/unit/test_reaper tests/unit/test_seccomp
 check_PROGRAMS += $(UNIT_PROC_TESTS)
@@ -34,6 +35,8 @@ TESTS += $(UNIT_PROC_TESTS)
 tests_unit_test_mapfile_SOURCES = tests/unit/test_mapfile.c
 tests_unit_test_mapfile_LDADD = $(PT_LIBS)
 tests_unit_test_maps_SOURCES = tests/unit/test_maps.c
+tests_unit_test_fsguard_SOURCES = tests/unit/test_fsguard.c
+tests_unit_test_fsguard_LDADD = $(PT_LIBS)
 tests_unit_test_maps_LDADD = $(PT_LIBS)
 tests_unit_test_peek_SOURCES = tests/unit/test_peek.c
 tests_unit_test_peek_LDADD = $(PT_LIBS)

@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/sysmacros.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/record_summary.h"
 #include "cli/record_warn.h"
 #include "proc/cpuwatch.h"
+#include "proc/fsguard.h"
 #include "profile/procset.h"
 #include "profile/recwrite.h"
 #include "report/report.h"
@@ -116,6 +118,21 @@ static void warn_no_tree(const struct sampler_stats *st)
 		cli_msg("warning: child processes were not followed: they "
 			"cannot be found on this system (%s)",
 			strerror(st->tree_errno));
+}
+
+/* Files on a filesystem that stopped answering (proc/fsguard.h): one
+ * line for each such filesystem, even with -q. */
+static void warn_hung_fs(void)
+{
+	const struct fsguard_hung *h;
+
+	for (size_t i = 0; (h = fsguard_hung_get(i)); i++)
+		cli_msg("warning: %s was not read: its filesystem (%s, device "
+			"%u:%u) did not answer in %d s; its unwind tables, "
+			"symbols and build ID are missing (%lu later reads "
+			"there not tried)",
+			h->path, h->type, major(h->dev), minor(h->dev),
+			FSGUARD_QUIET_MS / 1000, h->refused);
 }
 
 /* Processes of the set not sampled: the first, and why, even with -q. */
@@ -319,6 +336,7 @@ void record_warn(const struct record_run *run)
 	warn_children(o, run->cpu, st);
 	warn_syscall_bias(o, run->cpu, st);
 	warn_skipped(run->ps);
+	warn_hung_fs();
 	warn_no_tree(st);
 	warn_python(run->w, st);
 }

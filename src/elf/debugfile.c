@@ -375,7 +375,7 @@ void debugfile_alt_free(struct debugfile_alt *alt)
 /* The build ID of e's file, or NULL. */
 static char *build_id_of(const struct map_entry *e, const char *root, pid_t pid)
 {
-	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino };
+	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino, e->dev };
 	char id[129];
 	bool ok;
 	Elf *elf;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proc/fsguard.h"
 #include "proc/mapfile.h"
 
 #define DELETED_SUFFIX " (deleted)"
@@ -75,6 +76,8 @@ int mapfile_open_exact(const char *root, pid_t pid,
 {
 	int fd = -1;
 
+	if (fsguard_gated(pid, ref->dev)) /* FUSE, network: fsguard.h */
+		return fsguard_open(root, pid, ref, mapfile_open_exact);
 	errno = ENOENT;
 	if (!ref->ino)
 		return -1;
@@ -90,8 +93,11 @@ int mapfile_open_exact(const char *root, pid_t pid,
 
 int mapfile_open(const char *root, pid_t pid, const struct mapfile_ref *ref)
 {
-	int fd = mapfile_open_exact(root, pid, ref);
+	int fd;
 
+	if (fsguard_gated(pid, ref->dev)) /* FUSE, network: fsguard.h */
+		return fsguard_open(root, pid, ref, mapfile_open);
+	fd = mapfile_open_exact(root, pid, ref);
 	if (fd >= 0 || mapfile_is_deleted(ref->path))
 		return fd;
 	return open_rooted(root, ref->path, 0);

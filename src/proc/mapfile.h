@@ -27,6 +27,9 @@
  * with errno (ENOENT when no candidate matched).  Only regular files are
  * opened: a FIFO, device or directory a profile names is refused
  * (EINVAL) without waiting, so a hostile profile cannot hang a report.
+ * A live target's file (pid > 0) on a filesystem that may never answer
+ * (FUSE, network; or dev 0) is opened by a helper process with a deadline
+ * and comes as a memfd copy, or -1 with ETIMEDOUT (proc/fsguard.h).
  */
 #ifndef PTPROF_MAPFILE_H
 #define PTPROF_MAPFILE_H
@@ -39,6 +42,7 @@ struct mapfile_ref {
 	const char *path;    /* as written in the maps line */
 	uint64_t start, end; /* the mapping's range */
 	uint64_t ino;	     /* inode, or 0 when not known */
+	uint64_t dev;	     /* its maps line's device, 0: not known */
 };
 
 int mapfile_open(const char *root, pid_t pid, const struct mapfile_ref *ref);

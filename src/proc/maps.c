@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "proc/maps.h"
@@ -140,7 +141,7 @@ static int maps_range(struct maps_cursor *c, struct maps_line *out)
 /* "PERMS OFFSET MAJ:MIN INODE". */
 static int maps_fields(struct maps_cursor *c, struct maps_line *out)
 {
-	uint64_t dev;
+	uint64_t maj, min;
 	size_t at;
 
 	if (!maps_perms(c, out))
@@ -153,13 +154,14 @@ static int maps_fields(struct maps_cursor *c, struct maps_line *out)
 	if (!maps_char(c, ' '))
 		return maps_bad(c, "expected a space after the file offset");
 	at = c->i;
-	if (!maps_hex(c, 8, &dev) || !maps_char(c, ':') ||
-	    !maps_hex(c, 8, &dev)) {
+	if (!maps_hex(c, 8, &maj) || !maps_char(c, ':') ||
+	    !maps_hex(c, 8, &min)) {
 		c->i = at; /* name the field, not the byte inside it */
 		return maps_bad(c, "expected the device as MAJOR:MINOR in hex");
 	}
 	if (!maps_char(c, ' '))
 		return maps_bad(c, "expected a space after the device");
+	out->dev = makedev((unsigned)maj, (unsigned)min);
 	if (!maps_dec(c, &out->ino))
 		return maps_bad(c,
 				"expected the inode (a decimal number below 2^64)");
@@ -205,6 +207,7 @@ static void maps_entry_init(struct mapping *e, const struct maps_line *ml)
 	e->end = ml->end;
 	e->offset = ml->offset;
 	e->ino = ml->ino;
+	e->dev = ml->dev;
 	e->read = ml->read;
 	e->write = ml->write;
 	e->exec = ml->exec;

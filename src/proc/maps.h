@@ -60,6 +60,7 @@ struct map_entry {
 	uint64_t start, end; /* [start, end) */
 	uint64_t offset;     /* file offset of start */
 	uint64_t ino;	     /* inode of the file, 0 if none */
+	uint64_t dev;	     /* makedev(MAJ, MIN) of the line (fsguard.h) */
 	bool read, write, exec;
 	const char *path;    /* "/usr/lib/...", "[vdso]", "" (anonymous) */
 	char *line;	     /* the whole line, without the newline */
@@ -73,6 +74,7 @@ struct maps_line {
 	uint64_t start, end; /* [start, end) */
 	uint64_t offset;     /* file offset of start */
 	uint64_t ino;	     /* inode of the file, 0 if none */
+	uint64_t dev;	     /* makedev(MAJ, MIN): its filesystem */
 	bool read, write, exec;
 	size_t path_off; /* the path is line[path_off, len): "" if none */
 };

@@ -98,8 +98,9 @@ struct sampler_proc {
 	unsigned refused_ticks;
 	uint64_t first_tick; /* the tick it was first sampled at */
 	uint64_t samples;    /* samples of it (all its images) */
-	dev_t exe_dev;	     /* its main executable (/proc/PID/exe) */
+	dev_t exe_dev;	     /* its main executable (from its maps) */
 	ino_t exe_ino;
+	uint64_t exe_mark[3]; /* its image's code and stack (read_exe()) */
 	uint64_t exe_tick;     /* the tick its executable was last checked at */
 	uint64_t held_threads; /* of them in stats->foreign_traced */
 	bool gone;	       /* exited: finished at the end of the tick */

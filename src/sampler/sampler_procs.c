@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -38,18 +37,35 @@ static struct sampler_proc *proc_of(const struct sampler *s, pid_t pid)
 	return NULL;
 }
 
-/* p's main executable now: its device and inode (/proc/PID/exe). */
-static bool read_exe(const struct sampler_proc *p, dev_t *dev, ino_t *ino)
+/*
+ * p's image now, as /proc/PID/stat marks it: where its code starts and
+ * ends and where its stack starts (an exec maps new ones; with address
+ * randomization at new addresses even for the same file).  That file
+ * names no file of the target's: a stat() of /proc/PID/exe, which this
+ * was, asks the executable's filesystem, and a FUSE server that stopped
+ * answering held it forever, deaf to every signal (proc/fsguard.h).
+ * False: not readable (an exiting process has no memory: all 0).
+ */
+static bool read_exe(const struct sampler_proc *p, uint64_t mark[3])
 {
-	char path[40];
-	struct stat st;
+	struct procfs_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
-	if (stat(path, &st))
+	if (procfs_stat_read(p->pid, 0, &st) || st.fields < 28 ||
+	    !(st.startcode | st.endcode | st.startstack))
 		return false;
-	*dev = st.st_dev;
-	*ino = st.st_ino;
+	mark[0] = st.startcode;
+	mark[1] = st.endcode;
+	mark[2] = st.startstack;
 	return true;
+}
+
+/* Its main executable's device and inode: the mapping of its code. */
+static void exe_file(struct sampler_proc *p)
+{
+	const struct map_entry *e = maps_find(p->im->maps, p->exe_mark[0]);
+
+	p->exe_dev = e ? (dev_t)e->dev : 0;
+	p->exe_ino = e ? (ino_t)e->ino : 0;
 }
 
 /* The unwinder and map keeping of p's current image, its maps read.
@@ -63,6 +79,7 @@ static int open_image(struct sampler *s, struct sampler_proc *p)
 	unwinder_set_hook(p->unw, s->hooks.between_steps, s);
 	mapsync_init(&p->mapsync, p->pid, p->im->maps, p->unw);
 	mapsync_refresh(&p->mapsync, 0);
+	exe_file(p);
 	p->py_found = false; /* a new image: look again */
 	p->py_scans = 0;
 	sampler_py_open(s, p);
@@ -199,7 +216,7 @@ static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
 	char comm[16] = "";
 
 	p->stat_fd = -1;
-	read_exe(p, &p->exe_dev, &p->exe_ino);
+	read_exe(p, p->exe_mark);
 	procfs_comm(p->pid, 0, comm, sizeof(comm));
 	cpuacct_proc_init(&p->acct, p->pid, s->period_ns, s->cfg->wall);
 	if (p->born)
@@ -328,24 +345,21 @@ static void forget_image(struct thread *th, void *arg)
 }
 
 /*
- * p's main executable is another file: it exec'd.  From now on its
+ * p's image is another (read_exe()): it exec'd.  From now on its
  * addresses mean the new image's code: a new image in the set, with its
  * own maps and a fresh unwinder.  The carry of its threads goes on (the
  * CPU time they used is theirs), but not their last stacks.
  */
 void sampler_procs_check_exec(struct sampler *s, struct sampler_proc *p)
 {
-	dev_t dev;
-	ino_t ino;
+	uint64_t mark[3];
 	char comm[16] = "";
 	struct proc_image *im;
 
 	p->exe_tick = s->tick;
-	if (!read_exe(p, &dev, &ino) ||
-	    (dev == p->exe_dev && ino == p->exe_ino))
+	if (!read_exe(p, mark) || !memcmp(mark, p->exe_mark, sizeof(mark)))
 		return;
-	p->exe_dev = dev;
-	p->exe_ino = ino;
+	memcpy(p->exe_mark, mark, sizeof(mark));
 	procfs_comm(p->pid, 0, comm, sizeof(comm));
 	im = procset_add(s->ps, p->pid, p->im->ppid, comm);
 	if (!im)

@@ -200,7 +200,8 @@ static bool find_syms(const struct sampler_proc *p, struct py_syms *out)
 
 		if (!py_candidate(p, e))
 			continue;
-		ref = (struct mapfile_ref){ e->path, e->start, e->end, e->ino };
+		ref = (struct mapfile_ref){ e->path, e->start, e->end, e->ino,
+					    e->dev };
 		elf = debugfile_elf_begin(mapfile_open_exact(NULL, p->pid,
 							     &ref),
 					  &fd);

@@ -275,7 +275,7 @@ static int debug_syms(struct symbolizer *s, Elf *elf, int elf_fd,
  */
 Elf *symbolize_elf_open(const struct symbolizer *s, struct sym_file *f, int *fd)
 {
-	struct mapfile_ref ref = { f->path, f->start, f->end, f->ino };
+	struct mapfile_ref ref = { f->path, f->start, f->end, f->ino, f->dev };
 	char id[2 * 64 + 1];
 	Elf *elf;
 

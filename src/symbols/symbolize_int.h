@@ -45,6 +45,7 @@ struct sym_file {
 	bool loadable;	     /* a real file we may open */
 	uint64_t start, end; /* its first executable mapping */
 	uint64_t ino;	     /* and the file's inode there */
+	uint64_t dev;	     /* and its device (proc/fsguard.h) */
 	char *build_id;	     /* recorded GNU build ID (hex), or NULL */
 	bool refused;	     /* a file was found but not the one mapped */
 	bool unverifiable;   /* neither build ID nor inode recorded */

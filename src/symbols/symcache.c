@@ -54,6 +54,7 @@ struct sym_file *symcache_file_new(const struct map_entry *e, const char *path)
 	f->start = e->start;
 	f->end = e->end;
 	f->ino = e->ino;
+	f->dev = e->dev;
 	return f;
 }
 

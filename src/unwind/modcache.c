@@ -340,7 +340,7 @@ static void live_root(pid_t pid, pid_t tid, char *buf, size_t len)
 static void load_file(struct modcache *c, const struct map_entry *e, pid_t tid,
 		      struct module *m)
 {
-	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino };
+	struct mapfile_ref ref = { e->path, e->start, e->end, e->ino, e->dev };
 	char root[64];
 	int fd;
 

@@ -1,10 +1,15 @@
 ## Chaos suite: hostile files under a root ptprof (issue 12, items 4-6):
 ## a library truncated while ptprof holds its unwind tables, a debug link
-## to a huge sparse file, a mapped path swapped for a symlink after exit.
-## Covers: modcache debugfile symbolize mapfile outfile
+## to a huge sparse file, a mapped path swapped for a symlink after exit;
+## an executable on a FUSE mount whose server stops answering (issue 27,
+## item 4: fuse-hang.test, its server tests/chaos/targets/fusehang).
+## Covers: modcache debugfile symbolize mapfile outfile fsguard
 check_PROGRAMS += \
 	tests/chaos/targets/truncator \
-	tests/chaos/targets/libcbspin.so
+	tests/chaos/targets/libcbspin.so \
+	tests/chaos/targets/fusehang
+
+tests_chaos_targets_fusehang_SOURCES = tests/chaos/targets/fusehang.c
 
 tests_chaos_targets_truncator_SOURCES = tests/chaos/targets/truncator.c
 tests_chaos_targets_truncator_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -20,4 +25,5 @@ TESTS += \
 	tests/chaos/debuglink-huge.test \
 	tests/chaos/symlink-swap.test \
 	tests/chaos/dwz-alt-fifo.test \
-	tests/chaos/symtab-sparse.test
+	tests/chaos/symtab-sparse.test \
+	tests/chaos/fuse-hang.test

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "proc/maps.h"
-#include "unwind/modcache.h"
 #include "unit.h"
+#include "unwind/modcache.h"
 
 static char dir[] = "/tmp/test_modcache.XXXXXX";
 
@@ -52,6 +52,7 @@ static const struct module *get(struct modcache *c, const char *path)
 	e.start = 0x10000000;
 	e.end = 0x10001000;
 	e.ino = (uint64_t)st.st_ino;
+	e.dev = (uint64_t)st.st_dev; /* its filesystem: judged by fsguard.h */
 	e.read = e.exec = true;
 	e.path = path;
 	return modcache_get(c, &e, getpid());
