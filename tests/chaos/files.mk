@@ -1,7 +1,11 @@
 ## Chaos suite: hostile files under a root ptprof (issue 12, items 4-6):
 ## a library truncated while ptprof holds its unwind tables, a debug link
-## to a huge sparse file, a mapped path swapped for a symlink after exit.
-## Covers: modcache debugfile symbolize mapfile outfile
+## to a huge sparse file, a mapped path swapped for a symlink after exit;
+## and (issue 27, items 1-2) devices and FIFOs a profile or a target's
+## mounts name, never opened for reading, and a root-only file a target
+## binds over its perf map, opened with the target's credentials.
+## Covers: modcache debugfile symbolize mapfile outfile safeopen rootopen
+## Covers: perfmap profile_load
 check_PROGRAMS += \
 	tests/chaos/targets/truncator \
 	tests/chaos/targets/libcbspin.so
@@ -20,4 +24,6 @@ TESTS += \
 	tests/chaos/debuglink-huge.test \
 	tests/chaos/symlink-swap.test \
 	tests/chaos/dwz-alt-fifo.test \
-	tests/chaos/symtab-sparse.test
+	tests/chaos/symtab-sparse.test \
+	tests/chaos/device-open.test \
+	tests/chaos/perfmap-bind.test
