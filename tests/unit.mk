@@ -8,8 +8,8 @@ EXTRA_DIST += tests/unit/unit.h
 
 ## util
 UNIT_UTIL_TESTS = tests/unit/test_grow tests/unit/test_hashtab \
-	tests/unit/test_leb128 tests/unit/test_scan tests/unit/test_strpool \
-	tests/unit/test_textsafe
+	tests/unit/test_leb128 tests/unit/test_safeopen tests/unit/test_scan \
+	tests/unit/test_strpool tests/unit/test_textsafe
 check_PROGRAMS += $(UNIT_UTIL_TESTS)
 TESTS += $(UNIT_UTIL_TESTS)
 tests_unit_test_grow_SOURCES = tests/unit/test_grow.c
@@ -18,6 +18,8 @@ tests_unit_test_hashtab_SOURCES = tests/unit/test_hashtab.c
 tests_unit_test_hashtab_LDADD = $(PT_LIBS)
 tests_unit_test_leb128_SOURCES = tests/unit/test_leb128.c
 tests_unit_test_leb128_LDADD = $(PT_LIBS)
+tests_unit_test_safeopen_SOURCES = tests/unit/test_safeopen.c
+tests_unit_test_safeopen_LDADD = $(PT_LIBS)
 tests_unit_test_scan_SOURCES = tests/unit/test_scan.c
 tests_unit_test_scan_LDADD = $(PT_LIBS)
 tests_unit_test_strpool_SOURCES = tests/unit/test_strpool.c

@@ -18,11 +18,16 @@
 #include "elf/debugfile.h"
 #include "proc/mapfile.h"
 #include "proc/maps.h"
+#include "util/safeopen.h"
 #include "util/timeutil.h"
 
+/* A debug file's path comes from the stripped file (its build ID, its
+ * .gnu_debuglink) or a profile: O_PATH first, only a regular file opened
+ * for reading (util/safeopen.h). */
 Elf *debugfile_open_elf(const char *path, int *fdp)
 {
-	return debugfile_elf_begin(mapfile_open_regular(path, 0), fdp);
+	return debugfile_elf_begin(safeopen_read(AT_FDCWD, path, 0, 0, NULL),
+				   fdp);
 }
 
 /* Less than an eighth of st's size allocated: no linker writes that.

@@ -112,7 +112,8 @@ bool debugfile_build_id(Elf *elf, char *buf, size_t len);
  */
 void debugfile_maps_build_ids(struct maps *m, const char *root, pid_t pid);
 
-/* Open path with libelf; NULL unless it is an ELF file. */
+/* Open path with libelf (only a regular file, and that checked before it
+ * is opened for reading: util/safeopen.h); NULL unless it is an ELF file. */
 Elf *debugfile_open_elf(const char *path, int *fd);
 
 /* The same for an open fd (-1 gives NULL): on success *fdp = fd, else fd

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proc/fsguard.h"
 #include "proc/mapfile.h"
+#include "util/safeopen.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -23,30 +23,14 @@ int mapfile_is_deleted(const char *path)
 	return n >= m && !strcmp(path + n - m, DELETED_SUFFIX);
 }
 
-int mapfile_open_regular(const char *path, uint64_t ino)
+/* path opened for reading if it is a regular file, and inode ino unless
+ * ino is 0: O_PATH first, never open(O_RDONLY) and then look
+ * (safeopen.h): a device or FIFO a maps line or a profile names is never
+ * opened. */
+static int open_ino(const char *path, uint64_t ino)
 {
-	struct stat st;
-	/* O_NONBLOCK: opening a FIFO named by a hostile profile must not
-	 * wait for a writer (it is refused below; a regular file ignores
-	 * the flag); O_NOCTTY: a terminal must not become ours. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	if (ino && (uint64_t)st.st_ino != ino) {
-		close(fd);
-		errno = ENOENT;
-		return -1;
-	}
-	return fd;
+	return safeopen_read(AT_FDCWD, path, 0, ino, NULL);
 }
-
-#define open_ino mapfile_open_regular
 
 static int open_rooted(const char *root, const char *path, uint64_t ino)
 {

@@ -25,8 +25,11 @@
  * Contract: no state; never prints.  mapfile_open() returns a file
  * descriptor opened O_RDONLY | O_CLOEXEC, for the caller to close, or -1
  * with errno (ENOENT when no candidate matched).  Only regular files are
- * opened: a FIFO, device or directory a profile names is refused
- * (EINVAL) without waiting, so a hostile profile cannot hang a report.
+ * opened for reading, each candidate through safeopen_read() (O_PATH
+ * first, util/safeopen.h): a FIFO, device or directory a profile or a
+ * target's mounts name is refused (EINVAL) without its open ever running
+ * (a device's driver), so a hostile profile can neither hang a report nor
+ * make it open /dev/ptmx or /dev/watchdog.
  * A live target's file (pid > 0) on a filesystem that may never answer
  * (FUSE, network; or dev 0) is opened by a helper process with a deadline
  * and comes as a memfd copy, or -1 with ETIMEDOUT (proc/fsguard.h).
@@ -53,9 +56,5 @@ int mapfile_open_exact(const char *root, pid_t pid,
 
 /* Whether path is a maps path of a file removed since it was mapped. */
 int mapfile_is_deleted(const char *path);
-
-/* path, opened O_RDONLY if it is a regular file (with ino not 0: that
- * inode), never waiting on a FIFO; -1 with errno otherwise. */
-int mapfile_open_regular(const char *path, uint64_t ino);
 
 #endif /* PTPROF_MAPFILE_H */

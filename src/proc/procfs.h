@@ -57,11 +57,13 @@ enum {
 	PROCFS_HAVE_CAPEFF = 1 << 5,
 	PROCFS_HAVE_SECCOMP = 1 << 6,
 	PROCFS_HAVE_SECCOMP_FILTERS = 1 << 7,
+	PROCFS_HAVE_GID = 1 << 8, /* gid and egid both */
 };
 struct procfs_status {
 	unsigned have;
 	int tgid, ppid, tracer_pid; /* Tgid, PPid, TracerPid */
 	uid_t uid, euid;	    /* Uid: real, effective */
+	gid_t gid, egid;	    /* Gid: real, effective */
 	int nspid;	  /* NSpid's last field: the PID in its own namespace */
 	uint64_t cap_eff; /* CapEff */
 	int seccomp, seccomp_filters; /* Seccomp, Seccomp_filters */

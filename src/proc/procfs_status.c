@@ -32,8 +32,8 @@ static int number(const char *s, const char *end, int *v)
 	return 0;
 }
 
-/* "Uid:\tREAL\tEFFECTIVE\tSAVED\tFS": the first two. */
-static int uids(const char *s, const char *end, struct procfs_status *st)
+/* "Uid:\tREAL\tEFFECTIVE\tSAVED\tFS": the first two; "Gid:" the same. */
+static int ids(const char *s, const char *end, unsigned *real, unsigned *eff)
 {
 	uint64_t r, e;
 
@@ -43,8 +43,8 @@ static int uids(const char *s, const char *end, struct procfs_status *st)
 	s = blanks(s, end);
 	if (scan_dec(&s, end, UINT_MAX, &e))
 		return -1;
-	st->uid = (uid_t)r;
-	st->euid = (uid_t)e;
+	*real = (unsigned)r;
+	*eff = (unsigned)e;
 	return 0;
 }
 
@@ -71,7 +71,7 @@ static int hex(const char *s, const char *end, uint64_t *v)
 }
 
 /* How a line's value reads. */
-enum kind { NUMBER, UIDS, LAST_PID, HEX };
+enum kind { NUMBER, UIDS, GIDS, LAST_PID, HEX };
 
 /* The lines read: key, bit in have, how, where in struct procfs_status. */
 static const struct {
@@ -87,6 +87,7 @@ static const struct {
 	{ "TracerPid:", PROCFS_HAVE_TRACER, NUMBER,
 	  offsetof(struct procfs_status, tracer_pid) },
 	{ "Uid:", PROCFS_HAVE_UID, UIDS, 0 },
+	{ "Gid:", PROCFS_HAVE_GID, GIDS, 0 },
 	{ "NSpid:", PROCFS_HAVE_NSPID, LAST_PID,
 	  offsetof(struct procfs_status, nspid) },
 	{ "CapEff:", PROCFS_HAVE_CAPEFF, HEX,
@@ -120,7 +121,10 @@ static void status_line(const char *s, const char *end,
 		rc = number(s, end, field);
 		break;
 	case UIDS:
-		rc = uids(s, end, st);
+		rc = ids(s, end, &st->uid, &st->euid);
+		break;
+	case GIDS:
+		rc = ids(s, end, &st->gid, &st->egid);
 		break;
 	case LAST_PID:
 		rc = last_pid(s, end, field);

@@ -16,6 +16,7 @@
 #include "profile/profile_load.h"
 #include "profile/profile_read.h"
 #include "util/errbuf.h"
+#include "util/safeopen.h"
 
 static int profile_load_too_big(char *err, size_t errlen)
 {
@@ -83,7 +84,12 @@ static int profile_load_fd(int fd, size_t hint, unsigned char **bufp,
 	return -1;
 }
 
-/* Open path and read it all; a regular file's size is checked first. */
+/*
+ * Open path and read it all; a regular file's size is checked first.
+ * O_PATH first (util/safeopen.h), as every path ptprof opens on someone's
+ * word: a regular file or a pipe ("ptprof report /dev/stdin", a shell's
+ * <(...)) is read; a device is refused before its driver's open runs.
+ */
 static int profile_load_bytes(const char *path, unsigned char **buf,
 			      size_t *len, char *err, size_t errlen)
 {
@@ -91,13 +97,16 @@ static int profile_load_bytes(const char *path, unsigned char **buf,
 	size_t hint = 0;
 	int fd, rc, e;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safeopen_read(AT_FDCWD, path, SAFEOPEN_FIFO, 0, &st);
+	if (fd < 0 && errno == EINVAL)
+		return errbuf_fail(err, errlen, EINVAL,
+				   "cannot open: not a regular file or a pipe");
 	if (fd < 0) {
 		e = errno;
 		return errbuf_fail(err, errlen, e, "cannot open: %s",
 				   strerror(e));
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (S_ISREG(st.st_mode)) {
 		if ((uint64_t)st.st_size > PROFILE_LOAD_MAX_BYTES) {
 			close(fd);
 			return profile_load_too_big(err, errlen);

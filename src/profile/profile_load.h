@@ -2,8 +2,9 @@
  * profile_load.h - read a profile file of either format into the model
  * of profile.h.
  *
- * The whole file is read into memory (a regular file, a pipe or a
- * device: "ptprof report /dev/stdin" works), its format told from its
+ * The whole file is read into memory (a regular file or a pipe:
+ * "ptprof report /dev/stdin" works; a device is refused, O_PATH first:
+ * util/safeopen.h), its format told from its
  * first bytes (profile_format_of()), and the bytes handed to the legacy
  * reader (profile_read.h) or the protobuf one (pprof_read.h).  This is
  * the one module that knows both readers; each reader knows profile.h

@@ -6,19 +6,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "proc/procfs.h"
+#include "proc/rootopen.h"
 #include "symbols/perfmap.h"
 #include "util/errbuf.h"
 #include "util/grow.h"
+#include "util/safeopen.h"
 #include "util/scan.h"
 
 /* A line as parsed: its range, its name in names[], its line number. */
@@ -282,58 +282,6 @@ const char *perfmap_lookup(const struct perfmap *m, uint64_t addr,
 #define REFUSE(e, ...) \
 	(errbuf_fail(err, errlen, (e), __VA_ARGS__), (struct perfmap *)NULL)
 
-/*
- * dir/base under dirfd, no symlink followed anywhere, as an O_PATH
- * descriptor: nothing is opened for reading before load_fd() has seen
- * what it is (opening a device runs its driver's open: a container's
- * root could put /dev/watchdog's node in its /tmp, and the host's ptprof
- * is outside the container's device cgroup).  openat2 (Linux 5.6) checks
- * every component; before it, the two components ptprof ever opens
- * ("tmp", the file) are each opened with O_NOFOLLOW.
- */
-static int open_nofollow(int dirfd, const char *dir, const char *base)
-{
-	int flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-	char rel[PATH_MAX];
-	int fd, tmp;
-
-#ifdef SYS_openat2
-	/* openat2 refuses O_PATH with any flag but these (EINVAL) */
-	struct open_how how = { .flags = (uint64_t)flags,
-				.resolve = RESOLVE_IN_ROOT |
-					   RESOLVE_NO_SYMLINKS |
-					   RESOLVE_NO_MAGICLINKS };
-
-	snprintf(rel, sizeof(rel), "%s/%s", dir, base);
-	fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
-	/* on ENOSYS (an older kernel) or EPERM (a seccomp filter refusing
-	 * it), the fallback below */
-	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
-		return fd;
-#endif
-	tmp = openat(dirfd, dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (tmp < 0)
-		return -1;
-	fd = openat(tmp, base, flags);
-	close(tmp);
-	(void)rel;
-	return fd;
-}
-
-/*
- * The file of the O_PATH descriptor fd opened for reading, through
- * /proc/self/fd (the way to do it: it is that very inode, whatever the
- * path now is).  O_NONBLOCK: should it be a FIFO after all, the open
- * does not wait for a writer.
- */
-static int reopen_read(int fd)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-}
-
 /* The whole of fd (size bytes by fstat) into our memory. */
 static char *read_all(int fd, size_t size, size_t *len)
 {
@@ -360,48 +308,41 @@ static char *read_all(int fd, size_t size, size_t *len)
 	return buf;
 }
 
-/* Check what fd is (path: for the sentence), then read and parse it. */
-static struct perfmap *load_fd(int fd, const char *path, uid_t owner, char *err,
-			       size_t errlen)
+/*
+ * Check what fd is (st: its fstat; path: for the sentence), then read
+ * and parse it.  fd is a regular file opened for reading by
+ * safeopen_read(), which checked that on its O_PATH descriptor before
+ * the open: opening a regular file runs no driver and reads nothing, so
+ * the owner and mode are checked here, before a byte is read.
+ */
+static struct perfmap *load_fd(int fd, const struct stat *st, const char *path,
+			       uid_t owner, char *err, size_t errlen)
 {
 	struct perfmap *m;
-	struct stat st;
 	size_t len;
 	char *text;
-	int rfd, e;
+	int e;
 
-	if (fstat(fd, &st))
-		return REFUSE(errno, "cannot stat %s: %s", path,
-			      strerror(errno));
-	/* O_PATH | O_NOFOLLOW opens a symlink itself (openat2 too) */
-	if (S_ISLNK(st.st_mode))
-		return REFUSE(ELOOP,
-			      "%s is or goes through a symbolic link: ignored",
-			      path);
-	if (!S_ISREG(st.st_mode))
-		return REFUSE(EINVAL, "%s is not a regular file: ignored",
-			      path);
-	if (owner != PERFMAP_ANY_OWNER && st.st_uid != owner && st.st_uid != 0)
+	/* The target's uid only, root not as such (perf's own rule lets
+	 * root's files in): a root-owned map of a process that is not
+	 * root's is no file that process wrote (rootopen.h) */
+	if (owner != PERFMAP_ANY_OWNER && st->st_uid != owner)
 		return REFUSE(EPERM,
-			      "%s is owned by uid %u, neither the process's "
-			      "(%u) nor root: ignored",
-			      path, (unsigned)st.st_uid, (unsigned)owner);
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
+			      "%s is owned by uid %u, not the process's (%u): "
+			      "ignored",
+			      path, (unsigned)st->st_uid, (unsigned)owner);
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
 		return REFUSE(EPERM,
 			      "%s is writable by others (mode %04o): ignored",
-			      path, (unsigned)(st.st_mode & 07777));
-	if (st.st_size < 0 || (uint64_t)st.st_size > PERFMAP_MAX_BYTES)
+			      path, (unsigned)(st->st_mode & 07777));
+	if (st->st_size < 0 || (uint64_t)st->st_size > PERFMAP_MAX_BYTES)
 		return REFUSE(EFBIG,
 			      "%s is %lld bytes, more than the %u MiB a perf "
 			      "map is read up to: ignored",
-			      path, (long long)st.st_size,
+			      path, (long long)st->st_size,
 			      PERFMAP_MAX_BYTES >> 20);
-	if ((rfd = reopen_read(fd)) < 0)
-		return REFUSE(errno, "cannot open %s: %s", path,
-			      strerror(errno));
-	text = read_all(rfd, (size_t)st.st_size, &len);
+	text = read_all(fd, (size_t)st->st_size, &len);
 	e = errno;
-	close(rfd);
 	if (!text)
 		return REFUSE(e, "cannot read %s: %s", path, strerror(e));
 	m = perfmap_parse(text, len);
@@ -418,10 +359,11 @@ static struct perfmap *load_fd(int fd, const char *path, uid_t owner, char *err,
 	return m;
 }
 
-/* fd (path: for the sentence) just opened with O_PATH, or -1 with errno:
- * loaded and closed. */
-static struct perfmap *load_opened(int fd, const char *path, uid_t owner,
-				   char *err, size_t errlen)
+/* fd (path: for the sentence) as safeopen_read() or rootopen_read()
+ * gave it, or -1 with errno: loaded and closed. */
+static struct perfmap *load_opened(int fd, const struct stat *st,
+				   const char *path, uid_t owner, char *err,
+				   size_t errlen)
 {
 	struct perfmap *m;
 
@@ -430,47 +372,65 @@ static struct perfmap *load_opened(int fd, const char *path, uid_t owner,
 			      "%s is or goes through a symbolic link: "
 			      "ignored",
 			      path);
+	if (fd < 0 && errno == EINVAL)
+		return REFUSE(EINVAL, "%s is not a regular file: ignored",
+			      path);
+	if (fd < 0 && (errno == EACCES || errno == ETIMEDOUT) &&
+	    owner != PERFMAP_ANY_OWNER)
+		return REFUSE(errno,
+			      "cannot open %s as the process's uid %u: %s: "
+			      "ignored",
+			      path, (unsigned)owner, strerror(errno));
 	if (fd < 0)
 		return REFUSE(errno, "cannot open %s: %s", path,
 			      strerror(errno));
-	m = load_fd(fd, path, owner, err, errlen);
+	m = load_fd(fd, st, path, owner, err, errlen);
 	close(fd);
 	return m;
 }
 
-/* Open "tmp/perf-NSPID.map" under root (a directory path) and load it. */
-static struct perfmap *load_under(const char *root, pid_t nspid, uid_t owner,
-				  char *err, size_t errlen)
+/*
+ * Open "tmp/perf-NSPID.map" under root (a directory path: pid's root, or
+ * "/" with pid 0) and load it: no symbolic link followed, and where pid is
+ * in another mount namespace, opened with its credentials, owner:group
+ * (rootopen.h).
+ */
+static struct perfmap *load_under(const char *root, pid_t pid, pid_t nspid,
+				  uid_t owner, gid_t group, char *err,
+				  size_t errlen)
 {
-	char base[64], path[PATH_MAX];
+	char rel[64], path[PATH_MAX];
+	struct stat st;
 	int rootfd, fd;
 
-	snprintf(base, sizeof(base), "perf-%d.map", (int)nspid);
-	snprintf(path, sizeof(path), "%s/tmp/%s", strcmp(root, "/") ? root : "",
-		 base);
+	snprintf(rel, sizeof(rel), "tmp/perf-%d.map", (int)nspid);
+	snprintf(path, sizeof(path), "%s/%s", strcmp(root, "/") ? root : "",
+		 rel);
+	/* O_PATH: the root directory, for the walk under it */
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return REFUSE(errno, "cannot open %s: %s", root,
 			      strerror(errno));
-	fd = open_nofollow(rootfd, "tmp", base);
+	fd = rootopen_read(pid, rootfd, rel, owner, group, &st);
 	close(rootfd);
-	return load_opened(fd, path, owner, err, errlen);
+	return load_opened(fd, &st, path, owner, err, errlen);
 }
 
-/* The effective uid (Uid line, 2nd field) and the PID in its own
- * namespace (NSpid line, last field; no line: the kernel predates 4.1,
- * no namespaces to mind) of pid. */
-static int read_status(pid_t pid, uid_t *euid, pid_t *nspid)
+/* The effective uid and gid (Uid and Gid lines, 2nd field) and the PID
+ * in its own namespace (NSpid line, last field; no line: the kernel
+ * predates 4.1, no namespaces to mind) of pid. */
+static int read_status(pid_t pid, uid_t *euid, gid_t *egid, pid_t *nspid)
 {
 	struct procfs_status st;
 
 	if (procfs_status_read(pid, 0, &st))
 		return -1;
-	if (!(st.have & PROCFS_HAVE_UID)) {
+	if (!(st.have & PROCFS_HAVE_UID) || !(st.have & PROCFS_HAVE_GID)) {
 		errno = EINVAL;
 		return -1;
 	}
 	*euid = st.euid;
+	*egid = st.egid;
 	*nspid = st.have & PROCFS_HAVE_NSPID ? st.nspid : pid;
 	return 0;
 }
@@ -479,25 +439,28 @@ struct perfmap *perfmap_load_pid(pid_t pid, char *err, size_t errlen)
 {
 	char root[64];
 	uid_t euid;
+	gid_t egid;
 	pid_t nspid;
 
-	if (read_status(pid, &euid, &nspid))
+	if (read_status(pid, &euid, &egid, &nspid))
 		return REFUSE(errno, "cannot read /proc/%d/status: %s",
 			      (int)pid, strerror(errno));
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	return load_under(root, nspid, euid, err, errlen);
+	return load_under(root, pid, nspid, euid, egid, err, errlen);
 }
 
 struct perfmap *perfmap_load_gone(pid_t pid, uid_t owner, char *err,
 				  size_t errlen)
 {
-	return load_under("/", pid, owner, err, errlen);
+	/* our own root: opened as we are (pid 0) */
+	return load_under("/", 0, pid, owner, getegid(), err, errlen);
 }
 
 struct perfmap *perfmap_load_file(const char *path, uid_t owner, char *err,
 				  size_t errlen)
 {
-	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	int fd = safeopen_read(AT_FDCWD, path, SAFEOPEN_NOFOLLOW, 0, &st);
 
-	return load_opened(fd, path, owner, err, errlen);
+	return load_opened(fd, &st, path, owner, err, errlen);
 }

@@ -27,15 +27,22 @@
  *    RESOLVE_NO_SYMLINKS under the process's root, /proc/PID/root, where
  *    the file of a process in a container is, named by its PID in its own
  *    namespace, the last NSpid of /proc/PID/status; without openat2, each
- *    of "tmp" and the file's name opened with O_NOFOLLOW);
+ *    component opened with O_NOFOLLOW: util/safeopen.h);
  *  - it is a regular file: it is opened with O_PATH first, and only once
- *    fstat on that descriptor has passed every check here is it opened
- *    for reading (through /proc/self/fd), so neither a FIFO nor a device
- *    is ever opened (a device's open runs its driver: /dev/watchdog's
- *    starts a watchdog);
+ *    fstat on that descriptor has seen a regular file is it opened for
+ *    reading (through /proc/self/fd: safeopen_read()), so neither a FIFO
+ *    nor a device is ever opened (a device's open runs its driver:
+ *    /dev/watchdog's starts a watchdog);
+ *  - where the process is in another mount namespace than ptprof, the
+ *    process itself could read it: it is opened by a child that has
+ *    taken the process's effective uid and gid and no other group
+ *    (proc/rootopen.h), since a process in its own user and mount
+ *    namespaces can bind-mount a file only root may read (/etc/shadow)
+ *    over its map;
  *  - it is owned by the uid expected (the target's effective uid, or ours
- *    when reading after the target is gone) or by root, as perf requires
- *    of it, and it is not writable by its group or by others;
+ *    when reading after the target is gone), root's files not otherwise
+ *    (a map a process did not write is none of its names), and it is not
+ *    writable by its group or by others;
  *  - it is at most PERFMAP_MAX_BYTES long (checked with fstat before a
  *    byte is read; a larger file is refused, not cut).
  * It is read with read(2) into our memory, never mapped (a target that
@@ -45,8 +52,10 @@
  * err with one sentence naming the file and the reason, and returns NULL
  * with errno: ENOENT (no file: the runtime was not asked for one, not an
  * error worth a warning), ELOOP (a symlink), EPERM (owner or mode),
- * EFBIG (too large), EINVAL (not a regular file, or no line parses),
- * ENOMEM, or the errno of a failed open or read.
+ * EACCES (the process's uid may not read it), ETIMEDOUT (the child that
+ * opens it did not answer in time), EFBIG (too large), EINVAL (not a
+ * regular file, or no line parses), ENOMEM, or the errno of a failed open
+ * or read.
  */
 #ifndef PTPROF_PERFMAP_H
 #define PTPROF_PERFMAP_H
@@ -83,7 +92,8 @@ const char *perfmap_lookup(const struct perfmap *m, uint64_t addr,
 
 /*
  * The perf map of the live process pid: /proc/PID/root/tmp/perf-NSPID.map,
- * owned by the process's effective uid or root.  One sentence into err on
+ * owned by the process's effective uid (and opened with its credentials
+ * when it is in another mount namespace).  One sentence into err on
  * failure (see above).
  */
 struct perfmap *perfmap_load_pid(pid_t pid, char *err, size_t errlen);
@@ -91,7 +101,7 @@ struct perfmap *perfmap_load_pid(pid_t pid, char *err, size_t errlen);
 /*
  * The perf map of a process that is gone (a launched COMMAND after its
  * exit, a profile reported later): /tmp/perf-PID.map in our own root,
- * owned by owner or root.
+ * owned by owner.
  */
 struct perfmap *perfmap_load_gone(pid_t pid, uid_t owner, char *err,
 				  size_t errlen);

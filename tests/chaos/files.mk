@@ -2,8 +2,12 @@
 ## a library truncated while ptprof holds its unwind tables, a debug link
 ## to a huge sparse file, a mapped path swapped for a symlink after exit;
 ## an executable on a FUSE mount whose server stops answering (issue 27,
-## item 4: fuse-hang.test, its server tests/chaos/targets/fusehang).
-## Covers: modcache debugfile symbolize mapfile outfile fsguard
+## item 4: fuse-hang.test, its server tests/chaos/targets/fusehang);
+## and (issue 27, items 1-2) devices and FIFOs a profile or a target's
+## mounts name, never opened for reading, and a root-only file a target
+## binds over its perf map, opened with the target's credentials.
+## Covers: modcache debugfile symbolize mapfile outfile fsguard safeopen
+## Covers: rootopen perfmap profile_load
 check_PROGRAMS += \
 	tests/chaos/targets/truncator \
 	tests/chaos/targets/libcbspin.so \
@@ -26,4 +30,6 @@ TESTS += \
 	tests/chaos/symlink-swap.test \
 	tests/chaos/dwz-alt-fifo.test \
 	tests/chaos/symtab-sparse.test \
-	tests/chaos/fuse-hang.test
+	tests/chaos/fuse-hang.test \
+	tests/chaos/device-open.test \
+	tests/chaos/perfmap-bind.test

@@ -16,6 +16,10 @@
       "/." inserted) and with build ID 00 on its brief line, so that
       each is a distinct file the symbolizer finds and refuses; one
       record per mapping
+  hostile_profile.py mapped PATH OUT
+      a gzipped pprof protobuf of one sample at one address in one
+      mapping of PATH (a device, a FIFO: anything), with a build ID, so
+      that ptprof report looks the file up to symbolize it
   hostile_profile.py deep N DEPTH OUT
       a legacy profile of N records, each a distinct stack DEPTH frames
       deep, of 1024 distinct PCs inside one mapping of /bin/true
@@ -122,6 +126,21 @@ def pbgz(kind, n):
     return gzip.compress(head + body, 9)
 
 
+def mapped(path):
+    strings = [b"", b"samples", b"count", path.encode(), b"ab" * 20]
+    head = b"".join(field(6, 2, t) for t in strings)
+    head += field(1, 2, field(1, 0, varint(1)) + field(2, 0, varint(2)))
+    start, limit = 0x400000, 0x500000
+    mapping = (field(1, 0, varint(1)) + field(2, 0, varint(start)) +
+               field(3, 0, varint(limit)) + field(4, 0, varint(0)) +
+               field(5, 0, varint(3)) + field(6, 0, varint(4)))
+    loc = (field(1, 0, varint(1)) + field(2, 0, varint(1)) +
+           field(3, 0, varint(start + 0x1234)))
+    sample = field(1, 2, varint(1)) + field(2, 2, varint(7))
+    body = field(3, 2, mapping) + field(4, 2, loc) + field(2, 2, sample)
+    return gzip.compress(head + body, 9)
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "maps":
         data = maps_profile(int(argv[2]))
@@ -129,6 +148,8 @@ def main(argv):
         data = pbgz(argv[2], int(argv[3]))
     elif len(argv) == 5 and argv[1] == "refused":
         data = refused_profile(int(argv[2]), argv[3])
+    elif len(argv) == 4 and argv[1] == "mapped":
+        data = mapped(argv[2])
     elif len(argv) == 5 and argv[1] == "deep":
         data = deep_profile(int(argv[2]), int(argv[3]))
     else:

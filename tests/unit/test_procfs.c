@@ -100,7 +100,7 @@ static const char status[] = "Name:\tx\\nUid:\\t0\n"
 			     "PPid:\t4200\n"
 			     "TracerPid:\t0\n"
 			     "Uid:\t1000\t1001\t1002\t1003\n"
-			     "Gid:\t100\t100\t100\t100\n"
+			     "Gid:\t100\t101\t102\t103\n"
 			     "NStgid:\t4242\t17\n"
 			     "NSpid:\t4243\t18\n"
 			     "CapEff:\t000001ffffffffff\n"
@@ -120,7 +120,9 @@ static void check_status(void)
 	CHECK(st.have ==
 	      (PROCFS_HAVE_TGID | PROCFS_HAVE_PPID | PROCFS_HAVE_TRACER |
 	       PROCFS_HAVE_UID | PROCFS_HAVE_NSPID | PROCFS_HAVE_CAPEFF |
-	       PROCFS_HAVE_SECCOMP | PROCFS_HAVE_SECCOMP_FILTERS));
+	       PROCFS_HAVE_SECCOMP | PROCFS_HAVE_SECCOMP_FILTERS |
+	       PROCFS_HAVE_GID));
+	CHECK(st.gid == 100 && st.egid == 101); /* rootopen.h drops to egid */
 	CHECK(st.tgid == 4242 && st.ppid == 4200 && st.tracer_pid == 0);
 	CHECK(st.uid == 1000 && st.euid == 1001 && st.nspid == 18);
 	CHECK(st.cap_eff == 0x1ffffffffffULL);

@@ -1,0 +1,228 @@
+/*
+ * rootopen.c - a file under a process's root, opened as that process
+ * could (see rootopen.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc/rootopen.h"
+#include "util/safeopen.h"
+#include "util/timeutil.h"
+
+/* Whether pid is in our mount namespace: the same ns inode (and device,
+ * nsfs's).  Not known (pid gone, no /proc/PID/ns): no. */
+static bool same_mntns(pid_t pid)
+{
+	struct stat self, them;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	return stat("/proc/self/ns/mnt", &self) == 0 &&
+	       stat(path, &them) == 0 && self.st_ino == them.st_ino &&
+	       self.st_dev == them.st_dev;
+}
+
+/* One answer: e (0 or an errno), and fd when e is 0. */
+static void send_answer(int sock, int fd, int e)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { &e, sizeof(e) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (!e) {
+		memset(&c, 0, sizeof(c));
+		msg.msg_control = c.buf;
+		msg.msg_controllen = sizeof(c.buf);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * The child: every signal blocked (a Ctrl-C meant for ptprof is not its
+ * business; SIGKILL still ends it), killed with ptprof, down to uid:gid
+ * with raw system calls (after fork() in a threaded process glibc's
+ * set*id wrappers would wait for threads the child does not have), the
+ * file opened, the answer sent; then it waits for the parent to close
+ * its end, so that it cannot exit (and be reaped by another waitpid)
+ * before the parent holds its pidfd.
+ */
+static void __attribute__((noreturn))
+child(int sock, int rootfd, const char *rel, uid_t uid, gid_t gid)
+{
+	sigset_t all;
+	int fd = -1, e = 0;
+	char c;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* an unprivileged ptprof cannot drop its groups, which are its own
+	 * user's: it keeps them (and cannot take another uid below) */
+	if (syscall(SYS_setgroups, 0, NULL) && (errno != EPERM || !geteuid()))
+		e = errno;
+	else if (syscall(SYS_setresgid, gid, gid, gid) ||
+		 syscall(SYS_setresuid, uid, uid, uid))
+		e = errno;
+	else if ((fd = safeopen_read(rootfd, rel, SAFEOPEN_IN_ROOT, 0, NULL)) <
+		 0)
+		e = errno;
+	send_answer(sock, fd, e);
+	while (read(sock, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/* The child's answer within ms: a descriptor, or -1 with errno. */
+static int recv_answer(int sock, int ms)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct pollfd pf = { .fd = sock, .events = POLLIN };
+	uint64_t end = mono_now_ns() + (uint64_t)ms * NSEC_PER_MSEC, now;
+	int e = 0, fd = -1, r;
+	struct iovec iov = { &e, sizeof(e) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	do {
+		now = mono_now_ns();
+		r = now >= end ? 0 :
+				 poll(&pf, 1,
+				      (int)((end - now + NSEC_PER_MSEC - 1) /
+					    NSEC_PER_MSEC));
+	} while (r < 0 && errno == EINTR);
+	if (r <= 0) {
+		errno = r ? errno : ETIMEDOUT;
+		return -1;
+	}
+	msg.msg_control = c.buf;
+	msg.msg_controllen = sizeof(c.buf);
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (fd >= 0 && n == (ssize_t)sizeof(e) && !e)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	/* the child died before it answered (n 0): it was refused
+	 * something it needs, as far as anyone can tell */
+	errno = n == (ssize_t)sizeof(e) && e ? e : EPERM;
+	return -1;
+}
+
+/* The child pid ended (killed first if kill_it), and reaped if it ends
+ * within ROOTOPEN_REAP_MS; through pidfd when there is one. */
+static void reap(pid_t pid, int pidfd, bool kill_it)
+{
+	struct pollfd pf = { .fd = pidfd, .events = POLLIN };
+	siginfo_t si;
+
+	if (kill_it) {
+		if (pidfd >= 0)
+			syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		else
+			kill(pid, SIGKILL);
+	}
+	if (pidfd >= 0) {
+		while (poll(&pf, 1, ROOTOPEN_REAP_MS) < 0 && errno == EINTR)
+			;
+		waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si,
+		       WEXITED | WNOHANG | __WALL);
+		close(pidfd);
+		return;
+	}
+	/* no pidfd (before Linux 5.3): the PID is still the child's until
+	 * someone reaps it, which the first waitpid() that succeeds does */
+	for (int i = 0; i < ROOTOPEN_REAP_MS / 10; i++) {
+		pid_t r = waitpid(pid, NULL, WNOHANG | __WALL);
+
+		if (r != 0 && !(r < 0 && errno == EINTR))
+			break;
+		usleep(10 * 1000);
+	}
+}
+
+/* rel under rootfd as uid:gid, in a child (rootopen.h). */
+static int open_as(int rootfd, const char *rel, uid_t uid, gid_t gid)
+{
+	int sv[2], fd, e, pidfd;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		child(sv[1], rootfd, rel, uid, gid);
+	}
+	close(sv[1]);
+	/* before the child can exit: it waits for sv[0] to close */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	fd = recv_answer(sv[0], ROOTOPEN_WAIT_MS);
+	e = errno;
+	close(sv[0]);
+	reap(pid, pidfd, fd < 0 && e == ETIMEDOUT);
+	errno = e;
+	return fd;
+}
+
+int rootopen_read(pid_t pid, int rootfd, const char *rel, uid_t uid, gid_t gid,
+		  struct stat *st)
+{
+	struct stat buf;
+	int fd, e;
+
+	if (!st)
+		st = &buf;
+	if (pid <= 0 || same_mntns(pid))
+		return safeopen_read(rootfd, rel, SAFEOPEN_IN_ROOT, 0, st);
+	fd = open_as(rootfd, rel, uid, gid);
+	if (fd >= 0 && fstat(fd, st)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
