@@ -16,13 +16,14 @@
 
 #include "proc/fsguard.h"
 #include "proc/mapfile.h"
+#include "util/safeopen.h"
 #include "unit.h"
 
 static int open_self(const char *root, pid_t pid, const struct mapfile_ref *r)
 {
 	(void)root;
 	(void)pid;
-	return mapfile_open_regular(r->path, r->ino);
+	return safeopen_read(AT_FDCWD, r->path, 0, r->ino, NULL);
 }
 
 int main(void)
