@@ -32,17 +32,30 @@ static int open_ino(const char *path, uint64_t ino)
 	return safeopen_read(AT_FDCWD, path, 0, ino, NULL);
 }
 
+/*
+ * path under root, resolved with root as its root and through no symbolic
+ * link (SAFEOPEN_IN_ROOT): "/proc/PID/root" is a link to the target's
+ * root, but a symbolic link inside it that starts with '/' would resolve
+ * against ptprof's own root, so a target that put such a link at a
+ * mapped file's path (step 4: whatever its inode) made root's ptprof
+ * read a host file of its choosing as that image.  Maps paths are
+ * canonical (d_path()), so they cross no link of their own.
+ */
 static int open_rooted(const char *root, const char *path, uint64_t ino)
 {
-	char *p;
-	int fd;
+	int rfd, fd, e;
 
 	if (!root || !root[0])
 		return open_ino(path, ino);
-	if (asprintf(&p, "%s%s", root, path) < 0)
+	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
 		return -1;
-	fd = open_ino(p, ino);
-	free(p);
+	while (*path == '/')
+		path++;
+	fd = safeopen_read(rfd, path, SAFEOPEN_IN_ROOT, ino, NULL);
+	e = errno;
+	close(rfd);
+	errno = e;
 	return fd;
 }
 

@@ -46,7 +46,8 @@ static void put(const char *path, char c)
 {
 	FILE *f = fopen(path, "w");
 
-	CHECKF(f && fputc(c, f) == c && fclose(f) == 0, "cannot write %s", path);
+	CHECKF(f && fputc(c, f) == c && fclose(f) == 0, "cannot write %s",
+	       path);
 }
 
 /* A deleted file mapped by this process is reached through map_files. */
@@ -113,6 +114,12 @@ int main(void)
 	unlink(inroot);
 	ref.ino = ino_of(onhost) + 1;
 	CHECK(pick(root, 0, &ref) == -1); /* no ROOT/path: not the host's */
+	/* A link the target put at the path, to a host file by an absolute
+	 * path: resolved in ROOT it names nothing, and no link is followed. */
+	CHECK(symlink(onhost, inroot) == 0);
+	ref.ino = 0;
+	CHECK(pick(root, 0, &ref) == -1);
+	unlink(inroot);
 
 	deleted();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
