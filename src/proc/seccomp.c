@@ -19,9 +19,8 @@
 #include "proc/seccomp.h"
 
 #define CAP_SYS_ADMIN_BIT 21
-/* Kernel-internal errnos (include/linux/errno.h), seen by a tracer in
+/* Kernel-internal errno (include/linux/errno.h), seen by a tracer in
  * the rax of a thread stopped on its way out of an interrupted call. */
-#define ERESTARTNOINTR 513
 #define ERESTART_RESTARTBLOCK 516
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -352,5 +351,5 @@ bool seccomp_restart_pending(const struct user_regs_struct *regs)
  */
 int seccomp_defuse(pid_t tid)
 {
-	return ptctl_set_rax(tid, (unsigned long long)-ERESTARTNOINTR);
+	return ptctl_restart_call(tid);
 }
