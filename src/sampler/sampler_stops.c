@@ -1,10 +1,11 @@
 /*
  * sampler_stops.c - the stop window: the seized threads interrupted, a
- * process's all at once, their stops collected (spinning or asleep), and each stop
- * served as it comes: registers and stack captured into the arena
- * (sampler_record.c), Python frames read, seccomp guarded, a refused
- * PTRACE_TRACEME made to run again, the thread detached.  Nothing is added here that can wait until the target runs
- * again (docs/HACKING.md).
+ * process's all at once, their stops collected (spinning or asleep), and
+ * each stop served as it comes: registers and stack captured into the
+ * arena (sampler_record.c), Python frames read, seccomp guarded, a
+ * refused PTRACE_TRACEME made to run again, the thread detached.  Nothing
+ * is added here that can wait until the target runs again
+ * (docs/HACKING.md).
  */
 #include "config.h"
 

@@ -1,7 +1,7 @@
 /*
  * sampler_tick.c - one tick of the sampling loop: the process set
- * watched, the due threads seized (sampler_seize.c), the world stopped
- * (interrupt all, collect the stops, mark the rest LATE: sampler_stops.c,
+ * watched, the due threads seized and each process's interrupted
+ * (sampler_seize.c), the world stopped (collect the stops, mark the rest LATE: sampler_stops.c,
  * sampler_late.c), the captures unwound (sampler_record.c), then the
  * sweep.  The first tick decides on the whole target's seccomp filters.
  */
