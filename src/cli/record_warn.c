@@ -135,21 +135,41 @@ static void warn_hung_fs(void)
 			FSGUARD_QUIET_MS / 1000, h->refused);
 }
 
-/* Processes of the set not sampled: the first, and why, even with -q. */
+/*
+ * Processes of the set not sampled: one, and why, even with -q.  One
+ * skipped after samples of it were taken (one that came to be traced by
+ * its parent, PTRACE_TRACEME, or whose CPU time became unreadable) is in
+ * the profile up to then: the line says so rather than "not sampled".
+ * The process named is one never sampled when there is one.
+ */
 static void warn_skipped(const struct procset *ps)
 {
 	const struct proc_image *first = NULL;
-	size_t n = 0;
+	size_t n = 0, partly = 0;
 
 	for (size_t i = 0; i < procset_count(ps); i++) {
 		const struct proc_image *im = procset_at(ps, i);
 
-		if (im->skipped && !n++)
+		if (!im->skipped)
+			continue;
+		n++;
+		partly += im->samples > 0;
+		if (!first || (first->samples && !im->samples))
 			first = im;
 	}
-	if (n == 1)
+	if (n == 1 && first->samples)
+		cli_msg("warning: process %d (%s) was not sampled after its "
+			"first %llu samples: %s",
+			(int)first->pid, first->comm,
+			(unsigned long long)first->samples, first->skip_why);
+	else if (n == 1)
 		cli_msg("warning: process %d (%s) was not sampled: %s",
 			(int)first->pid, first->comm, first->skip_why);
+	else if (n > 1 && partly)
+		cli_msg("warning: %zu processes were not sampled: process %d "
+			"(%s): %s, ... (%zu of them after their first samples)",
+			n, (int)first->pid, first->comm, first->skip_why,
+			partly);
 	else if (n > 1)
 		cli_msg("warning: %zu processes were not sampled: process %d "
 			"(%s): %s, ...",

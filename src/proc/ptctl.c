@@ -8,10 +8,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 
 #include "proc/ptctl.h"
+
+/* Kernel-internal errno (include/linux/errno.h): in rax at a stop on the
+ * way out of a call, it makes the kernel re-run the call. */
+#define ERESTARTNOINTR 513
+/* The code segment of 64-bit user mode (__USER_CS, x86-64). */
+#define USER_CS_64 0x33
 
 /*
  * PTRACE_SEIZE attaches without stopping the thread and without the
@@ -61,10 +68,12 @@ int ptctl_detach(pid_t tid, int sig)
 }
 
 /*
- * Only for a thread with a restart_syscall pending whose seccomp filters
- * forbid it or cannot be read (or that died in the stop), and only in
- * the stop itself (seccomp_defuse(), seccomp.c): the kernel reads rax
- * again after the stop to decide how the interrupted call goes on.
+ * Only in a stop on the way out of a system call, to make the kernel run
+ * it again (ptctl_restart_call()): for a thread with a restart_syscall
+ * pending whose seccomp filters forbid it or cannot be read (or that died
+ * in the stop: seccomp_defuse(), seccomp.c), and for a PTRACE_TRACEME our
+ * seize made fail (ptctl_traceme_retry()).  The kernel reads rax again
+ * after the stop to decide how the interrupted call goes on.
  */
 int ptctl_set_rax(pid_t tid, unsigned long long rax)
 {
@@ -73,6 +82,58 @@ int ptctl_set_rax(pid_t tid, unsigned long long rax)
 		      (void *)(uintptr_t)rax) == -1 ?
 		       -1 :
 		       0;
+}
+
+/*
+ * In a stop on the way out of a system call (orig_rax >= 0), the kernel
+ * has not yet decided whether to restart the call: it reads rax again
+ * after the stop (arch_do_signal_or_restart()), and -ERESTARTNOINTR makes
+ * it set rax back to orig_rax and rip back over the syscall instruction,
+ * so that the call runs again, with the same arguments, once the thread
+ * resumes: what it does for a call a signal interrupted.  The kernel
+ * rewinds rip itself: no need to look at the instruction.
+ */
+int ptctl_restart_call(pid_t tid)
+{
+	return ptctl_set_rax(tid, (unsigned long long)-ERESTARTNOINTR);
+}
+
+/*
+ * ptrace(PTRACE_TRACEME) fails with EPERM in a thread already traced
+ * (ptrace_traceme(), kernel/ptrace.c: "Are we already being traced?"), and
+ * a thread we seized is, until we detach it: a child that asks its parent
+ * to trace it (a debugger's launcher, a sandbox) while ptprof holds it
+ * would fail where it never does without ptprof (RELIABILITY case 50).
+ * A PTRACE_INTERRUPT is taken on the way back to user mode, so a thread
+ * that made the call after our seize and before our interrupt was queued
+ * stops at that call's exit: orig_rax is ptrace (an interrupt's or a
+ * fault's entry sets it to -1; only a system call's is >= 0), rdi
+ * PTRACE_TRACEME, rax -EPERM, in 64-bit mode (a 32-bit task's numbers
+ * differ).  Then the call is made to run again (ptctl_restart_call()),
+ * after the detach, untraced.  An EPERM for another cause (Yama, an LSM)
+ * comes again on the retry: harmless.  A thread whose call returned
+ * before the interrupt was queued (between our PTRACE_SEIZE and
+ * PTRACE_INTERRUPT, a few microseconds) stops elsewhere, the EPERM
+ * already seen: that window remains (docs/RELIABILITY.md).
+ */
+bool ptctl_traceme_refused(const struct user_regs_struct *regs)
+{
+	return regs->cs == USER_CS_64 && regs->orig_rax == SYS_ptrace &&
+	       regs->rdi == PTRACE_TRACEME && (long long)regs->rax == -EPERM;
+}
+
+int ptctl_traceme_retry(pid_t tid, const struct user_regs_struct *regs)
+{
+	struct user_regs_struct own;
+
+	if (!regs) {
+		if (ptctl_getregs(tid, &own))
+			return -1;
+		regs = &own;
+	}
+	if (!ptctl_traceme_refused(regs))
+		return 0;
+	return ptctl_restart_call(tid) ? -1 : 1;
 }
 
 /*
@@ -152,6 +213,8 @@ void ptctl_release(pid_t tid, int status)
 	int sig;
 	enum ptctl_stop_kind kind = ptctl_classify(status, &sig);
 
-	if (kind != PTSTOP_EXITED && kind != PTSTOP_UNKNOWN)
-		ptctl_detach(tid, kind == PTSTOP_SIGNAL ? sig : 0);
+	if (kind == PTSTOP_EXITED || kind == PTSTOP_UNKNOWN)
+		return;
+	ptctl_traceme_retry(tid, NULL);
+	ptctl_detach(tid, kind == PTSTOP_SIGNAL ? sig : 0);
 }

@@ -7,7 +7,9 @@
  * sampler.c), PTRACE_SECCOMP_GET_FILTER (as root, to a thread stopped
  * with a restart_syscall pending, filtered or not: the answer tells) and
  * a PTRACE_POKEUSER of rax (to one whose filters forbid restart_syscall,
- * cannot be read, or that died in the stop): memory is read with
+ * cannot be read, or that died in the stop, and to one stopped on its
+ * way out of a PTRACE_TRACEME our seize made fail, to run it again after
+ * the detach: ptctl_traceme_retry()): memory is read with
  * process_vm_readv(), never with PTRACE_PEEKDATA (proc/capture.c,
  * proc/vmread.h).  It never sets PTRACE_O_EXITKILL: if ptprof
  * dies, the kernel detaches every tracee and the target runs on.
@@ -35,6 +37,17 @@ long ptctl_seccomp_filter_len(pid_t tid, unsigned long index);
 long ptctl_seccomp_filter(pid_t tid, unsigned long index,
 			  struct sock_filter *buf, size_t cap);
 int ptctl_set_rax(pid_t tid, unsigned long long rax);
+/* In a stop on the way out of a system call: make the kernel run the call
+ * again once the thread resumes (rax = -ERESTARTNOINTR). */
+int ptctl_restart_call(pid_t tid);
+/* Whether a stopped thread's registers say it is on its way out of a
+ * ptrace(PTRACE_TRACEME) refused with EPERM (64-bit). */
+bool ptctl_traceme_refused(const struct user_regs_struct *regs);
+/* Before letting a stopped thread go: if it is on its way out of a
+ * PTRACE_TRACEME refused because we trace it, make it run the call again
+ * after the detach (ptctl.c says why).  regs: its registers in this stop,
+ * or NULL to read them.  1: rewound; 0: not such a stop; -1 with errno. */
+int ptctl_traceme_retry(pid_t tid, const struct user_regs_struct *regs);
 bool ptctl_is_gone(int err);
 
 /*

@@ -19,10 +19,11 @@
 #include "proc/seccomp.h"
 
 #define CAP_SYS_ADMIN_BIT 21
-/* Kernel-internal errnos (include/linux/errno.h), seen by a tracer in
+/* Kernel-internal errno (include/linux/errno.h), seen by a tracer in
  * the rax of a thread stopped on its way out of an interrupted call. */
-#define ERESTARTNOINTR 513
 #define ERESTART_RESTARTBLOCK 516
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 const char *seccomp_verdict_text(enum seccomp_verdict v)
 {
@@ -41,6 +42,9 @@ const char *seccomp_verdict_text(enum seccomp_verdict v)
 		return "decides on restart_syscall by its address or arguments";
 	case SECCOMP_INVALID:
 		return "is a program ptprof cannot evaluate";
+	case SECCOMP_TOO_MANY:
+		return "is one of more than " STR(
+			SECCOMP_JUDGE_MAX) " stacked filters, too many to judge for restart_syscall";
 	case SECCOMP_UNREADABLE:
 	default:
 		return "cannot be read";
@@ -291,6 +295,14 @@ int seccomp_judge_thread(pid_t tid, enum seccomp_verdict *v, int *count)
 {
 	static struct sock_filter prog[BPF_MAXINSNS];
 
+	/* One request (O(n)) tells whether there are too many to read. */
+	if (ptctl_seccomp_filter_len(tid, SECCOMP_JUDGE_MAX) >= 0) {
+		*v = SECCOMP_TOO_MANY;
+		*count = SECCOMP_JUDGE_MAX + 1;
+		return 0;
+	}
+	if (errno != ENOENT)
+		return -1;
 	*v = SECCOMP_SAFE;
 	for (unsigned long i = 0;; i++) {
 		long n = ptctl_seccomp_filter(tid, i, prog, BPF_MAXINSNS);
@@ -339,5 +351,5 @@ bool seccomp_restart_pending(const struct user_regs_struct *regs)
  */
 int seccomp_defuse(pid_t tid)
 {
-	return ptctl_set_rax(tid, (unsigned long long)-ERESTARTNOINTR);
+	return ptctl_restart_call(tid);
 }

@@ -22,7 +22,8 @@
  *    (PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN in the initial user
  *    namespace and a tracer that is not itself under seccomp).
  *  - seccomp_judge_thread(): reads every filter of a thread in a ptrace
- *    stop of ours and judges them together.
+ *    stop of ours and judges them together, at most SECCOMP_JUDGE_MAX
+ *    of them (its cost grows as their square: see there).
  *  - seccomp_restart_pending() / seccomp_defuse(): whether a stopped
  *    thread's registers say the kernel will resume it through
  *    restart_syscall, and the change that makes the kernel re-run the
@@ -50,7 +51,17 @@ enum seccomp_verdict {
 	SECCOMP_DEPENDS,    /* ... decides on its address or arguments */
 	SECCOMP_INVALID,    /* ... is a program this evaluator refuses */
 	SECCOMP_UNREADABLE, /* the filters could not be read */
+	SECCOMP_TOO_MANY,   /* more than SECCOMP_JUDGE_MAX of them */
 };
+
+/* The most filters seccomp_judge_thread() reads.  Each
+ * PTRACE_SECCOMP_GET_FILTER walks the thread's whole stack of filters
+ * (kernel/seccomp.c, get_nth_filter()), so reading n of them costs n^2
+ * steps, all while the thread is stopped: 3,641 one-instruction filters
+ * (the kernel's limit) took 274 ms, 256 take about 2 ms.  Beyond this the
+ * verdict is SECCOMP_TOO_MANY, as unsafe as a filter that cannot be read,
+ * found with one request. */
+#define SECCOMP_JUDGE_MAX 256
 
 /* What a verdict means, as a phrase that follows "its seccomp filter". */
 const char *seccomp_verdict_text(enum seccomp_verdict v);
@@ -79,7 +90,8 @@ bool seccomp_filter_count_is(pid_t tid, int n);
 
 /* Read and judge every filter of stopped thread tid, and count them into
  * *count.  -1 with errno (EACCES: not allowed to read them) when they
- * cannot be read. */
+ * cannot be read.  More than SECCOMP_JUDGE_MAX filters: none is read,
+ * *v is SECCOMP_TOO_MANY and *count SECCOMP_JUDGE_MAX + 1. */
 int seccomp_judge_thread(pid_t tid, enum seccomp_verdict *v, int *count);
 
 /* Whether the kernel will resume this stopped thread through

@@ -7,7 +7,7 @@
  *
  * One tick (sampler_tick.c):  read CPU times (cpuacct.h) and, when due,
  * list /proc/PID/task -> SEIZE each thread that is due and selected ->
- * INTERRUPT them all -> as each stop is reported: capture (registers and a
+ * INTERRUPT them, a process's at once -> as each stop is reported: capture (registers and a
  * stack copy), DETACH that thread -> after the window, unwind the copies
  * while they run on.  A thread is held only for its own capture, never
  * behind a slower one, never for an unwind.  Between ticks nothing of the

@@ -30,7 +30,9 @@
  *     be read, or whose unwind needed a register a peek does
  *     not have (unwind.h) is stopped as below instead (config->no_peek:
  *     every due thread is).  PTRACE_SEIZEs the due threads not read so
- *     and PTRACE_INTERRUPTs them all;
+ *     and PTRACE_INTERRUPTs them all, each process's as soon as they
+ *     are seized (a ptrace(PTRACE_TRACEME) made in between would fail:
+ *     sampler_stops.c);
  *  3. as each stop comes, captures the thread's registers and a copy of
  *     its stack (and, in a CPython process, its chain of Python frames:
  *     below) and PTRACE_DETACHes it at once (the stop window: nothing
@@ -69,7 +71,8 @@
  * tracing them; a new one is sampled from the tick after it is found.
  * All share the one tick: each process's CPU time is read (an idle one
  * costs its CPU clock's reading and nothing more), the due threads of
- * all are seized and interrupted, their stops collected in one window,
+ * all are seized and interrupted (a process's at the end of its seizes),
+ * their stops collected in one window (and between processes),
  * and each copy unwound with its own process's unwinder.  Per process:
  * its task list, cpuacct_proc, pidfd, unwinder and mapsync; threads are
  * kept in one table by TID (unique machine-wide), each pointing to its

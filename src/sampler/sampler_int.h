@@ -212,6 +212,7 @@ struct sampler {
 	/* The stop window (sampler_stops.c) */
 	size_t pending;		 /* of the active, SEIZED and not yet stopped */
 	uint64_t last_detach_ns; /* of this tick's sampled threads */
+	uint64_t pause_from;	 /* this tick's first interrupt, or 0 */
 	int loadavg_fd; /* /proc/loadavg, kept open (sampler_stops_spin_worth()) */
 	size_t ncpu;	/* CPUs it may run on (cpus_usable()) */
 	uint64_t spin_ns; /* the longest spin for stops */
@@ -263,6 +264,8 @@ int sampler_peek_deferred(struct sampler *s, int *eperm);
 
 /* sampler_stops.c: the stop window. */
 void sampler_stops_interrupt_all(struct sampler *s);
+/* Interrupt the threads active[from..] seized and not yet interrupted. */
+void sampler_stops_interrupt_new(struct sampler *s, size_t from);
 /* Spin for the stops rather than sleep for them? */
 bool sampler_stops_spin_worth(struct sampler *s);
 /* Wait for the stops until none is pending or end (spinning until

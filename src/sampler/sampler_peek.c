@@ -126,8 +126,10 @@ enum peek_use sampler_peek_sample(struct sampler *s, struct thread *th,
 
 /*
  * How long a tick waits for the threads found awake (PEEK_LATER) to go
- * back to sleep: a fraction of the period.  Nothing of the target is
- * held meanwhile (the threads seized are not interrupted yet); their
+ * back to sleep: a fraction of the period.  Nothing of this process is
+ * held meanwhile (its threads seized are not interrupted yet; those of
+ * the processes before it are, and their stops are served between the
+ * naps: sampler_stops.c); their
  * samples come that much later than the tick's deadline, within its
  * jitter.
  */
@@ -198,6 +200,8 @@ int sampler_peek_deferred(struct sampler *s, int *eperm)
 			}
 		}
 		n = keep;
+		if (n && s->pending)
+			sampler_stops_reap(s);
 		if (n)
 			nanosleep(&(struct timespec){ 0, PEEK_NAP_NS }, NULL);
 	}

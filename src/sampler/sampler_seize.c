@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/capture.h"
 #include "proc/procfs.h"
 #include "proc/ptctl.h"
 #include "proc/reaper.h"
@@ -164,6 +165,8 @@ int sampler_seize_thread(struct sampler *s, struct thread *th, int *eperm)
 	pid_t tid = th->tid;
 	int rc;
 
+	if (th->last_sp) /* warm the copy to come, while it runs (capture.h) */
+		capture_warm(tid, th->last_sp);
 	reaper_seize_begin();
 	rc = ptctl_seize(tid);
 	reaper_seize_end();
@@ -322,6 +325,7 @@ static int seize_proc(struct sampler *s, struct sampler_proc *p)
 			return -1;
 	if (sampler_peek_deferred(s, &eperm))
 		return -1;
+	sampler_stops_interrupt_new(s, before);
 	/* Threads peeked (sampler_peek_sample()) were sampled without a seize. */
 	if (s->nactive == before && s->st->peeked == peeked)
 		return nothing_seized(s, p, eperm);
@@ -334,8 +338,15 @@ int sampler_seize_all(struct sampler *s)
 {
 	s->nactive = 0;
 	s->seizing = true; /* until sampler_late_mark() (holds_seized()) */
-	for (size_t i = 0; i < s->set.nprocs; i++)
+	s->pause_from = 0;
+	s->last_detach_ns = 0;
+	for (size_t i = 0; i < s->set.nprocs; i++) {
+		/* The stops already in, served as the others are seized
+		 * (each process's are asked for at once: sampler_stops.c). */
+		if (s->pending)
+			sampler_stops_reap(s);
 		if (!s->set.procs[i]->gone && seize_proc(s, s->set.procs[i]))
 			return -1;
+	}
 	return 0;
 }

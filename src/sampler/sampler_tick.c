@@ -1,7 +1,7 @@
 /*
  * sampler_tick.c - one tick of the sampling loop: the process set
- * watched, the due threads seized (sampler_seize.c), the world stopped
- * (interrupt all, collect the stops, mark the rest LATE: sampler_stops.c,
+ * watched, the due threads seized and each process's interrupted
+ * (sampler_seize.c), the world stopped (collect the stops, mark the rest LATE: sampler_stops.c,
  * sampler_late.c), the captures unwound (sampler_record.c), then the
  * sweep.  The first tick decides on the whole target's seccomp filters.
  */
@@ -9,7 +9,6 @@
 
 #include <errno.h>
 
-#include "proc/capture.h"
 #include "sampler/sampler_int.h"
 #include "util/timeutil.h"
 
@@ -27,21 +26,19 @@ static uint64_t stop_the_world(struct sampler *s)
 	bool spin = sampler_stops_spin_worth(s);
 	uint64_t t0, window = STOP_WINDOW_NS;
 
-	/* Warm the copies to come, while the threads still run
-	 * (capture.h). */
-	for (size_t i = 0; i < s->nactive; i++)
-		if (s->active[i]->last_sp)
-			capture_warm(s->active[i]->tid, s->active[i]->last_sp);
+	/* The copies were warmed, and each process's threads interrupted,
+	 * as they were seized (sampler_stops.c). */
 	t0 = mono_now_ns();
 	if (window > s->period_ns / 4)
 		window = s->period_ns / 4;
-	s->last_detach_ns = 0;
 	s->st->stops_spun += spin;
 	sampler_stops_interrupt_all(s);
 	sampler_stops_collect(s, t0 + window, spin ? t0 + s->spin_ns : 0);
 	sampler_late_mark(s);
 	s->seizing = false;
 	sampler_record_unwind_queued(s);
+	if (s->pause_from && s->pause_from < t0)
+		t0 = s->pause_from;
 	return s->last_detach_ns > t0 ? s->last_detach_ns - t0 : 0;
 }
 

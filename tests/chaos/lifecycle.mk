@@ -7,7 +7,8 @@ check_PROGRAMS += \
 	tests/chaos/targets/midkill \
 	tests/chaos/targets/churn \
 	tests/chaos/targets/forker \
-	tests/chaos/targets/dier
+	tests/chaos/targets/dier \
+	tests/chaos/targets/traceme
 
 tests_chaos_targets_killee_SOURCES = tests/chaos/targets/killee.c
 tests_chaos_targets_killee_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -29,8 +30,13 @@ tests_chaos_targets_dier_SOURCES = tests/chaos/targets/dier.c
 tests_chaos_targets_dier_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_chaos_targets_dier_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
+tests_chaos_targets_traceme_SOURCES = tests/chaos/targets/traceme.c
+tests_chaos_targets_traceme_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_chaos_targets_traceme_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
 TESTS += \
 	tests/chaos/ptprof-killed.test \
 	tests/chaos/thread-churn.test \
 	tests/chaos/fork-exec.test \
-	tests/chaos/target-exits.test
+	tests/chaos/target-exits.test \
+	tests/chaos/traceme.test

@@ -4,7 +4,7 @@
 ## Covers: unwind fpstep perfmap seccomp pyrt gopclntab sampler_py
 ## Covers: unwind_cfi unwind_fp unwind_tables symbolize_stripped
 check_PROGRAMS += tests/chaos/targets/hostile tests/chaos/targets/sandboxed \
-	tests/chaos/targets/libcfiswap.so
+	tests/chaos/targets/libcfiswap.so tests/chaos/targets/stacked
 
 tests_chaos_targets_hostile_SOURCES = tests/chaos/targets/hostile.c
 tests_chaos_targets_hostile_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -13,6 +13,9 @@ tests_chaos_targets_sandboxed_SOURCES = tests/chaos/targets/sandboxed.c
 tests_chaos_targets_sandboxed_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_chaos_targets_sandboxed_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 tests_chaos_targets_hostile_LDADD = -ldl
+tests_chaos_targets_stacked_SOURCES = tests/chaos/targets/stacked.c
+tests_chaos_targets_stacked_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_chaos_targets_stacked_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 # hostile cfiswap loads a copy of it (-shared: see tests/modules.mk)
 tests_chaos_targets_libcfiswap_so_SOURCES = tests/chaos/targets/cfiswap.c
 tests_chaos_targets_libcfiswap_so_CFLAGS = $(PT_TARGET_SO_CFLAGS)
@@ -57,4 +60,5 @@ TESTS += \
 	tests/chaos/refuse-user.test \
 	tests/chaos/tracer-held.test \
 	tests/chaos/refuse-seccomp.test \
-	tests/chaos/seccomp-userns.test
+	tests/chaos/seccomp-userns.test \
+	tests/chaos/seccomp-stacked.test
