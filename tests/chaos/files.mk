@@ -1,7 +1,8 @@
 ## Chaos suite: hostile files under a root ptprof (issue 12, items 4-6):
 ## a library truncated while ptprof holds its unwind tables, a debug link
-## to a huge sparse file, a mapped path swapped for a symlink after exit.
-## Covers: modcache debugfile symbolize mapfile outfile
+## to a huge sparse file, a mapped path swapped for a symlink after exit,
+## a rotating run's output directory swapped for a link (issue 27).
+## Covers: modcache debugfile symbolize mapfile outfile rotate
 check_PROGRAMS += \
 	tests/chaos/targets/truncator \
 	tests/chaos/targets/libcbspin.so
@@ -19,5 +20,6 @@ TESTS += \
 	tests/chaos/file-truncated.test \
 	tests/chaos/debuglink-huge.test \
 	tests/chaos/symlink-swap.test \
+	tests/chaos/rotate-dirswap.test \
 	tests/chaos/dwz-alt-fifo.test \
 	tests/chaos/symtab-sparse.test
