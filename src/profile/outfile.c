@@ -167,6 +167,22 @@ static int find_planted(const char *path, char *link, size_t len)
 	return 0;
 }
 
+/* 0 when the directories of path hold no planted link; else -1, EPERM
+ * (or find_planted()'s errno). */
+static int refuse_planted(const char *path)
+{
+	char link[PATH_MAX];
+
+	switch (find_planted(path, link, sizeof(link))) {
+	case 1:
+		errno = EPERM;
+		return -1;
+	case -1:
+		return -1;
+	}
+	return 0;
+}
+
 int outfile_planted_link(const char *path, char *link, size_t len)
 {
 	return find_planted(path, link, len);
@@ -192,13 +208,8 @@ static int resolve_output(const char *path, char *out, size_t len, int depth)
 	 * fs.protected_symlinks = 1 the kernel refuses to follow it too, but
 	 * that is a sysctl (0 here and in many containers); this check
 	 * applies the same rule whatever it says. */
-	switch (find_planted(path, link, sizeof(link))) {
-	case 1:
-		errno = EPERM;
+	if (refuse_planted(path))
 		return -1;
-	case -1:
-		return -1;
-	}
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? copy_name(path, out, len) : -1;
 	if (S_ISDIR(st.st_mode)) {
@@ -372,7 +383,7 @@ static int pinned_fd(const char *path, size_t *base)
 
 int outfile_pin_dir(const char *path)
 {
-	char dir[PATH_MAX], real[PATH_MAX], link[PATH_MAX];
+	char dir[PATH_MAX], real[PATH_MAX];
 	size_t base;
 	int fd;
 
@@ -384,13 +395,8 @@ int outfile_pin_dir(const char *path)
 		errno = EMFILE;
 		return -1;
 	}
-	switch (find_planted(path, link, sizeof(link))) {
-	case 1:
-		errno = EPERM;
+	if (refuse_planted(path))
 		return -1;
-	case -1:
-		return -1;
-	}
 	/* The walk refused planted links; the others (the user's own) are
 	 * followed here, and the directory itself opened without following
 	 * one more. */
