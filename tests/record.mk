@@ -3,7 +3,7 @@
 ## the progress line on a terminal, where --top goes; which process the
 ## legacy file holds when there are several.
 ## Covers: cmd_record outfile profile_out
-## Covers: progress record_warn record_summary recwrite
+## Covers: progress record_warn record_summary recwrite cli
 check_PROGRAMS += tests/targets/cpuburn
 tests_targets_cpuburn_SOURCES = tests/targets/cpuburn.c
 tests_targets_cpuburn_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -15,5 +15,6 @@ TESTS += \
 	tests/top-output.test \
 	tests/children.test \
 	tests/legacy-busiest.test \
-	tests/progress.test
+	tests/progress.test \
+	tests/summary-tcooff.test
 EXTRA_DIST += tests/tools/bgterm.py

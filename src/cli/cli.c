@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -23,6 +26,183 @@
 #include "sampler/tselect.h"
 #include "util/textsafe.h"
 #include "util/timeutil.h"
+
+/*
+ * Bounded output.  stdout and stderr are often a terminal or a pipe that
+ * ptprof does not own: a pipe nobody reads, or a terminal a COMMAND
+ * stopped with tcflow(TCOOFF), blocks write(2) for good (pipe_write(),
+ * n_tty_write()), and ptprof with it, between ticks, its stop signals
+ * blocked (they wait in the sampler's signalfd): -d, SIGINT, SIGTERM and
+ * SIGHUP were all ignored (issue 27, case 47).  O_NONBLOCK cannot be set:
+ * the open file is shared with the shell and COMMAND.  So each write runs
+ * with SIGINT, SIGTERM, SIGHUP and a SIGALRM deadline unblocked, caught
+ * by a handler that jumps out of the write (siglongjmp: no window in
+ * which a signal that came just before write(2) is lost and the write
+ * blocks all the same).  The output is then dropped; a stop signal is
+ * raised again, blocked, for the sampler to take as it would have; a
+ * deadline reached marks the descriptor stuck, and later writes to it are
+ * dropped at once.  A stop signal already pending is left pending (it is
+ * the sampler's) and only the deadline bounds the write.
+ */
+static sigjmp_buf write_jump;
+static volatile sig_atomic_t write_armed, write_sig;
+static bool stuck[3];
+
+static void write_interrupted(int sig)
+{
+	write_sig = sig;
+	if (write_armed) {
+		write_armed = 0;
+		siglongjmp(write_jump, 1);
+	}
+}
+
+/* The handlers, the mask and the timer around one write. */
+struct write_guard {
+	struct sigaction old[4];
+	sigset_t oldmask;
+};
+
+static const int guarded[4] = { SIGINT, SIGTERM, SIGHUP, SIGALRM };
+
+static void guard_on(struct write_guard *g, unsigned timeout_ms)
+{
+	struct sigaction sa = { .sa_handler = write_interrupted };
+	struct itimerval it = {
+		{ 0, 0 }, { timeout_ms / 1000, (timeout_ms % 1000) * 1000 }
+	};
+	sigset_t all;
+
+	sigemptyset(&all);
+	for (int i = 0; i < 4; i++)
+		sigaddset(&all, guarded[i]);
+	sigprocmask(SIG_BLOCK, &all, &g->oldmask);
+	sa.sa_mask = all; /* no SA_RESTART: a signal ends the write */
+	for (int i = 0; i < 4; i++)
+		sigaction(guarded[i], &sa, &g->old[i]);
+	write_sig = 0;
+	if (timeout_ms)
+		setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* The four unblocked, but for a stop signal already pending. */
+static void guard_open(void)
+{
+	sigset_t pending, open;
+
+	sigpending(&pending);
+	sigemptyset(&open);
+	for (int i = 0; i < 4; i++)
+		if (guarded[i] == SIGALRM || !sigismember(&pending, guarded[i]))
+			sigaddset(&open, guarded[i]);
+	sigprocmask(SIG_UNBLOCK, &open, NULL);
+}
+
+static void guard_off(struct write_guard *g)
+{
+	const struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	const struct timespec zero = { 0, 0 };
+	sigset_t alrm, all;
+
+	sigemptyset(&all);
+	for (int i = 0; i < 4; i++)
+		sigaddset(&all, guarded[i]);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	write_armed = 0;
+	setitimer(ITIMER_REAL, &off, NULL);
+	/* A SIGALRM that came after the write: not to be taken later by
+	 * its default action, which ends the process. */
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	while (sigtimedwait(&alrm, NULL, &zero) == SIGALRM)
+		;
+	for (int i = 0; i < 4; i++)
+		sigaction(guarded[i], &g->old[i], NULL);
+	sigprocmask(SIG_SETMASK, &g->oldmask, NULL);
+	/* The stop signal, pending again (blocked: for the sampler's
+	 * signalfd; not blocked: its own action, as without this write). */
+	if (write_sig && write_sig != SIGALRM)
+		kill(getpid(), write_sig);
+}
+
+/* Is fd 0-2 a regular file (or a block device)?  Its writes do not wait
+ * for a reader: written plainly, without the guard's dozen system calls
+ * (a report naming 160000 files writes as many messages). */
+static bool is_file(int fd)
+{
+	static int kind[3]; /* 0: not known yet, 1: a file, 2: not */
+	struct stat st;
+
+	if (fd < 0 || fd > 2)
+		return false;
+	if (!kind[fd])
+		kind[fd] = fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) ||
+						   S_ISBLK(st.st_mode)) ?
+				   1 :
+				   2;
+	return kind[fd] == 1;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int cli_write(int fd, const void *buf, size_t len, unsigned timeout_ms)
+{
+	const char *p = buf;
+	struct write_guard g;
+	volatile size_t left = len;
+	volatile int err = 0;
+
+	if (fd >= 0 && fd < 3 && stuck[fd]) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	if (is_file(fd))
+		return write_all(fd, buf, len);
+	guard_on(&g, timeout_ms);
+	if (sigsetjmp(write_jump, 1) == 0) {
+		write_armed = 1;
+		guard_open();
+		while (left > 0) {
+			ssize_t n = write(fd, p + (len - left), left);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				err = errno;
+				break;
+			}
+			left -= (size_t)n;
+		}
+		write_armed = 0;
+	}
+	guard_off(&g);
+	if (left && !err)
+		err = write_sig == SIGALRM ? ETIMEDOUT : EINTR;
+	if (err == ETIMEDOUT && fd >= 0 && fd < 3)
+		stuck[fd] = true;
+	errno = err;
+	return err ? -1 : 0;
+}
+
+/* text (len bytes, or what is left of it), to stderr, bounded. */
+static void put_err(const char *text, size_t len)
+{
+	fflush(stderr); /* unbuffered: only bytes of a caller's own use */
+	cli_write(STDERR_FILENO, text, len, CLI_WRITE_BOUND_MS);
+}
 
 /*
  * Messages name paths, threads, tracers' comm: things another user may
@@ -38,20 +218,24 @@ static void vmsg(const char *fmt, va_list ap)
 	 * unbuffered, and escaping straight into it was a write(2) a
 	 * character (a report naming 80000 refused files spent 5 s in
 	 * them); a line written whole is not cut by another process's
-	 * either.  Without that memory, straight to stderr. */
-	FILE *m = open_memstream(&text, &len), *f = m ? m : stderr;
+	 * either.  Without that memory, one short line all the same. */
+	FILE *m = open_memstream(&text, &len);
 
-	fputs("ptprof: ", f);
+	if (!m) {
+		put_err("ptprof: (out of memory)\n", 24);
+		return;
+	}
+	fputs("ptprof: ", m);
 	if (vasprintf(&line, fmt, ap) >= 0)
-		textsafe_fputs(f, line, NULL);
+		textsafe_fputs(m, line, NULL);
 	else
-		fputs("(out of memory)", f);
+		fputs("(out of memory)", m);
 	free(line);
-	fputc('\n', f);
-	if (m && !fclose(m))
-		fwrite(text, 1, len, stderr);
-	else if (m)
-		fputs("ptprof: (out of memory)\n", stderr);
+	fputc('\n', m);
+	if (!fclose(m))
+		put_err(text, len);
+	else
+		put_err("ptprof: (out of memory)\n", 24);
 	free(text);
 }
 
@@ -62,6 +246,22 @@ void cli_msg(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
 	va_end(ap);
+}
+
+void cli_print(const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		put_err(text, (size_t)n);
+	else
+		put_err("ptprof: (out of memory)\n", 24);
+	free(text);
 }
 
 void cli_die(int status, const char *fmt, ...)

@@ -18,6 +18,17 @@
  * config->stop_signals.  cli_raise_fd_limit() raises the soft
  * RLIMIT_NOFILE to the hard one (ptprof keeps files open per thread); a
  * COMMAND started after it would inherit it, so start that first.
+ *
+ * Output to a terminal or a pipe ptprof does not own is bounded:
+ * cli_write() writes len bytes of buf to fd with SIGINT, SIGTERM and
+ * SIGHUP able to interrupt it, and, when timeout_ms is not 0, a deadline
+ * (SIGALRM; no other part of ptprof may use ITIMER_REAL).  0 when all was
+ * written; else -1 and errno: EINTR (a stop signal came: it is made
+ * pending again, blocked as it was, for the sampler's signalfd),
+ * ETIMEDOUT (the deadline: fd 0-2 is then stuck, and every later write to
+ * it fails so at once), or write(2)'s (EPIPE: SIGPIPE is the caller's).
+ * The rest of buf is dropped.  cli_msg(), cli_die() and cli_print() (raw
+ * text to stderr, for --stats) write through it with CLI_WRITE_BOUND_MS.
  */
 #ifndef PTPROF_CLI_H
 #define PTPROF_CLI_H
@@ -26,7 +37,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-enum { EXIT_USAGE = 2 };
+enum { EXIT_USAGE = 2, CLI_WRITE_BOUND_MS = 5000 };
+
+int cli_write(int fd, const void *buf, size_t len, unsigned timeout_ms);
+void cli_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_die(int status, const char *fmt, ...)

@@ -15,6 +15,7 @@
 #include "cli/cmds.h"
 #include "profile/profile_load.h"
 #include "profile/profile_merge.h"
+#include "report/flame.h"
 #include "report/report.h"
 #include "report/report_diff.h"
 #include "report/thread_report.h"
@@ -436,6 +437,17 @@ static int processes_table(const struct options *o, const struct inputs *in)
 }
 
 /* A writer's failure: one line and exit 1. */
+/* The flame graph reached its bound (flame.h): say what it left out. */
+static void say_cut(const struct flame_drawn *drawn)
+{
+	if (drawn->depth_cut)
+		cli_msg("the flame graph is bounded to about 32 MB: frames "
+			"from depth %zu on not drawn (%" PRIu64
+			" at that depth; %" PRIu64
+			" frames narrower than 0.1 px not drawn either)",
+			drawn->depth_cut, drawn->cut, drawn->narrow);
+}
+
 static void write_failed(const struct options *o)
 {
 	/* The writers only allocate before they write (the flame graph's
@@ -460,6 +472,7 @@ static void title_name(const struct inputs *in, char *buf, size_t len)
 /* ptprof report --diff BASE... NEW...: both sides built alike. */
 static int diff_report(const struct options *o, const struct inputs *nw)
 {
+	struct flame_drawn drawn = { 0 };
 	struct inputs base;
 	struct report *r[2] = { NULL, NULL };
 	struct report_diff *d = NULL;
@@ -486,7 +499,8 @@ static int diff_report(const struct options *o, const struct inputs *nw)
 	if (o->format == REPORT_FOLDED)
 		rc = report_diff_write_folded(d, stdout);
 	else if (o->format == REPORT_SVG)
-		rc = report_diff_write_svg(d, stdout, title);
+		rc = report_diff_write_svg(d, stdout, title, &drawn),
+		say_cut(&drawn);
 	else
 		rc = report_diff_write_text(d, stdout, o->top);
 	if (rc)
@@ -500,6 +514,7 @@ out:
 
 int cmd_report(const struct options *o)
 {
+	struct flame_drawn drawn = { 0 };
 	struct inputs in;
 	struct report *r;
 	char title[1024], name[512];
@@ -527,7 +542,8 @@ int cmd_report(const struct options *o)
 		snprintf(title, sizeof(title),
 			 "ptprof: %s, %" PRIu64 " samples", name,
 			 report_total(r));
-		rc = report_write_svg(r, stdout, title);
+		rc = report_write_svg(r, stdout, title, &drawn);
+		say_cut(&drawn);
 		break;
 	default:
 		rc = report_write_text(r, stdout, o->top);

@@ -282,33 +282,68 @@ static void row_name(const char *name, const char *module, char *buf,
 
 /* ---- the plain table (stdout not a terminal) ---- */
 
+/*
+ * How long the plain table may take to be written (cli_write()): until
+ * the end -d asked for while sampling (the run must end then, read or
+ * not), CLI_WRITE_BOUND_MS for the last table, and no bound but the stop
+ * signals otherwise (a reader that is slow is waited for).
+ */
+static unsigned plain_bound_ms(const struct top *t)
+{
+	uint64_t end, now = mono_now_ns();
+
+	if (t->ended)
+		return CLI_WRITE_BOUND_MS;
+	if (t->o->duration_s <= 0)
+		return 0;
+	end = t->start_ns + (uint64_t)(t->o->duration_s * NSEC_PER_SEC);
+	return now >= end ? 1 : (unsigned)((end - now) / 1000000 + 1);
+}
+
 static void plain_table(struct top *t)
 {
 	struct toptab_row rows[TOP_MAX_ROWS];
 	size_t max = t->o->top ? t->o->top : TOP_PLAIN_ROWS;
 	uint64_t wtotal = toptab_total(t->tab, t->window);
-	char l1[256], l2[256], name[1400];
-	size_t n;
+	char l1[256], l2[256], name[1400], *text = NULL;
+	size_t n, len = 0;
+	/* Into memory, then written at once and bounded: stdout may be a
+	 * pipe nobody reads (cli.h, cli_write()). */
+	FILE *f = open_memstream(&text, &len);
 
+	if (!f) {
+		t->write_errno = ENOMEM;
+		raise(SIGTERM);
+		return;
+	}
 	if (max > TOP_MAX_ROWS)
 		max = TOP_MAX_ROWS;
 	n = toptab_rows(t->tab, t->window, TOPTAB_BY_FLAT, true, rows, max);
 	header_text(t, l1, sizeof(l1), l2, sizeof(l2));
-	printf("%s; %s\n", l1, l2);
-	printf("%8s %6s %8s %6s  %s\n", "flat", "flat%", "cum", "cum%",
-	       "function [module]");
+	fprintf(f, "%s; %s\n", l1, l2);
+	fprintf(f, "%8s %6s %8s %6s  %s\n", "flat", "flat%", "cum", "cum%",
+		"function [module]");
 	for (size_t i = 0; i < n && n != (size_t)-1; i++) {
 		row_name(rows[i].name, rows[i].module, name, sizeof(name));
-		printf("%8" PRIu64 " %5.1f%% %8" PRIu64 " %5.1f%%  %s\n",
-		       rows[i].wflat, pct(rows[i].wflat, wtotal), rows[i].wcum,
-		       pct(rows[i].wcum, wtotal), name);
+		fprintf(f, "%8" PRIu64 " %5.1f%% %8" PRIu64 " %5.1f%%  %s\n",
+			rows[i].wflat, pct(rows[i].wflat, wtotal), rows[i].wcum,
+			pct(rows[i].wcum, wtotal), name);
 	}
-	if (fflush(stdout) && !t->write_errno) {
-		t->write_errno = errno;
-		/* No one reads the table any more: end the run as a stop
-		 * signal would (see the top of this file). */
+	if (fclose(f) == 0 &&
+	    cli_write(STDOUT_FILENO, text, len, plain_bound_ms(t)) == 0) {
+		free(text);
+		return;
+	}
+	free(text);
+	if (!t->write_errno)
+		t->write_errno = errno ? errno : ENOMEM;
+	/* No one reads the table (EPIPE): end the run as a stop signal
+	 * would (see the top of this file).  Not in time (ETIMEDOUT): the
+	 * -d end came while it waited, and ends the run at the next tick.
+	 * EINTR: a stop signal ended the write, pending again for the
+	 * sampler. */
+	if (t->write_errno != EINTR && t->write_errno != ETIMEDOUT)
 		raise(SIGTERM);
-	}
 }
 
 /* ---- the terminal view (ncurses) ---- */
@@ -727,7 +762,12 @@ int cmd_top(const struct options *o)
 	stop_curses(&t);
 	if (!failed && !tty && st.end == SAMPLER_END_TARGET_EXITED)
 		cli_msg("the target exited");
-	if (t.write_errno && t.write_errno != EPIPE) {
+	if (t.write_errno == ETIMEDOUT) {
+		cli_msg("cannot write the table: its reader took none of it "
+			"by the end of the run (-d); dropped");
+		rc = EXIT_FAILURE;
+	} else if (t.write_errno && t.write_errno != EPIPE &&
+		   t.write_errno != EINTR) {
 		cli_msg("cannot write the table: %s", strerror(t.write_errno));
 		rc = EXIT_FAILURE;
 	}

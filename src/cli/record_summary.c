@@ -103,23 +103,22 @@ static unsigned long long mean_ns(uint64_t ns, uint64_t n)
  * the unwind time per stack with and without them. */
 static void print_fp_stats(const struct unwinder_counters *u)
 {
-	fprintf(stderr,
-		"ptprof: stats: frame-pointer steps %llu; stacks ended by a "
-		"refused step: bad frame pointer %llu, unreadable %llu, "
-		"return address not executable %llu, step limit %llu; "
-		"unwind time per stack: mean %llu ns (%llu stacks), with "
-		"frame-pointer steps %llu ns (%llu), without %llu ns\n",
-		(unsigned long long)u->fp_steps,
-		(unsigned long long)u->fp_stop_bad_fp,
-		(unsigned long long)u->fp_stop_unreadable,
-		(unsigned long long)u->fp_stop_not_exec,
-		(unsigned long long)u->fp_stop_limit,
-		mean_ns(u->unwind_ns, u->unwinds),
-		(unsigned long long)u->unwinds,
-		mean_ns(u->unwind_fp_ns, u->unwinds_fp),
-		(unsigned long long)u->unwinds_fp,
-		mean_ns(u->unwind_ns - u->unwind_fp_ns,
-			u->unwinds - u->unwinds_fp));
+	cli_print("ptprof: stats: frame-pointer steps %llu; stacks ended by a "
+		  "refused step: bad frame pointer %llu, unreadable %llu, "
+		  "return address not executable %llu, step limit %llu; "
+		  "unwind time per stack: mean %llu ns (%llu stacks), with "
+		  "frame-pointer steps %llu ns (%llu), without %llu ns\n",
+		  (unsigned long long)u->fp_steps,
+		  (unsigned long long)u->fp_stop_bad_fp,
+		  (unsigned long long)u->fp_stop_unreadable,
+		  (unsigned long long)u->fp_stop_not_exec,
+		  (unsigned long long)u->fp_stop_limit,
+		  mean_ns(u->unwind_ns, u->unwinds),
+		  (unsigned long long)u->unwinds,
+		  mean_ns(u->unwind_fp_ns, u->unwinds_fp),
+		  (unsigned long long)u->unwinds_fp,
+		  mean_ns(u->unwind_ns - u->unwind_fp_ns,
+			  u->unwinds - u->unwinds_fp));
 }
 
 /* --stats with --wall: the threads read without a stop (issue 17), and
@@ -133,21 +132,21 @@ static void print_peek_stats(const struct options *o,
 	if (!o->stats || !o->wall)
 		return;
 	if (o->no_peek) {
-		fprintf(stderr, "ptprof: stats: peeks none (--no-peek)\n");
+		cli_print("ptprof: stats: peeks none (--no-peek)\n");
 		return;
 	}
-	fprintf(stderr,
-		"ptprof: stats: threads read without a stop (peeked) %llu "
-		"(after a retry %llu), %.1f us per peek; stopped instead: "
-		"running %llu, ran between the reads %llu, unreadable %llu, "
-		"unwind needed a register %llu\n",
-		(unsigned long long)st->peeked,
-		(unsigned long long)st->peek_retried,
-		tried ? (double)st->peek_ns / NSEC_PER_USEC / (double)tried : 0,
-		(unsigned long long)st->peek_running,
-		(unsigned long long)st->peek_changed,
-		(unsigned long long)st->peek_failed,
-		(unsigned long long)st->peek_refused);
+	cli_print("ptprof: stats: threads read without a stop (peeked) %llu "
+		  "(after a retry %llu), %.1f us per peek; stopped instead: "
+		  "running %llu, ran between the reads %llu, unreadable %llu, "
+		  "unwind needed a register %llu\n",
+		  (unsigned long long)st->peeked,
+		  (unsigned long long)st->peek_retried,
+		  tried ? (double)st->peek_ns / NSEC_PER_USEC / (double)tried :
+			  0,
+		  (unsigned long long)st->peek_running,
+		  (unsigned long long)st->peek_changed,
+		  (unsigned long long)st->peek_failed,
+		  (unsigned long long)st->peek_refused);
 }
 
 /* --stats: the Python half (issue 16), when a CPython runtime was met. */
@@ -157,35 +156,34 @@ static void print_py_stats(const struct sampler_stats *st)
 
 	if (!st->py_procs && !st->py_refused)
 		return;
-	fprintf(stderr,
-		"ptprof: stats: python: processes read %llu, refused %llu; "
-		"stacks merged %llu, kept native: mismatch %llu, no entry "
-		"frame %llu, walk not ended %llu, stale %llu, no thread state %llu "
-		"(thread states read again %llu); frames unnamed %llu; walks "
-		"%llu (end %llu, truncated %llu, unreadable %llu, bad pointer "
-		"%llu, loop %llu), %.2f us and %.2f reads per walk; code "
-		"objects read %llu (cache flushed %llu)\n",
-		(unsigned long long)st->py_procs,
-		(unsigned long long)st->py_refused,
-		(unsigned long long)st->py_merged,
-		(unsigned long long)st->py_mismatch,
-		(unsigned long long)st->py_no_entry,
-		(unsigned long long)st->py_unended,
-		(unsigned long long)st->py_stale,
-		(unsigned long long)st->py_no_tstate,
-		(unsigned long long)st->py_refreshes,
-		(unsigned long long)st->py_unnamed,
-		(unsigned long long)st->py_walks, (unsigned long long)w[0],
-		(unsigned long long)w[1], (unsigned long long)w[2],
-		(unsigned long long)w[3], (unsigned long long)w[4],
-		st->py_walks ? (double)st->py_walk_ns / NSEC_PER_USEC /
-				       (double)st->py_walks :
-			       0,
-		st->py_walks ?
-			(double)st->py_page_reads / (double)st->py_walks :
-			0,
-		(unsigned long long)st->py_code_reads,
-		(unsigned long long)st->py_code_flushes);
+	cli_print("ptprof: stats: python: processes read %llu, refused %llu; "
+		  "stacks merged %llu, kept native: mismatch %llu, no entry "
+		  "frame %llu, walk not ended %llu, stale %llu, no thread state %llu "
+		  "(thread states read again %llu); frames unnamed %llu; walks "
+		  "%llu (end %llu, truncated %llu, unreadable %llu, bad pointer "
+		  "%llu, loop %llu), %.2f us and %.2f reads per walk; code "
+		  "objects read %llu (cache flushed %llu)\n",
+		  (unsigned long long)st->py_procs,
+		  (unsigned long long)st->py_refused,
+		  (unsigned long long)st->py_merged,
+		  (unsigned long long)st->py_mismatch,
+		  (unsigned long long)st->py_no_entry,
+		  (unsigned long long)st->py_unended,
+		  (unsigned long long)st->py_stale,
+		  (unsigned long long)st->py_no_tstate,
+		  (unsigned long long)st->py_refreshes,
+		  (unsigned long long)st->py_unnamed,
+		  (unsigned long long)st->py_walks, (unsigned long long)w[0],
+		  (unsigned long long)w[1], (unsigned long long)w[2],
+		  (unsigned long long)w[3], (unsigned long long)w[4],
+		  st->py_walks ? (double)st->py_walk_ns / NSEC_PER_USEC /
+					 (double)st->py_walks :
+				 0,
+		  st->py_walks ?
+			  (double)st->py_page_reads / (double)st->py_walks :
+			  0,
+		  (unsigned long long)st->py_code_reads,
+		  (unsigned long long)st->py_code_flushes);
 }
 
 /* " NAME MEAN/P50" of a phase of the stop window, in us (ptprof(1),
@@ -223,17 +221,17 @@ static void print_phase_stats(const struct sampler_stats *st)
 	for (int i = 0; i < SAMPLER_PHASES; i++)
 		phase_text(t[i], sizeof(t[i]), st, (enum sampler_phase)i,
 			   names[i]);
-	fprintf(stderr,
-		"ptprof: stats: stop window per thread, mean/p50/max us: %s, %s, "
-		"%s (%.0f bytes mean, %llu max, %llu copied again), %s, %s, "
-		"%s; %s; %s; waits spun %llu, stops reaped spinning %llu\n",
-		t[SAMPLER_PH_STOP], t[SAMPLER_PH_REGS], t[SAMPLER_PH_STACK],
-		copies ? (double)st->stack_bytes / (double)copies : 0.0,
-		(unsigned long long)st->stack_bytes_max,
-		(unsigned long long)st->stack_hint_missed, t[SAMPLER_PH_PY],
-		t[SAMPLER_PH_SECCOMP], t[SAMPLER_PH_DETACH], t[SAMPLER_PH_HELD],
-		t[SAMPLER_PH_WINDOW], (unsigned long long)st->stops_spun,
-		(unsigned long long)st->stops_caught_spinning);
+	cli_print("ptprof: stats: stop window per thread, mean/p50/max us: %s, %s, "
+		  "%s (%.0f bytes mean, %llu max, %llu copied again), %s, %s, "
+		  "%s; %s; %s; waits spun %llu, stops reaped spinning %llu\n",
+		  t[SAMPLER_PH_STOP], t[SAMPLER_PH_REGS], t[SAMPLER_PH_STACK],
+		  copies ? (double)st->stack_bytes / (double)copies : 0.0,
+		  (unsigned long long)st->stack_bytes_max,
+		  (unsigned long long)st->stack_hint_missed, t[SAMPLER_PH_PY],
+		  t[SAMPLER_PH_SECCOMP], t[SAMPLER_PH_DETACH],
+		  t[SAMPLER_PH_HELD], t[SAMPLER_PH_WINDOW],
+		  (unsigned long long)st->stops_spun,
+		  (unsigned long long)st->stops_caught_spinning);
 }
 
 /* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
@@ -247,76 +245,72 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		return;
 	if (cpuwatch_self_ns(&self_ns) == 0)
 		cpu_us = (double)(self_ns / NSEC_PER_USEC);
-	fprintf(stderr,
-		"ptprof: stats: threads stopped %llu, spared %llu (not due), "
-		"not selected %llu, late %llu (%llu sampled when they "
-		"stopped; progress put off for their stops %llu), stacks "
-		"%llu, samples reusing a last stack %llu, "
-		"sweeps of quiet threads %llu, samples given at the end %llu, "
-		"CPU time in no sample %.3f s; stops that cut a sleep short "
-		"(no stack for the CPU time) %llu, samples not caught "
-		"running %llu, samples of no stack %llu (of processes "
-		"never read %llu)\n",
-		(unsigned long long)st->threads_stopped,
-		(unsigned long long)st->threads_spared,
-		(unsigned long long)st->threads_unselected,
-		(unsigned long long)st->late_threads,
-		(unsigned long long)st->late_captured,
-		(unsigned long long)st->progress_deferred,
-		(unsigned long long)st->stacks,
-		(unsigned long long)st->reused_samples,
-		(unsigned long long)st->sweeps,
-		(unsigned long long)st->settled_samples,
-		(double)st->unsampled_ns / NSEC_PER_SEC,
-		(unsigned long long)st->stops_in_sleep,
-		(unsigned long long)st->uncaught_samples,
-		(unsigned long long)st->nostack_samples,
-		(unsigned long long)st->nostack_unread_samples);
-	fprintf(stderr,
-		"ptprof: stats: ptprof cpu %.0f us, %.1f us per stack; pause "
-		"per stopped thread %.1f us; one unwind (from the copy) p50 "
-		"%u us, p99 %u us\n",
-		cpu_us, st->stacks ? cpu_us / (double)st->stacks : 0,
-		st->threads_stopped ?
-			(double)st->pause_total_ns / NSEC_PER_USEC /
-				(double)st->threads_stopped :
-			0,
-		sampler_unwind_quantile(st, 0.5),
-		sampler_unwind_quantile(st, 0.99));
-	fprintf(stderr,
-		"ptprof: stats: stop latency (interrupt to stop reaped) p50 "
-		"%llu us, p90 %llu us, p99 %llu us, max %llu us; stacks at a "
-		"system call's exit %llu of %llu (%.1f%% of samples), "
-		"samples moved by the correction %llu (to a call's caller "
-		"%llu)\n",
-		us(sampler_stop_quantile(st, 0.5)),
-		us(sampler_stop_quantile(st, 0.9)),
-		us(sampler_stop_quantile(st, 0.99)), us(st->stop_lat_max_ns),
-		(unsigned long long)st->stacks_at_syscall,
-		(unsigned long long)st->stacks,
-		st->samples ? 100.0 * (double)st->samples_at_syscall /
-				      (double)st->samples :
-			      0.0,
-		(unsigned long long)st->samples_moved,
-		(unsigned long long)st->samples_to_caller);
+	cli_print("ptprof: stats: threads stopped %llu, spared %llu (not due), "
+		  "not selected %llu, late %llu (%llu sampled when they "
+		  "stopped; progress put off for their stops %llu), stacks "
+		  "%llu, samples reusing a last stack %llu, "
+		  "sweeps of quiet threads %llu, samples given at the end %llu, "
+		  "CPU time in no sample %.3f s; stops that cut a sleep short "
+		  "(no stack for the CPU time) %llu, samples not caught "
+		  "running %llu, samples of no stack %llu (of processes "
+		  "never read %llu)\n",
+		  (unsigned long long)st->threads_stopped,
+		  (unsigned long long)st->threads_spared,
+		  (unsigned long long)st->threads_unselected,
+		  (unsigned long long)st->late_threads,
+		  (unsigned long long)st->late_captured,
+		  (unsigned long long)st->progress_deferred,
+		  (unsigned long long)st->stacks,
+		  (unsigned long long)st->reused_samples,
+		  (unsigned long long)st->sweeps,
+		  (unsigned long long)st->settled_samples,
+		  (double)st->unsampled_ns / NSEC_PER_SEC,
+		  (unsigned long long)st->stops_in_sleep,
+		  (unsigned long long)st->uncaught_samples,
+		  (unsigned long long)st->nostack_samples,
+		  (unsigned long long)st->nostack_unread_samples);
+	cli_print("ptprof: stats: ptprof cpu %.0f us, %.1f us per stack; pause "
+		  "per stopped thread %.1f us; one unwind (from the copy) p50 "
+		  "%u us, p99 %u us\n",
+		  cpu_us, st->stacks ? cpu_us / (double)st->stacks : 0,
+		  st->threads_stopped ?
+			  (double)st->pause_total_ns / NSEC_PER_USEC /
+				  (double)st->threads_stopped :
+			  0,
+		  sampler_unwind_quantile(st, 0.5),
+		  sampler_unwind_quantile(st, 0.99));
+	cli_print("ptprof: stats: stop latency (interrupt to stop reaped) p50 "
+		  "%llu us, p90 %llu us, p99 %llu us, max %llu us; stacks at a "
+		  "system call's exit %llu of %llu (%.1f%% of samples), "
+		  "samples moved by the correction %llu (to a call's caller "
+		  "%llu)\n",
+		  us(sampler_stop_quantile(st, 0.5)),
+		  us(sampler_stop_quantile(st, 0.9)),
+		  us(sampler_stop_quantile(st, 0.99)), us(st->stop_lat_max_ns),
+		  (unsigned long long)st->stacks_at_syscall,
+		  (unsigned long long)st->stacks,
+		  st->samples ? 100.0 * (double)st->samples_at_syscall /
+					(double)st->samples :
+				0.0,
+		  (unsigned long long)st->samples_moved,
+		  (unsigned long long)st->samples_to_caller);
 	print_phase_stats(st);
-	fprintf(stderr,
-		"ptprof: stats: unwinder reads: stack copy %llu, module "
-		"images %llu, target %llu; tables built %llu, missing %llu, "
-		"from .debug_frame %llu (FDEs %llu, skipped %llu); "
-		"libunwind cache size %s; unsafe unwind rules refused %llu, "
-		"unwinds over budget %llu\n",
-		(unsigned long long)u->mem_from_stack,
-		(unsigned long long)u->mem_from_module,
-		(unsigned long long)u->mem_from_target,
-		(unsigned long long)u->tables_built,
-		(unsigned long long)u->tables_missing,
-		(unsigned long long)u->tables_debug_frame,
-		(unsigned long long)u->debug_frame_fdes,
-		(unsigned long long)u->debug_frame_skipped,
-		u->cache_size_set == 0 ? "set" : "refused (default kept)",
-		(unsigned long long)u->cfi_refused,
-		(unsigned long long)u->budget_cuts);
+	cli_print("ptprof: stats: unwinder reads: stack copy %llu, module "
+		  "images %llu, target %llu; tables built %llu, missing %llu, "
+		  "from .debug_frame %llu (FDEs %llu, skipped %llu); "
+		  "libunwind cache size %s; unsafe unwind rules refused %llu, "
+		  "unwinds over budget %llu\n",
+		  (unsigned long long)u->mem_from_stack,
+		  (unsigned long long)u->mem_from_module,
+		  (unsigned long long)u->mem_from_target,
+		  (unsigned long long)u->tables_built,
+		  (unsigned long long)u->tables_missing,
+		  (unsigned long long)u->tables_debug_frame,
+		  (unsigned long long)u->debug_frame_fdes,
+		  (unsigned long long)u->debug_frame_skipped,
+		  u->cache_size_set == 0 ? "set" : "refused (default kept)",
+		  (unsigned long long)u->cfi_refused,
+		  (unsigned long long)u->budget_cuts);
 	print_fp_stats(u);
 }
 
@@ -343,18 +337,16 @@ static void print_process_stats(const struct sampler_stats *st,
 
 	if (n < 2 && !st->discovery)
 		return;
-	fprintf(stderr,
-		"ptprof: stats: processes found %llu, skipped %llu, images "
-		"%zu\n",
-		(unsigned long long)st->procs_found,
-		(unsigned long long)st->procs_skipped, n);
+	cli_print("ptprof: stats: processes found %llu, skipped %llu, images "
+		  "%zu\n",
+		  (unsigned long long)st->procs_found,
+		  (unsigned long long)st->procs_skipped, n);
 	if (st->discovery)
-		fprintf(stderr,
-			"ptprof: stats: descendants found by %s: %llu events, "
-			"%llu children files read, %llu rescans\n",
-			st->discovery, (unsigned long long)st->tree.events,
-			(unsigned long long)st->tree.scans,
-			(unsigned long long)st->tree.resyncs);
+		cli_print("ptprof: stats: descendants found by %s: %llu events, "
+			  "%llu children files read, %llu rescans\n",
+			  st->discovery, (unsigned long long)st->tree.events,
+			  (unsigned long long)st->tree.scans,
+			  (unsigned long long)st->tree.resyncs);
 	v = malloc(n * sizeof(*v));
 	if (!v)
 		return;
@@ -362,17 +354,15 @@ static void print_process_stats(const struct sampler_stats *st,
 		v[i] = procset_at(ps, i);
 	qsort(v, n, sizeof(*v), by_samples);
 	for (size_t i = 0; i < n && i < STATS_PROCESSES && v[i]->samples; i++)
-		fprintf(stderr,
-			"ptprof: stats: process %d (%s): %llu samples, %llu "
-			"threads stopped\n",
-			(int)v[i]->pid, v[i]->comm,
-			(unsigned long long)v[i]->samples,
-			(unsigned long long)v[i]->threads_stopped);
+		cli_print("ptprof: stats: process %d (%s): %llu samples, %llu "
+			  "threads stopped\n",
+			  (int)v[i]->pid, v[i]->comm,
+			  (unsigned long long)v[i]->samples,
+			  (unsigned long long)v[i]->threads_stopped);
 	for (size_t i = 0; i < n; i++)
 		if (v[i]->skipped)
-			fprintf(stderr,
-				"ptprof: stats: process %d (%s) skipped: %s\n",
-				(int)v[i]->pid, v[i]->comm, v[i]->skip_why);
+			cli_print("ptprof: stats: process %d (%s) skipped: %s\n",
+				  (int)v[i]->pid, v[i]->comm, v[i]->skip_why);
 	free(v);
 }
 
@@ -384,22 +374,20 @@ static void print_rotate_stats(const struct options *o,
 
 	if (!o->stats || !rs->rotations)
 		return;
-	fprintf(stderr,
-		"ptprof: stats: rotations %llu (by a writer child %llu), "
-		"sampler held %.0f us mean, %.0f us max; ticks missed within "
-		"250 ms after %llu; periods with a file unwritten %llu\n",
-		(unsigned long long)rs->rotations,
-		(unsigned long long)rs->forked,
-		(double)rs->hold_ns / NSEC_PER_USEC / (double)rs->rotations,
-		(double)rs->hold_max_ns / NSEC_PER_USEC,
-		(unsigned long long)rs->missed_after,
-		(unsigned long long)rs->failed);
+	cli_print("ptprof: stats: rotations %llu (by a writer child %llu), "
+		  "sampler held %.0f us mean, %.0f us max; ticks missed within "
+		  "250 ms after %llu; periods with a file unwritten %llu\n",
+		  (unsigned long long)rs->rotations,
+		  (unsigned long long)rs->forked,
+		  (double)rs->hold_ns / NSEC_PER_USEC / (double)rs->rotations,
+		  (double)rs->hold_max_ns / NSEC_PER_USEC,
+		  (unsigned long long)rs->missed_after,
+		  (unsigned long long)rs->failed);
 	if (rs->heap_first)
-		fprintf(stderr,
-			"ptprof: stats: heap in use after a rotation: first "
-			"%zu kB, max %zu kB, last %zu kB\n",
-			rs->heap_first / 1024, rs->heap_max / 1024,
-			rs->heap_last / 1024);
+		cli_print("ptprof: stats: heap in use after a rotation: first "
+			  "%zu kB, max %zu kB, last %zu kB\n",
+			  rs->heap_first / 1024, rs->heap_max / 1024,
+			  rs->heap_last / 1024);
 }
 
 /* The summary's distinct stacks: the records of the legacy table, which

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -166,6 +167,22 @@ static int find_planted(const char *path, char *link, size_t len)
 	return 0;
 }
 
+/* 0 when the directories of path hold no planted link; else -1, EPERM
+ * (or find_planted()'s errno). */
+static int refuse_planted(const char *path)
+{
+	char link[PATH_MAX];
+
+	switch (find_planted(path, link, sizeof(link))) {
+	case 1:
+		errno = EPERM;
+		return -1;
+	case -1:
+		return -1;
+	}
+	return 0;
+}
+
 int outfile_planted_link(const char *path, char *link, size_t len)
 {
 	return find_planted(path, link, len);
@@ -191,13 +208,8 @@ static int resolve_output(const char *path, char *out, size_t len, int depth)
 	 * fs.protected_symlinks = 1 the kernel refuses to follow it too, but
 	 * that is a sysctl (0 here and in many containers); this check
 	 * applies the same rule whatever it says. */
-	switch (find_planted(path, link, sizeof(link))) {
-	case 1:
-		errno = EPERM;
+	if (refuse_planted(path))
 		return -1;
-	case -1:
-		return -1;
-	}
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? copy_name(path, out, len) : -1;
 	if (S_ISDIR(st.st_mode)) {
@@ -289,58 +301,260 @@ static void remove_if_stale(int dfd, const char *name)
 	close(fd);
 }
 
-/* Remove the stale temporaries of path (as above); best effort. */
-static void remove_stale(const char *path)
+/* Remove the stale temporaries of base in dir dfd (as above); best
+ * effort. */
+static void remove_stale(int dfd, const char *base)
 {
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	char dir[PATH_MAX], tmp[PATH_MAX], old[PATH_MAX];
+	char tmp[PATH_MAX], old[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
+	int fd;
 
-	if (snprintf(dir, sizeof(dir), "%.*s",
-		     slash ? (int)(slash - path + 1) : 1,
-		     slash ? path : ".") >= (int)sizeof(dir) ||
-	    snprintf(tmp, sizeof(tmp), ".%s.", base) >= (int)sizeof(tmp) ||
+	if (snprintf(tmp, sizeof(tmp), ".%s.", base) >= (int)sizeof(tmp) ||
 	    snprintf(old, sizeof(old), ".%s.old.", base) >= (int)sizeof(old))
 		return;
-	d = opendir(dir);
-	if (!d)
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
 	while ((de = readdir(d)))
 		if (temp_of(de->d_name, tmp) || temp_of(de->d_name, old))
 			remove_if_stale(dirfd(d), de->d_name);
 	closedir(d);
 }
 
+/*
+ * Pinned directories.  The checks above are made on names, once; a run
+ * that writes for hours (--rotate) would otherwise create each period's
+ * file by its name again, and the directory of that name may be another
+ * user's (not sticky): its owner can rename it away and put a symbolic
+ * link to /etc in its place, and root's next period would go there
+ * (issue 27, case 46).  So the directory of each output is opened once,
+ * after the walk that refuses planted links, and every later file of
+ * that directory (temporary, rename, FILE.old, --keep's removal) is made
+ * relative to that descriptor: openat(), renameat(), linkat(),
+ * unlinkat(), whatever the name comes to mean.  A swapped directory then
+ * gets nothing; the files go on into the directory as it was opened.
+ */
+enum { PINS = 4 };
+static struct {
+	char dir[PATH_MAX];
+	int fd;
+} pins[PINS];
+static int npins;
+
+/* The directory part of path ("." without one, "/" for "/x"), into dir;
+ * the base name is then path + the returned offset. */
+static int split(const char *path, char *dir, size_t len, size_t *base)
+{
+	const char *slash = strrchr(path, '/');
+	int n;
+
+	if (!slash)
+		n = snprintf(dir, len, ".");
+	else
+		n = snprintf(dir, len, "%.*s",
+			     slash == path ? 1 : (int)(slash - path), path);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	*base = slash ? (size_t)(slash - path + 1) : 0;
+	return 0;
+}
+
+/* The pinned descriptor of path's directory (its base name offset into
+ * *base), or -1. */
+static int pinned_fd(const char *path, size_t *base)
+{
+	char dir[PATH_MAX];
+
+	if (split(path, dir, sizeof(dir), base))
+		return -1;
+	for (int i = 0; i < npins; i++)
+		if (!strcmp(pins[i].dir, dir))
+			return pins[i].fd;
+	return -1;
+}
+
+int outfile_pin_dir(const char *path)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	size_t base;
+	int fd;
+
+	if (pinned_fd(path, &base) >= 0)
+		return 0;
+	if (split(path, dir, sizeof(dir), &base))
+		return -1;
+	if (npins == PINS) {
+		errno = EMFILE;
+		return -1;
+	}
+	if (refuse_planted(path))
+		return -1;
+	/* The walk refused planted links; the others (the user's own) are
+	 * followed here, and the directory itself opened without following
+	 * one more. */
+	if (!realpath(dir, real))
+		return -1;
+	fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	strcpy(pins[npins].dir, dir);
+	pins[npins++].fd = fd;
+	return 0;
+}
+
+void outfile_unpin_all(void)
+{
+	while (npins > 0)
+		close(pins[--npins].fd);
+}
+
+/*
+ * Where the profile goes: o->dfd, its directory (pinned, or opened here
+ * for this file), and o->path, FILE with its links followed (its base
+ * name at o->base).  In a pinned directory FILE is judged by its entry
+ * there; a symbolic link of ours at FILE is followed by name, as
+ * resolve_output() does (another user's is EPERM there).
+ */
+static int target(struct outfile *o, const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	size_t base;
+	int fd = pinned_fd(path, &base);
+	bool absent = false;
+
+	o->own_dfd = false;
+	if (fd >= 0 && fstatat(fd, path + base, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno != ENOENT)
+			return -1;
+		absent = true;
+	}
+	if (fd >= 0 && (absent || !S_ISLNK(st.st_mode))) {
+		if (!absent && S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		if (!absent && !S_ISREG(st.st_mode)) {
+			errno = EINVAL;
+			return -1;
+		}
+		o->dfd = fd;
+		o->base = base;
+		return copy_name(path, o->path, sizeof(o->path));
+	}
+	if (resolve_output(path, o->path, sizeof(o->path), 0) ||
+	    split(o->path, dir, sizeof(dir), &o->base))
+		return -1;
+	o->dfd = pinned_fd(o->path, &base);
+	if (o->dfd >= 0)
+		return 0;
+	o->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	o->own_dfd = o->dfd >= 0;
+	return o->dfd >= 0 ? 0 : -1;
+}
+
+static void close_dfd(struct outfile *o)
+{
+	if (o->own_dfd)
+		close(o->dfd);
+	o->own_dfd = false;
+	o->dfd = -1;
+}
+
+/* A name of mkstemp's kind, prefix + six letters or digits, created in
+ * dfd (mode 0600, O_EXCL) into name; its descriptor or -1.  mkstemp()
+ * has no "at" form. */
+static int temp_at(int dfd, const char *prefix, char *name, size_t len)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned long counter;
+	unsigned char rnd[TEMP_SUFFIX];
+	struct timespec ts;
+	int fd;
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned long long x;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x = (unsigned long long)ts.tv_nsec * 2654435761u ^
+		    ((unsigned long long)getpid() << 20) ^ ++counter * 40503u;
+		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) !=
+		    (ssize_t)sizeof(rnd))
+			for (int i = 0; i < TEMP_SUFFIX; i++)
+				rnd[i] = (unsigned char)(x >> (i * 7));
+		if (snprintf(name, len, "%s%c%c%c%c%c%c", prefix,
+			     set[rnd[0] % 62], set[rnd[1] % 62],
+			     set[rnd[2] % 62], set[rnd[3] % 62],
+			     set[rnd[4] % 62], set[rnd[5] % 62]) >= (int)len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = openat(dfd, name,
+			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
+	char prefix[PATH_MAX];
 	int fd, saved;
 
 	o->f = NULL;
 	o->err = 0;
-	if (resolve_output(path, o->path, sizeof(o->path), 0) ||
-	    temp_name(o->path, o->tmp, sizeof(o->tmp)))
+	o->dfd = -1;
+	o->own_dfd = false;
+	if (target(o, path))
 		return -1;
-	remove_stale(o->path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0)
-		return -1;
+	remove_stale(o->dfd, o->path + o->base);
+	if (snprintf(prefix, sizeof(prefix), ".%s.", o->path + o->base) >=
+	    (int)sizeof(prefix)) {
+		errno = ENAMETOOLONG;
+		goto fail;
+	}
+	fd = temp_at(o->dfd, prefix, o->tmpname, sizeof(o->tmpname));
+	if (fd < 0 || snprintf(o->tmp, sizeof(o->tmp), "%.*s%s", (int)o->base,
+			       o->path, o->tmpname) >= (int)sizeof(o->tmp)) {
+		if (fd >= 0) {
+			close(fd);
+			unlinkat(o->dfd, o->tmpname, 0);
+			errno = ENAMETOOLONG;
+		}
+		goto fail;
+	}
 	/* Ours while we live: remove_stale() of another run leaves it. */
 	flock(fd, LOCK_EX | LOCK_NB);
-	/* mkstemp makes it 0600, and so it stays: a profile holds the
-	 * target's memory map and the names of what it runs (a root
-	 * daemon's, written into /tmp, is not for every user to read), as
-	 * perf keeps perf.data 0600. */
+	/* 0600, and so it stays: a profile holds the target's memory map
+	 * and the names of what it runs (a root daemon's, written into
+	 * /tmp, is not for every user to read), as perf keeps perf.data
+	 * 0600. */
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		saved = errno;
 		close(fd);
-		unlink(o->tmp);
+		unlinkat(o->dfd, o->tmpname, 0);
 		errno = saved;
-		return -1;
+		goto fail;
 	}
 	return 0;
+fail:
+	saved = errno;
+	close_dfd(o);
+	errno = saved;
+	return -1;
 }
 
 void outfile_abort(struct outfile *o)
@@ -349,7 +563,8 @@ void outfile_abort(struct outfile *o)
 		return;
 	fclose(o->f);
 	o->f = NULL;
-	unlink(o->tmp);
+	unlinkat(o->dfd, o->tmpname, 0);
+	close_dfd(o);
 }
 
 int outfile_flush(struct outfile *o)
@@ -366,11 +581,25 @@ void outfile_release(struct outfile *o)
 		return;
 	fclose(o->f); /* nothing buffered: outfile_flush() came first */
 	o->f = NULL;
+	close_dfd(o); /* the child has its own copy */
 }
 
 int outfile_retarget(struct outfile *o, const char *path)
 {
-	return resolve_output(path, o->path, sizeof(o->path), 0);
+	struct outfile t = { .f = NULL };
+	size_t keep = o->base;
+	int rc;
+
+	/* The temporary stays where it is: the new name must be in its
+	 * directory (rename() could not move it elsewhere anyway). */
+	if (target(&t, path))
+		return -1;
+	rc = t.base == keep && !strncmp(t.path, o->path, keep) ? 0 : -1;
+	if (rc == 0)
+		strcpy(o->path, t.path);
+	close_dfd(&t);
+	errno = rc ? EXDEV : 0;
+	return rc;
 }
 
 /* "FILE.old". */
@@ -384,16 +613,17 @@ static int old_name(const char *path, char *old, size_t len)
 }
 
 /*
- * May FILE.old be replaced?  When it does not exist, or is a regular file
- * or a symbolic link of the effective user: rename() replaces a link
- * itself and never follows it.  Anything else, a directory or another
- * user's file in a shared directory (/tmp), is left alone: EEXIST.
+ * May FILE.old (name old in dfd) be replaced?  When it does not exist,
+ * or is a regular file or a symbolic link of the effective user:
+ * rename() replaces a link itself and never follows it.  Anything else, a
+ * directory or another user's file in a shared directory (/tmp), is left
+ * alone: EEXIST.
  */
-static int old_replaceable(const char *old)
+static int old_replaceable(int dfd, const char *old)
 {
 	struct stat st;
 
-	if (lstat(old, &st))
+	if (fstatat(dfd, old, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -1;
 	if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
 	    st.st_uid == geteuid())
@@ -403,36 +633,40 @@ static int old_replaceable(const char *old)
 }
 
 /*
- * The profile FILE replaces is kept as FILE.old (perf keeps perf.data.old)
- * just before the new one takes its name: a hard link to it under a
- * temporary name is renamed onto FILE.old, so FILE itself is never
- * missing, and its replacement stays one rename().  Only a regular file
- * is kept.  Best effort: when FILE.old may not be replaced (it changed
- * since outfile_check_writable() said it could be) or the link fails (a
- * file system without hard links), nothing is kept and the new profile is
- * written all the same; a run's result is never lost to its predecessor.
+ * The profile FILE (name in dfd) replaces is kept as FILE.old (perf keeps
+ * perf.data.old) just before the new one takes its name: a hard link to
+ * it under a temporary name is renamed onto FILE.old, so FILE itself is
+ * never missing, and its replacement stays one rename().  Only a regular
+ * file is kept.  Best effort: when FILE.old may not be replaced (it
+ * changed since outfile_check_writable() said it could be) or the link
+ * fails (a file system without hard links), nothing is kept and the new
+ * profile is written all the same; a run's result is never lost to its
+ * predecessor.
  */
-static void keep_old(const char *path)
+static void keep_old(int dfd, const char *name)
 {
-	char old[PATH_MAX], tmp[PATH_MAX];
+	char old[PATH_MAX], prefix[PATH_MAX], tmp[PATH_MAX];
 	struct stat st;
 	int fd;
 
-	if (lstat(path, &st) || !S_ISREG(st.st_mode) ||
-	    old_name(path, old, sizeof(old)) || old_replaceable(old) ||
-	    temp_name(old, tmp, sizeof(tmp)))
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISREG(st.st_mode) || old_name(name, old, sizeof(old)) ||
+	    old_replaceable(dfd, old) ||
+	    snprintf(prefix, sizeof(prefix), ".%s.", old) >=
+		    (int)sizeof(prefix))
 		return;
-	/* A fresh unique name for the link; link() never replaces anything,
-	 * so a file created there meanwhile only makes it fail (EEXIST). */
-	fd = mkstemp(tmp);
+	/* A fresh unique name for the link; linkat() never replaces
+	 * anything, so a file created there meanwhile only makes it fail
+	 * (EEXIST). */
+	fd = temp_at(dfd, prefix, tmp, sizeof(tmp));
 	if (fd < 0)
 		return;
 	close(fd);
-	unlink(tmp);
-	if (link(path, tmp))
+	unlinkat(dfd, tmp, 0);
+	if (linkat(dfd, name, dfd, tmp, 0))
 		return;
-	if (rename(tmp, old))
-		unlink(tmp);
+	if (renameat(dfd, tmp, dfd, old))
+		unlinkat(dfd, tmp, 0);
 }
 
 int outfile_commit(struct outfile *o)
@@ -455,15 +689,36 @@ int outfile_commit(struct outfile *o)
 	}
 	o->f = NULL;
 	if (!rc)
-		keep_old(o->path);
-	if (!rc && rename(o->tmp, o->path)) {
+		keep_old(o->dfd, o->path + o->base);
+	if (!rc && renameat(o->dfd, o->tmpname, o->dfd, o->path + o->base)) {
 		saved = errno;
 		rc = -1;
 	}
 	if (rc)
-		unlink(o->tmp);
+		unlinkat(o->dfd, o->tmpname, 0);
+	close_dfd(o);
 	errno = saved;
 	return rc;
+}
+
+int outfile_lstat(const char *path, struct stat *st)
+{
+	size_t base;
+	int fd = pinned_fd(path, &base);
+
+	if (fd < 0)
+		return lstat(path, st);
+	return fstatat(fd, path + base, st, AT_SYMLINK_NOFOLLOW);
+}
+
+int outfile_unlink(const char *path)
+{
+	size_t base;
+	int fd = pinned_fd(path, &base);
+
+	if (fd < 0)
+		return unlink(path);
+	return unlinkat(fd, path + base, 0);
 }
 
 int outfile_check_writable(const char *path)
@@ -476,7 +731,8 @@ int outfile_check_writable(const char *path)
 	    temp_name(real, tmp, sizeof(tmp)))
 		return -1;
 	if (lstat(real, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (old_name(real, old, sizeof(old)) || old_replaceable(old)))
+	    (old_name(real, old, sizeof(old)) ||
+	     old_replaceable(AT_FDCWD, old)))
 		return -1;
 	fd = mkstemp(tmp);
 	if (fd < 0)

@@ -21,8 +21,14 @@
  * belongs neither to the effective user nor to that directory's owner
  * fails with EPERM too, whatever fs.protected_symlinks says (the kernel's
  * rule when it is 1, applied here when it is 0).  The check is made when
- * the file is opened (and by outfile_check_writable()): a link swapped in
- * between then and the rename is left to the kernel's rule.  FILE must be a regular file or not exist: a
+ * the file is opened (and by outfile_check_writable()); from then on the
+ * temporary, the rename and FILE.old are made relative to the directory
+ * opened then (openat(), renameat(), linkat()), so a directory swapped
+ * for a link meanwhile is never written through.  A run that writes for
+ * long (--rotate) pins each output's directory once at its start
+ * (outfile_pin_dir()): every later file in that directory is made
+ * relative to that descriptor, whatever the directory's name comes to
+ * mean.  FILE must be a regular file or not exist: a
  * directory fails with EISDIR, any other existing file (device, FIFO,
  * socket) with EINVAL, so that /dev/null is never replaced by a regular
  * file.
@@ -43,13 +49,23 @@
 #define PTPROF_OUTFILE_H
 
 #include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 struct outfile {
 	FILE *f;	     /* write here, between open and commit/abort */
 	int err;	     /* errno of a failed outfile_flush(), or 0 */
 	char tmp[PATH_MAX];  /* the temporary file */
 	char path[PATH_MAX]; /* FILE, with its links followed */
+	/* FILE's directory, pinned (outfile_pin_dir()) or opened for this
+	 * file (own_dfd); FILE's base name is path + base, the temporary's
+	 * is tmpname: every operation is relative to dfd */
+	int dfd;
+	bool own_dfd;
+	size_t base;
+	char tmpname[NAME_MAX + 1];
 };
 
 int outfile_open(struct outfile *o, const char *path);
@@ -80,6 +96,21 @@ int outfile_retarget(struct outfile *o, const char *path);
  * FILE.old (EEXIST: FILE.old is a directory or not the effective user's).
  */
 int outfile_check_writable(const char *path);
+
+/*
+ * Pin the directory of path (a FILE): after the walk above (a planted
+ * link is EPERM), open it once (O_DIRECTORY|O_NOFOLLOW, the user's own
+ * links on the way resolved first); every outfile whose FILE is in a
+ * directory of that same name is then made in the directory opened here,
+ * and outfile_lstat() and outfile_unlink() (--keep's removal) look there.
+ * A few directories at most (EMFILE beyond).  The descriptor is
+ * close-on-exec (COMMAND never gets it), inherited by writer children;
+ * outfile_unpin_all() closes them.
+ */
+int outfile_pin_dir(const char *path);
+void outfile_unpin_all(void);
+int outfile_lstat(const char *path, struct stat *st);
+int outfile_unlink(const char *path);
 
 /*
  * The first planted link (as above) among the directories of path, into

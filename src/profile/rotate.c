@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "profile/bgwrite.h"
+#include "profile/outfile.h"
 #include "profile/outname.h"
 #include "profile/pprof_out.h"
 #include "profile/profile_out.h"
@@ -72,13 +73,15 @@ static void note_names(struct recwrite *w, struct rotate_kept *names)
  * identity into *st)?  Not a link, nor anybody else's. */
 static bool kept_is_ours(const char *path, struct stat *st)
 {
-	return lstat(path, st) == 0 && S_ISREG(st->st_mode) &&
+	return outfile_lstat(path, st) == 0 && S_ISREG(st->st_mode) &&
 	       st->st_uid == geteuid();
 }
 
 /* Remove f if its name still holds the very file written under it: in a
  * shared directory (/tmp) the name may have been moved away (a shipping
- * loop) and taken by another user's file since, which root must leave. */
+ * loop) and taken by another user's file since, which root must leave.
+ * Looked up and removed in the directory pinned at the start: a
+ * directory swapped for a link since is not removed through. */
 static void kept_remove(const struct recwrite *w, const struct rotate_kept *f)
 {
 	struct stat st;
@@ -86,7 +89,7 @@ static void kept_remove(const struct recwrite *w, const struct rotate_kept *f)
 	if (!f->ours || !kept_is_ours(f->path, &st) || st.st_dev != f->dev ||
 	    st.st_ino != f->ino)
 		return;
-	if (unlink(f->path) && errno != ENOENT)
+	if (outfile_unlink(f->path) && errno != ENOENT)
 		recwrite_say(w, "--keep: cannot remove '%s': %s", f->path,
 			     strerror(errno));
 }
@@ -310,7 +313,17 @@ int rotate_start(struct recwrite *w, pid_t pid, const struct procset *ps,
 	r->start_ns = mono_now_ns();
 	r->next_due = r->start_ns + (uint64_t)w->o.rotate_s * NSEC_PER_SEC;
 	bgwrite_init(&r->bg);
-	return period_names(w, err, len);
+	if (period_names(w, err, len))
+		return -1;
+	/* Each output's directory opened once (outfile.h): a run writes
+	 * for hours, and a directory another user owns may be swapped for
+	 * a link meanwhile.  Best effort: a directory that cannot be
+	 * pinned now fails its file's write later, which says why. */
+	if (w->o.legacy_output)
+		outfile_pin_dir(r->legacy);
+	if (w->o.pprof_output)
+		outfile_pin_dir(r->pprof);
+	return 0;
 }
 
 /* After sampling: the writers still under way, then the last period,
@@ -342,6 +355,7 @@ void rotate_wait(struct recwrite *w)
 
 void rotate_free(struct recwrite *w)
 {
+	outfile_unpin_all();
 	for (int k = 0; k < 3; k++) {
 		for (size_t i = 0; i < w->rot.nkept[k]; i++)
 			free(w->rot.kept[k][i].path);

@@ -105,7 +105,10 @@ int rotate_expand_name(const char *name, pid_t pid, time_t start,
 void rotate_block_signal(struct recwrite *w);
 
 /* Before sampling: the first period of pid's run over ps, and its names;
- * -1 and a sentence in err when a name cannot be made. */
+ * -1 and a sentence in err when a name cannot be made.  The directories
+ * of the outputs are pinned (outfile_pin_dir()): every period's files,
+ * and --keep's removals, are made in them as they were at the start;
+ * rotate_free() closes them. */
 int rotate_start(struct recwrite *w, pid_t pid, const struct procset *ps,
 		 char *err, size_t len);
 

@@ -98,6 +98,7 @@ static int node_add(struct tree *t, const char *name, uint64_t total,
 	t->nodes[t->n++] = (struct node){
 		name, hash_fnv1a_str(name), total, start, depth, lo, hi
 	};
+	t->bytes += FRAME_BYTES + 2 * strlen(name);
 	if (depth > t->max_depth)
 		t->max_depth = depth;
 	return 0;
@@ -127,12 +128,41 @@ static int node_expand(struct tree *t, const struct layout *l, size_t i)
 		for (j = lo; j < nd.hi && key_of(t, t->idx[j], nd.depth) == key;
 		     j++)
 			total += t->stacks[t->idx[j]].count;
-		if (flame_px(t, l, total) >= MIN_FRAME_PX &&
-		    node_add(t,
-			     t->names[t->stacks[t->idx[lo]].frames[nd.depth]],
-			     total, at, nd.depth + 1, lo, j))
+		if (flame_px(t, l, total) < MIN_FRAME_PX)
+			t->drawn.narrow++;
+		else if (node_add(t,
+				  t->names[t->stacks[t->idx[lo]]
+						   .frames[nd.depth]],
+				  total, at, nd.depth + 1, lo, j))
 			return -1;
 		at += total;
+	}
+	return 0;
+}
+
+/*
+ * Expand the nodes level by level (they are breadth first: a level's
+ * nodes are in a row, and its children come after them).  When a level
+ * being made takes the document past MAX_FRAMES_BYTES, that level is
+ * dropped whole and the expansion stops: the graph is whole down to the
+ * level above, never cut partway along a level.
+ */
+static int tree_levels(struct tree *t, const struct layout *l)
+{
+	size_t level_at = 1; /* where the level being made starts */
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (i == level_at)
+			level_at = t->n;
+		if (node_expand(t, l, i))
+			return -1;
+		if (t->bytes <= MAX_FRAMES_BYTES)
+			continue;
+		t->drawn.depth_cut = t->nodes[level_at].depth;
+		t->drawn.cut = t->n - level_at;
+		t->n = level_at;
+		t->max_depth = t->drawn.depth_cut - 1;
+		break;
 	}
 	return 0;
 }
@@ -204,10 +234,7 @@ static int tree_build(struct tree *t, const char *const *names, size_t nnames,
 		return -1;
 	if (!total)
 		return 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (node_expand(t, l, i))
-			return -1;
-	return 0;
+	return tree_levels(t, l);
 }
 
 static int layout_init(struct layout *l, const struct flame_options *opt)
@@ -301,6 +328,9 @@ static int write_ids(FILE *out, const char *const *names, size_t nnames,
 		rc = flame_diff_deltas(&t);
 	if (rc == 0 && opt && opt->time)
 		rc = with_strip(&t, &strip, opt->time, n);
+	t.drawn.frames = t.n;
+	if (opt && opt->drawn)
+		*opt->drawn = t.drawn;
 	if (rc == 0)
 		rc = flame_svg_write(out, &t, &l, opt);
 	err = errno;

@@ -123,12 +123,30 @@ struct flame_time {
 	size_t n;
 };
 
+/*
+ * What a graph leaves out.  A frame narrower than 0.1 px is not drawn,
+ * nor what is above it (zooming in by 10 shows a pixel of it).  And the
+ * document is bounded: the frames are made level by level, and the
+ * first level that would take the frames past about 32 MB of SVG is
+ * not drawn, nor any deeper (3,000 distinct stacks 4,096 frames deep made
+ * a 3.3 GB document).  The graph then says so at its bottom, and
+ * depth_cut tells the caller, who may say so too.
+ */
+struct flame_drawn {
+	size_t frames;	  /* drawn */
+	uint64_t narrow;  /* narrower than 0.1 px, not drawn (nor above) */
+	size_t depth_cut; /* 0, or the first depth not drawn (the bound) */
+	uint64_t cut;	  /* frames of that depth not drawn for it */
+};
+
 struct flame_options {
 	const char *title; /* e.g. "ptprof: prog, 1234 samples"; NULL: default */
 	const char *subtitle; /* one more line, or NULL */
 	unsigned width;	      /* pixels; 0: 1200 */
 	/* the samples' times, for a time strip (below); NULL: none */
 	const struct flame_time *time;
+	/* what was left out, filled in when not NULL (below) */
+	struct flame_drawn *drawn;
 };
 
 int flame_write_svg(FILE *out, const struct flame_stack *stacks, size_t n,

@@ -28,6 +28,11 @@
 #define CHAR_W 7.08	  /* average width of a 12 px character, px */
 #define MIN_FRAME_PX 0.1  /* narrower frames are not written */
 #define MIN_LABEL_CHARS 3 /* a label shorter than this is left out */
+/* The frames' part of the document, estimated as it is built
+ * (FRAME_BYTES and twice the name a frame): the deeper levels of a graph
+ * that would pass it are not drawn (flame.h, struct flame_drawn). */
+#define MAX_FRAMES_BYTES ((size_t)32 << 20)
+#define FRAME_BYTES 320
 
 /*
  * A frame of the graph.  Only frames wide enough to draw are made: the
@@ -54,6 +59,8 @@ struct tree {
 	size_t n, cap;
 	size_t max_depth;
 	size_t sort_depth; /* the frame qsort_r() compares by */
+	size_t bytes;	   /* the drawn frames' estimated size */
+	struct flame_drawn drawn;
 	/* the time strip, or NULL */
 	const struct strip *strip;
 	/* a differential graph (flame_write_svg_diff()): the stacks'

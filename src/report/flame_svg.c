@@ -198,6 +198,17 @@ static void put_controls(FILE *out, const struct tree *t,
 			"<text class=\"empty\" x=\"%u\" y=\"%u\" "
 			"text-anchor=\"middle\">No samples</text>\n",
 			l->width / 2, l->top + 12);
+	/* The bound reached (flame.h): the graph says what it leaves out. */
+	if (t->drawn.depth_cut)
+		fprintf(out,
+			"<text class=\"cut\" x=\"%u\" y=\"%u\" "
+			"text-anchor=\"middle\">Bounded to about %zu MB: "
+			"frames from depth %zu on not drawn (%" PRIu64
+			" at that depth; %" PRIu64
+			" frames narrower than %.1f px not drawn)</text>\n",
+			l->width / 2, l->top - 4, MAX_FRAMES_BYTES >> 20,
+			t->drawn.depth_cut, t->drawn.cut, t->drawn.narrow,
+			MIN_FRAME_PX);
 }
 
 int flame_svg_write(FILE *out, struct tree *t, struct layout *l,

@@ -549,13 +549,15 @@ int report_write_folded(const struct report *r, FILE *out)
 	return fflush(out) || ferror(out) ? -1 : 0;
 }
 
-int report_write_svg(const struct report *r, FILE *out, const char *title)
+int report_write_svg(const struct report *r, FILE *out, const char *title,
+		     struct flame_drawn *drawn)
 {
 	struct flame_id_stack *fs = calloc(r->nstacks ? r->nstacks : 1,
 					   sizeof(*fs));
 	struct flame_time tm = { r->times, r->ntimes };
 	struct flame_options opt = { .title = title,
-				     .time = r->times ? &tm : NULL };
+				     .time = r->times ? &tm : NULL,
+				     .drawn = drawn };
 	int rc;
 
 	if (!fs)

@@ -113,8 +113,11 @@ void report_put_stack(FILE *out, const char *const *names, const uint32_t *ids,
 /* One line per distinct stack: "root;...;leaf COUNT". */
 int report_write_folded(const struct report *r, FILE *out);
 
-/* A flame graph (flame.h), titled with `title`. */
-int report_write_svg(const struct report *r, FILE *out, const char *title);
+/* A flame graph (flame.h), titled with `title`; what it left out into
+ * *drawn when not NULL (struct flame_drawn). */
+struct flame_drawn;
+int report_write_svg(const struct report *r, FILE *out, const char *title,
+		     struct flame_drawn *drawn);
 
 /* A Python frame's name as REPORT_PY_MODULE says, without `lines`:
  * "NAME (FILE:START) [py]", FILE the basename of file; "NAME (FILE)

@@ -403,13 +403,15 @@ int report_diff_write_folded(const struct report_diff *d, FILE *out)
 }
 
 int report_diff_write_svg(const struct report_diff *d, FILE *out,
-			  const char *title)
+			  const char *title, struct flame_drawn *drawn)
 {
 	size_t n = d->nstacks ? d->nstacks : 1;
 	struct flame_id_stack *fs = calloc(n, sizeof(*fs));
 	double *deltas = calloc(n, sizeof(*deltas));
 	char sub[512], b[128], nw[128];
-	struct flame_options opt = { .title = title, .subtitle = sub };
+	struct flame_options opt = { .title = title,
+				     .subtitle = sub,
+				     .drawn = drawn };
 	int rc = -1;
 
 	snprintf(sub, sizeof(sub),

@@ -65,8 +65,10 @@ int report_diff_write_text(const struct report_diff *d, FILE *out, size_t top);
 int report_diff_write_folded(const struct report_diff *d, FILE *out);
 
 /* The differential flame graph, titled title, with a subtitle saying
- * what the colours mean and both totals. */
+ * what the colours mean and both totals; what it left out into *drawn
+ * when not NULL (struct flame_drawn, flame.h). */
+struct flame_drawn;
 int report_diff_write_svg(const struct report_diff *d, FILE *out,
-			  const char *title);
+			  const char *title, struct flame_drawn *drawn);
 
 #endif /* PTPROF_REPORT_DIFF_H */
