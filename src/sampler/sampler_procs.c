@@ -52,20 +52,41 @@ static bool read_exe(const struct sampler_proc *p, dev_t *dev, ino_t *ino)
 	return true;
 }
 
-/* The unwinder and map keeping of p's current image, its maps read.
- * (Its executable was read before its name and maps: an exec after that
- * is seen at its next capture, sampler_procs_check_exec().) */
-static int open_image(struct sampler *s, struct sampler_proc *p)
+/* p's maps read (and its CPython runtime looked for in them). */
+static void read_image(struct sampler *s, struct sampler_proc *p)
+{
+	mapsync_refresh(&p->mapsync, 0);
+	sampler_py_open(s, p);
+}
+
+/*
+ * The unwinder and map keeping of p's current image; its maps read now
+ * if eager, else at its first capture (sampler_procs_check_exec(): a
+ * capture of it is unwound only after that).  (Its executable was read
+ * before its name and maps: an exec after that is seen at its next
+ * capture, sampler_procs_check_exec().)
+ *
+ * Not eager: the descendants found at the start (-p PID --children), not
+ * born in the run.  Reading every one's maps, and the build IDs of every
+ * file they map, when it is found made the first tick of a tree of 4,200
+ * idle processes take seconds, for processes that, idle, are never
+ * stopped (issue 27); a process that lives from the start is there
+ * still at its first capture.  One born in the run is read at once: a
+ * short one may be gone by its first capture's unwind, and a fork
+ * without exec must be unwound with the maps it was born with.  The
+ * cost: a process read late has no Python frames in its first stop.
+ */
+static int open_image(struct sampler *s, struct sampler_proc *p, bool eager)
 {
 	p->unw = unwinder_new(p->pid, p->im->maps);
 	if (!p->unw)
 		return -1;
 	unwinder_set_hook(p->unw, s->hooks.between_steps, s);
 	mapsync_init(&p->mapsync, p->pid, p->im->maps, p->unw);
-	mapsync_refresh(&p->mapsync, 0);
 	p->py_found = false; /* a new image: look again */
 	p->py_scans = 0;
-	sampler_py_open(s, p);
+	if (eager)
+		read_image(s, p);
 	return 0;
 }
 
@@ -193,8 +214,10 @@ static int watch_tree(struct sampler *s, pid_t pid, bool root)
 	return root ? 0 : 1;
 }
 
-/* The sampler's state of a new process, its image added to the set. */
-static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
+/* The sampler's state of a new process, its image added to the set
+ * (born: in the run, see open_image()). */
+static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid,
+		      bool born)
 {
 	char comm[16] = "";
 
@@ -207,7 +230,7 @@ static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
 	p->im = procset_add(s->ps, p->pid, ppid, comm);
 	s->set.roots_live += p->root;
 	s->st->procs_found++;
-	return p->im ? open_image(s, p) : -1;
+	return p->im ? open_image(s, p, p->root || born) : -1;
 }
 
 /*
@@ -276,7 +299,7 @@ static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root,
 	p->root = root;
 	p->born = born && !s->cfg->wall;
 	p->pidfd = pidfd;
-	return start_proc(s, p, ppid);
+	return start_proc(s, p, ppid, born);
 }
 
 /* A thread first listed as one of p's: mark it so.  NULL with EEXIST
@@ -342,8 +365,11 @@ void sampler_procs_check_exec(struct sampler *s, struct sampler_proc *p)
 
 	p->exe_tick = s->tick;
 	if (!read_exe(p, &dev, &ino) ||
-	    (dev == p->exe_dev && ino == p->exe_ino))
+	    (dev == p->exe_dev && ino == p->exe_ino)) {
+		if (!p->mapsync.text) /* never read yet (open_image()) */
+			read_image(s, p);
 		return;
+	}
 	p->exe_dev = dev;
 	p->exe_ino = ino;
 	procfs_comm(p->pid, 0, comm, sizeof(comm));
@@ -353,7 +379,7 @@ void sampler_procs_check_exec(struct sampler *s, struct sampler_proc *p)
 	sampler_procs_close_image(s, p);
 	p->im = im;
 	threadtab_foreach(s->threads, forget_image, p);
-	if (open_image(s, p))
+	if (open_image(s, p, true))
 		p->gone = true; /* no unwinder: nothing more of it */
 }
 
