@@ -16,7 +16,9 @@ TESTS += \
 	tests/procs-fds.test \
 	tests/procs-pidreuse.test \
 	tests/procs-forktree.test \
-	tests/procs-make.test
+	tests/procs-make.test \
+	tests/procs-storm-rss.test \
+	tests/procs-zombies.test
 EXTRA_DIST += tests/procs.sh
 
 check_PROGRAMS += tests/targets/forktree
