@@ -16,10 +16,17 @@ TESTS += \
 	tests/procs-fds.test \
 	tests/procs-pidreuse.test \
 	tests/procs-forktree.test \
-	tests/procs-make.test
+	tests/procs-make.test \
+	tests/procs-storm-rss.test \
+	tests/procs-zombies.test
 EXTRA_DIST += tests/procs.sh
 
 check_PROGRAMS += tests/targets/forktree
 tests_targets_forktree_SOURCES = tests/targets/forktree.c
 tests_targets_forktree_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_forktree_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+
+check_PROGRAMS += tests/targets/forkstorm
+tests_targets_forkstorm_SOURCES = tests/targets/forkstorm.c
+tests_targets_forkstorm_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_forkstorm_LDFLAGS = $(PT_TARGET_LINKFLAGS)

@@ -307,7 +307,8 @@ void sampler_cpu_settle_proc(struct sampler *s, struct sampler_proc *p,
 }
 
 /* The end of the run: every process still known is settled, and its maps
- * read once more while it lives (for the writers). */
+ * read once more while it lives (for the writers), unless they were never
+ * read: it was never captured, no stack of it needs them (open_image()). */
 void sampler_cpu_settle_all(struct sampler *s)
 {
 	for (size_t i = 0; i < s->set.nprocs; i++) {
@@ -315,7 +316,7 @@ void sampler_cpu_settle_all(struct sampler *s)
 		bool lives = !p->gone && !sampler_procs_exited(p);
 
 		sampler_cpu_settle_proc(s, p, lives);
-		if (lives)
+		if (lives && p->mapsync.text)
 			mapsync_refresh(&p->mapsync, p->live_tid);
 	}
 }

@@ -68,21 +68,42 @@ static void exe_file(struct sampler_proc *p)
 	p->exe_ino = e ? (ino_t)e->ino : 0;
 }
 
-/* The unwinder and map keeping of p's current image, its maps read.
- * (Its executable was read before its name and maps: an exec after that
- * is seen at its next capture, sampler_procs_check_exec().) */
-static int open_image(struct sampler *s, struct sampler_proc *p)
+/* p's maps read (and its CPython runtime looked for in them). */
+static void read_image(struct sampler *s, struct sampler_proc *p)
+{
+	mapsync_refresh(&p->mapsync, 0);
+	exe_file(p);
+	sampler_py_open(s, p);
+}
+
+/*
+ * The unwinder and map keeping of p's current image; its maps read now
+ * if eager, else at its first capture (sampler_procs_check_exec(): a
+ * capture of it is unwound only after that).  (Its executable was read
+ * before its name and maps: an exec after that is seen at its next
+ * capture, sampler_procs_check_exec().)
+ *
+ * Not eager: the descendants found at the start (-p PID --children), not
+ * born in the run.  Reading every one's maps, and the build IDs of every
+ * file they map, when it is found made the first tick of a tree of 4,200
+ * idle processes take seconds, for processes that, idle, are never
+ * stopped (issue 27); a process that lives from the start is there
+ * still at its first capture.  One born in the run is read at once: a
+ * short one may be gone by its first capture's unwind, and a fork
+ * without exec must be unwound with the maps it was born with.  The
+ * cost: a process read late has no Python frames in its first stop.
+ */
+static int open_image(struct sampler *s, struct sampler_proc *p, bool eager)
 {
 	p->unw = unwinder_new(p->pid, p->im->maps);
 	if (!p->unw)
 		return -1;
 	unwinder_set_hook(p->unw, s->hooks.between_steps, s);
 	mapsync_init(&p->mapsync, p->pid, p->im->maps, p->unw);
-	mapsync_refresh(&p->mapsync, 0);
-	exe_file(p);
 	p->py_found = false; /* a new image: look again */
 	p->py_scans = 0;
-	sampler_py_open(s, p);
+	if (eager)
+		read_image(s, p);
 	return 0;
 }
 
@@ -210,8 +231,10 @@ static int watch_tree(struct sampler *s, pid_t pid, bool root)
 	return root ? 0 : 1;
 }
 
-/* The sampler's state of a new process, its image added to the set. */
-static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
+/* The sampler's state of a new process, its image added to the set
+ * (born: in the run, see open_image()). */
+static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid,
+		      bool born)
 {
 	char comm[16] = "";
 
@@ -224,7 +247,7 @@ static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid)
 	p->im = procset_add(s->ps, p->pid, ppid, comm);
 	s->set.roots_live += p->root;
 	s->st->procs_found++;
-	return p->im ? open_image(s, p) : -1;
+	return p->im ? open_image(s, p, p->root || born) : -1;
 }
 
 /*
@@ -293,7 +316,7 @@ static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root,
 	p->root = root;
 	p->born = born && !s->cfg->wall;
 	p->pidfd = pidfd;
-	return start_proc(s, p, ppid);
+	return start_proc(s, p, ppid, born);
 }
 
 /* A thread first listed as one of p's: mark it so.  NULL with EEXIST
@@ -357,8 +380,11 @@ void sampler_procs_check_exec(struct sampler *s, struct sampler_proc *p)
 	struct proc_image *im;
 
 	p->exe_tick = s->tick;
-	if (!read_exe(p, mark) || !memcmp(mark, p->exe_mark, sizeof(mark)))
+	if (!read_exe(p, mark) || !memcmp(mark, p->exe_mark, sizeof(mark))) {
+		if (!p->mapsync.text) /* never read yet (open_image()) */
+			read_image(s, p);
 		return;
+	}
 	memcpy(p->exe_mark, mark, sizeof(mark));
 	procfs_comm(p->pid, 0, comm, sizeof(comm));
 	im = procset_add(s->ps, p->pid, p->im->ppid, comm);
@@ -367,13 +393,92 @@ void sampler_procs_check_exec(struct sampler *s, struct sampler_proc *p)
 	sampler_procs_close_image(s, p);
 	p->im = im;
 	threadtab_foreach(s->threads, forget_image, p);
-	if (open_image(s, p))
+	if (open_image(s, p, true))
 		p->gone = true; /* no unwinder: nothing more of it */
 }
 
 static bool of_proc(const struct thread *th, void *arg)
 {
 	return th->proc == arg;
+}
+
+/*
+ * The CPU time of ended processes that is under a sample's worth each,
+ * pooled: ns more into the pool; what it then holds of whole periods
+ * (rounded as cpuacct_periods() does, with what the earlier ones left)
+ * is taken out and returned, to be samples of the process that filled it.
+ * Rounded one by one, 40 processes of 11 ms each were 40 samples for
+ * 0.45 s, and the 1.2 ms of each was in no sample; 3,000 zombies of 2.7
+ * ms each were 8 s "in no sample", 71% of the run (issue 27).  What is
+ * left at the end, under half a period, is said (unsampled_ns).
+ */
+static int64_t pool_ended(struct sampler *s, uint64_t ns)
+{
+	int64_t period = (int64_t)s->period_ns, w;
+
+	s->set.unread_resid += (int64_t)ns;
+	w = s->set.unread_resid > 0 ?
+		    (s->set.unread_resid + period / 2) / period :
+		    0;
+	s->set.unread_resid -= w * period;
+	return w;
+}
+
+/* w samples of the pool on the row "[CPU time of no stack]" of im (p:
+ * NULL when never in the set, and then counted as a process never read's),
+ * else in no sample, said. */
+static void pool_record(struct sampler *s, struct sampler_proc *p,
+			struct proc_image *im, pid_t pid, const char *comm,
+			int64_t w)
+{
+	if (!sampler_record_own_proc(s, p, im, pid, comm,
+				     FRAMENAME_OWN_NO_STACK, (uint64_t)w))
+		s->st->unsampled_ns += (uint64_t)w * s->period_ns;
+	else if (!p)
+		s->st->nostack_unread_samples += (uint64_t)w;
+}
+
+/*
+ * p ended: its threads' carries go to their last stacks (s->hooks.settle,
+ * sampler_cpu.c), and what that leaves in no sample, under half a period,
+ * goes to the pool of ended processes' time (pool_ended()) rather than
+ * being counted as missed: a process that ended can never be sampled
+ * again, and its few milliseconds are time no tick could have caught
+ * (a zombie's, a short child's).  Only the time of processes still
+ * living at the end, and the pool's last half period, stay in
+ * unsampled_ns: that is the rule for what record_warn.c's "in no sample"
+ * counts.
+ */
+static void settle_ended(struct sampler *s, struct sampler_proc *p)
+{
+	uint64_t before = s->st->unsampled_ns;
+	int64_t w;
+
+	s->hooks.settle(s, p, false);
+	if (s->cfg->wall || p->im->skipped || s->st->unsampled_ns <= before)
+		return;
+	w = pool_ended(s, s->st->unsampled_ns - before);
+	s->st->unsampled_ns = before;
+	if (w)
+		pool_record(s, p, p->im, p->pid, p->im->comm, w);
+}
+
+/*
+ * An image of a process that ended and is forgotten, with no stack
+ * recorded of it (its samples, if any, on ptprof's own rows): no address
+ * will ever be named through its maps, so they are emptied (its
+ * unwinder and map keeping, their last users, are freed).  A storm of
+ * short children, forks whose maps were read at once (open_image()),
+ * kept 2-3 KB each for nothing: 60,000 of them, 150 MB.
+ */
+static void forget_maps(struct proc_image *im)
+{
+	struct maps *none;
+
+	if (im->stacks || !(none = maps_new()))
+		return;
+	maps_free(im->maps);
+	im->maps = none;
 }
 
 /*
@@ -385,12 +490,13 @@ static bool of_proc(const struct thread *th, void *arg)
 static void finish_proc(struct sampler *s, size_t i)
 {
 	struct sampler_proc *p = s->set.procs[i];
+	struct proc_image *im = p->im;
 
 	/* Found gone by its pidfd before its EXIT: what it used in all. */
 	if (!p->have_exit_cpu && s->set.tree &&
 	    proctree_exit_cpu(s->set.tree, p->pid, &p->exit_cpu_ns))
 		p->have_exit_cpu = true;
-	s->hooks.settle(s, p, false);
+	settle_ended(s, p);
 	threadtab_sweep(s->threads, of_proc, p);
 	p->im->ended = true;
 	if (s->set.tree)
@@ -400,6 +506,7 @@ static void finish_proc(struct sampler *s, size_t i)
 		(s->set.nprocs - i - 1) * sizeof(*s->set.procs));
 	s->set.nprocs--;
 	sampler_procs_free(s, p);
+	forget_maps(im);
 }
 
 /* The whole set, at the end of the run (the tree's counters kept). */
@@ -529,7 +636,7 @@ static int unread_exit(struct sampler *s, const struct proctree_event *ev)
 	struct sampler_set *set = &s->set;
 	struct proc_image *im;
 	pid_t ppid;
-	int64_t period = (int64_t)s->period_ns, w;
+	int64_t w;
 	size_t i = 0;
 
 	while (i < set->nunread && set->unread[i].pid != ev->pid)
@@ -540,25 +647,15 @@ static int unread_exit(struct sampler *s, const struct proctree_event *ev)
 	set->unread[i] = set->unread[--set->nunread];
 	if (s->cfg->wall || !ev->have_cpu)
 		return 0;
-	/* Rounded with what the earlier ones left (as cpuacct_periods()
-	 * does): rounded one by one, 40 processes of 11 ms each were 40
-	 * samples for 0.45 s, and the 1.2 ms of each was in no sample. */
-	set->unread_resid += (int64_t)ev->cpu_ns;
-	w = set->unread_resid > 0 ? (set->unread_resid + period / 2) / period :
-				    0;
+	w = pool_ended(s, ev->cpu_ns);
 	if (!w)
 		return 0;
-	set->unread_resid -= w * period;
 	im = procset_add(s->ps, ev->pid, ppid, ev->comm);
 	if (!im)
 		return -1;
 	im->ended = true;
 	s->st->procs_found++;
-	if (sampler_record_own_proc(s, NULL, im, ev->pid, ev->comm,
-				    FRAMENAME_OWN_NO_STACK, (uint64_t)w))
-		s->st->nostack_unread_samples += (uint64_t)w;
-	else
-		s->st->unsampled_ns += (uint64_t)(w * period);
+	pool_record(s, NULL, im, ev->pid, ev->comm, w);
 	return 0;
 }
 

@@ -58,6 +58,101 @@ int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	(((REG_BIT(UNW_X86_64_RIP) << 1) - 1) & \
 	 ~(REG_BIT(UNW_X86_64_RIP) | REG_BIT(UNW_X86_64_RSP)))
 
+/*
+ * libunwind's address spaces, lent to the unwinders from one pool.
+ *
+ * An address space holds libunwind's register-state cache: with
+ * RS_CACHE_SIZE entries, 343 KB (1,000 of them measured 343 MB of RSS).
+ * libunwind 1.6's unw_destroy_addr_space() frees the address space but
+ * not that cache (320 of the 343 KB stay), so one address space per
+ * process, made when the process was found and destroyed when it ended,
+ * made ptprof's memory grow with every process the tree ever had: 4.0 GB
+ * after 60,000 short children (issue 27).  So no address space is ever
+ * destroyed, and there are at most AS_POOL_MAX: an unwinder takes one at
+ * its first unwind (a process that never runs at a tick costs none),
+ * keeps it while no other needs it (its cache stays warm), and when all
+ * are lent the one used least recently is taken back.  An address space
+ * is flushed before it is lent to another unwinder: libunwind's cache is
+ * keyed by the PC alone, and holds the addresses of DWARF expressions
+ * that its last owner's pins serve (unwind_int.h), neither of which may
+ * outlive the lending.  Single-threaded, as the unwinders are.
+ */
+#define AS_POOL_MAX 64
+
+static struct as_slot {
+	unw_addr_space_t as;
+	struct unwinder *owner; /* NULL: free */
+	uint64_t used;		/* as_clock when last lent: least recent */
+	int cache_size_set;	/* unw_set_cache_size()'s answer */
+} as_pool[AS_POOL_MAX];
+static int as_pool_n;
+static uint64_t as_clock;
+
+/* A new address space into slot i (as_pool_n more); -1 if none. */
+static int as_make(int i)
+{
+	struct as_slot *a = &as_pool[i];
+
+	a->as = unw_create_addr_space(&unwind_access_accessors, 0);
+	if (!a->as)
+		return -1;
+	unw_set_caching_policy(a->as, UNW_CACHE_GLOBAL);
+	/*
+	 * libunwind 1.6 sizes the cache lazily: the first call records the
+	 * size, and it is applied when the cache is (re)initialised; a second
+	 * call returns 0 once it really took.  Builds with per-thread caches
+	 * refuse (-1); the default (2^7 entries) then stays.
+	 */
+	unw_set_cache_size(a->as, RS_CACHE_SIZE, 0);
+	a->cache_size_set = unw_set_cache_size(a->as, RS_CACHE_SIZE, 0);
+	as_pool_n++;
+	return 0;
+}
+
+/*
+ * u's address space for an unwind, in u->as: the one lent to it still,
+ * else a free one, a new one, or the least recently used (flushed).
+ * -1 (ENOMEM) if there is none at all.
+ */
+static int as_take(struct unwinder *u)
+{
+	int i = u->as_slot, pick = -1;
+
+	if (i >= 0 && as_pool[i].owner == u)
+		goto lent;
+	for (i = 0; i < as_pool_n; i++)
+		if (!as_pool[i].owner &&
+		    (pick < 0 || as_pool[i].used < as_pool[pick].used))
+			pick = i;
+	if (pick < 0 && as_pool_n < AS_POOL_MAX && as_make(as_pool_n) == 0)
+		pick = as_pool_n - 1;
+	for (i = 0; pick < 0 && i < as_pool_n; i++)
+		if (pick < 0 || as_pool[i].used < as_pool[pick].used)
+			pick = i;
+	if (pick < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	i = pick;
+	unw_flush_cache(as_pool[i].as, 0, 0);
+	as_pool[i].owner = u;
+	u->as_slot = i;
+	u->count.cache_size_set = as_pool[i].cache_size_set;
+lent:
+	as_pool[i].used = ++as_clock;
+	u->as = as_pool[i].as;
+	return 0;
+}
+
+/* u gives back its address space, if it still has one. */
+static void as_give_back(struct unwinder *u)
+{
+	if (u->as_slot >= 0 && as_pool[u->as_slot].owner == u)
+		as_pool[u->as_slot].owner = NULL;
+	u->as_slot = -1;
+	u->as = NULL;
+}
+
 struct unwinder *unwinder_new(pid_t pid, const struct maps *maps)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
@@ -66,22 +161,13 @@ struct unwinder *unwinder_new(pid_t pid, const struct maps *maps)
 		return NULL;
 	u->pid = pid;
 	u->maps = maps;
+	u->as_slot = -1;
 	u->mods = modcache_new(pid);
-	u->as = unw_create_addr_space(&unwind_access_accessors, 0);
-	if (!u->as || !u->mods) {
+	if (!u->mods) {
 		unwinder_free(u);
 		errno = ENOMEM;
 		return NULL;
 	}
-	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
-	/*
-	 * libunwind 1.6 sizes the cache lazily: the first call records the
-	 * size, and it is applied when the cache is (re)initialised; a second
-	 * call returns 0 once it really took.  Builds with per-thread caches
-	 * refuse (-1); the default (2^7 entries) then stays.
-	 */
-	unw_set_cache_size(u->as, RS_CACHE_SIZE, 0);
-	u->count.cache_size_set = unw_set_cache_size(u->as, RS_CACHE_SIZE, 0);
 	return u;
 }
 
@@ -89,8 +175,7 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	if (u->as)
-		unw_destroy_addr_space(u->as);
+	as_give_back(u);
 	modcache_free(u->mods);
 	free(u->cfi);
 	free(u->refused);
@@ -102,7 +187,9 @@ void unwinder_free(struct unwinder *u)
 
 void unwinder_flush(struct unwinder *u)
 {
-	unw_flush_cache(u->as, 0, 0);
+	/* An address space lent to it no more was flushed when lent again. */
+	if (u->as_slot >= 0 && as_pool[u->as_slot].owner == u)
+		unw_flush_cache(as_pool[u->as_slot].as, 0, 0);
 	u->ntabs = 0;
 	u->nrefused = 0;
 	unwind_cfi_free_pins(u);
@@ -180,6 +267,8 @@ int unwinder_unwind(struct unwinder *u, const struct capture *cap,
 	if (max <= 0 || cap->regs.rip == 0)
 		return 0;
 	pcs[n++] = cap->regs.rip;
+	if (as_take(u))
+		return n; /* the leaf alone is still a sample */
 	t0 = mono_now_ns();
 	in_unwind = true;
 	if (unw_init_remote(&cursor, u->as, &ctx) == 0) {

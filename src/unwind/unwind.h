@@ -2,8 +2,11 @@
  * unwind.h - unwinding a captured stack with libunwind, after the thread
  * has been released.
  *
- * One unwinder per target: one libunwind address space with a global
- * cache, accessors that never touch the (running) thread through ptrace:
+ * One unwinder per target, cheap until its first unwind: then it is lent
+ * a libunwind address space (with a global cache) from a pool shared by
+ * all unwinders, at most 64, never destroyed (unwind.c says why), which
+ * it keeps while no other unwinder needs it; its accessors never touch
+ * the (running) thread through ptrace:
  *  - registers come from the capture;
  *  - memory comes from the stack copy, else from the image of the
  *    read-only file (or vDSO) mapped at that address (modcache.h), else,

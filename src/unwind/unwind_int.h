@@ -84,7 +84,12 @@ struct unwinder {
 	pid_t pid;
 	const struct maps *maps;
 	struct modcache *mods;
+	/* The address space lent from the pool (unwind.c) for this unwind:
+	 * valid from unwind_as_take() to the unwind's end; as_slot says
+	 * which, -1 none yet, and stays while the slot is still lent to
+	 * this unwinder (its cache then still this target's). */
 	unw_addr_space_t as;
+	int as_slot;
 	struct unwtab *tabs;
 	size_t ntabs, cap;
 	uint8_t *cfi; /* CFI_MAX bytes for unwind_cfi_check(), made at first */
