@@ -232,6 +232,10 @@ static bool add_samples(struct sampler *s, struct thread *th,
 
 	if (!add_origin(s, p, p->im, &from, pcs, n, count))
 		return false;
+	/* Every path that records a stack comes here (CPU mode's
+	 * emit_split() too): an image with a stack keeps its maps when its
+	 * process ends (forget_maps(), sampler_procs.c). */
+	p->im->stacks++;
 	if (!th->sampled) {
 		th->sampled = true;
 		s->st->threads_seen++;
@@ -246,7 +250,6 @@ bool sampler_record_emit(struct sampler *s, struct thread *th,
 	if (!add_samples(s, th, pcs, n, count))
 		return false;
 	s->st->stacks++;
-	th->proc->im->stacks++;
 	return true;
 }
 
