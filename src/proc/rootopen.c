@@ -36,6 +36,31 @@ static bool same_mntns(pid_t pid)
 	       self.st_dev == them.st_dev;
 }
 
+/*
+ * Whether rootfd is our own root directory: the same mount (its ID, so
+ * a namespace's copy of our root mount is not it) and the same inode.
+ * A process in our mount namespace can still have another root: after
+ * unshare(CLONE_NEWUSER) it may chroot() (CAP_SYS_CHROOT in its own user
+ * namespace) into a directory of another mount namespace it made, such
+ * as /proc/CHILD/root, where it has bound what it likes, FUSE included;
+ * /proc/PID/root then leads there, though /proc/PID/ns/mnt is ours.
+ * AT_STATX_DONT_SYNC: attributes as cached, no question to a FUSE or
+ * network server.  Not known (no STATX_MNT_ID before Linux 5.8): no.
+ */
+static bool our_root(int rootfd)
+{
+	const unsigned int want = STATX_INO | STATX_MNT_ID;
+	struct statx a, b;
+
+	return statx(rootfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, want,
+		     &a) == 0 &&
+	       statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, want, &b) == 0 &&
+	       (a.stx_mask & want) == want && (b.stx_mask & want) == want &&
+	       a.stx_mnt_id == b.stx_mnt_id && a.stx_ino == b.stx_ino &&
+	       a.stx_dev_major == b.stx_dev_major &&
+	       a.stx_dev_minor == b.stx_dev_minor;
+}
+
 /* One answer: e (0 or an errno), and fd when e is 0. */
 static void send_answer(int sock, int fd, int e)
 {
@@ -79,7 +104,6 @@ child(int sock, int rootfd, const char *rel, uid_t uid, gid_t gid)
 
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* an unprivileged ptprof cannot drop its groups, which are its own
 	 * user's: it keeps them (and cannot take another uid below) */
 	if (syscall(SYS_setgroups, 0, NULL) && (errno != EPERM || !geteuid()))
@@ -87,9 +111,14 @@ child(int sock, int rootfd, const char *rel, uid_t uid, gid_t gid)
 	else if (syscall(SYS_setresgid, gid, gid, gid) ||
 		 syscall(SYS_setresuid, uid, uid, uid))
 		e = errno;
-	else if ((fd = safeopen_read(rootfd, rel, SAFEOPEN_IN_ROOT, 0, NULL)) <
-		 0)
-		e = errno;
+	if (!e) {
+		/* after the credential change, which clears it (prctl(2)):
+		 * set before, it was gone by the time a walk could hang */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fd = safeopen_read(rootfd, rel, SAFEOPEN_IN_ROOT, 0, NULL);
+		if (fd < 0)
+			e = errno;
+	}
 	send_answer(sock, fd, e);
 	while (read(sock, &c, 1) < 0 && errno == EINTR)
 		;
@@ -215,7 +244,7 @@ int rootopen_read(pid_t pid, int rootfd, const char *rel, uid_t uid, gid_t gid,
 
 	if (!st)
 		st = &buf;
-	if (pid <= 0 || same_mntns(pid))
+	if (pid <= 0 || (same_mntns(pid) && our_root(rootfd)))
 		return safeopen_read(rootfd, rel, SAFEOPEN_IN_ROOT, 0, st);
 	fd = open_as(rootfd, rel, uid, gid);
 	if (fd >= 0 && fstat(fd, st)) {

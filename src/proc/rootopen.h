@@ -11,7 +11,10 @@
  * does not tell (the bound file is root's, as a root process's own map
  * would be); who could have put it there does.  So, where pid is in
  * another mount namespace than ours (the inodes of /proc/self/ns/mnt and
- * /proc/PID/ns/mnt differ, or either cannot be read), the file is opened
+ * /proc/PID/ns/mnt differ, or either cannot be read), or where its root
+ * is not ours (another mount or inode: a process of our namespace may
+ * chroot, in a user namespace of its own, into another namespace's
+ * tree), the file is opened
  * by a short-lived child that has dropped to the process's credentials
  * first: no supplementary groups (the raw setgroups(0, NULL): the child
  * of a threaded process calls no libc wrapper that talks to other
@@ -21,7 +24,7 @@
  * link, only a regular file: util/safeopen.h), so the kernel checks the
  * process's own right to read it (EACCES for root's 0600 file), and
  * hands the descriptor back over a socketpair (SCM_RIGHTS).  In our own
- * mount namespace (or pid 0) the file is opened directly: there the
+ * mount namespace with our root (or pid 0) the file is opened directly: there the
  * process could not have bound anything, and the caller's owner check
  * tells who made the file.
  *
@@ -53,7 +56,7 @@
  * rel (relative, no symbolic link in it) under rootfd, an O_PATH
  * descriptor of pid's root directory (/proc/PID/root; pid 0: our own
  * root), opened for reading: directly when pid shares our mount
- * namespace, else as uid:gid in a child (see above).
+ * namespace and root, else as uid:gid in a child (see above).
  */
 int rootopen_read(pid_t pid, int rootfd, const char *rel, uid_t uid, gid_t gid,
 		  struct stat *st);
