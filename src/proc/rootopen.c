@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -61,18 +62,26 @@ static bool our_root(int rootfd)
 	       a.stx_dev_minor == b.stx_dev_minor;
 }
 
-/* One answer: e (0 or an errno), and fd when e is 0. */
-static void send_answer(int sock, int fd, int e)
+/* The child's word: e (0 or an errno), and with e 0 the fstat() of the
+ * file it opened (its owner and mode, for the caller's checks: the
+ * descriptor sent is a copy's). */
+struct answer {
+	int e;
+	struct stat st;
+};
+
+/* One answer: a->e, and fd when a->e is 0. */
+static void send_answer(int sock, int fd, struct answer *a)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} c;
-	struct iovec iov = { &e, sizeof(e) };
+	struct iovec iov = { a, sizeof(*a) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *cm;
 
-	if (!e) {
+	if (!a->e) {
 		memset(&c, 0, sizeof(c));
 		msg.msg_control = c.buf;
 		msg.msg_controllen = sizeof(c.buf);
@@ -84,6 +93,64 @@ static void send_answer(int sock, int fd, int e)
 	}
 	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
+}
+
+/*
+ * fd's first size bytes copied into a new memfd, rewound: the descriptor
+ * the parent gets, so that its fstat() and reads never reach the file's
+ * filesystem (a FUSE server the process runs may stop answering: a read
+ * of the file itself could then hold ptprof for good).  -1 with errno.
+ */
+static int copy_to_memfd(int fd, off_t size)
+{
+	char buf[65536];
+	int m = (int)syscall(SYS_memfd_create, "ptprof-rootopen", MFD_CLOEXEC);
+	off_t done = 0;
+
+	if (m < 0)
+		return -1;
+	while (done < size) {
+		size_t want = (size_t)(size - done) < sizeof(buf) ?
+				      (size_t)(size - done) :
+				      sizeof(buf);
+		ssize_t n = read(fd, buf, want);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) /* shorter than it was: what there was */
+			break;
+		for (ssize_t w = 0, k; w < n; w += k) {
+			k = write(m, buf + w, (size_t)(n - w));
+			if (k < 0 && errno == EINTR)
+				k = 0;
+			else if (k < 0) {
+				close(m);
+				return -1;
+			}
+		}
+		done += n;
+	}
+	if (lseek(m, 0, SEEK_SET) < 0) {
+		close(m);
+		return -1;
+	}
+	return m;
+}
+
+/* Every descriptor of ours closed in the child but a and b (a < b): a
+ * child stuck in the kernel must not hold ptprof's output and pidfds. */
+static void close_others(int a, int b)
+{
+#ifdef SYS_close_range
+	if (a > 3)
+		syscall(SYS_close_range, 3u, (unsigned)a - 1, 0u);
+	if (b > a + 1)
+		syscall(SYS_close_range, (unsigned)a + 1, (unsigned)b - 1, 0u);
+	syscall(SYS_close_range, (unsigned)b + 1, ~0u, 0u);
+#else
+	(void)a;
+	(void)b;
+#endif
 }
 
 /*
@@ -99,11 +166,14 @@ static void __attribute__((noreturn))
 child(int sock, int rootfd, const char *rel, uid_t uid, gid_t gid)
 {
 	sigset_t all;
-	int fd = -1, e = 0;
+	struct answer a = { 0 };
+	int fd = -1, m = -1, e = 0;
 	char c;
 
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
+	close_others(sock < rootfd ? sock : rootfd,
+		     sock < rootfd ? rootfd : sock);
 	/* an unprivileged ptprof cannot drop its groups, which are its own
 	 * user's: it keeps them (and cannot take another uid below) */
 	if (syscall(SYS_setgroups, 0, NULL) && (errno != EPERM || !geteuid()))
@@ -115,18 +185,25 @@ child(int sock, int rootfd, const char *rel, uid_t uid, gid_t gid)
 		/* after the credential change, which clears it (prctl(2)):
 		 * set before, it was gone by the time a walk could hang */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		fd = safeopen_read(rootfd, rel, SAFEOPEN_IN_ROOT, 0, NULL);
+		fd = safeopen_read(rootfd, rel, SAFEOPEN_IN_ROOT, 0, &a.st);
 		if (fd < 0)
 			e = errno;
+		else if (a.st.st_size < 0 ||
+			 a.st.st_size > (off_t)ROOTOPEN_MAX_COPY)
+			e = EFBIG;
+		else if ((m = copy_to_memfd(fd, a.st.st_size)) < 0)
+			e = errno;
 	}
-	send_answer(sock, fd, e);
+	a.e = e;
+	send_answer(sock, m, &a);
 	while (read(sock, &c, 1) < 0 && errno == EINTR)
 		;
 	_exit(0);
 }
 
-/* The child's answer within ms: a descriptor, or -1 with errno. */
-static int recv_answer(int sock, int ms)
+/* The child's answer within ms: a descriptor (and the file's fstat()
+ * in *st), or -1 with errno. */
+static int recv_answer(int sock, int ms, struct stat *st)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -134,8 +211,9 @@ static int recv_answer(int sock, int ms)
 	} c;
 	struct pollfd pf = { .fd = sock, .events = POLLIN };
 	uint64_t end = mono_now_ns() + (uint64_t)ms * NSEC_PER_MSEC, now;
-	int e = 0, fd = -1, r;
-	struct iovec iov = { &e, sizeof(e) };
+	struct answer a = { .e = 0 };
+	int fd = -1, r;
+	struct iovec iov = { &a, sizeof(a) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *cm;
 	ssize_t n;
@@ -163,13 +241,15 @@ static int recv_answer(int sock, int ms)
 		    cm->cmsg_type == SCM_RIGHTS &&
 		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
 			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	if (fd >= 0 && n == (ssize_t)sizeof(e) && !e)
+	if (fd >= 0 && n == (ssize_t)sizeof(a) && !a.e) {
+		*st = a.st;
 		return fd;
+	}
 	if (fd >= 0)
 		close(fd);
 	/* the child died before it answered (n 0): it was refused
 	 * something it needs, as far as anyone can tell */
-	errno = n == (ssize_t)sizeof(e) && e ? e : EPERM;
+	errno = n == (ssize_t)sizeof(a) && a.e ? a.e : EPERM;
 	return -1;
 }
 
@@ -206,7 +286,8 @@ static void reap(pid_t pid, int pidfd, bool kill_it)
 }
 
 /* rel under rootfd as uid:gid, in a child (rootopen.h). */
-static int open_as(int rootfd, const char *rel, uid_t uid, gid_t gid)
+static int open_as(int rootfd, const char *rel, uid_t uid, gid_t gid,
+		   struct stat *st)
 {
 	int sv[2], fd, e, pidfd;
 	pid_t pid;
@@ -228,7 +309,7 @@ static int open_as(int rootfd, const char *rel, uid_t uid, gid_t gid)
 	close(sv[1]);
 	/* before the child can exit: it waits for sv[0] to close */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	fd = recv_answer(sv[0], ROOTOPEN_WAIT_MS);
+	fd = recv_answer(sv[0], ROOTOPEN_WAIT_MS, st);
 	e = errno;
 	close(sv[0]);
 	reap(pid, pidfd, fd < 0 && e == ETIMEDOUT);
@@ -240,18 +321,15 @@ int rootopen_read(pid_t pid, int rootfd, const char *rel, uid_t uid, gid_t gid,
 		  struct stat *st)
 {
 	struct stat buf;
-	int fd, e;
 
 	if (!st)
 		st = &buf;
-	if (pid <= 0 || (same_mntns(pid) && our_root(rootfd)))
+	/* Directly only for a process of our own uid, namespace and root:
+	 * another user's process could have mounted a FUSE file system of
+	 * its own over the file (fusermount lets a user mount on a file he
+	 * owns), whose server then holds an fstat() or read of ours. */
+	if (pid <= 0 ||
+	    (uid == geteuid() && same_mntns(pid) && our_root(rootfd)))
 		return safeopen_read(rootfd, rel, SAFEOPEN_IN_ROOT, 0, st);
-	fd = open_as(rootfd, rel, uid, gid);
-	if (fd >= 0 && fstat(fd, st)) {
-		e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
+	return open_as(rootfd, rel, uid, gid, st);
 }

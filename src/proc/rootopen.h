@@ -24,9 +24,16 @@
  * link, only a regular file: util/safeopen.h), so the kernel checks the
  * process's own right to read it (EACCES for root's 0600 file), and
  * hands the descriptor back over a socketpair (SCM_RIGHTS).  In our own
- * mount namespace with our root (or pid 0) the file is opened directly: there the
- * process could not have bound anything, and the caller's owner check
- * tells who made the file.
+ * mount namespace with our root, and of our own uid (or pid 0), the file
+ * is opened directly: there the process could not have bound anything,
+ * and the caller's owner check tells who made the file.  Any other
+ * process's file goes through the child too, even in our namespace: a
+ * user may mount a FUSE file system of his own over a file he owns
+ * (fusermount), and its server could then hold an fstat() or a read of
+ * ours for good.  The child sends a copy (a memfd, the file at most
+ * ROOTOPEN_MAX_COPY bytes, else EFBIG), and the file's own fstat() in
+ * *st (its owner and mode are the file's, not the copy's): nothing
+ * ptprof's process does afterwards reaches the file's file system.
  *
  * The wait for the child is bounded (ROOTOPEN_WAIT_MS: a walk that hangs,
  * such as on a FUSE mount the process serves itself, gives ETIMEDOUT);
@@ -49,8 +56,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#define ROOTOPEN_WAIT_MS 5000 /* for the child's answer */
-#define ROOTOPEN_REAP_MS 1000 /* for its exit, after */
+#define ROOTOPEN_WAIT_MS 5000	      /* for the child's answer */
+#define ROOTOPEN_REAP_MS 1000	      /* for its exit, after */
+#define ROOTOPEN_MAX_COPY (64u << 20) /* a bigger file: EFBIG */
 
 /*
  * rel (relative, no symbolic link in it) under rootfd, an O_PATH

@@ -34,4 +34,5 @@ TESTS += \
 	tests/chaos/symtab-sparse.test \
 	tests/chaos/fuse-hang.test \
 	tests/chaos/device-open.test \
-	tests/chaos/perfmap-bind.test
+	tests/chaos/perfmap-bind.test \
+	tests/chaos/perfmap-fuse.test
