@@ -93,11 +93,15 @@ static int profile_load_fd(int fd, size_t hint, unsigned char **bufp,
 static int profile_load_bytes(const char *path, unsigned char **buf,
 			      size_t *len, char *err, size_t errlen)
 {
-	struct stat st;
+	struct stat st = { 0 };
 	size_t hint = 0;
 	int fd, rc, e;
 
 	fd = safeopen_read(AT_FDCWD, path, SAFEOPEN_FIFO, 0, &st);
+	/* EINVAL: st is what the O_PATH descriptor is */
+	if (fd < 0 && errno == EINVAL && S_ISDIR(st.st_mode))
+		return errbuf_fail(err, errlen, EISDIR, "cannot open: %s",
+				   strerror(EISDIR));
 	if (fd < 0 && errno == EINVAL)
 		return errbuf_fail(err, errlen, EINVAL,
 				   "cannot open: not a regular file or a pipe");
