@@ -385,19 +385,26 @@ ssize_t procfs_read_task_syscall(pid_t pid, pid_t tid, int *fd, char *buf,
 	return pread_kept(path, fd, buf, size);
 }
 
-int procfs_num_threads(pid_t pid, int *fd)
+int procfs_read_proc_stat(pid_t pid, int *fd, struct procfs_stat *st)
 {
 	char buf[1024], path[64];
-	struct procfs_stat st;
 	ssize_t len;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	len = pread_kept(path, fd, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
+	return procfs_stat_parse(buf, (size_t)len, st);
+}
+
+int procfs_num_threads(pid_t pid, int *fd)
+{
+	struct procfs_stat st;
+
+	if (procfs_read_proc_stat(pid, fd, &st))
+		return -1;
 	/* num_threads is field 20 */
-	if (procfs_stat_parse(buf, (size_t)len, &st) || st.fields < 20 ||
-	    st.num_threads <= 0) {
+	if (st.fields < 20 || st.num_threads <= 0) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -185,6 +185,10 @@ int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
  */
 int procfs_num_threads(pid_t pid, int *fd);
 
+/* /proc/PID/stat parsed into st, kept open in *fd as above (one pread()
+ * a call).  0, or -1 with errno. */
+int procfs_read_proc_stat(pid_t pid, int *fd, struct procfs_stat *st);
+
 /*
  * The tasks running or runnable on the whole machine now (the kernel's
  * nr_running(): the 4th field of /proc/loadavg, before its '/'), the

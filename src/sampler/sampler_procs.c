@@ -46,11 +46,13 @@ static struct sampler_proc *proc_of(const struct sampler *s, pid_t pid)
  * answering held it forever, deaf to every signal (proc/fsguard.h).
  * False: not readable (an exiting process has no memory: all 0).
  */
-static bool read_exe(const struct sampler_proc *p, uint64_t mark[3])
+static bool read_exe(struct sampler_proc *p, uint64_t mark[3])
 {
 	struct procfs_stat st;
 
-	if (procfs_stat_read(p->pid, 0, &st) || st.fields < 28 ||
+	/* the file the thread count is read from, kept open (one pread()
+	 * a tick: tests/syscalls.test counts them) */
+	if (procfs_read_proc_stat(p->pid, &p->stat_fd, &st) || st.fields < 28 ||
 	    !(st.startcode | st.endcode | st.startstack))
 		return false;
 	mark[0] = st.startcode;
