@@ -48,6 +48,15 @@
 #include "util/textsafe.h"
 #include "util/timeutil.h"
 
+/* How long the one capture waits for every thread's stop before those
+ * not in yet are LATE (sampler_config.stop_window_ns): a LATE stop that
+ * came while the others were unwound was let go without a stack, and on
+ * a busy machine (the busy threads queued for a CPU) one thread in three
+ * was printed "did not stop in time" (tests/chaos/refuse-strace.test).
+ * Each thread is let go as soon as it is copied: a longer wait holds
+ * none of them longer. */
+#define DUMP_STOP_WINDOW_NS (500 * NSEC_PER_MSEC)
+
 struct dthread {
 	pid_t tid;
 	char name[64];
@@ -295,6 +304,7 @@ static int capture(const struct dproc *p, const struct options *o,
 				      .no_peek = o->no_peek,
 				      .unsafe_seccomp = o->unsafe_seccomp,
 				      .duration_ns = NSEC_PER_MSEC,
+				      .stop_window_ns = DUMP_STOP_WINDOW_NS,
 				      .stop_signals = stop,
 				      .on_stack = on_stack,
 				      .on_stack_arg = d,

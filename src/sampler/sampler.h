@@ -214,6 +214,14 @@ struct sampler_config {
 	 * before issue 17), rather than read a sleeping one without a stop
 	 * (step 2 above). */
 	bool no_peek;
+	/* How long a tick waits for its stops before the threads not
+	 * stopped yet are LATE (0: the default, 500 us or a quarter
+	 * period).  A LATE stop that comes while the tick's copies are
+	 * unwound is let go without a stack: a sampling run has the next
+	 * tick, a one-shot capture (ptprof dump) has none and waits longer.
+	 * A thread is let go as soon as it is copied, so a longer window
+	 * holds no thread longer; it only delays the unwinds. */
+	uint64_t stop_window_ns;
 };
 
 enum sampler_end {

@@ -12,7 +12,8 @@
 #include "sampler/sampler_int.h"
 #include "util/timeutil.h"
 
-/* How long a tick waits for its stops (at most a quarter period); see
+/* How long a tick waits for its stops (at most a quarter period) unless
+ * the caller says (sampler_config.stop_window_ns); see
  * sampler_stops_collect(). */
 #define STOP_WINDOW_NS (500 * NSEC_PER_USEC)
 
@@ -31,6 +32,8 @@ static uint64_t stop_the_world(struct sampler *s)
 	t0 = mono_now_ns();
 	if (window > s->period_ns / 4)
 		window = s->period_ns / 4;
+	if (s->cfg->stop_window_ns)
+		window = s->cfg->stop_window_ns;
 	s->st->stops_spun += spin;
 	sampler_stops_interrupt_all(s);
 	sampler_stops_collect(s, t0 + window, spin ? t0 + s->spin_ns : 0);
