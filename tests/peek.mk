@@ -2,7 +2,7 @@
 ## wakeblock target counts every EINTR (and early wake-up) its threads
 ## see; wall-peek.test runs --wall at 100 Hz on threads that wake every
 ## 10 ms, dump-peek.test dumps 2 busy and 200 idle threads.
-## Covers: peek sampler cmd_dump
+## Covers: peek sampler cmd_dump dump_out
 ## Covers: sampler_peek
 check_PROGRAMS += tests/targets/wakeblock
 tests_targets_wakeblock_SOURCES = tests/targets/wakeblock.c

@@ -35,6 +35,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
+#include "cli/dump.h"
 #include "proc/maps.h"
 #include "proc/procfs.h"
 #include "proc/proctree.h"
@@ -56,22 +57,6 @@
  * Each thread is let go as soon as it is copied: a longer wait holds
  * none of them longer. */
 #define DUMP_STOP_WINDOW_NS (500 * NSEC_PER_MSEC)
-
-struct dthread {
-	pid_t tid;
-	char name[64];
-	int state;     /* /proc state letter, or '?' */
-	uint64_t *pcs; /* leaf first; NULL: no stack taken */
-	size_t n;
-	pid_t tracer;  /* without a stack: another process tracing it */
-	char why[128]; /* without a stack: why */
-};
-
-struct dump {
-	struct dthread *t;
-	size_t n;
-	struct pyframes *py; /* Python frames' names (NULL: --no-python) */
-};
 
 static void on_stack(void *arg, const struct sample_origin *from,
 		     const uint64_t *pcs, size_t n, uint64_t count)
@@ -95,16 +80,6 @@ static void on_stack(void *arg, const struct sample_origin *from,
 		return;
 	}
 }
-
-/* A process to dump. */
-struct dproc {
-	pid_t pid;
-	pid_t ppid;	 /* its parent (found under it, or from /proc; 0:
-			    unknown) */
-	bool named;	 /* given with -p */
-	bool descendant; /* found by --children under ppid */
-	char comm[64];	 /* its name when listed */
-};
 
 struct dprocs {
 	struct dproc *p;
@@ -344,194 +319,6 @@ static struct symbolizer *symbolizer_for(pid_t pid, const struct maps *maps)
 	return sym;
 }
 
-struct frame {
-	uint64_t pc;
-	const char *func; /* demangled when it could be, or NULL */
-	uint64_t off;
-	const char *module;
-	struct framename name;	  /* func's */
-	const struct pyframe *py; /* a Python frame (then func, module) */
-	struct pyframe pyf;
-};
-
-/* Frame i of t (framename.h, without perf maps): callers are looked up
- * at PC-1 (return addresses); a Python frame's PC (pyframes.h) in the
- * dump's registry.  framename_done(&fr->name) when printed. */
-static void frame_at(struct symbolizer *sym, const struct pyframes *py,
-		     const struct dthread *t, size_t i, struct frame *fr)
-{
-	uint64_t addr = framename_addr(t->pcs[i], i > 0);
-
-	memset(fr, 0, sizeof(*fr));
-	if (py && pyframes_is_pc(t->pcs[i]) &&
-	    pyframes_lookup(py, t->pcs[i], &fr->pyf) == 0) {
-		fr->pc = t->pcs[i];
-		fr->py = &fr->pyf;
-		fr->func = fr->pyf.qualname;
-		fr->module = PYFRAMES_MODULE;
-		return;
-	}
-
-	framename_lookup(&fr->name, sym, addr);
-	if (fr->name.si.fde) /* a dump shows where, not which unnamed one */
-		fr->name.si.func = NULL;
-	fr->pc = t->pcs[i];
-	fr->func = framename_func(&fr->name);
-	fr->off = fr->func ? fr->name.si.func_off + (fr->pc - addr) :
-			     fr->name.si.module_off;
-	fr->module = fr->name.si.module;
-}
-
-/* A name (the target's thread names, symbols and paths), escaped. */
-static void put(const char *s)
-{
-	textsafe_fputs(stdout, s, NULL);
-}
-
-static void print_frame(const struct frame *fr, size_t i)
-{
-	printf("#%-3zu 0x%016" PRIx64 " in ", i, fr->pc);
-	if (fr->py) { /* "hot_a (app.py:12) [py]", the file as Python has it */
-		put(fr->py->qualname);
-		fputs(" (", stdout);
-		put(fr->py->filename);
-		printf(":%u) %s\n", (unsigned)fr->py->line, PYFRAMES_MODULE);
-	} else if (fr->func) {
-		put(fr->func);
-		printf("+0x%" PRIx64 " (", fr->off);
-		put(fr->module ? fr->module : "?");
-		puts(")");
-	} else if (fr->module) {
-		fputs("?? (", stdout);
-		put(fr->module);
-		printf("+0x%" PRIx64 ")\n", fr->off);
-	} else {
-		puts("??");
-	}
-}
-
-/* "Process PID (NAME)[, child of PPID], N threads", a blank line before
- * every process but the first. */
-static void print_header(const struct dproc *p, size_t nthreads, bool first)
-{
-	if (!first)
-		putchar('\n');
-	printf("Process %d (", (int)p->pid);
-	put(p->comm);
-	putchar(')');
-	if (p->descendant)
-		printf(", child of %d", (int)p->ppid);
-	printf(", %zu thread%s\n", nthreads, nthreads == 1 ? "" : "s");
-}
-
-static void print_text(const struct dump *d, struct symbolizer *sym,
-		       const struct dproc *p, bool first)
-{
-	print_header(p, d->n, first);
-	for (size_t k = 0; k < d->n; k++) {
-		const struct dthread *t = &d->t[k];
-
-		printf("\nThread %d (", (int)t->tid);
-		put(t->name);
-		printf(") state %c%s", t->state, t->pcs ? "" : ": ");
-		put(t->why); /* may hold a tracer's comm */
-		putchar('\n');
-		for (size_t i = 0; t->pcs && i < t->n; i++) {
-			struct frame fr;
-
-			frame_at(sym, d->py, t, i, &fr);
-			print_frame(&fr, i);
-			framename_done(&fr.name);
-		}
-	}
-}
-
-static void print_json_thread(FILE *f, const struct dthread *t,
-			      struct symbolizer *sym, const struct pyframes *py)
-{
-	fprintf(f, "{\"tid\":%d,\"name\":", (int)t->tid);
-	textsafe_fputs_json(f, t->name);
-	fprintf(f, ",\"state\":\"%c\",", t->state);
-	if (t->tracer)
-		fprintf(f, "\"traced_by\":%d,", (int)t->tracer);
-	fputs("\"frames\":", f);
-	if (!t->pcs) {
-		fputs("null}", f);
-		return;
-	}
-	fputc('[', f);
-	for (size_t i = 0; i < t->n; i++) {
-		struct frame fr;
-
-		frame_at(sym, py, t, i, &fr);
-		fprintf(f, "%s{\"pc\":\"0x%" PRIx64 "\",\"function\":",
-			i ? "," : "", fr.pc);
-		textsafe_fputs_json(f, fr.func);
-		fprintf(f, ",\"offset\":%" PRIu64 ",\"module\":", fr.off);
-		textsafe_fputs_json(f, fr.module);
-		if (fr.py) {
-			fputs(",\"file\":", f);
-			textsafe_fputs_json(f, fr.py->filename);
-			fprintf(f, ",\"line\":%u", (unsigned)fr.py->line);
-		}
-		fputc('}', f);
-		framename_done(&fr.name);
-	}
-	fputs("]}", f);
-}
-
-/* The "threads" array of one process, as a string to free. */
-static char *json_threads(const struct dump *d, struct symbolizer *sym)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		cli_die(EXIT_FAILURE, "out of memory");
-	fputc('[', f);
-	for (size_t k = 0; k < d->n; k++) {
-		if (k)
-			fputc(',', f);
-		print_json_thread(f, &d->t[k], sym, d->py);
-	}
-	fputc(']', f);
-	if (fclose(f))
-		cli_die(EXIT_FAILURE, "out of memory");
-	return text;
-}
-
-/*
- * One document: {"processes":[{"pid","name","ppid","threads"}...]}.  A
- * dump of one -p process without --children keeps the document it had
- * before there were several, {"pid","threads"}, with "processes" beside
- * (then holding that same process): scripts that read d["pid"] keep
- * working, and new ones read "processes" whatever was asked.
- */
-struct json_doc {
-	bool single; /* one -p, no --children: the old fields too */
-	bool begun;  /* a process was printed */
-};
-
-static void print_json(struct json_doc *j, const struct dump *d,
-		       struct symbolizer *sym, const struct dproc *p)
-{
-	char *threads = json_threads(d, sym);
-
-	if (!j->begun && j->single)
-		printf("{\"pid\":%d,\"threads\":%s,\"processes\":[",
-		       (int)p->pid, threads);
-	else if (!j->begun)
-		fputs("{\"processes\":[", stdout);
-	else
-		putchar(',');
-	j->begun = true;
-	printf("{\"pid\":%d,\"name\":", (int)p->pid);
-	textsafe_fputs_json(stdout, p->comm);
-	printf(",\"ppid\":%d,\"threads\":%s}", (int)p->ppid, threads);
-	free(threads);
-}
-
 static void free_dump(struct dump *d)
 {
 	for (size_t k = 0; k < d->n; k++)
@@ -575,9 +362,9 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 		/* One process: its last image (an exec during the capture). */
 		sym = symbolizer_for(p->pid, procset_find(ps, p->pid)->maps);
 		if (r->o->json)
-			print_json(&r->json, &d, sym, p);
+			dump_print_json(&r->json, &d, sym, p);
 		else
-			print_text(&d, sym, p, r->dumped == 0);
+			dump_print_text(&d, sym, p, r->dumped == 0);
 		symbolizer_free(sym);
 		r->dumped++;
 		rc = 0;

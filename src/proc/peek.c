@@ -80,7 +80,7 @@ bad:
  * (lock_trace()); an exec takes that lock only after de_thread(), so a
  * read never waits for a thread that an exec waits for.
  */
-static int read_syscall(pid_t pid, pid_t tid, int *fd, struct peek_syscall *s)
+int peek_read_syscall(pid_t pid, pid_t tid, int *fd, struct peek_syscall *s)
 {
 	char buf[LINE_MAX_LEN + 2];
 	ssize_t len = procfs_read_task_syscall(pid, tid, fd, buf, sizeof(buf));
@@ -110,7 +110,7 @@ enum peek_result peek_thread(pid_t pid, pid_t tid, const struct maps *maps,
 	out->partial = true;
 	if (procfs_read_schedstat(pid, tid, sched_fd, &ns0, &runs0))
 		return PEEK_FAILED;
-	r = read_syscall(pid, tid, syscall_fd, &before);
+	r = peek_read_syscall(pid, tid, syscall_fd, &before);
 	if (r <= 0)
 		return r < 0 ? PEEK_FAILED : PEEK_RUNNING;
 	/* A task without a user stack (a kernel thread, or one exiting whose
@@ -120,7 +120,7 @@ enum peek_result peek_thread(pid_t pid, pid_t tid, const struct maps *maps,
 		return PEEK_FAILED;
 	}
 	capture_copy_stack(tid, maps, before.sp, out);
-	r = read_syscall(pid, tid, syscall_fd, &after);
+	r = peek_read_syscall(pid, tid, syscall_fd, &after);
 	if (r <= 0)
 		return r < 0 ? PEEK_FAILED : PEEK_RUNNING;
 	if (!same_call(&before, &after))

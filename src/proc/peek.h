@@ -71,6 +71,11 @@ struct peek_syscall {
  * EINVAL for anything else.  Public for the unit test. */
 int peek_parse_syscall(const char *buf, size_t len, struct peek_syscall *out);
 
+/* Read and parse /proc/PID/task/TID/syscall (*fd as peek_thread()'s
+ * syscall_fd): as peek_parse_syscall(), and -1 with errno when the file
+ * cannot be read (the wait layer names a sleeping thread's call so). */
+int peek_read_syscall(pid_t pid, pid_t tid, int *fd, struct peek_syscall *out);
+
 enum peek_result peek_thread(pid_t pid, pid_t tid, const struct maps *maps,
 			     int *syscall_fd, int *sched_fd,
 			     struct capture *out);
