@@ -27,6 +27,13 @@ tests_unit_test_strpool_LDADD = $(PT_LIBS)
 tests_unit_test_textsafe_SOURCES = tests/unit/test_textsafe.c
 tests_unit_test_textsafe_LDADD = $(PT_LIBS)
 
+## wait
+UNIT_WAIT_TESTS = tests/unit/test_waitgraph
+check_PROGRAMS += $(UNIT_WAIT_TESTS)
+TESTS += $(UNIT_WAIT_TESTS)
+tests_unit_test_waitgraph_SOURCES = tests/unit/test_waitgraph.c
+tests_unit_test_waitgraph_LDADD = $(PT_LIBS)
+
 ## proc
 UNIT_PROC_TESTS = tests/unit/test_mapfile tests/unit/test_maps \
 	tests/unit/test_fsguard \

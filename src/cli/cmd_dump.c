@@ -58,6 +58,10 @@
  * none of them longer. */
 #define DUMP_STOP_WINDOW_NS (500 * NSEC_PER_MSEC)
 
+/* The exit status when threads wait on each other (ptprof-dump(1)): not
+ * 1, a failure, nor 2, bad usage. */
+#define DUMP_EXIT_DEADLOCK 3
+
 static void on_stack(void *arg, const struct sample_origin *from,
 		     const uint64_t *pcs, size_t n, uint64_t count)
 {
@@ -322,7 +326,7 @@ static struct symbolizer *symbolizer_for(pid_t pid, const struct maps *maps)
 static void free_dump(struct dump *d)
 {
 	for (size_t k = 0; k < d->n; k++)
-		free(d->t[k].pcs);
+		dump_thread_free(&d->t[k]);
 	free(d->t);
 	pyframes_free(d->py);
 	memset(d, 0, sizeof(*d));
@@ -334,7 +338,28 @@ struct run {
 	struct json_doc json;
 	size_t dumped;	/* processes printed */
 	bool signalled; /* a stop signal came: no more processes */
+	/* The text, held until every process is dumped: the deadlocks and
+	 * chains found across them are printed first. */
+	FILE *text;
+	char *text_buf;
+	size_t text_len;
+	struct dump_waits *waits;
+	bool kernel;	   /* read the kernel stacks */
+	bool kernel_noted; /* the note that they cannot be was given */
 };
+
+/* The kernel stacks of p's blocked threads, if wanted; the one note
+ * when the kernel refuses them. */
+static void read_calls(struct run *r, const struct dproc *p, struct dump *d)
+{
+	int denied = dump_wait_calls(d, p->pid, r->kernel);
+
+	if (!denied || r->kernel_noted)
+		return;
+	r->kernel_noted = true;
+	cli_msg("note: kernel stacks not shown: /proc/%d/task/TID/stack: %s (it needs CAP_SYS_ADMIN; --no-kernel hides this note)",
+		(int)p->pid, strerror(denied));
+}
 
 /* Dump one process: 0 when printed, else -1 with why. */
 static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
@@ -354,6 +379,7 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 			       len);
 		return -1;
 	}
+	read_calls(r, p, &d);
 	ps = procset_new();
 	if (!ps)
 		cli_die(EXIT_FAILURE, "out of memory");
@@ -361,10 +387,11 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 	    procset_count(ps)) {
 		/* One process: its last image (an exec during the capture). */
 		sym = symbolizer_for(p->pid, procset_find(ps, p->pid)->maps);
+		dump_wait_describe(&d, p, sym, r->waits);
 		if (r->o->json)
 			dump_print_json(&r->json, &d, sym, p);
 		else
-			dump_print_text(&d, sym, p, r->dumped == 0);
+			dump_print_text(r->text, &d, sym, p, r->dumped == 0);
 		symbolizer_free(sym);
 		r->dumped++;
 		rc = 0;
@@ -380,9 +407,13 @@ int cmd_dump(const struct options *o)
 	struct dprocs l = { 0 };
 	bool named_missed = false;
 	char why[768];
-	size_t i;
+	size_t i, deadlocks;
 
 	cli_check_targets(o);
+	r.waits = dump_waits_new();
+	r.kernel = true;
+	if (!o->json && !(r.text = open_memstream(&r.text_buf, &r.text_len)))
+		cli_die(EXIT_FAILURE, "out of memory");
 	list_processes(o, &l);
 	cli_raise_fd_limit();
 	cli_block_stop_signals(&r.stop);
@@ -396,11 +427,25 @@ int cmd_dump(const struct options *o)
 	if (i < l.n)
 		cli_msg("interrupted: %zu of %zu processes not dumped", l.n - i,
 			l.n);
-	if (r.json.begun)
-		puts("]}");
+	if (r.json.begun) {
+		putchar(']');
+		deadlocks = dump_waits_report(r.waits, stdout, true);
+		puts("}");
+	} else {
+		deadlocks = dump_waits_report(r.waits, stdout, false);
+	}
+	if (r.text) {
+		if (fclose(r.text))
+			cli_die(EXIT_FAILURE, "out of memory");
+		fwrite(r.text_buf, 1, r.text_len, stdout);
+		free(r.text_buf);
+	}
+	dump_waits_free(r.waits);
 	if (fflush(stdout) || ferror(stdout))
 		cli_die(EXIT_FAILURE, "cannot write the stacks: %s",
 			strerror(errno));
 	free(l.p);
-	return named_missed || i < l.n || !r.dumped ? EXIT_FAILURE : 0;
+	if (named_missed || i < l.n || !r.dumped)
+		return EXIT_FAILURE;
+	return deadlocks ? DUMP_EXIT_DEADLOCK : 0;
 }

@@ -14,10 +14,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
+#include "proc/kstack.h"
+#include "proc/peek.h"
 #include "python/pyframes.h"
+#include "symbols/framename.h"
 #include "symbols/symbolize.h"
+#include "wait/wait.h"
 
 struct dthread {
 	pid_t tid;
@@ -27,6 +32,14 @@ struct dthread {
 	size_t n;
 	pid_t tracer;  /* without a stack: another process tracing it */
 	char why[128]; /* without a stack: why */
+	/* Its wait (dump_wait.c): the syscall line read before the
+	 * capture (has_call: read, and it was in a call), the wait decoded
+	 * after it (NULL: none), its kernel stack (NULL: not read). */
+	struct peek_syscall call;
+	bool has_call;
+	struct wait_info *wait;
+	char holder[96]; /* " (name) state S" of wait->holder, or "" */
+	struct kstack *kst;
 };
 
 struct dump {
@@ -34,6 +47,26 @@ struct dump {
 	size_t n;
 	struct pyframes *py; /* Python frames' names (NULL: --no-python) */
 };
+
+/* One frame of a thread, named (dump_frame_at(): framename.h, without
+ * perf maps; callers looked up at PC-1; a Python frame in d->py);
+ * framename_done(&fr->name) when used. */
+struct dump_frame {
+	uint64_t pc;
+	const char *func; /* demangled when it could be, or NULL */
+	uint64_t off;
+	const char *module;
+	struct framename name;	  /* func's */
+	const struct pyframe *py; /* a Python frame (then func, module) */
+	struct pyframe pyf;
+};
+
+void dump_frame_at(struct symbolizer *sym, const struct pyframes *py,
+		   const struct dthread *t, size_t i, struct dump_frame *fr);
+
+/* The waits of every process dumped, for the deadlock and chain report
+ * at the top of the output (dump_wait.c). */
+struct dump_waits;
 
 /* A process to dump. */
 struct dproc {
@@ -57,9 +90,31 @@ struct json_doc {
 	bool begun;  /* a process was printed */
 };
 
-void dump_print_text(const struct dump *d, struct symbolizer *sym,
+void dump_print_text(FILE *out, const struct dump *d, struct symbolizer *sym,
 		     const struct dproc *p, bool first);
 void dump_print_json(struct json_doc *j, const struct dump *d,
 		     struct symbolizer *sym, const struct dproc *p);
+
+/*
+ * The waits (dump_wait.c):
+ *  - dump_wait_calls(d, pid, kernel): before the capture, each thread's
+ *    system call line, and with kernel its kernel stack when it is not
+ *    running (a stop would show ptrace's, not its wait); 0, or the
+ *    errno (EACCES, EPERM) with which a kernel stack was refused;
+ *  - dump_wait_describe(d, pid, sym, w): after it, each blocked thread's
+ *    wait decoded (the innermost glibc entry of its stack as the hint),
+ *    its holder named from d, and the process added to w;
+ *  - dump_waits_report(w, out, json): the deadlocks (cycles of lock
+ *    waits) and chains, as text at the top of the output or as the
+ *    JSON document's "deadlocks" and "chains" members; the number of
+ *    deadlocks.
+ */
+struct dump_waits *dump_waits_new(void);
+void dump_waits_free(struct dump_waits *w);
+int dump_wait_calls(struct dump *d, pid_t pid, bool kernel);
+void dump_wait_describe(struct dump *d, const struct dproc *p,
+			struct symbolizer *sym, struct dump_waits *w);
+size_t dump_waits_report(struct dump_waits *w, FILE *out, bool json);
+void dump_thread_free(struct dthread *t);
 
 #endif /* PTPROF_CLI_DUMP_H */

@@ -15,21 +15,11 @@
 #include "symbols/framename.h"
 #include "util/textsafe.h"
 
-struct frame {
-	uint64_t pc;
-	const char *func; /* demangled when it could be, or NULL */
-	uint64_t off;
-	const char *module;
-	struct framename name;	  /* func's */
-	const struct pyframe *py; /* a Python frame (then func, module) */
-	struct pyframe pyf;
-};
-
 /* Frame i of t (framename.h, without perf maps): callers are looked up
  * at PC-1 (return addresses); a Python frame's PC (pyframes.h) in the
  * dump's registry.  framename_done(&fr->name) when printed. */
-static void frame_at(struct symbolizer *sym, const struct pyframes *py,
-		     const struct dthread *t, size_t i, struct frame *fr)
+void dump_frame_at(struct symbolizer *sym, const struct pyframes *py,
+		   const struct dthread *t, size_t i, struct dump_frame *fr)
 {
 	uint64_t addr = framename_addr(t->pcs[i], i > 0);
 
@@ -54,67 +44,121 @@ static void frame_at(struct symbolizer *sym, const struct pyframes *py,
 }
 
 /* A name (the target's thread names, symbols and paths), escaped. */
-static void put(const char *s)
+static void put(FILE *out, const char *s)
 {
-	textsafe_fputs(stdout, s, NULL);
+	textsafe_fputs(out, s, NULL);
 }
 
-static void print_frame(const struct frame *fr, size_t i)
+static void print_frame(FILE *out, const struct dump_frame *fr, size_t i)
 {
-	printf("#%-3zu 0x%016" PRIx64 " in ", i, fr->pc);
+	fprintf(out, "#%-3zu 0x%016" PRIx64 " in ", i, fr->pc);
 	if (fr->py) { /* "hot_a (app.py:12) [py]", the file as Python has it */
-		put(fr->py->qualname);
-		fputs(" (", stdout);
-		put(fr->py->filename);
-		printf(":%u) %s\n", (unsigned)fr->py->line, PYFRAMES_MODULE);
+		put(out, fr->py->qualname);
+		fputs(" (", out);
+		put(out, fr->py->filename);
+		fprintf(out, ":%u) %s\n", (unsigned)fr->py->line,
+			PYFRAMES_MODULE);
 	} else if (fr->func) {
-		put(fr->func);
-		printf("+0x%" PRIx64 " (", fr->off);
-		put(fr->module ? fr->module : "?");
-		puts(")");
+		put(out, fr->func);
+		fprintf(out, "+0x%" PRIx64 " (", fr->off);
+		put(out, fr->module ? fr->module : "?");
+		fputs(")\n", out);
 	} else if (fr->module) {
-		fputs("?? (", stdout);
-		put(fr->module);
-		printf("+0x%" PRIx64 ")\n", fr->off);
+		fputs("?? (", out);
+		put(out, fr->module);
+		fprintf(out, "+0x%" PRIx64 ")\n", fr->off);
 	} else {
-		puts("??");
+		fputs("??\n", out);
 	}
 }
 
 /* "Process PID (NAME)[, child of PPID], N threads", a blank line before
  * every process but the first. */
-static void print_header(const struct dproc *p, size_t nthreads, bool first)
+static void print_header(FILE *out, const struct dproc *p, size_t nthreads,
+			 bool first)
 {
 	if (!first)
-		putchar('\n');
-	printf("Process %d (", (int)p->pid);
-	put(p->comm);
-	putchar(')');
+		fputc('\n', out);
+	fprintf(out, "Process %d (", (int)p->pid);
+	put(out, p->comm);
+	fputc(')', out);
 	if (p->descendant)
-		printf(", child of %d", (int)p->ppid);
-	printf(", %zu thread%s\n", nthreads, nthreads == 1 ? "" : "s");
+		fprintf(out, ", child of %d", (int)p->ppid);
+	fprintf(out, ", %zu thread%s\n", nthreads, nthreads == 1 ? "" : "s");
 }
 
-void dump_print_text(const struct dump *d, struct symbolizer *sym,
+/* "  waiting: mutex 0x... held by thread 4242 (name) state S", then a
+ * line per descriptor it names ("  fd 3: pipe:[...] ..."). */
+static void print_wait(FILE *out, const struct dthread *t)
+{
+	const struct wait_info *w = t->wait;
+
+	if (!w || w->kind == WAIT_NONE)
+		return;
+	fputs("  waiting: ", out);
+	put(out, w->text);
+	put(out, t->holder);
+	fputc('\n', out);
+	/* one descriptor: the text above named it already */
+	for (size_t i = 0; w->nfds > 1 && i < w->nfds; i++) {
+		fprintf(out, "    fd %d: ", w->fds[i].fd);
+		put(out, w->fds[i].name);
+		fputc('\n', out);
+	}
+	if (w->fds_more)
+		fprintf(out, "    and %zu more descriptor%s\n", w->fds_more,
+			w->fds_more == 1 ? "" : "s");
+}
+
+void dump_print_text(FILE *out, const struct dump *d, struct symbolizer *sym,
 		     const struct dproc *p, bool first)
 {
-	print_header(p, d->n, first);
+	print_header(out, p, d->n, first);
 	for (size_t k = 0; k < d->n; k++) {
 		const struct dthread *t = &d->t[k];
 
-		printf("\nThread %d (", (int)t->tid);
-		put(t->name);
-		printf(") state %c%s", t->state, t->pcs ? "" : ": ");
-		put(t->why); /* may hold a tracer's comm */
-		putchar('\n');
+		fprintf(out, "\nThread %d (", (int)t->tid);
+		put(out, t->name);
+		fprintf(out, ") state %c%s", t->state, t->pcs ? "" : ": ");
+		put(out, t->why); /* may hold a tracer's comm */
+		fputc('\n', out);
+		print_wait(out, t);
+		/* Innermost first: the kernel's frames, where the call #0
+		 * made sleeps, then the user stack. */
+		for (size_t i = 0; t->kst && i < t->kst->n; i++)
+			fprintf(out, "     [kernel] %s\n", t->kst->frames[i]);
 		for (size_t i = 0; t->pcs && i < t->n; i++) {
-			struct frame fr;
+			struct dump_frame fr;
 
-			frame_at(sym, d->py, t, i, &fr);
-			print_frame(&fr, i);
+			dump_frame_at(sym, d->py, t, i, &fr);
+			print_frame(out, &fr, i);
 			framename_done(&fr.name);
 		}
 	}
+}
+
+/* "wait":{"kind","syscall","text","addr","holder","fds","peers"} */
+static void print_json_wait(FILE *f, const struct wait_info *w)
+{
+	fprintf(f,
+		"\"wait\":{\"kind\":\"%s\",\"syscall\":%" PRId64 ",\"text\":",
+		wait_kind_name(w->kind), w->nr);
+	textsafe_fputs_json(f, w->text);
+	if (w->addr)
+		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\"", w->addr);
+	if (w->holder)
+		fprintf(f, ",\"holder\":%d", (int)w->holder);
+	fputs(",\"fds\":[", f);
+	for (size_t i = 0; i < w->nfds; i++) {
+		fprintf(f, "%s{\"fd\":%d,\"name\":", i ? "," : "",
+			w->fds[i].fd);
+		textsafe_fputs_json(f, w->fds[i].name);
+		fputc('}', f);
+	}
+	fprintf(f, "],\"fds_more\":%zu,\"peers\":[", w->fds_more);
+	for (size_t i = 0; i < WAIT_MAX_FDS && w->peers[i]; i++)
+		fprintf(f, "%s%d", i ? "," : "", (int)w->peers[i]);
+	fputs("]},", f);
 }
 
 static void print_json_thread(FILE *f, const struct dthread *t,
@@ -125,6 +169,17 @@ static void print_json_thread(FILE *f, const struct dthread *t,
 	fprintf(f, ",\"state\":\"%c\",", t->state);
 	if (t->tracer)
 		fprintf(f, "\"traced_by\":%d,", (int)t->tracer);
+	if (t->wait && t->wait->kind != WAIT_NONE)
+		print_json_wait(f, t->wait);
+	if (t->kst) {
+		fputs("\"kernel\":[", f);
+		for (size_t i = 0; i < t->kst->n; i++) {
+			if (i)
+				fputc(',', f);
+			textsafe_fputs_json(f, t->kst->frames[i]);
+		}
+		fputs("],", f);
+	}
 	fputs("\"frames\":", f);
 	if (!t->pcs) {
 		fputs("null}", f);
@@ -132,9 +187,9 @@ static void print_json_thread(FILE *f, const struct dthread *t,
 	}
 	fputc('[', f);
 	for (size_t i = 0; i < t->n; i++) {
-		struct frame fr;
+		struct dump_frame fr;
 
-		frame_at(sym, py, t, i, &fr);
+		dump_frame_at(sym, py, t, i, &fr);
 		fprintf(f, "%s{\"pc\":\"0x%" PRIx64 "\",\"function\":",
 			i ? "," : "", fr.pc);
 		textsafe_fputs_json(f, fr.func);

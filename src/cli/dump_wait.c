@@ -1,0 +1,384 @@
+/*
+ * dump_wait.c - ptprof dump's waits (dump.h): each blocked thread's
+ * system call read before the capture, decoded after it (wait layer),
+ * its holder named; across every process dumped, the deadlocks (cycles
+ * of lock waits, waitgraph.h) and the chains, printed before the
+ * stacks (or as the JSON document's "deadlocks" and "chains").
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/dump.h"
+#include "util/grow.h"
+#include "util/textsafe.h"
+#include "wait/waitdesc.h"
+#include "wait/waitgraph.h"
+
+/* The frames a hint is looked for in (the glibc entry is within the
+ * innermost few: __futex_abstimed_wait_common, __lll_lock_wait,
+ * pthread_mutex_lock) and the frames a deadlock shows of each thread. */
+#define HINT_FRAMES 8
+#define SHORT_FRAMES 6
+
+struct wnode {
+	char pname[64]; /* its process's name */
+	char name[64];	/* the thread's */
+	char *text;	/* its wait, holder named; NULL: none */
+	char *frames;	/* "f0 <- f1 <- ...", or NULL */
+	enum wait_kind kind;
+	uint64_t addr;
+};
+
+struct dump_waits {
+	struct waitgraph_node *g;
+	struct wnode *v;
+	size_t n, cap, gcap;
+};
+
+struct dump_waits *dump_waits_new(void)
+{
+	struct dump_waits *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		cli_die(EXIT_FAILURE, "out of memory");
+	return w;
+}
+
+void dump_waits_free(struct dump_waits *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->n; i++) {
+		free(w->v[i].text);
+		free(w->v[i].frames);
+	}
+	free(w->v);
+	free(w->g);
+	free(w);
+}
+
+void dump_thread_free(struct dthread *t)
+{
+	free(t->pcs);
+	free(t->wait);
+	free(t->kst);
+	t->pcs = NULL;
+	t->wait = NULL;
+	t->kst = NULL;
+}
+
+int dump_wait_calls(struct dump *d, pid_t pid, bool kernel)
+{
+	int denied = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		struct dthread *t = &d->t[i];
+		int fd = -1;
+
+		t->has_call = peek_read_syscall(pid, t->tid, &fd, &t->call) ==
+				      1 &&
+			      t->call.nr >= 0;
+		if (fd >= 0)
+			close(fd);
+		/* A running thread's kernel stack is not its wait (and the
+		 * kernel does not take it: kstack.h). */
+		if (!kernel || t->state == 'R')
+			continue;
+		t->kst = malloc(sizeof(*t->kst));
+		if (!t->kst)
+			cli_die(EXIT_FAILURE, "out of memory");
+		if (kstack_read(pid, t->tid, t->kst) == 0 && t->kst->n)
+			continue;
+		if (errno == EACCES || errno == EPERM)
+			denied = errno;
+		free(t->kst);
+		t->kst = NULL;
+	}
+	return denied;
+}
+
+/* The innermost glibc entry of t's stack that says what a futex is. */
+static enum wait_hint hint_of(struct symbolizer *sym, const struct dump *d,
+			      const struct dthread *t)
+{
+	enum wait_hint h = WAIT_HINT_NONE;
+
+	for (size_t i = 0; t->pcs && i < t->n && i < HINT_FRAMES && !h; i++) {
+		struct dump_frame fr;
+
+		dump_frame_at(sym, d->py, t, i, &fr);
+		h = wait_hint_of(fr.func);
+		framename_done(&fr.name);
+	}
+	return h;
+}
+
+/* "f0 <- f1 <- ..." of t's innermost frames (names escaped), or NULL. */
+static char *short_frames(struct symbolizer *sym, const struct dump *d,
+			  const struct dthread *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!t->pcs || !t->n)
+		return NULL;
+	f = open_memstream(&text, &len);
+	if (!f)
+		cli_die(EXIT_FAILURE, "out of memory");
+	for (size_t i = 0; i < t->n && i < SHORT_FRAMES; i++) {
+		struct dump_frame fr;
+
+		dump_frame_at(sym, d->py, t, i, &fr);
+		fprintf(f, "%s%s", i ? " <- " : "",
+			fr.func	  ? fr.func :
+			fr.module ? fr.module :
+				    "??");
+		framename_done(&fr.name);
+	}
+	if (t->n > SHORT_FRAMES)
+		fputs(" <- ...", f);
+	if (fclose(f))
+		cli_die(EXIT_FAILURE, "out of memory");
+	return text;
+}
+
+static const struct dthread *find_thread(const struct dump *d, pid_t tid)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->t[i].tid == tid)
+			return &d->t[i];
+	return NULL;
+}
+
+/* The waits whose holder is a thread that must let go of something. */
+static bool holds_edge(enum wait_kind k)
+{
+	return k == WAIT_MUTEX || k == WAIT_RWLOCK || k == WAIT_JOIN;
+}
+
+static void add_node(struct dump_waits *w, const struct dproc *p,
+		     const struct dthread *t, char *frames)
+{
+	struct waitgraph_node *g;
+	struct wnode *v;
+	size_t cap = w->cap;
+
+	g = grow_array(w->g, &w->gcap, w->n + 1, sizeof(*g));
+	if (!g)
+		cli_die(EXIT_FAILURE, "out of memory");
+	w->g = g;
+	v = grow_array(w->v, &cap, w->n + 1, sizeof(*v));
+	if (!v)
+		cli_die(EXIT_FAILURE, "out of memory");
+	w->v = v;
+	w->cap = cap;
+	g = &w->g[w->n];
+	v = &w->v[w->n++];
+	memset(v, 0, sizeof(*v));
+	g->pid = p->pid;
+	g->tid = t->tid;
+	g->holder = t->wait && holds_edge(t->wait->kind) ? t->wait->holder : 0;
+	snprintf(v->pname, sizeof(v->pname), "%s", p->comm);
+	snprintf(v->name, sizeof(v->name), "%s", t->name);
+	v->frames = frames;
+	if (t->wait && t->wait->kind != WAIT_NONE) {
+		size_t len = strlen(t->wait->text) + strlen(t->holder) + 1;
+
+		v->kind = t->wait->kind;
+		v->addr = t->wait->addr;
+		v->text = malloc(len);
+		if (!v->text)
+			cli_die(EXIT_FAILURE, "out of memory");
+		snprintf(v->text, len, "%s%s", t->wait->text, t->holder);
+	}
+}
+
+void dump_wait_describe(struct dump *d, const struct dproc *p,
+			struct symbolizer *sym, struct dump_waits *w)
+{
+	struct waitdesc *wd = waitdesc_new(p->pid);
+
+	for (size_t i = 0; wd && i < d->n; i++) {
+		struct dthread *t = &d->t[i];
+		const struct dthread *h;
+
+		if (!t->has_call)
+			continue;
+		t->wait = calloc(1, sizeof(*t->wait));
+		if (!t->wait)
+			cli_die(EXIT_FAILURE, "out of memory");
+		waitdesc_thread(wd, t->tid, &t->call, hint_of(sym, d, t),
+				t->wait);
+		h = t->wait->holder ? find_thread(d, t->wait->holder) : NULL;
+		if (h)
+			snprintf(t->holder, sizeof(t->holder), " (%s) state %c",
+				 h->name, h->state);
+	}
+	waitdesc_free(wd);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct dthread *t = &d->t[i];
+
+		add_node(w, p, t,
+			 t->wait && t->wait->kind != WAIT_NONE ?
+				 short_frames(sym, d, t) :
+				 NULL);
+	}
+}
+
+/* "thread TID (name)" of node i, escaped. */
+static void put_thread(FILE *out, const struct dump_waits *w, size_t i)
+{
+	fprintf(out, "thread %d (", (int)w->g[i].tid);
+	textsafe_fputs(out, w->v[i].name, NULL);
+	fputc(')', out);
+}
+
+static void text_cycle(FILE *out, const struct dump_waits *w,
+		       const struct waitgraph_res *r, int c)
+{
+	size_t first = 0, len = 0, more = 0;
+
+	for (size_t i = 0; i < w->n; i++) {
+		if (r[i].cycle == c && !len++)
+			first = i;
+		else if (!r[i].cycle && r[i].root >= 0 &&
+			 r[r[i].root].cycle == c)
+			more++;
+	}
+	fprintf(out, "DEADLOCK: %zu threads of process %d (", len,
+		(int)w->g[first].pid);
+	textsafe_fputs(out, w->v[first].pname, NULL);
+	fputs(") wait on each other:\n", out);
+	/* In the order they wait: each on the next, the last on the first. */
+	for (size_t i = first, k = 0; k < len; k++) {
+		fputs("  ", out);
+		put_thread(out, w, i);
+		fputs(" waits on ", out);
+		textsafe_fputs(out, w->v[i].text ? w->v[i].text : "?", NULL);
+		fputc('\n', out);
+		if (w->v[i].frames) {
+			fputs("      at ", out);
+			textsafe_fputs(out, w->v[i].frames, NULL);
+			fputc('\n', out);
+		}
+		for (size_t j = 0; j < w->n; j++)
+			if (w->g[j].pid == w->g[i].pid &&
+			    w->g[j].tid == w->g[i].holder) {
+				i = j;
+				break;
+			}
+	}
+	if (more)
+		fprintf(out, "  and %zu more thread%s wait on them\n", more,
+			more == 1 ? "" : "s");
+}
+
+/* A holder with waiters, not on a cycle: one line. */
+static void text_chain(FILE *out, const struct dump_waits *w,
+		       const struct waitgraph_res *r, size_t root)
+{
+	size_t direct = 0, first = 0;
+	bool one_lock = true;
+
+	for (size_t i = 0; i < w->n; i++) {
+		if (w->g[i].pid != w->g[root].pid ||
+		    w->g[i].holder != w->g[root].tid || i == root)
+			continue;
+		if (!direct++)
+			first = i;
+		else if (w->v[i].addr != w->v[first].addr ||
+			 w->v[i].kind != w->v[first].kind)
+			one_lock = false;
+	}
+	fprintf(out, "WAITS: %zu thread%s of process %d wait", r[root].waiters,
+		r[root].waiters == 1 ? "" : "s", (int)w->g[root].pid);
+	if (direct && one_lock)
+		fprintf(out, " on %s 0x%" PRIx64 " held by ",
+			wait_kind_name(w->v[first].kind), w->v[first].addr);
+	else
+		fputs(" on ", out);
+	put_thread(out, w, root);
+	if (w->v[root].text) {
+		fputs(", which waits on ", out);
+		textsafe_fputs(out, w->v[root].text, NULL);
+	} else {
+		fputs(", which is not blocked in a system call", out);
+	}
+	fputc('\n', out);
+}
+
+static void json_report(FILE *out, const struct dump_waits *w,
+			const struct waitgraph_res *r, int cycles)
+{
+	bool first = true;
+
+	fputs(",\"deadlocks\":[", out);
+	for (int c = 1; c <= cycles; c++) {
+		bool t1 = true;
+
+		fprintf(out, "%s{\"threads\":[", c > 1 ? "," : "");
+		for (size_t i = 0; i < w->n; i++) {
+			if (r[i].cycle != c)
+				continue;
+			fprintf(out,
+				"%s{\"pid\":%d,\"tid\":%d,\"waits_on\":%d,"
+				"\"kind\":\"%s\",\"addr\":\"0x%" PRIx64
+				"\",\"name\":",
+				t1 ? "" : ",", (int)w->g[i].pid,
+				(int)w->g[i].tid, (int)w->g[i].holder,
+				wait_kind_name(w->v[i].kind), w->v[i].addr);
+			textsafe_fputs_json(out, w->v[i].name);
+			fputc('}', out);
+			t1 = false;
+		}
+		fputs("]}", out);
+	}
+	fputs("],\"chains\":[", out);
+	for (size_t i = 0; i < w->n; i++) {
+		if (r[i].cycle || !r[i].waiters || r[i].root != (long)i)
+			continue;
+		fprintf(out,
+			"%s{\"pid\":%d,\"holder\":%d,\"waiters\":%zu,"
+			"\"holder_waits\":",
+			first ? "" : ",", (int)w->g[i].pid, (int)w->g[i].tid,
+			r[i].waiters);
+		textsafe_fputs_json(out, w->v[i].text);
+		fputc('}', out);
+		first = false;
+	}
+	fputc(']', out);
+}
+
+size_t dump_waits_report(struct dump_waits *w, FILE *out, bool json)
+{
+	struct waitgraph_res *r = calloc(w->n ? w->n : 1, sizeof(*r));
+	int cycles;
+	bool any = false;
+
+	if (!r || (cycles = waitgraph_analyze(w->g, w->n, r)) < 0)
+		cli_die(EXIT_FAILURE, "out of memory");
+	if (json) {
+		json_report(out, w, r, cycles);
+	} else {
+		for (int c = 1; c <= cycles; c++, any = true)
+			text_cycle(out, w, r, c);
+		for (size_t i = 0; i < w->n; i++) {
+			if (r[i].cycle || !r[i].waiters || r[i].root != (long)i)
+				continue;
+			text_chain(out, w, r, i);
+			any = true;
+		}
+		if (any)
+			fputc('\n', out);
+	}
+	free(r);
+	return (size_t)cycles;
+}
