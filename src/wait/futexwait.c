@@ -64,7 +64,7 @@
 #define RW_WRLOCKED 2u
 #define RW_RWAITING 4u
 #define RW_READER_SHIFT 3
-#define RW_FUTEX_USED 0x80000000u
+#define RW_FUTEX_USED 2u /* in __wrphase_futex and __writers_futex */
 
 /* Linux's PID_MAX_LIMIT: no TID is above it. */
 #define TID_MAX 4194304
@@ -218,7 +218,7 @@ static int decode_mutex(const struct futexwait_in *in, bool strict, bool pi_op,
 	 * keeps its owner in __owner only. */
 	owner = robust ? (int64_t)(lock & TID_MASK) : (int64_t)m.owner;
 	if (robust && !owner && (lock & OWNER_DIED_BIT)) {
-		if (strict && !(in->hint == WAIT_HINT_MUTEX))
+		if (strict)
 			return 0;
 		out->kind = WAIT_MUTEX;
 		snprintf(out->text, sizeof(out->text),

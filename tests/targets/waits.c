@@ -25,7 +25,7 @@
  * thread not in its wait within 60 s: one line on stderr, exit 1; a bad
  * MODE: exit 2.
  *
- * MODE all (the roles, in the order printed):
+ * MODE all (the roles; a waiter is printed after what it waits on):
  *   main          the main thread, in nanosleep
  *   dl2_a dl2_b   a two-mutex deadlock: a holds m1 wants m2, b the reverse
  *   dl3_a..dl3_c  a three-thread cycle: each holds its mutex, wants the next
@@ -43,6 +43,8 @@
  *                 rec_waiter waits on it
  *   err_holder    holds an errorcheck mutex, sleeps; err_waiter waits
  *   rw_writer     holds an rwlock for writing, sleeps; rw_reader waits
+ *   pi_holder     holds a priority-inheritance mutex, sleeps; pi_waiter
+ *                 waits on it (FUTEX_LOCK_PI)
  *   sem_wait      sem_wait on a semaphore of value 0 (addr: the sem_t)
  *   epoll         epoll_wait (fd: the epoll descriptor) on a pipe and a
  *                 TCP socket listening on 127.0.0.1 (port)
@@ -109,7 +111,7 @@ static double t0;
 /* The objects, each with one set of users. */
 static pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER,
 		       m2 = PTHREAD_MUTEX_INITIALIZER, m3[3], mchain, cmx, rmx,
-		       recmx, errmx, crowdmx, selfmx;
+		       recmx, errmx, pimx, crowdmx, selfmx;
 static pthread_barrier_t bar2, bar3;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
@@ -414,7 +416,7 @@ static void run_all(int from, size_t stack)
 		wait_in(&roles[i]);
 }
 
-static void mutex_of(pthread_mutex_t *m, int type, int robust)
+static void mutex_of(pthread_mutex_t *m, int type, int robust, int pi)
 {
 	pthread_mutexattr_t a;
 
@@ -422,6 +424,8 @@ static void mutex_of(pthread_mutex_t *m, int type, int robust)
 	pthread_mutexattr_settype(&a, type);
 	if (robust)
 		pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	if (pi)
+		pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
 	pthread_mutex_init(m, &a);
 	pthread_mutexattr_destroy(&a);
 }
@@ -474,7 +478,7 @@ static void epoll_add(int fd)
 static void mode_all(pid_t *writer)
 {
 	static const char *const nw[] = { "chain_w1", "chain_w2", "chain_w3" };
-	struct role *r, *h, *sl, *rh, *ch, *eh, *wh;
+	struct role *r, *h, *sl, *rh, *ch, *eh, *wh, *ph;
 	int port, first;
 
 	*writer = fork_writer(); /* first: the child holds no other fd */
@@ -482,9 +486,10 @@ static void mode_all(pid_t *writer)
 		pthread_mutex_init(&m3[i], NULL);
 	pthread_mutex_init(&mchain, NULL);
 	pthread_mutex_init(&cmx, NULL);
-	mutex_of(&rmx, PTHREAD_MUTEX_NORMAL, 1);
-	mutex_of(&recmx, PTHREAD_MUTEX_RECURSIVE, 0);
-	mutex_of(&errmx, PTHREAD_MUTEX_ERRORCHECK, 0);
+	mutex_of(&rmx, PTHREAD_MUTEX_NORMAL, 1, 0);
+	mutex_of(&recmx, PTHREAD_MUTEX_RECURSIVE, 0, 0);
+	mutex_of(&errmx, PTHREAD_MUTEX_ERRORCHECK, 0, 0);
+	mutex_of(&pimx, PTHREAD_MUTEX_NORMAL, 0, 1);
 	pthread_barrier_init(&bar2, NULL, 2);
 	pthread_barrier_init(&bar3, NULL, 3);
 	if (pipe(chain_pipe) ||
@@ -534,6 +539,7 @@ static void mode_all(pid_t *writer)
 	ch = add_sleep("rec_holder", do_hold_twice, &recmx);
 	eh = add_sleep("err_holder", do_lock, &errmx);
 	wh = add_sleep("rw_writer", do_wrlock, &rw);
+	ph = add_sleep("pi_holder", do_lock, &pimx);
 	add_futex("sem_wait", do_sem, &sem, sizeof(sem));
 	r = add("epoll", do_epoll, SYS_epoll_wait);
 	r->nr2 = SYS_epoll_pwait;
@@ -549,6 +555,7 @@ static void mode_all(pid_t *writer)
 	/* A reader sleeps on __readers or __wrphase_futex: the first 16
 	 * bytes. */
 	add_futex("rw_reader", do_rdlock, &rw, 16)->holder = wh;
+	add_futex("pi_waiter", do_lock, &pimx, 4)->holder = ph;
 	run_all(first, 0);
 }
 
