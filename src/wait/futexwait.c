@@ -21,7 +21,6 @@
 #include <linux/futex.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "proc/vmread.h"
@@ -55,10 +54,9 @@
 #define MX_FLAGS \
 	(MX_ROBUST | MX_PI | MX_PP | MX_PSHARED | MX_ELISION | MX_NO_ELISION)
 #define MX_CEILING_MASK 0xfff80000u
-/* __owner of a robust mutex whose owner died (taken with EOWNERDEAD, not
- * yet made consistent), and of one that cannot be recovered. */
+/* __owner of a robust mutex whose owner died, taken with EOWNERDEAD and
+ * not yet made consistent. */
 #define MX_INCONSISTENT 0x7fffffff
-#define MX_NOTRECOVERABLE 0x7ffffffe
 
 /* pthread_rwlock_t.__readers (pthread_rwlock_common.c). */
 #define RW_WRLOCKED 2u
@@ -101,20 +99,24 @@ _Static_assert(sizeof(struct sem_mem) == 16, "sem_t's data is 16 bytes");
 /* What each decoder leaves: 1 decoded (out filled), 0 the layout does not
  * fit, -1 the memory could not be read (errno). */
 
-static int cmp_tid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
+/* Is tid one of the process's threads (in->tids, ascending)? */
 static bool is_thread(const struct futexwait_in *in, int64_t tid)
 {
-	pid_t t = (pid_t)tid;
+	size_t lo = 0, hi = in->tids ? in->ntids : 0;
 
-	if (tid <= 0 || tid > TID_MAX || !in->tids || !in->ntids)
+	if (tid <= 0 || tid > TID_MAX)
 		return false;
-	return bsearch(&t, in->tids, in->ntids, sizeof(t), cmp_tid) != NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->tids[mid] == tid)
+			return true;
+		if (in->tids[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
 }
 
 /*
@@ -276,6 +278,9 @@ static int decode_mutex(const struct futexwait_in *in, bool strict, bool pi_op,
 	if ((m.kind & MX_TYPE_MASK) == MX_RECURSIVE && m.count > 0 &&
 	    m.count < 0x7fffffff)
 		snprintf(extra, sizeof(extra), " (count %u)", m.count);
+	else if (robust && m.owner == MX_INCONSISTENT)
+		snprintf(extra, sizeof(extra),
+			 " (taken after its owner died, not yet consistent)");
 	else if (moved)
 		snprintf(extra, sizeof(extra), " (changing)");
 	out->kind = WAIT_MUTEX;
