@@ -60,6 +60,14 @@ tests_unit_test_seccomp_LDADD = $(PT_LIBS)
 tests_unit_test_launch_SOURCES = tests/unit/test_launch.c
 tests_unit_test_launch_LDADD = $(PT_LIBS)
 
+## wait: futexwait_decode() on the waits target's real glibc objects
+## (tests/waits.mk builds it) and on hostile words.
+UNIT_WAIT_TESTS = tests/unit/test_futexwait
+check_PROGRAMS += $(UNIT_WAIT_TESTS)
+TESTS += $(UNIT_WAIT_TESTS)
+tests_unit_test_futexwait_SOURCES = tests/unit/test_futexwait.c
+tests_unit_test_futexwait_LDADD = $(PT_LIBS)
+
 ## elf: .debug_frame converted into a table libunwind searches, checked
 ## with libunwind's own search (test_debugframe); the segment behind a
 ## mapping for each linker's layout (test_loadseg).

@@ -1,0 +1,10 @@
+## The waits target (tests/targets/waits.c): threads blocked on every
+## kind of wait issue 28 decodes (mutexes of each type, deadlocks, a
+## chain, condvar, join, rwlock, semaphore, pipes, sockets, epoll,
+## sleep), and hostile futex words; each role printed with its TID, the
+## object's address and its holder.  Used by tests/unit/test_futexwait
+## and by the dump's tests.
+check_PROGRAMS += tests/targets/waits
+tests_targets_waits_SOURCES = tests/targets/waits.c
+tests_targets_waits_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_waits_LDFLAGS = $(PT_TARGET_LINKFLAGS)
