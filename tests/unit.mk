@@ -53,6 +53,15 @@ tests_unit_test_seccomp_LDADD = $(PT_LIBS)
 tests_unit_test_launch_SOURCES = tests/unit/test_launch.c
 tests_unit_test_launch_LDADD = $(PT_LIBS)
 
+## wait: a target's descriptors named (test_fdname: pipes with their
+## other end, sockets, a file, an epoll set, 10,000 descriptors, a
+## forged /proc/net/unix row, a descriptor closed between calls).
+UNIT_WAIT_TESTS = tests/unit/test_fdname
+check_PROGRAMS += $(UNIT_WAIT_TESTS)
+TESTS += $(UNIT_WAIT_TESTS)
+tests_unit_test_fdname_SOURCES = tests/unit/test_fdname.c
+tests_unit_test_fdname_LDADD = $(PT_LIBS)
+
 ## elf: .debug_frame converted into a table libunwind searches, checked
 ## with libunwind's own search (test_debugframe); the segment behind a
 ## mapping for each linker's layout (test_loadseg).
