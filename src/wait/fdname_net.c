@@ -98,7 +98,9 @@ static int hex_field(const char **p, const char *te, size_t digits, char sep,
 {
 	const char *s = *p;
 
-	if (scan_hex(p, te, digits, 0, v) || (size_t)(*p - s) != digits)
+	/* an IPv6 address is four words run together: each ends by place */
+	if ((size_t)(te - s) < digits ||
+	    scan_hex(p, s + digits, digits, 0, v) || (size_t)(*p - s) != digits)
 		return -1;
 	if (sep) {
 		if (*p == te || **p != sep)

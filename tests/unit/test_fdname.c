@@ -44,9 +44,10 @@ struct report {
 	int ok;
 	pid_t writer; /* the target's child */
 	int a_rd, b_rd, d_wr, sp, lst, est, udp, file, epfd, forged, named;
+	int lst6;				  /* -1: no IPv6 here */
 	int nfds;				  /* descriptors open in all */
 	unsigned long a_ino, b_ino, d_ino, f_ino; /* f: the forged-for pair */
-	unsigned port, cport, uport;
+	unsigned port, cport, uport, port6;
 	char path[128], sockpath[128];
 };
 
@@ -147,6 +148,21 @@ static void target(int rep, int ctl, int d_wr)
 		if (ioctl(r.est, FIONREAD, &q) == 0 && q == 5)
 			break;
 		usleep(1000);
+	}
+	{ /* a TCP listener on ::1, where the machine has IPv6 */
+		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+					   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+		socklen_t l6 = sizeof(a6);
+
+		r.lst6 = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (r.lst6 >= 0 &&
+		    (bind(r.lst6, (struct sockaddr *)&a6, sizeof(a6)) ||
+		     listen(r.lst6, 1) ||
+		     getsockname(r.lst6, (struct sockaddr *)&a6, &l6))) {
+			close(r.lst6);
+			r.lst6 = -1;
+		}
+		r.port6 = ntohs(a6.sin6_port);
 	}
 	r.udp = inet_sock(SOCK_DGRAM);
 	r.uport = port_of(r.udp);
@@ -316,6 +332,10 @@ int main(void)
 	EXPECT(c, r.est, FDNAME_READ,
 	       "TCP 127.0.0.1:%u <- 127.0.0.1:%u ESTABLISHED rx 5 tx 0", r.port,
 	       r.cport);
+	if (r.lst6 >= 0)
+		EXPECT(c, r.lst6, FDNAME_ANY, "TCP [::1]:%u LISTEN", r.port6);
+	else
+		fprintf(stderr, "no IPv6 on ::1: its check skipped\n");
 	EXPECT(c, r.udp, FDNAME_ANY, "UDP 127.0.0.1:%u rx 0 tx 0", r.uport);
 	EXPECT(c, r.sp, FDNAME_READ, "unix (unnamed) peer %d (fdn-writer)",
 	       (int)r.writer);
