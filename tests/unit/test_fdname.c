@@ -312,6 +312,20 @@ int main(void)
 		"fdname_ctx_new + 8 descriptors of a target with %d: %.1f ms\n",
 		r.nfds + 20, t1 - t0);
 
+	/* the same, without a pipe or unix socket: no /proc scan */
+	t0 = now_ms();
+	c = fdname_ctx_new(pid);
+	for (int i = 0; c && i < 8; i++) {
+		int fds[4] = { r.lst, r.est, r.udp, r.file };
+
+		describe(c, fds[i % 4], FDNAME_ANY, name, NULL);
+	}
+	t1 = now_ms();
+	fdname_ctx_free(c);
+	fprintf(stderr,
+		"the same, 8 of TCP, UDP, file (no /proc scan): %.1f ms\n",
+		t1 - t0);
+
 	c = fdname_ctx_new(pid);
 	/* pipes: their other end */
 	EXPECT(c, r.a_rd, FDNAME_READ, "pipe:[%lu] written by %d (fdn-writer)",
