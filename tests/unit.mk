@@ -27,13 +27,6 @@ tests_unit_test_strpool_LDADD = $(PT_LIBS)
 tests_unit_test_textsafe_SOURCES = tests/unit/test_textsafe.c
 tests_unit_test_textsafe_LDADD = $(PT_LIBS)
 
-## wait
-UNIT_WAIT_TESTS = tests/unit/test_waitgraph
-check_PROGRAMS += $(UNIT_WAIT_TESTS)
-TESTS += $(UNIT_WAIT_TESTS)
-tests_unit_test_waitgraph_SOURCES = tests/unit/test_waitgraph.c
-tests_unit_test_waitgraph_LDADD = $(PT_LIBS)
-
 ## proc
 UNIT_PROC_TESTS = tests/unit/test_mapfile tests/unit/test_maps \
 	tests/unit/test_fsguard \
@@ -61,12 +54,21 @@ tests_unit_test_launch_SOURCES = tests/unit/test_launch.c
 tests_unit_test_launch_LDADD = $(PT_LIBS)
 
 ## wait: futexwait_decode() on the waits target's real glibc objects
-## (tests/waits.mk builds it) and on hostile words.
-UNIT_WAIT_TESTS = tests/unit/test_futexwait
+## (tests/waits.mk builds it) and on hostile words; a target's
+## descriptors named (test_fdname: pipes with their other end, sockets,
+## a file, an epoll set, 10,000 descriptors, a forged /proc/net/unix
+## row, a descriptor closed between calls); deadlocks and chains
+## (test_waitgraph).
+UNIT_WAIT_TESTS = tests/unit/test_futexwait tests/unit/test_fdname \
+	tests/unit/test_waitgraph
 check_PROGRAMS += $(UNIT_WAIT_TESTS)
 TESTS += $(UNIT_WAIT_TESTS)
 tests_unit_test_futexwait_SOURCES = tests/unit/test_futexwait.c
 tests_unit_test_futexwait_LDADD = $(PT_LIBS)
+tests_unit_test_fdname_SOURCES = tests/unit/test_fdname.c
+tests_unit_test_fdname_LDADD = $(PT_LIBS)
+tests_unit_test_waitgraph_SOURCES = tests/unit/test_waitgraph.c
+tests_unit_test_waitgraph_LDADD = $(PT_LIBS)
 
 ## elf: .debug_frame converted into a table libunwind searches, checked
 ## with libunwind's own search (test_debugframe); the segment behind a

@@ -113,10 +113,20 @@ void procfs_tidlist_free(struct tidlist *list)
 
 int procfs_read_file(const char *path, char **buf, size_t *len)
 {
-	size_t cap = 4096, n = 0;
-	char *b = malloc(cap);
-	int fd, saved;
+	int rc = procfs_read_file_max(path, SIZE_MAX, buf, len);
 
+	return rc < 0 ? -1 : 0;
+}
+
+int procfs_read_file_max(const char *path, size_t max, char **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b;
+	int fd, saved, cut = 0;
+
+	if (max < SIZE_MAX && cap > max + 1)
+		cap = max + 1;
+	b = malloc(cap);
 	if (!b)
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -125,6 +135,15 @@ int procfs_read_file(const char *path, char **buf, size_t *len)
 	for (;;) {
 		ssize_t r;
 
+		if (n >= max) { /* full: one byte more says whether it is cut */
+			char more;
+
+			r = read(fd, &more, 1);
+			if (r < 0 && errno == EINTR)
+				continue;
+			cut = r > 0;
+			break;
+		}
 		if (cap - n < 2) {
 			char *nb = grow_array(b, &cap, n + 2, 1);
 
@@ -132,7 +151,8 @@ int procfs_read_file(const char *path, char **buf, size_t *len)
 				goto fail;
 			b = nb;
 		}
-		r = read(fd, b + n, cap - n - 1);
+		r = read(fd, b + n,
+			 cap - n - 1 < max - n ? cap - n - 1 : max - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -145,7 +165,7 @@ int procfs_read_file(const char *path, char **buf, size_t *len)
 	b[n] = '\0';
 	*buf = b;
 	*len = n;
-	return 0;
+	return cut;
 fail:
 	saved = errno;
 	if (fd >= 0)

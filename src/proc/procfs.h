@@ -98,6 +98,11 @@ void procfs_tidlist_free(struct tidlist *list);
 /* Whole file into a malloc'd, NUL-terminated buffer. */
 int procfs_read_file(const char *path, char **buf, size_t *len);
 
+/* The same, at most max bytes (a file the kernel fills from what others
+ * chose, an epoll set or a socket table, may be large): 0, 1 when the
+ * file went on past max (the text is cut there), or -1 with errno. */
+int procfs_read_file_max(const char *path, size_t max, char **buf, size_t *len);
+
 /*
  * /proc/PID/task/TID/maps text (tid 0: /proc/PID/maps).  Read it through
  * a live thread: once the main thread has exited (pthread_exit), the
