@@ -9,8 +9,12 @@
  * with the address zeroed (a module's function: "... [MODULE]", with a
  * build ID after the name on some kernels); a running thread's stack is
  * not taken (the file is empty, or stale: a frame list read while the
- * task ran).  So it is read only for a thread asleep (the caller knows:
- * its /proc/TID/syscall said so), and twice: the two readings must agree.
+ * task ran), and a runnable one preempted in user mode shows the
+ * interrupt's way out ("irqentry_exit_to_user_mode",
+ * "asm_sysvec_apic_timer_interrupt"), the same at both readings (6.18:
+ * 1,998 of 2,000 pairs agreed on a spinning thread).  So it is read only
+ * for a thread asleep (S or D: the caller knows, its /proc/TID/syscall
+ * said so), and twice: the two readings must agree.
  *
  * The frames every system call starts with, at the bottom of the list
  * (entry_SYSCALL_64_after_hwframe, do_syscall_64, x64_sys_call and their
