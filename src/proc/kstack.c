@@ -90,7 +90,7 @@ static bool parse_module(const char **p, const char *end, const char **mod,
 		return false;
 	*mod = *p;
 	*modlen = span(p, end, is_module_char);
-	if (!*modlen)
+	if (!*modlen || *modlen >= KSTACK_NAME_MAX)
 		return false;
 	/* a build ID: 20 bytes of SHA-1 (or up to 32), lowercase hex */
 	if (expect(p, end, " ")) {
@@ -115,7 +115,8 @@ static int parse_line(const char *p, const char *end, char *frame)
 		return -1;
 	name = p;
 	namelen = span(&p, end, is_name_char);
-	if (!namelen || !expect(&p, end, "+0x"))
+	/* too long to fit: no need to read on (nor to cast it to int) */
+	if (!namelen || namelen >= KSTACK_NAME_MAX || !expect(&p, end, "+0x"))
 		return -1;
 	off = p;
 	if (scan_hex(&p, end, 16, SCAN_LOWER, &v))
