@@ -29,7 +29,7 @@ tests_unit_test_textsafe_LDADD = $(PT_LIBS)
 
 ## proc
 UNIT_PROC_TESTS = tests/unit/test_mapfile tests/unit/test_maps \
-	tests/unit/test_fsguard \
+	tests/unit/test_fsguard tests/unit/test_kstack \
 	tests/unit/test_launch tests/unit/test_peek tests/unit/test_procfs \
 	tests/unit/test_proctree tests/unit/test_reaper tests/unit/test_seccomp
 check_PROGRAMS += $(UNIT_PROC_TESTS)
@@ -52,6 +52,8 @@ tests_unit_test_seccomp_SOURCES = tests/unit/test_seccomp.c
 tests_unit_test_seccomp_LDADD = $(PT_LIBS)
 tests_unit_test_launch_SOURCES = tests/unit/test_launch.c
 tests_unit_test_launch_LDADD = $(PT_LIBS)
+tests_unit_test_kstack_SOURCES = tests/unit/test_kstack.c
+tests_unit_test_kstack_LDADD = $(PT_LIBS)
 
 ## wait: futexwait_decode() on the waits target's real glibc objects
 ## (tests/waits.mk builds it) and on hostile words; a target's

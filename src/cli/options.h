@@ -2,7 +2,7 @@
  * options.h - ptprof's command line.
  *
  *   ptprof -p PID[,PID...] [--children] [-f HZ] [-o FILE [-o FILE]]
- *                 [--format=legacy|pprof] [-d SECONDS] [--wall]
+ *                 [--format=legacy|pprof] [-d SECONDS] [--wall [--kernel]]
  *                 [-t TID,...] [--thread-name REGEX] [--stats]
  *                 [--rotate=SECONDS [--keep=N]] ...
  *   ptprof [OPTION...] [--no-children] -- COMMAND [ARG...]
@@ -12,6 +12,7 @@
  *   ptprof report --threads [--pid=PID|NAME] FILE
  *   ptprof report --processes FILE
  *   ptprof dump -p PID[,PID...] [--children] [--json] [--no-peek]
+ *                 [--kernel | --no-kernel]
  *   ptprof top -p PID[,PID...] [--children] [-f HZ] [-d SECONDS] [--wall]
  *                 [-t TID,...] [--thread-name REGEX] [--window=SECS] ...
  *   ptprof --help | --version     (also: ptprof report|dump|top --help)
@@ -53,6 +54,22 @@ enum ptprof_action {
 	ACTION_TOP,	       /* top -p PID[,PID...] */
 	ACTION_HELP,
 	ACTION_VERSION,
+};
+
+/*
+ * --kernel / --no-kernel (proc/kstack.h): a blocked thread's
+ * kernel frames, from /proc/TID/stack, root only.  The last of the two
+ * given counts (as --children / --no-children).  dump: AUTO when neither
+ * is given (shown when readable: kstack_available()), ON (--kernel: not
+ * readable is an error), OFF (--no-kernel).  A recording: ON with
+ * --kernel, else OFF (never AUTO after options_parse()); either option
+ * without --wall is refused, as --no-peek is.  report and top: AUTO,
+ * unused.
+ */
+enum options_kernel {
+	OPTIONS_KERNEL_AUTO,
+	OPTIONS_KERNEL_ON,
+	OPTIONS_KERNEL_OFF,
 };
 
 /* What a recording writes (--format; a -o name ending in .pb.gz: pprof). */
@@ -97,6 +114,8 @@ struct options {
 	int no_python;	    /* --no-python (record): native stacks only */
 	int no_peek;	    /* --no-peek (record --wall, dump): stop every
 			       thread, asleep or not */
+	enum options_kernel kernel;   /* --kernel, --no-kernel (dump, record
+				       --wall): the kernel frames */
 	pid_t tids[OPTIONS_MAX_TIDS]; /* -t: the threads to sample */
 	size_t ntids;
 	const char *thread_name; /* --thread-name: POSIX extended regex */

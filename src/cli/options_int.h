@@ -47,7 +47,9 @@ enum {
 	OPT_DIFF,
 	OPT_WINDOW,
 	OPT_ROTATE,
-	OPT_KEEP
+	OPT_KEEP,
+	OPT_KERNEL,
+	OPT_NO_KERNEL
 };
 
 /* options.c */

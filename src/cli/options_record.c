@@ -33,6 +33,8 @@ static const struct option long_options[] = {
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "rotate", required_argument, NULL, OPT_ROTATE },
@@ -230,6 +232,12 @@ int options_record_one(int c, const char *arg, struct options *o, char *err,
 	case OPT_WALL:
 		o->wall = 1;
 		return 0;
+	case OPT_KERNEL:
+	case OPT_NO_KERNEL:
+		/* the last one given counts */
+		o->kernel = c == OPT_KERNEL ? OPTIONS_KERNEL_ON :
+					      OPTIONS_KERNEL_OFF;
+		return 0;
 	case OPT_CHILDREN:
 	case OPT_NO_CHILDREN:
 		/* the last one given counts */
@@ -320,6 +328,24 @@ static int check_rotate(struct options *o, char *err, size_t len)
 	return 0;
 }
 
+/* --kernel / --no-kernel: kernel frames are a blocked thread's, and
+ * only --wall samples blocked threads: said of CPU mode, either would be
+ * ignored, so it is refused.  Not given: off. */
+static int check_kernel(struct options *o, char *err, size_t len)
+{
+	if (o->action == ACTION_HELP || o->action == ACTION_VERSION)
+		return 0;
+	if (o->kernel != OPTIONS_KERNEL_AUTO && !o->wall)
+		return errbuf_fail(
+			err, len, EINVAL,
+			"%s goes with --wall (kernel frames are those of blocked threads, which only --wall samples)",
+			o->kernel == OPTIONS_KERNEL_ON ? "--kernel" :
+							 "--no-kernel");
+	if (o->kernel == OPTIONS_KERNEL_AUTO)
+		o->kernel = OPTIONS_KERNEL_OFF;
+	return 0;
+}
+
 int options_record_parse(int argc, char **argv, struct options *o, char *err,
 			 size_t errlen)
 {
@@ -335,7 +361,7 @@ int options_record_parse(int argc, char **argv, struct options *o, char *err,
 		return errbuf_fail(
 			err, errlen, EINVAL,
 			"--no-peek goes with --wall (CPU mode stops only threads that run)");
-	if (resolve_outputs(o, err, errlen))
+	if (check_kernel(o, err, errlen) || resolve_outputs(o, err, errlen))
 		return -1;
 	return check_rotate(o, err, errlen);
 }

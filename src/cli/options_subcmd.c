@@ -61,6 +61,8 @@ static const struct option dump_options[] = {
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -164,6 +166,12 @@ static int parse_dump_one(int c, const char *arg, struct options *o, char *err,
 		return 0;
 	case OPT_NO_PEEK:
 		o->no_peek = 1;
+		return 0;
+	case OPT_KERNEL:
+	case OPT_NO_KERNEL:
+		/* the last one given counts; neither: AUTO, when readable */
+		o->kernel = c == OPT_KERNEL ? OPTIONS_KERNEL_ON :
+					      OPTIONS_KERNEL_OFF;
 		return 0;
 	default:
 		return options_parse_common(c, arg, o, err, len);

@@ -1,7 +1,8 @@
 /*
  * test_options - options_parse() on -p lists, --children and
- * --no-children: what it fills in (pids in order, pid = pids[0], the
- * children default of each action) and what it refuses.  The messages
+ * --no-children, --kernel and --no-kernel: what it fills in (pids in
+ * order, pid = pids[0], the children default of each action, the kernel
+ * frames' default of dump and of a recording) and what it refuses.  The messages
  * themselves are checked end to end by tests/options.test.
  *
  * Covers: options_record options_subcmd options_value (the rest of the module, split out).
@@ -94,6 +95,19 @@ static void refuses(const char *line, const char *want)
 	options_free(&o);
 }
 
+/* line parses, its kernel frames' choice want. */
+static void kernel(const char *line, enum options_kernel want)
+{
+	struct options o;
+	char err[512];
+
+	CHECKF(parse(line, &o, err, sizeof(err)) == 0, "'%s': refused: %s",
+	       line, err);
+	CHECKF(o.kernel == want, "'%s': kernel %d, expected %d", line,
+	       (int)o.kernel, (int)want);
+	options_free(&o);
+}
+
 /* "-p FIRST,FIRST+1,...": n PIDs in one argument. */
 static const char *pid_list(int first, int n)
 {
@@ -161,5 +175,26 @@ int main(void)
 	refuses("-p 1 --children --no-children", "--no-children goes with");
 	refuses("dump -p 1 --no-children", "unknown option '--no-children'");
 	refuses("-p 1 -- true", "-p PID and a COMMAND are mutually exclusive");
+
+	/* dump: AUTO (when readable) unless asked; the last one counts. */
+	kernel("dump -p 1", OPTIONS_KERNEL_AUTO);
+	kernel("dump -p 1 --kernel", OPTIONS_KERNEL_ON);
+	kernel("dump --no-kernel -p 1", OPTIONS_KERNEL_OFF);
+	kernel("dump -p 1 --kernel --no-kernel", OPTIONS_KERNEL_OFF);
+	kernel("dump -p 1 --no-kernel --kernel", OPTIONS_KERNEL_ON);
+	/* a recording: off unless --wall --kernel, never AUTO */
+	kernel("-p 1", OPTIONS_KERNEL_OFF);
+	kernel("-p 1 --wall", OPTIONS_KERNEL_OFF);
+	kernel("-p 1 --wall --kernel", OPTIONS_KERNEL_ON);
+	kernel("--kernel --wall -- true --no-kernel", OPTIONS_KERNEL_ON);
+	kernel("--wall --kernel --no-kernel -p 1", OPTIONS_KERNEL_OFF);
+	refuses("-p 1 --kernel", "--kernel goes with --wall");
+	refuses("--kernel -- true", "--kernel goes with --wall");
+	refuses("-p 1 --no-kernel", "--no-kernel goes with --wall");
+	refuses("-p 1 --no-kernel --kernel", "--kernel goes with --wall");
+	refuses("dump -p 1 --kernel=yes",
+		"option '--kernel' does not take an argument");
+	refuses("top -p 1 --wall --kernel", "unknown option '--kernel'");
+	refuses("report --kernel x.prof", "unknown option '--kernel'");
 	return unit_result("test_options");
 }
