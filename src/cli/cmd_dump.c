@@ -36,6 +36,7 @@
 #include "cli/cli.h"
 #include "cli/cmds.h"
 #include "cli/dump.h"
+#include "proc/kstack.h"
 #include "proc/maps.h"
 #include "proc/procfs.h"
 #include "proc/proctree.h"
@@ -411,7 +412,13 @@ int cmd_dump(const struct options *o)
 
 	cli_check_targets(o);
 	r.waits = dump_waits_new();
-	r.kernel = true;
+	r.kernel = o->kernel != OPTIONS_KERNEL_OFF;
+	/* --kernel: refused at once when the kernel will not show them;
+	 * by default, one note at the first refusal (read_calls()). */
+	if (o->kernel == OPTIONS_KERNEL_ON && kstack_available(o->pids[0]))
+		cli_die(EXIT_FAILURE,
+			"--kernel: cannot read the kernel stacks of process %d (/proc/%d/task/TID/stack): %s (it needs CAP_SYS_ADMIN)",
+			(int)o->pids[0], (int)o->pids[0], strerror(errno));
 	if (!o->json && !(r.text = open_memstream(&r.text_buf, &r.text_len)))
 		cli_die(EXIT_FAILURE, "out of memory");
 	list_processes(o, &l);

@@ -38,7 +38,6 @@ struct dthread {
 	struct peek_syscall call;
 	bool has_call;
 	struct wait_info *wait;
-	char holder[96]; /* " (name) state S" of wait->holder, or "" */
 	struct kstack *kst;
 };
 

@@ -97,7 +97,6 @@ static void print_wait(FILE *out, const struct dthread *t)
 		return;
 	fputs("  waiting: ", out);
 	put(out, w->text);
-	put(out, t->holder);
 	fputc('\n', out);
 	/* one descriptor: the text above named it already */
 	for (size_t i = 0; w->nfds > 1 && i < w->nfds; i++) {

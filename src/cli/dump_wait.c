@@ -158,6 +158,23 @@ static const struct dthread *find_thread(const struct dump *d, pid_t tid)
 	return NULL;
 }
 
+/* "... thread 4242 ..." of the wait's text made "... thread 4242
+ * (name) state S ...": the holder named where the text names it (or at
+ * the end), within the text's size. */
+static void name_holder(struct wait_info *w, const struct dthread *h)
+{
+	char at[32], out[sizeof(w->text)];
+	const char *p;
+	size_t cut;
+
+	snprintf(at, sizeof(at), "thread %d", (int)h->tid);
+	p = strstr(w->text, at);
+	cut = p ? (size_t)(p - w->text) + strlen(at) : strlen(w->text);
+	snprintf(out, sizeof(out), "%.*s (%s) state %c%s", (int)cut, w->text,
+		 h->name, h->state, w->text + cut);
+	memcpy(w->text, out, sizeof(out));
+}
+
 /* The waits whose holder is a thread that must let go of something. */
 static bool holds_edge(enum wait_kind k)
 {
@@ -190,14 +207,11 @@ static void add_node(struct dump_waits *w, const struct dproc *p,
 	snprintf(v->name, sizeof(v->name), "%s", t->name);
 	v->frames = frames;
 	if (t->wait && t->wait->kind != WAIT_NONE) {
-		size_t len = strlen(t->wait->text) + strlen(t->holder) + 1;
-
 		v->kind = t->wait->kind;
 		v->addr = t->wait->addr;
-		v->text = malloc(len);
+		v->text = strdup(t->wait->text);
 		if (!v->text)
 			cli_die(EXIT_FAILURE, "out of memory");
-		snprintf(v->text, len, "%s%s", t->wait->text, t->holder);
 	}
 }
 
@@ -219,8 +233,7 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 				t->wait);
 		h = t->wait->holder ? find_thread(d, t->wait->holder) : NULL;
 		if (h)
-			snprintf(t->holder, sizeof(t->holder), " (%s) state %c",
-				 h->name, h->state);
+			name_holder(t->wait, h);
 	}
 	waitdesc_free(wd);
 	for (size_t i = 0; i < d->n; i++) {
@@ -253,10 +266,15 @@ static void text_cycle(FILE *out, const struct dump_waits *w,
 			 r[r[i].root].cycle == c)
 			more++;
 	}
-	fprintf(out, "DEADLOCK: %zu threads of process %d (", len,
-		(int)w->g[first].pid);
+	if (len == 1)
+		fputs("DEADLOCK: 1 thread of process ", out);
+	else
+		fprintf(out, "DEADLOCK: %zu threads of process ", len);
+	fprintf(out, "%d (", (int)w->g[first].pid);
 	textsafe_fputs(out, w->v[first].pname, NULL);
-	fputs(") wait on each other:\n", out);
+	fputs(len == 1 ? ") waits on a lock it holds:\n" :
+			 ") wait on each other:\n",
+	      out);
 	/* In the order they wait: each on the next, the last on the first. */
 	for (size_t i = first, k = 0; k < len; k++) {
 		fputs("  ", out);
@@ -298,9 +316,12 @@ static void text_chain(FILE *out, const struct dump_waits *w,
 			 w->v[i].kind != w->v[first].kind)
 			one_lock = false;
 	}
-	fprintf(out, "WAITS: %zu thread%s of process %d wait", r[root].waiters,
-		r[root].waiters == 1 ? "" : "s", (int)w->g[root].pid);
-	if (direct && one_lock)
+	fprintf(out, "WAITS: %zu thread%s of process %d wait%s",
+		r[root].waiters, r[root].waiters == 1 ? "" : "s",
+		(int)w->g[root].pid, r[root].waiters == 1 ? "s" : "");
+	if (direct && one_lock && w->v[first].kind == WAIT_JOIN)
+		fputs(" to join ", out);
+	else if (direct && one_lock)
 		fprintf(out, " on %s 0x%" PRIx64 " held by ",
 			wait_kind_name(w->v[first].kind), w->v[first].addr);
 	else

@@ -79,12 +79,21 @@ static const struct {
 	{ "do_futex_wait", WAIT_HINT_SEM },
 };
 
+/* A name as libc's .symtab may have it: "__GI_" before the public name
+ * (glibc's internal alias), a ".constprop.0" or ".isra.0" after it (a
+ * clone GCC made). */
 enum wait_hint wait_hint_of(const char *func)
 {
+	size_t len;
+
 	if (!func)
 		return WAIT_HINT_NONE;
+	if (!strncmp(func, "__GI_", 5))
+		func += 5;
+	len = strcspn(func, ".");
 	for (size_t i = 0; i < sizeof(hints) / sizeof(*hints); i++)
-		if (!strcmp(func, hints[i].name))
+		if (strlen(hints[i].name) == len &&
+		    !strncmp(func, hints[i].name, len))
 			return hints[i].hint;
 	return WAIT_HINT_NONE;
 }

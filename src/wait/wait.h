@@ -16,8 +16,9 @@
  *    "signal", "syscall", "" for WAIT_NONE): the value of --wall's
  *    wait= label and of dump --json's "wait"."kind".  Never NULL.
  *  - wait_hint_of() names the glibc entry a frame's function is
- *    (pthread_mutex_lock, __lll_lock_wait, pthread_cond_wait, ...), or
- *    WAIT_HINT_NONE; the caller passes the innermost hint of the stack.
+ *    (pthread_mutex_lock, __lll_lock_wait, pthread_cond_wait, ...; also
+ *    as "__GI_NAME" or "NAME.constprop.0"), or WAIT_HINT_NONE; the
+ *    caller passes the innermost hint of the stack.
  *  - wait_info.text is one line of printable text (no newline), "" when
  *    nothing was decoded; every name in it that the target chose (a
  *    path, a thread name) is escaped by the writer (textsafe.h), not here.

@@ -57,9 +57,7 @@ int waitgraph_analyze(const struct waitgraph_node *nodes, size_t n,
 	}
 	qsort(keys, n, sizeof(*keys), cmp_key);
 	for (size_t i = 0; i < n; i++) {
-		next[i] = nodes[i].holder == nodes[i].tid ?
-				  -1 :
-				  find(keys, n, nodes[i].pid, nodes[i].holder);
+		next[i] = find(keys, n, nodes[i].pid, nodes[i].holder);
 	}
 	/* Cycles: walk each unseen path; meeting a node of the same walk
 	 * closes a cycle. */

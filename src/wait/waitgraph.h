@@ -8,7 +8,8 @@
  * following holders from any thread either ends (a holder that waits on
  * no thread) or comes back to a thread already on the path: a cycle, a
  * deadlock (a thread blocked on a lock cannot let go of the locks it
- * holds).  Waits on descriptors (a pipe's writer, a socket's peer) name
+ * holds; a thread whose holder is itself, a normal mutex locked twice,
+ * is a cycle of one).  Waits on descriptors (a pipe's writer, a socket's peer) name
  * processes, not a thread that must act: they are never part of a
  * cycle here, only of a chain's last step (the caller says what the
  * last holder waits on).

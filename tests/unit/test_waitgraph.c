@@ -2,7 +2,7 @@
  * test_waitgraph - deadlocks and chains (wait/waitgraph.h): a two-thread
  * cycle, a three-thread cycle, a chain into a cycle, a chain without a
  * cycle (its root the last holder), a holder outside the nodes, a thread
- * that holds its own lock (no cycle of one), the same TIDs in two
+ * that holds its own lock (a cycle of one), the same TIDs in two
  * processes kept apart, and 1,000 threads on one holder.
  */
 #include "config.h"
@@ -16,7 +16,7 @@ static void test_shapes(void)
 {
 	/* 0<->1 (pid 10); 2->3->4->2 (pid 10); 5->6->0 (chain into the
 	 * first cycle); 7->8->9, 9 waits on none; 11 -> 999 (no node);
-	 * 12 -> 12 (itself); pid 20: 1 -> 2, 2 -> 1 (a cycle of its own,
+	 * 13 -> 13 (itself: a cycle of one); pid 20: 1 -> 2, 2 -> 1 (a cycle of its own,
 	 * same TIDs as pid 10's). */
 	const struct waitgraph_node nodes[] = {
 		{ 10, 1, 2 },  { 10, 2, 1 },  { 10, 3, 4 },    { 10, 4, 5 },
@@ -27,12 +27,12 @@ static void test_shapes(void)
 	size_t n = sizeof(nodes) / sizeof(*nodes);
 	struct waitgraph_res r[sizeof(nodes) / sizeof(*nodes)];
 
-	CHECK(waitgraph_analyze(nodes, n, r) == 3);
+	CHECK(waitgraph_analyze(nodes, n, r) == 4);
 	CHECK(r[0].cycle == 1 && r[1].cycle == 1);
 	CHECK(r[2].cycle == 2 && r[3].cycle == 2 && r[4].cycle == 2);
-	CHECK(r[12].cycle == 3 && r[13].cycle == 3);
+	CHECK(r[12].cycle == 4 && r[13].cycle == 4);
 	CHECK(!r[5].cycle && !r[6].cycle && !r[7].cycle && !r[8].cycle);
-	CHECK(!r[9].cycle && !r[10].cycle && !r[11].cycle);
+	CHECK(!r[9].cycle && !r[10].cycle && r[11].cycle == 3);
 	/* the chain 6 -> 7 -> 1 enters the first cycle at node 0 (tid 1) */
 	CHECK(r[5].root == 0 && r[6].root == 0);
 	CHECK(r[0].root == 0 && r[1].root == 1);
@@ -41,8 +41,8 @@ static void test_shapes(void)
 	CHECK(r[9].waiters == 2 && r[8].waiters == 1 && r[7].waiters == 0);
 	/* a holder that is no node: the chain ends at the waiter */
 	CHECK(r[10].root == 10 && r[10].waiters == 0);
-	/* its own holder: no cycle, its own root */
-	CHECK(r[11].root == 11 && !r[11].cycle);
+	/* its own holder: a cycle of one, its own root */
+	CHECK(r[11].root == 11);
 	/* off-cycle waiters of the cycle node they enter */
 	CHECK(r[0].waiters == 2 && r[1].waiters == 0);
 }
