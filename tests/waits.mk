@@ -4,6 +4,8 @@
 ## sleep), and hostile futex words; each role printed with its TID, the
 ## object's address and its holder.  Used by tests/unit/test_futexwait
 ## and by the dump's tests.
+## Covers: cmd_dump dump_wait dump_out wait waitdesc waitgraph futexwait fdname kstack
+TESTS += tests/dump-waits.test
 check_PROGRAMS += tests/targets/waits
 tests_targets_waits_SOURCES = tests/targets/waits.c
 tests_targets_waits_CFLAGS = $(PT_TARGET_CFLAGS)
