@@ -47,7 +47,8 @@ enum {
 	OPT_DIFF,
 	OPT_WINDOW,
 	OPT_ROTATE,
-	OPT_KEEP
+	OPT_KEEP,
+	OPT_WAITS
 };
 
 /* options.c */
