@@ -7,7 +7,7 @@
 ## wait-labels.test: --wall's wait labels (issue 28) on waitmix's threads
 ## blocked on a mutex, a pipe and a sleep, read by go tool pprof and by
 ## report --waits, and the [wait: KIND] leaf of report --folded.
-## Covers: sampler_wait wait_report
+## Covers: sampler_wait wait_report wait waitdesc
 check_PROGRAMS += tests/targets/wakeblock tests/targets/waitmix
 tests_targets_waitmix_SOURCES = tests/targets/waitmix.c
 tests_targets_waitmix_CFLAGS = $(PT_TARGET_CFLAGS)

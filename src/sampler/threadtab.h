@@ -88,6 +88,10 @@ struct thread {
 	 * counted with it again while it does not run */
 	enum wait_kind wait;
 	pid_t wait_holder;
+	/* ... and its last futex word with no holder, the value it waited
+	 * with, the kind found there and when (0: none kept) */
+	uint64_t futex_addr, futex_val, futex_ns;
+	enum wait_kind futex_kind;
 	/* CPU mode: the system call bias correction (sysbias.h): the split
 	 * of its time, and its last stacks stopped in user code. */
 	struct sysbias_thread bias;
