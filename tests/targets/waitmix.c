@@ -62,15 +62,6 @@ static NOIPA void wm_lock_wait(void)
 	pthread_mutex_unlock(&lock);
 }
 
-static void *locker(void *arg)
-{
-	(void)arg;
-	pthread_setname_np(pthread_self(), "wm_locker");
-	for (;;)
-		wm_lock_wait();
-	return NULL;
-}
-
 static NOIPA void wm_read_pipe(void)
 {
 	char c;
@@ -80,27 +71,25 @@ static NOIPA void wm_read_pipe(void)
 	KEEP_FRAME();
 }
 
-static void *reader(void *arg)
-{
-	(void)arg;
-	pthread_setname_np(pthread_self(), "wm_reader");
-	for (;;)
-		wm_read_pipe();
-	return NULL;
-}
-
 static NOIPA void wm_sleep(void)
 {
 	nap(1);
 	KEEP_FRAME();
 }
 
-static void *sleeper(void *arg)
+/* A waiting thread: its name, and the call it makes again and again. */
+struct waiter {
+	const char *name;
+	void (*wait)(void);
+};
+
+static void *waiter(void *arg)
 {
-	(void)arg;
-	pthread_setname_np(pthread_self(), "wm_sleeper");
+	const struct waiter *w = arg;
+
+	pthread_setname_np(pthread_self(), w->name);
 	for (;;)
-		wm_sleep();
+		w->wait();
 	return NULL;
 }
 
@@ -113,7 +102,12 @@ static void on_term(int sig)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 10, end;
-	void *(*fns[])(void *) = { holder, locker, locker, reader, sleeper };
+	static const struct waiter waiters[] = {
+		{ "wm_locker", wm_lock_wait },
+		{ "wm_locker", wm_lock_wait },
+		{ "wm_reader", wm_read_pipe },
+		{ "wm_sleeper", wm_sleep },
+	};
 	pthread_t t;
 
 	if (argc != 2 || secs <= 0) {
@@ -125,18 +119,19 @@ int main(int argc, char **argv)
 		perror("pipe");
 		return 1;
 	}
-	for (size_t i = 0; i < sizeof(fns) / sizeof(*fns); i++) {
-		if (pthread_create(&t, NULL, fns[i], NULL)) {
+	if (pthread_create(&t, NULL, holder, NULL)) {
+		fprintf(stderr, "waitmix: pthread_create failed\n");
+		return 1;
+	}
+	pthread_mutex_lock(&started);
+	while (!holder_tid)
+		pthread_cond_wait(&started_cv, &started);
+	pthread_mutex_unlock(&started);
+	for (size_t i = 0; i < sizeof(waiters) / sizeof(*waiters); i++)
+		if (pthread_create(&t, NULL, waiter, (void *)&waiters[i])) {
 			fprintf(stderr, "waitmix: pthread_create failed\n");
 			return 1;
 		}
-		if (i == 0) {
-			pthread_mutex_lock(&started);
-			while (!holder_tid)
-				pthread_cond_wait(&started_cv, &started);
-			pthread_mutex_unlock(&started);
-		}
-	}
 	printf("holder %d\nready\n", (int)holder_tid);
 	fflush(stdout);
 	for (end = now() + secs; now() < end;)
