@@ -4,7 +4,14 @@
 ## 10 ms, dump-peek.test dumps 2 busy and 200 idle threads.
 ## Covers: peek sampler cmd_dump dump_out
 ## Covers: sampler_peek
-check_PROGRAMS += tests/targets/wakeblock
+## wait-labels.test: --wall's wait labels (issue 28) on waitmix's threads
+## blocked on a mutex, a pipe and a sleep, read by go tool pprof and by
+## report --waits, and the [wait: KIND] leaf of report --folded.
+## Covers: sampler_wait wait_report wait waitdesc
+check_PROGRAMS += tests/targets/wakeblock tests/targets/waitmix
+tests_targets_waitmix_SOURCES = tests/targets/waitmix.c
+tests_targets_waitmix_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_waitmix_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 tests_targets_wakeblock_SOURCES = tests/targets/wakeblock.c
 tests_targets_wakeblock_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_wakeblock_LDFLAGS = $(PT_TARGET_LINKFLAGS)
@@ -12,4 +19,5 @@ tests_targets_wakeblock_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 TESTS += \
 	tests/wall-peek.test \
 	tests/eintr-python.test \
-	tests/dump-peek.test
+	tests/dump-peek.test \
+	tests/wait-labels.test

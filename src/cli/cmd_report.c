@@ -20,6 +20,7 @@
 #include "report/report_diff.h"
 #include "report/thread_report.h"
 #include "report/timeslice.h"
+#include "report/wait_report.h"
 #include "symbols/perfmap.h"
 #include "symbols/symbolize.h"
 #include "util/strpool.h"
@@ -368,7 +369,8 @@ static struct report *load(const struct options *o, const struct inputs *in,
 			   char *kind)
 {
 	struct report_options ro = { .lines = o->lines,
-				     .by_process = o->by_process };
+				     .by_process = o->by_process,
+				     .waits = o->format != REPORT_TEXT };
 	struct symbolizer **syms;
 	struct perfmap *jit;
 	struct profile p;
@@ -430,6 +432,37 @@ static int processes_table(const struct options *o, const struct inputs *in)
 			in->label);
 	rc = thread_report_write_processes(&p, stdout);
 	profile_free(&p);
+	if (rc)
+		cli_die(EXIT_FAILURE, "cannot write the report: %s",
+			strerror(errno));
+	return 0;
+}
+
+/* ptprof report --waits: wall time by what it waited for (wait labels
+ * of a --wall pprof profile), its frames named as the table's. */
+static int waits_table(const struct options *o, const struct inputs *in)
+{
+	struct symbolizer **syms;
+	struct profile p;
+	size_t past;
+	int rc;
+
+	if (load_profile(o, in, &p))
+		return EXIT_FAILURE;
+	if (!wait_report_has_waits(&p)) {
+		profile_free(&p);
+		cli_die(EXIT_FAILURE,
+			"%s has no wait labels: record a pprof profile with --wall (-o NAME.pb.gz)",
+			in->label);
+	}
+	syms = space_symbolizers(&p, o->root, &past);
+	rc = syms ? wait_report_write(&p, syms, stdout, o->top) : -1;
+	if (syms)
+		free_symbolizers(syms, profile_nspaces(&p));
+	profile_free(&p);
+	if (rc && errno == ENOMEM)
+		cli_die(EXIT_FAILURE, "%s: out of memory building the report",
+			in->label);
 	if (rc)
 		cli_die(EXIT_FAILURE, "cannot write the report: %s",
 			strerror(errno));
@@ -530,6 +563,8 @@ int cmd_report(const struct options *o)
 		return threads_table(o, &in);
 	if (o->processes)
 		return processes_table(o, &in);
+	if (o->waits)
+		return waits_table(o, &in);
 	r = load(o, &in, NULL);
 	if (!r)
 		return EXIT_FAILURE;

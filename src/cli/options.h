@@ -11,6 +11,7 @@
  *                 [--from=SEC] [--to=SEC] [--diff BASE]... FILE...
  *   ptprof report --threads [--pid=PID|NAME] FILE
  *   ptprof report --processes FILE
+ *   ptprof report --waits [--top N] [--thread=..] [--pid=..] FILE...
  *   ptprof dump -p PID[,PID...] [--children] [--json] [--no-peek]
  *                 [--kernel | --no-kernel]
  *   ptprof top -p PID[,PID...] [--children] [-f HZ] [-d SECONDS] [--wall]
@@ -137,6 +138,7 @@ struct options {
 	int processes;	     /* --processes: samples by process */
 	const char *process; /* --pid=PID|NAME: only that process's samples */
 	int by_process;	     /* --by-process: a "name (pid)" root frame */
+	int waits;	     /* --waits: wall time by what it waited for */
 	const char *root;    /* --root DIR: prefix of every path opened */
 	const char *perf_map; /* --perf-map FILE: names for JIT code */
 	/* --from=SEC, --to=SEC: only the samples of that window after the

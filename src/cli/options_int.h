@@ -49,7 +49,8 @@ enum {
 	OPT_ROTATE,
 	OPT_KEEP,
 	OPT_KERNEL,
-	OPT_NO_KERNEL
+	OPT_NO_KERNEL,
+	OPT_WAITS
 };
 
 /* options.c */

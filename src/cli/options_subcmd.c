@@ -31,6 +31,7 @@ static const struct option report_options[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "waits", no_argument, NULL, OPT_WAITS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -131,6 +132,9 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 	case OPT_BY_PROCESS:
 		o->by_process = 1;
 		return 0;
+	case OPT_WAITS:
+		o->waits = 1;
+		return 0;
 	case OPT_FROM:
 	case OPT_TO:
 		o->windowed = 1;
@@ -230,6 +234,11 @@ int options_subcmd_report(int argc, char **argv, struct options *o, char *err,
 		return errbuf_fail(
 			err, len, EINVAL,
 			"report: --threads goes with no --lines, --folded, --svg or --thread");
+	if (o->waits && (o->lines || o->format != REPORT_TEXT || o->threads ||
+			 o->processes || o->by_process || o->ndiff_bases))
+		return errbuf_fail(
+			err, len, EINVAL,
+			"report: --waits goes with no --lines, --folded, --svg, --threads, --processes, --by-process or --diff");
 	if (o->windowed && timeslice_check(&o->window, err, len))
 		return -1;
 	return check_report_processes(o, argv[optind], err, len);

@@ -149,6 +149,14 @@ enum peek_result peek_thread(pid_t pid, pid_t tid, const struct maps *maps,
 	out->regs.rip = before.pc;
 	out->regs.rsp = before.sp;
 	out->regs.orig_rax = (uint64_t)before.nr;
+	/* The call's arguments where a stop shows them (the syscall ABI's
+	 * registers): what the sampler names the wait from (waitdesc.h). */
+	out->regs.rdi = before.args[0];
+	out->regs.rsi = before.args[1];
+	out->regs.rdx = before.args[2];
+	out->regs.r10 = before.args[3];
+	out->regs.r8 = before.args[4];
+	out->regs.r9 = before.args[5];
 	/* A call cut short, as a stop would show it (capture_stop_kind()). */
 	if (before.nr >= 0)
 		out->regs.rax = (uint64_t)-EINTR;

@@ -33,7 +33,9 @@
  *    procfs_read_schedstat() does; a failed read closes and resets it.
  *  - PEEK_OK: out->tid is tid; out->regs has rip and rsp (and orig_rax, the call number,
  *    or -1; rax -EINTR, so capture_stop_kind() says CAPTURE_IN_CALL for a
- *    call), every other register 0; out->partial is true; out->stack and
+ *    call; the call's arguments in rdi, rsi, rdx, r10, r8, r9, as a stop
+ *    shows them: not registers the unwinder may use), every other
+ *    register 0; out->partial is true; out->stack and
  *    out->stack_len as capture_thread() leaves them (out->stack must
  *    point at CAPTURE_STACK_MAX bytes).
  *  - PEEK_RUNNING: the thread is running or runnable now ("running", at

@@ -3,9 +3,10 @@
  * gzipped pprof protobuf (see pprof_out.h).
  *
  * The builder keeps its samples in a stacktab: each chain is the PCs with
- * three more slots in front, the image's key (its index), the thread's
- * (name index and TID) and the time slot's (pprof_out.h), so that equal
- * stacks of different images, threads or slots stay apart.  Writing makes the
+ * four more slots in front, the image's key (its index), the thread's
+ * (name index and TID), the time slot's (pprof_out.h) and the wait's
+ * (kind and holder), so that equal stacks of different images, threads,
+ * slots or waits stay apart.  Writing makes the
  * protobuf-c messages in an arena (struct pb, freed at once at the end;
  * pprof_out_int.h), the mappings, locations and functions in
  * pprof_out_tab.c, the samples and the header here, packs them straight
@@ -84,6 +85,7 @@ void pprof_out_add(void *arg, const struct sample_origin *from,
 	b->chain[0] = image_key(from);
 	b->chain[1] = thread_key(ni, from->tid);
 	b->chain[2] = time_key(from->time_ns);
+	b->chain[3] = wait_key(from->wait, from->wait_holder);
 	if (stacktab_add(b->tab, b->chain, k + CHAIN_HEAD, count))
 		b->failed = true;
 }
@@ -170,7 +172,7 @@ static void pb_free(struct pb *pb)
 /* ---- samples ---- */
 
 /* Room for the labels of one sample. */
-#define SAMPLE_LABELS 5
+#define SAMPLE_LABELS 7
 
 static void add_label(struct pb *pb, PbSample *s, PbLabel *l, int64_t key,
 		      int64_t num, const char *str)
@@ -184,8 +186,9 @@ static void add_label(struct pb *pb, PbSample *s, PbLabel *l, int64_t key,
 	s->label[s->n_label++] = l;
 }
 
-/* thread_id, thread_name (when it has one), and the process's
- * process_id and process_name (when the stack came with its image). */
+/* thread_id, thread_name (when it has one), time, wait and wait_holder
+ * (when known), and the process's process_id and process_name (when the
+ * stack came with its image). */
 static void add_labels(struct pb *pb, PbSample *s, PbLabel *l,
 		       const uint64_t *chain)
 {
@@ -199,6 +202,13 @@ static void add_labels(struct pb *pb, PbSample *s, PbLabel *l,
 	}
 	if (name && name[0])
 		add_label(pb, s, &l[1], pb->k_thread_name, 0, name);
+	/* --wall: what a blocked thread waited on (sample_origin.wait) */
+	if (key_wait(chain) != WAIT_NONE)
+		add_label(pb, s, &l[5], pb->k_wait, 0,
+			  wait_kind_name(key_wait(chain)));
+	if (key_holder(chain))
+		add_label(pb, s, &l[6], pb->k_wait_holder, key_holder(chain),
+			  NULL);
 	if (!im)
 		return;
 	add_label(pb, s, &l[2], pb->k_process_id, im->pid, NULL);
@@ -246,6 +256,8 @@ static int add_samples(struct pb *pb)
 	pb->k_process_name = pprof_out_str(pb, "process_name");
 	pb->k_time = pprof_out_str(pb, "time");
 	pb->k_nanoseconds = pprof_out_str(pb, "nanoseconds");
+	pb->k_wait = pprof_out_str(pb, "wait");
+	pb->k_wait_holder = pprof_out_str(pb, "wait_holder");
 	if (!pb->prof.sample || pb->oom)
 		return -1;
 	return stacktab_foreach(pb->b->tab, add_sample, pb) ? -1 : 0;

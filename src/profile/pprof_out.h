@@ -27,7 +27,11 @@
  * thread had one), process_id (a number) and process_name (a string: the
  * image's comm, when known) and time (a number, num_unit "nanoseconds":
  * the start of the sample's time slot, ns since the epoch, a multiple of
- * PPROF_OUT_SLOT_NS; no such label when the stack came without a time).
+ * PPROF_OUT_SLOT_NS; no such label when the stack came without a time),
+ * and for a --wall sample of a thread blocked in a call, wait (a string:
+ * wait_kind_name() of sample_origin.wait, wait.h) and wait_holder (a
+ * number: the TID it waits on, when known); samples of the same stack
+ * with another wait or holder are other samples.
  * A stack added without an image has no
  * mapping, no name and no process labels.  An address in no file of its
  * image (JIT code) is named from the image's perf map when meta->jit_of
@@ -81,7 +85,7 @@ void pprof_out_add(void *arg, const struct sample_origin *from,
  * stay), the builder as usable as before. */
 void pprof_out_reset(struct pprof_out *b);
 
-/* Distinct (image, thread, name, time slot, stack) samples held. */
+/* Distinct (image, thread, name, time slot, wait, stack) samples held. */
 size_t pprof_out_samples(const struct pprof_out *b);
 
 /* Did an add run out of memory since the builder was new (or reset):

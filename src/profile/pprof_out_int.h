@@ -22,16 +22,17 @@
 #include "symbols/framename.h"
 #include "symbols/symbolize.h"
 
-/* A chain's head: the image's key, the thread's and the time slot's,
- * before the PCs. */
-#define CHAIN_HEAD 3
+/* A chain's head: the image's key, the thread's, the time slot's and
+ * the wait's, before the PCs. */
+#define CHAIN_HEAD 4
 _Static_assert(STACKTAB_MAX_DEPTH + CHAIN_HEAD <= STACKTAB_MAX_CHAIN,
 	       "a stacktab keeps the deepest stack and its head");
 /* The image index of a stack handed without one. */
 #define NO_IMAGE PPROF_OUT_NO_IMAGE
 
 struct pprof_out {
-	struct stacktab *tab;  /* [image, thread, pc0, pc1, ...] -> samples */
+	struct stacktab *tab;  /* [image, thread, slot, wait, pc0, ...] ->
+				  samples */
 	struct strpool *names; /* thread names */
 	unsigned max_depth;
 	bool failed; /* an add ran out of memory */
@@ -75,6 +76,24 @@ static inline uint64_t time_key(int64_t time_ns)
 static inline int64_t key_time(const uint64_t *chain)
 {
 	return (int64_t)((chain[2] - 1) * PPROF_OUT_SLOT_NS);
+}
+
+/* The wait's slot (sample_origin.wait, wait_holder): the kind plus 1
+ * (0 would cut the chain) in the low byte, the holder's TID above. */
+static inline uint64_t wait_key(enum wait_kind kind, pid_t holder)
+{
+	return ((uint64_t)(uint32_t)(holder > 0 ? holder : 0) << 8) |
+	       (((uint64_t)kind & 0xff) + 1);
+}
+
+static inline enum wait_kind key_wait(const uint64_t *chain)
+{
+	return (enum wait_kind)((chain[3] & 0xff) - 1);
+}
+
+static inline pid_t key_holder(const uint64_t *chain)
+{
+	return (pid_t)(uint32_t)(chain[3] >> 8);
 }
 
 typedef Perftools__Profiles__Profile PbProfile;
@@ -124,7 +143,7 @@ struct pb {
 	PbValueType *type_ptrs[2];
 	int64_t comment;
 	int64_t k_thread_id, k_thread_name, k_process_id, k_process_name;
-	int64_t k_time, k_nanoseconds;
+	int64_t k_time, k_nanoseconds, k_wait, k_wait_holder;
 };
 
 /* The image of a stack, or NULL (none given, or not in the set). */

@@ -10,8 +10,9 @@
  * callers again); its count the value of the sample type samples/count
  * (else the first of unit "count", else the first); its thread from the
  * labels thread_id (number) and thread_name (string), and its process
- * from process_id (number) and process_name (string), when present
- * (0 and NULL otherwise); profile.threads is true for every protobuf,
+ * from process_id (number) and process_name (string), and its wait from
+ * wait (string) and wait_holder (number), when present (0 and NULL
+ * otherwise); profile.threads is true for every protobuf,
  * as the format can say which thread a sample is from, and
  * profile.processes when a sample has a process_id label.  The maps text
  * is made from the mappings, one /proc/PID/maps-style line each, in

@@ -52,6 +52,9 @@ static void build_records(const struct rd *rd, struct profile *out,
 		if (lb.pname > 0)
 			rec->process = names + rd->name_off[lb.pname];
 		rec->time_ns = lb.time;
+		if (lb.wait > 0)
+			rec->wait = names + rd->name_off[lb.wait];
+		rec->wait_holder = lb.holder;
 		rec->space = pprof_read_sample_space((struct rd *)rd,
 						     i); /* made */
 		r++;

@@ -167,12 +167,12 @@ static int64_t label_time(const struct rd *rd,
 	return l->num;
 }
 
-/* The thread, process and time labels of sample i. */
+/* The thread, process, time and wait labels of sample i. */
 int pprof_read_labels(const struct rd *rd, size_t i, struct labels *lb)
 {
 	const PbSample *s = rd->pp->sample[i];
 
-	*lb = (struct labels){ .name = -1, .pname = -1 };
+	*lb = (struct labels){ .name = -1, .pname = -1, .wait = -1 };
 	for (size_t k = 0; k < s->n_label; k++) {
 		const Perftools__Profiles__Label *l = s->label[k];
 		const char *key;
@@ -193,6 +193,10 @@ int pprof_read_labels(const struct rd *rd, size_t i, struct labels *lb)
 			lb->pname = l->str;
 		else if (!strcmp(key, "time"))
 			lb->time = label_time(rd, l);
+		else if (!strcmp(key, "wait"))
+			lb->wait = l->str;
+		else if (!strcmp(key, "wait_holder"))
+			lb->holder = l->num;
 	}
 	return 0;
 }
@@ -244,6 +248,7 @@ static int check_sample(struct rd *rd, size_t i)
 	rd->times |= lb.time != 0;
 	keep_string(rd, lb.name);
 	keep_string(rd, lb.pname);
+	keep_string(rd, lb.wait);
 	return 0;
 }
 

@@ -79,7 +79,8 @@ struct rd {
  * indexes into the string table (-1: none). */
 struct labels {
 	int64_t tid, name, pid, pname;
-	int64_t time; /* 0: none */
+	int64_t wait, holder; /* wait (a string, -1: none), wait_holder */
+	int64_t time;	      /* 0: none */
 	bool has_pid;
 };
 

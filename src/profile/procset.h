@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include "proc/maps.h"
+#include "wait/wait.h"
 
 /* Processes sampled at once, at most (-p lists longer are refused; a
  * descendant found past it is skipped, counted and warned about). */
@@ -63,6 +64,15 @@ struct sample_origin {
 	 * that recorded the stack (unwound after the release, or settled
 	 * when its process ends: that tick's); 0: unknown. */
 	int64_t time_ns;
+	/* --wall: what the thread was blocked on when the stack was taken
+	 * (wait.h; issue 28): the wait's kind (WAIT_NONE: running, not in a
+	 * call, or not a --wall run), from its system call and, for a
+	 * futex, the glibc object found there (waitdesc.h); and the thread
+	 * it waits on, for WAIT_MUTEX, WAIT_RWLOCK and WAIT_JOIN when the
+	 * target's memory named one (0: none or unknown).  A thread that
+	 * did not run since carries the wait of its last stack. */
+	enum wait_kind wait;
+	pid_t wait_holder;
 };
 
 struct procset;

@@ -47,6 +47,12 @@ struct profile_record {
 	 * tick, or the start of its time slot, pprof_out.h), any int64 a
 	 * file gives; 0 when absent (legacy files, older protobufs) */
 	int64_t time_ns;
+	/* pprof input: the "wait" label (what a --wall sample's thread was
+	 * blocked on, wait.h: "mutex", "io", ...; as the file gives it, to
+	 * be escaped when printed), else NULL; and "wait_holder" (the TID
+	 * it waited on), else 0 */
+	const char *wait;
+	int64_t wait_holder;
 };
 
 /* An address space's lines: maps_text[off .. off + len). */

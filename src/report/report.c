@@ -323,12 +323,25 @@ static void add_time(struct report *r, const struct profile_record *rec,
 	};
 }
 
+/* --waits (report_options.waits): the leaf frame "[wait: KIND]", KIND
+ * lower-case letters only (the writer's kinds, wait.h), else "?". */
+static uint32_t wait_frame(struct report *r, const char *wait)
+{
+	char buf[64];
+	size_t n = strspn(wait, "abcdefghijklmnopqrstuvwxyz");
+
+	snprintf(buf, sizeof(buf), "[wait: %s]",
+		 n && n < 16 && !wait[n] ? wait : "?");
+	return intern(r, buf, NULL);
+}
+
 static int add_record(struct report *r, struct symbolizer *const *syms,
 		      const struct profile_record *rec, size_t index,
 		      const struct report_options *opt, size_t *counts_cap)
 {
 	size_t off = r->nframes, head = opt->by_process ? 1 : 0;
-	size_t n = rec->npcs + head, st;
+	size_t tail = opt->waits && rec->wait && rec->wait[0] ? 1 : 0;
+	size_t n = rec->npcs + head + tail, st;
 	uint32_t *f;
 
 	if (rec->npcs == 0)
@@ -350,6 +363,9 @@ static int add_record(struct report *r, struct symbolizer *const *syms,
 			return -1;
 		r->frames[off + head + i] = id;
 	}
+	if (tail &&
+	    (r->frames[off + n - 1] = wait_frame(r, rec->wait)) == EMPTY)
+		return -1;
 	r->nframes = off + n;
 	if (grow_counts(r, counts_cap))
 		return -1;

@@ -51,6 +51,11 @@ struct report_options {
 	bool lines;	 /* "function file:line" frames */
 	bool by_process; /* a "name (pid)" root frame on every stack, from
 			    the record's process labels ("?" no name) */
+	/* a "[wait: KIND]" leaf frame on the stack of every record with a
+	 * wait label (profile.h: a --wall sample of a blocked thread; KIND
+	 * as wait_report.h prints it), so a flame graph of a --wall
+	 * profile shows what its off-CPU stacks waited for */
+	bool waits;
 	/* names for addresses in no file that the profile does not name
 	 * (JIT code: perfmap.h), or NULL */
 	const struct perfmap *jit;

@@ -100,7 +100,7 @@ struct sampler_proc {
 	uint64_t samples;    /* samples of it (all its images) */
 	dev_t exe_dev;	     /* its main executable (from its maps) */
 	ino_t exe_ino;
-	uint64_t exe_mark[3]; /* its image's code and stack (read_exe()) */
+	uint64_t exe_mark[3];  /* its image's code and stack (read_exe()) */
 	uint64_t exe_tick;     /* the tick its executable was last checked at */
 	uint64_t held_threads; /* of them in stats->foreign_traced */
 	bool gone;	       /* exited: finished at the end of the tick */
@@ -111,6 +111,10 @@ struct sampler_proc {
 	bool py_found;	       /* its image is CPython's (sampler_py_open()) */
 	unsigned py_scans;     /* its image's maps looked at for it, */
 	size_t py_scan_maps;   /* ... last with so many mappings */
+	/* --wall: its wait context (waitdesc.h), made at its first futex
+	 * wait and made anew once a second (sampler_wait.c), or NULL */
+	struct waitdesc *wd;
+	uint64_t wd_ns; /* when it was made (CLOCK_MONOTONIC) */
 };
 
 /* How often a long unwind stops to serve stops and signals
@@ -118,6 +122,7 @@ struct sampler_proc {
 #define SERVE_EVERY_NS (1 * NSEC_PER_MSEC)
 
 struct sampler;
+struct waitdesc;
 
 /* What the process set (sampler_procs.c) needs of the loop: given to it
  * at setup() rather than called by name, so that the process set depends
@@ -364,6 +369,13 @@ struct thread *sampler_procs_thread(struct sampler *s, struct sampler_proc *p,
 /* th's TID is another task's, or it exec'd: its user-code stacks and
  * its system call split forgotten. */
 void sampler_procs_forget_user_code(struct thread *th);
+
+/* sampler_wait.c: --wall, what a capture taken in a call waits on, into
+ * th->wait and th->wait_holder (WAIT_NONE when not in a call). */
+void sampler_wait_note(struct sampler *s, struct thread *th,
+		       const struct queued *q);
+/* p's wait context freed (p is freed, or exec'd). */
+void sampler_wait_forget(struct sampler_proc *p);
 
 /* sampler_py.c: the Python half (see there). */
 void sampler_py_open(struct sampler *s, struct sampler_proc *p);

@@ -146,6 +146,7 @@ void sampler_procs_close_image(struct sampler *s, struct sampler_proc *p)
 void sampler_procs_free(struct sampler *s, struct sampler_proc *p)
 {
 	sampler_procs_close_image(s, p);
+	sampler_wait_forget(p);
 	procfs_tidlist_free(&p->tids);
 	procfs_tasks_close(&p->task_dir);
 	if (p->stat_fd >= 0)

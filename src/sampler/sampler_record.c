@@ -221,14 +221,20 @@ static bool add_origin(struct sampler *s, struct sampler_proc *p,
 	return true;
 }
 
-static bool add_samples(struct sampler *s, struct thread *th,
-			const uint64_t *pcs, size_t n, uint64_t count)
+/* The same for a stack of th; with its wait (--wall: sampler_wait.c),
+ * but for ptprof's own rows, which stand for CPU time. */
+static bool add_samples_of(struct sampler *s, struct thread *th,
+			   const uint64_t *pcs, size_t n, uint64_t count,
+			   bool own)
 {
 	struct sampler_proc *p = th->proc;
 	struct sample_origin from = { .image = p->im,
 				      .tid = th->tid,
 				      .name = th->name,
-				      .time_ns = s->tick_real_ns };
+				      .time_ns = s->tick_real_ns,
+				      .wait = own ? WAIT_NONE : th->wait,
+				      .wait_holder = own ? 0 :
+							   th->wait_holder };
 
 	if (!add_origin(s, p, p->im, &from, pcs, n, count))
 		return false;
@@ -241,6 +247,12 @@ static bool add_samples(struct sampler *s, struct thread *th,
 		s->st->threads_seen++;
 	}
 	return true;
+}
+
+static bool add_samples(struct sampler *s, struct thread *th,
+			const uint64_t *pcs, size_t n, uint64_t count)
+{
+	return add_samples_of(s, th, pcs, n, count, false);
 }
 
 /* Record one stack of th, counting for count samples. */
@@ -271,7 +283,7 @@ bool sampler_record_own(struct sampler *s, struct thread *th,
 {
 	uint64_t pc = framename_own_pc(kind);
 
-	return count && add_samples(s, th, &pc, 1, count) &&
+	return count && add_samples_of(s, th, &pc, 1, count, true) &&
 	       count_own(s, kind, count);
 }
 
@@ -457,6 +469,10 @@ static int record_stack(struct sampler *s, const struct queued *q)
 		s->st->stacks_at_syscall++;
 		s->st->samples_at_syscall += count;
 	}
+	/* --wall: what it waits on goes with the stack (and with its
+	 * repeats while it does not run). */
+	if (s->cfg->wall)
+		sampler_wait_note(s, th, q);
 	/* A stack worth no period now (cpuacct_weight()) is still kept: the
 	 * end of a CPU profile gives it what is left of the carry. */
 	if (count && s->cfg->wall)

@@ -30,6 +30,7 @@
 
 #include "sampler/cpuacct.h"
 #include "sampler/sysbias.h"
+#include "wait/wait.h"
 
 enum thread_state {
 	TS_IDLE,   /* not traced by us */
@@ -83,6 +84,14 @@ struct thread {
 	int sc_filters;
 	uint64_t *last_pcs; /* its last stack, for --wall when it did not run */
 	size_t last_n;
+	/* --wall: what it waited on at its last stack (sampler_wait.c),
+	 * counted with it again while it does not run */
+	enum wait_kind wait;
+	pid_t wait_holder;
+	/* ... and its last futex word with no holder, the value it waited
+	 * with, the kind found there and when (0: none kept) */
+	uint64_t futex_addr, futex_val, futex_ns;
+	enum wait_kind futex_kind;
 	/* CPU mode: the system call bias correction (sysbias.h): the split
 	 * of its time, and its last stacks stopped in user code. */
 	struct sysbias_thread bias;
