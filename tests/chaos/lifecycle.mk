@@ -2,6 +2,7 @@
 ## ptprof killed, thread churn, exec/fork/vfork/clone, exit.  Targets (and
 ## the midkill helper) are built like tests/integ.mk's.
 ## Covers: sampler reaper launch ptctl
+## Covers: dump_wait waitdesc fdname futexwait
 check_PROGRAMS += \
 	tests/chaos/targets/killee \
 	tests/chaos/targets/midkill \
@@ -39,4 +40,5 @@ TESTS += \
 	tests/chaos/thread-churn.test \
 	tests/chaos/fork-exec.test \
 	tests/chaos/target-exits.test \
-	tests/chaos/traceme.test
+	tests/chaos/traceme.test \
+	tests/chaos/waits-hostile.test
