@@ -10,3 +10,7 @@ check_PROGRAMS += tests/targets/waits
 tests_targets_waits_SOURCES = tests/targets/waits.c
 tests_targets_waits_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_waits_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+check_PROGRAMS += tests/targets/contend
+tests_targets_contend_SOURCES = tests/targets/contend.c
+tests_targets_contend_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_contend_LDFLAGS = $(PT_TARGET_LINKFLAGS)

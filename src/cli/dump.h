@@ -32,11 +32,12 @@ struct dthread {
 	size_t n;
 	pid_t tracer;  /* without a stack: another process tracing it */
 	char why[128]; /* without a stack: why */
-	/* Its wait (dump_wait.c): the syscall line read before the
-	 * capture (has_call: read, and it was in a call), the wait decoded
-	 * after it (NULL: none), its kernel stack (NULL: not read). */
+	/* Its wait (dump_wait.c): the syscall line read after the capture
+	 * (has_call: read, and it was in a call), the wait decoded from it
+	 * (NULL: none), its kernel stack read before (NULL: not read). */
 	struct peek_syscall call;
 	bool has_call;
+	bool stable; /* it did not run while its wait was read */
 	struct wait_info *wait;
 	struct kstack *kst;
 };
@@ -96,13 +97,14 @@ void dump_print_json(struct json_doc *j, const struct dump *d,
 
 /*
  * The waits (dump_wait.c):
- *  - dump_wait_calls(d, pid, kernel): before the capture, each thread's
- *    system call line, and with kernel its kernel stack when it is not
- *    running (a stop would show ptrace's, not its wait); 0, or the
+ *  - dump_wait_calls(d, pid, kernel): before the capture, with kernel,
+ *    each thread's kernel stack when it is not running (a stop would
+ *    show ptrace's, not its wait); 0, or the
  *    errno (EACCES, EPERM) with which a kernel stack was refused;
  *  - dump_wait_describe(d, pid, sym, w): after it, each blocked thread's
- *    wait decoded (the innermost glibc entry of its stack as the hint),
- *    its holder named from d, and the process added to w;
+ *    call read again and its wait decoded (the innermost glibc entry of
+ *    its stack as the hint), its holder believed only if it did not run
+ *    meanwhile (see there) and named from d, and the process added to w;
  *  - dump_waits_report(w, out, json): the deadlocks (cycles of lock
  *    waits) and chains, as text at the top of the output or as the
  *    JSON document's "deadlocks" and "chains" members; the number of

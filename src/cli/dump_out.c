@@ -124,8 +124,11 @@ void dump_print_text(FILE *out, const struct dump *d, struct symbolizer *sym,
 		print_wait(out, t);
 		/* Innermost first: the kernel's frames, where the call #0
 		 * made sleeps, then the user stack. */
-		for (size_t i = 0; t->kst && i < t->kst->n; i++)
-			fprintf(out, "     [kernel] %s\n", t->kst->frames[i]);
+		for (size_t i = 0; t->kst && i < t->kst->n; i++) {
+			fputs("     [kernel] ", out);
+			put(out, t->kst->frames[i]);
+			fputc('\n', out);
+		}
 		for (size_t i = 0; t->pcs && i < t->n; i++) {
 			struct dump_frame fr;
 
