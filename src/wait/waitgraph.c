@@ -42,12 +42,19 @@ int waitgraph_analyze(const struct waitgraph_node *nodes, size_t n,
 	long *next = malloc((n ? n : 1) * sizeof(*next));
 	/* 0 unseen, 1 on the current path, 2 done */
 	unsigned char *mark = calloc(n ? n : 1, 1);
+	size_t *depth = malloc((n ? n : 1) * sizeof(*depth));
+	size_t *byd = malloc((n + 1) * sizeof(*byd));
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
 	int cycles = 0;
+	size_t len;
 
-	if (!keys || !next || !mark) {
+	if (!keys || !next || !mark || !depth || !byd || !order) {
 		free(keys);
 		free(next);
 		free(mark);
+		free(depth);
+		free(byd);
+		free(order);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -80,27 +87,49 @@ int waitgraph_analyze(const struct waitgraph_node *nodes, size_t n,
 		for (j = (long)i; j >= 0 && mark[j] == 1; j = next[j])
 			mark[j] = 2;
 	}
-	/* Roots: the end of each chain.  A chain is at most n long (it
-	 * stops at a cycle), so this is O(n^2) at worst: 1,000 threads in
-	 * one line is a million steps. */
+	/* Roots and depths, each path walked once: a node's root is its
+	 * holder's (memoized in res[].root), its depth one more; a node on
+	 * a cycle, or that waits on no node, is its own root at depth 0. */
+	for (size_t i = 0; i < n; i++)
+		if (res[i].cycle || next[i] < 0) {
+			res[i].root = (long)i;
+			depth[i] = 0;
+		}
 	for (size_t i = 0; i < n; i++) {
-		long j = (long)i;
+		long j = (long)i, k, r;
+		size_t d;
 
-		while (!res[j].cycle && next[j] >= 0)
+		while (res[j].root < 0)
 			j = next[j];
-		res[i].root = j;
-	}
-	/* Waiters: every node off a cycle counts once at each node its
-	 * chain passes, up to its root (or the cycle it enters). */
-	for (size_t i = 0; i < n; i++) {
-		if (res[i].cycle)
-			continue;
-		for (long k = next[i]; k >= 0; k = next[k]) {
-			res[k].waiters++;
-			if (res[k].cycle)
-				break;
+		r = res[j].root;
+		d = depth[j];
+		/* the path from i to j, backwards: count it, then fill it */
+		for (k = (long)i, len = 0; k != j; k = next[k])
+			len++;
+		for (k = (long)i; k != j; k = next[k]) {
+			res[k].root = r;
+			depth[k] = d + len--;
 		}
 	}
+	/* Waiters: deepest first, each node off a cycle hands its count and
+	 * itself to its holder (a counting sort by depth keeps it O(n)). */
+	for (size_t i = 0; i <= n; i++)
+		byd[i] = 0;
+	for (size_t i = 0; i < n; i++)
+		byd[depth[i]]++;
+	for (size_t i = n; i-- > 0;)
+		byd[i] += byd[i + 1];
+	for (size_t i = 0; i < n; i++)
+		order[--byd[depth[i]]] = i;
+	for (size_t o = 0; o < n; o++) {
+		size_t i = order[o];
+
+		if (!res[i].cycle && next[i] >= 0)
+			res[next[i]].waiters += 1 + res[i].waiters;
+	}
+	free(depth);
+	free(byd);
+	free(order);
 	free(keys);
 	free(next);
 	free(mark);

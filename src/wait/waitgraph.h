@@ -26,7 +26,8 @@
  *    node on a cycle: itself);
  *  - waiters: how many nodes' chains pass through it (direct and
  *    indirect waiters; on a cycle, those off the cycle).
- * Returns the number of cycles, or -1 with ENOMEM.  O(n log n); never
+ * Returns the number of cycles, or -1 with ENOMEM.  O(n log n) (the
+ * sort; the walks are linear); never
  * prints.
  */
 #ifndef PTPROF_WAITGRAPH_H

@@ -67,8 +67,37 @@ static void test_crowd(void)
 	free(r);
 }
 
+/* 100,000 threads in one line, each on the next: the root counts all
+ * the others; every node's root is the last (linear time: quadratic
+ * walks took 5e9 steps here). */
+static void test_line(void)
+{
+	size_t n = 100000;
+	struct waitgraph_node *nodes = calloc(n, sizeof(*nodes));
+	struct waitgraph_res *r = calloc(n, sizeof(*r));
+
+	CHECK(nodes && r);
+	if (!nodes || !r)
+		return;
+	for (size_t i = 0; i < n; i++)
+		nodes[i] = (struct waitgraph_node){
+			9, (pid_t)(1000 + i), i + 1 < n ? (pid_t)(1001 + i) : 0
+		};
+	CHECK(waitgraph_analyze(nodes, n, r) == 0);
+	CHECK(r[n - 1].waiters == n - 1 && r[0].waiters == 0);
+	CHECK(r[0].root == (long)(n - 1) && r[n / 2].root == (long)(n - 1));
+	CHECK(r[n / 2].waiters == n / 2);
+	/* closed into a ring: one cycle of all */
+	nodes[n - 1].holder = 1000;
+	CHECK(waitgraph_analyze(nodes, n, r) == 1);
+	CHECK(r[0].cycle == 1 && r[n - 1].cycle == 1 && r[7].root == 7);
+	free(nodes);
+	free(r);
+}
+
 int main(void)
 {
+	test_line();
 	test_shapes();
 	test_crowd();
 	return unit_result("test_waitgraph");
