@@ -170,6 +170,20 @@ static int on_fd(struct waitdesc *wd, enum fdname_want want,
 	return rc;
 }
 
+/* A set of one descriptor (make's pselect on its jobserver pipe, a
+ * poll on one socket, an epoll set of one): its name goes in the text,
+ * as for a read, since the writers list the descriptors only when there
+ * are two or more. */
+static void name_single(struct wait_info *out)
+{
+	size_t len = strlen(out->text);
+
+	if (out->nfds != 1 || out->fds_more || len >= sizeof(out->text))
+		return;
+	snprintf(out->text + len, sizeof(out->text) - len, ": fd %d %s",
+		 out->fds[0].fd, out->fds[0].name);
+}
+
 /* poll/ppoll: the pollfd array (fd, events, revents: 8 bytes each). */
 static int on_poll(struct waitdesc *wd, struct wait_info *out)
 {
@@ -192,6 +206,7 @@ static int on_poll(struct waitdesc *wd, struct wait_info *out)
 				&out->fds[out->nfds++], NULL, 0);
 	}
 	out->fds_more = n - take;
+	name_single(out);
 	return 0;
 }
 
@@ -226,6 +241,7 @@ static int on_select(struct waitdesc *wd, struct wait_info *out)
 					&out->fds[out->nfds++], NULL, 0);
 		}
 	}
+	name_single(out);
 	return 0;
 }
 
@@ -243,6 +259,7 @@ static int on_epoll(struct waitdesc *wd, struct wait_info *out)
 		 "epoll_wait on fd %d: %zu fd%s watched", (int)out->args[0],
 		 out->nfds + out->fds_more,
 		 out->nfds + out->fds_more == 1 ? "" : "s");
+	name_single(out);
 	return 0;
 }
 
@@ -352,6 +369,15 @@ int waitdesc_thread(struct waitdesc *wd, pid_t tid,
 	case SYS_wait4:
 	case SYS_waitid:
 		return on_child(wd, out);
+	case SYS_pause:
+	case SYS_rt_sigsuspend:
+	case SYS_rt_sigtimedwait:
+		/* nginx's master, a shell's wait builtin: named, not numbered */
+		snprintf(out->text, sizeof(out->text), "%s for a signal",
+			 sc->nr == SYS_pause	     ? "pause" :
+			 sc->nr == SYS_rt_sigsuspend ? "sigsuspend" :
+						       "sigtimedwait");
+		return 0;
 	default:
 		snprintf(out->text, sizeof(out->text),
 			 "system call %" PRId64 "(0x%" PRIx64 ", 0x%" PRIx64
