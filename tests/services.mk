@@ -18,3 +18,11 @@ TESTS += \
 	tests/service-redis.test \
 	tests/service-postgres.test
 EXTRA_DIST += tests/service-perf.sh
+
+## Real programs nobody here wrote, blocked (issue 28): nginx's idle
+## workers in epoll_wait on their listening socket, a PostgreSQL backend
+## waiting on a row lock (its latch), a Python deadlock on two
+## threading.Lock (semaphores, with their Python frames), make -j2
+## waiting for its children and for a jobserver token: each wait named.
+## Covers: waitdesc fdname
+TESTS += tests/dump-real-waits.test

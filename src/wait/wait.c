@@ -77,6 +77,14 @@ static const struct {
 	{ "sem_clockwait", WAIT_HINT_SEM },
 	{ "__sem_clockwait64", WAIT_HINT_SEM },
 	{ "do_futex_wait", WAIT_HINT_SEM },
+	{ "clock_nanosleep", WAIT_HINT_SLEEP },
+	{ "__clock_nanosleep", WAIT_HINT_SLEEP },
+	{ "nanosleep", WAIT_HINT_SLEEP },
+	{ "__nanosleep", WAIT_HINT_SLEEP },
+	{ "poll", WAIT_HINT_POLL },
+	{ "__poll", WAIT_HINT_POLL },
+	{ "ppoll", WAIT_HINT_POLL },
+	{ "__ppoll", WAIT_HINT_POLL },
 };
 
 /* A name as libc's .symtab may have it: "__GI_" before the public name

@@ -55,6 +55,9 @@ enum wait_hint {
 	WAIT_HINT_JOIN,
 	WAIT_HINT_RWLOCK,
 	WAIT_HINT_SEM,
+	/* a call restart_syscall resumed (waitdesc.h): which one */
+	WAIT_HINT_SLEEP,
+	WAIT_HINT_POLL,
 };
 
 /* One descriptor a wait is on, described (fdname.h). */

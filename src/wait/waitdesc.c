@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc/kstack.h"
 #include "proc/procfs.h"
 #include "proc/vmread.h"
 #include "util/timeutil.h"
@@ -170,6 +171,20 @@ static int on_fd(struct waitdesc *wd, enum fdname_want want,
 	return rc;
 }
 
+/* A set of one descriptor (make's pselect on its jobserver pipe, a
+ * poll on one socket, an epoll set of one): its name goes in the text,
+ * as for a read, since the writers list the descriptors only when there
+ * are two or more. */
+static void name_single(struct wait_info *out)
+{
+	size_t len = strlen(out->text);
+
+	if (out->nfds != 1 || out->fds_more || len >= sizeof(out->text))
+		return;
+	snprintf(out->text + len, sizeof(out->text) - len, ": fd %d %s",
+		 out->fds[0].fd, out->fds[0].name);
+}
+
 /* poll/ppoll: the pollfd array (fd, events, revents: 8 bytes each). */
 static int on_poll(struct waitdesc *wd, struct wait_info *out)
 {
@@ -192,6 +207,7 @@ static int on_poll(struct waitdesc *wd, struct wait_info *out)
 				&out->fds[out->nfds++], NULL, 0);
 	}
 	out->fds_more = n - take;
+	name_single(out);
 	return 0;
 }
 
@@ -226,6 +242,7 @@ static int on_select(struct waitdesc *wd, struct wait_info *out)
 					&out->fds[out->nfds++], NULL, 0);
 		}
 	}
+	name_single(out);
 	return 0;
 }
 
@@ -243,6 +260,7 @@ static int on_epoll(struct waitdesc *wd, struct wait_info *out)
 		 "epoll_wait on fd %d: %zu fd%s watched", (int)out->args[0],
 		 out->nfds + out->fds_more,
 		 out->nfds + out->fds_more == 1 ? "" : "s");
+	name_single(out);
 	return 0;
 }
 
@@ -311,6 +329,68 @@ static int on_futex(struct waitdesc *wd, pid_t tid, enum wait_hint hint,
 	return futexwait_decode(&in, out);
 }
 
+/*
+ * restart_syscall: a nanosleep, a poll or a futex wait with a timeout,
+ * interrupted by a stop (SIGSTOP and SIGCONT, a debugger's attach, a
+ * ptrace stop of --no-peek) and resumed by the kernel from its restart
+ * block, which /proc/TID/syscall does not show: it says 219 and
+ * meaningless arguments.  The kernel stack (root only) names a poll or
+ * futex wait continued, not a sleep (on 6.x its frames end at
+ * do_syscall_64); the libc function the user stack is in (the hint)
+ * names a sleep or a poll; else the text says what it can be.
+ */
+static int on_restart(pid_t pid, pid_t tid, enum wait_hint hint,
+		      struct wait_info *out)
+{
+	static const struct {
+		const char *frame;
+		enum wait_kind kind;
+		const char *text;
+	} resumed[] = {
+		{ "hrtimer_nanosleep_restart", WAIT_SLEEP, "sleep" },
+		{ "do_restart_poll", WAIT_POLL, "poll" },
+		{ "futex_wait_restart", WAIT_FUTEX, "futex wait" },
+	};
+	struct kstack *ks;
+
+	out->kind = WAIT_SYSCALL;
+	snprintf(out->text, sizeof(out->text),
+		 "restart_syscall: a sleep, poll or futex wait with a timeout, "
+		 "resumed after a stop");
+	if (hint == WAIT_HINT_SLEEP || hint == WAIT_HINT_POLL) {
+		out->kind = hint == WAIT_HINT_SLEEP ? WAIT_SLEEP : WAIT_POLL;
+		snprintf(out->text, sizeof(out->text),
+			 "%s resumed after a stop (restart_syscall: time left "
+			 "unknown)",
+			 hint == WAIT_HINT_SLEEP ? "sleep" : "poll");
+		return 0;
+	}
+	ks = malloc(sizeof(*ks));
+	if (!ks)
+		return -1;
+	if (kstack_read(pid, tid, ks) == 0) {
+		for (size_t i = 0; i < ks->n; i++)
+			for (size_t r = 0;
+			     r < sizeof(resumed) / sizeof(*resumed); r++) {
+				size_t len = strlen(resumed[r].frame);
+
+				if (strncmp(ks->frames[i], resumed[r].frame,
+					    len) ||
+				    ks->frames[i][len] != '+')
+					continue;
+				out->kind = resumed[r].kind;
+				snprintf(out->text, sizeof(out->text),
+					 "%s resumed after a stop "
+					 "(restart_syscall: time left unknown)",
+					 resumed[r].text);
+				free(ks);
+				return 0;
+			}
+	}
+	free(ks);
+	return 0;
+}
+
 int waitdesc_thread(struct waitdesc *wd, pid_t tid,
 		    const struct peek_syscall *sc, enum wait_hint hint,
 		    struct wait_info *out)
@@ -352,6 +432,17 @@ int waitdesc_thread(struct waitdesc *wd, pid_t tid,
 	case SYS_wait4:
 	case SYS_waitid:
 		return on_child(wd, out);
+	case SYS_restart_syscall:
+		return on_restart(wd->pid, tid, hint, out);
+	case SYS_pause:
+	case SYS_rt_sigsuspend:
+	case SYS_rt_sigtimedwait:
+		/* nginx's master, a shell's wait builtin: named, not numbered */
+		snprintf(out->text, sizeof(out->text), "%s for a signal",
+			 sc->nr == SYS_pause	     ? "pause" :
+			 sc->nr == SYS_rt_sigsuspend ? "sigsuspend" :
+						       "sigtimedwait");
+		return 0;
 	default:
 		snprintf(out->text, sizeof(out->text),
 			 "system call %" PRId64 "(0x%" PRIx64 ", 0x%" PRIx64
