@@ -280,9 +280,13 @@ static int on_sleep(struct waitdesc *wd, struct wait_info *out)
 	    req.tv_nsec >= 1000000000L || req.tv_sec < 0)
 		return -1;
 	if (abs && clock_gettime(clock, &now) == 0) {
-		int64_t left = ((int64_t)req.tv_sec - now.tv_sec) *
-				       1000000000LL +
-			       (req.tv_nsec - now.tv_nsec);
+		/* A deadline is the target's to choose: seconds past a
+		 * year away are said as such, not multiplied into an
+		 * overflow. */
+		int64_t secs = (int64_t)req.tv_sec - now.tv_sec;
+		int64_t left = secs > 31536000 ? INT64_C(31536000000000000) :
+					 secs * 1000000000LL +
+						 (req.tv_nsec - now.tv_nsec);
 
 		snprintf(out->text, sizeof(out->text),
 			 "sleep until a deadline %.3f s away",
