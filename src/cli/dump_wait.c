@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -97,6 +98,14 @@ int dump_wait_calls(struct dump *d, pid_t pid, bool kernel)
 		t->kst = NULL;
 	}
 	return denied;
+}
+
+/* Only a futex wait, or a call the kernel resumed after a stop
+ * (restart_syscall), is told apart by its stack: the others are not
+ * worth symbolizing 8 frames of each of 200 sleeping threads. */
+static bool wants_hint(int64_t nr)
+{
+	return nr == SYS_futex || nr == SYS_restart_syscall;
 }
 
 /* The innermost glibc entry of t's stack that says what a futex is. */
@@ -220,13 +229,11 @@ static void add_node(struct dump_waits *w, const struct dproc *p,
 
 /* Its run count and CPU time now; false when they cannot be told (no
  * schedstat, or the kernel keeps none: "0 0 0"). */
-static bool run_marks(pid_t pid, pid_t tid, uint64_t *runs, uint64_t *ns)
+static bool run_marks(pid_t pid, pid_t tid, int *fd, uint64_t *runs,
+		      uint64_t *ns)
 {
-	int fd = -1;
-	int rc = procfs_read_schedstat(pid, tid, &fd, ns, runs);
+	int rc = procfs_read_schedstat(pid, tid, fd, ns, runs);
 
-	if (fd >= 0)
-		close(fd);
 	return rc == 0 && (*runs || *ns);
 }
 
@@ -261,17 +268,26 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 
 	if (!marks)
 		cli_die(EXIT_FAILURE, "out of memory");
+	int *fds = malloc((d->n ? d->n : 1) * sizeof(*fds));
+
+	if (!fds)
+		cli_die(EXIT_FAILURE, "out of memory");
+	/* Only a futex wait can have a holder (a mutex, an rwlock, a join):
+	 * only those threads' run counts are read (their schedstat file
+	 * kept open across the passes). */
 	for (size_t i = 0; wd && i < d->n; i++) {
 		struct dthread *t = &d->t[i];
 		int fd = -1;
 
-		t->stable = run_marks(p->pid, t->tid, &marks[2 * i],
-				      &marks[2 * i + 1]);
+		fds[i] = -1;
 		t->has_call = peek_read_syscall(p->pid, t->tid, &fd,
 						&t->call) == 1 &&
 			      t->call.nr >= 0;
 		if (fd >= 0)
 			close(fd);
+		t->stable = t->has_call && t->call.nr == SYS_futex &&
+			    run_marks(p->pid, t->tid, &fds[i], &marks[2 * i],
+				      &marks[2 * i + 1]);
 	}
 	for (size_t i = 0; wd && i < d->n; i++) {
 		struct dthread *t = &d->t[i];
@@ -281,7 +297,9 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 		t->wait = calloc(1, sizeof(*t->wait));
 		if (!t->wait)
 			cli_die(EXIT_FAILURE, "out of memory");
-		waitdesc_thread(wd, t->tid, &t->call, hint_of(sym, d, t),
+		waitdesc_thread(wd, t->tid, &t->call,
+				wants_hint(t->call.nr) ? hint_of(sym, d, t) :
+							 WAIT_HINT_NONE,
 				t->wait);
 	}
 	for (size_t i = 0; wd && i < d->n; i++) {
@@ -291,17 +309,17 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 		int fd = -1;
 		const struct dthread *h;
 
-		if (!t->wait)
+		if (!t->wait || !t->wait->holder)
 			continue;
 		t->stable = t->stable &&
-			    run_marks(p->pid, t->tid, &runs, &ns) &&
+			    run_marks(p->pid, t->tid, &fds[i], &runs, &ns) &&
 			    runs == marks[2 * i] && ns == marks[2 * i + 1] &&
 			    peek_read_syscall(p->pid, t->tid, &fd, &again) ==
 				    1 &&
 			    same_call(&again, &t->call);
 		if (fd >= 0)
 			close(fd);
-		if (t->wait->holder && !t->stable) {
+		if (!t->stable) {
 			t->wait->holder = 0;
 			snprintf(t->wait->text +
 					 strnlen(t->wait->text,
@@ -312,19 +330,22 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 				 " (it woke while read: holder not believed)");
 			continue;
 		}
-		h = t->wait->holder ? find_thread(d, t->wait->holder) : NULL;
+		h = find_thread(d, t->wait->holder);
 		if (h)
 			name_holder(t->wait, h);
 	}
+	for (size_t i = 0; wd && i < d->n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
 	free(marks);
 	waitdesc_free(wd);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct dthread *t = &d->t[i];
 
 		add_node(w, p, t,
-			 t->wait && t->wait->kind != WAIT_NONE ?
-				 short_frames(sym, d, t) :
-				 NULL);
+			 t->wait && t->wait->holder ? short_frames(sym, d, t) :
+						      NULL);
 	}
 }
 
