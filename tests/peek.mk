@@ -8,6 +8,10 @@
 ## blocked on a mutex, a pipe and a sleep, read by go tool pprof and by
 ## report --waits, and the [wait: KIND] leaf of report --folded.
 ## Covers: sampler_wait wait_report wait waitdesc
+## wall-kernel.test: --wall --kernel's kernel frames (issue 28) on top of
+## waitmix's blocked stacks (pipe_read, hrtimer_nanosleep, in [kernel]),
+## none on cpuwait's busy thread, none without --kernel.
+## Covers: sampler_kernel kstack pyframes
 check_PROGRAMS += tests/targets/wakeblock tests/targets/waitmix
 tests_targets_waitmix_SOURCES = tests/targets/waitmix.c
 tests_targets_waitmix_CFLAGS = $(PT_TARGET_CFLAGS)
@@ -20,4 +24,5 @@ TESTS += \
 	tests/wall-peek.test \
 	tests/eintr-python.test \
 	tests/dump-peek.test \
-	tests/wait-labels.test
+	tests/wait-labels.test \
+	tests/wall-kernel.test

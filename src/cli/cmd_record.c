@@ -29,6 +29,7 @@
 #include "cli/record_summary.h"
 #include "cli/record_warn.h"
 #include "proc/cpuwatch.h"
+#include "proc/kstack.h"
 #include "proc/launch.h"
 #include "proc/procfs.h"
 #include "profile/bgwrite.h"
@@ -204,6 +205,33 @@ static void want_python(const struct options *o, struct recwrite *w,
 }
 
 /*
+ * --wall --kernel (issue 28): a blocked thread's kernel frames, named
+ * from the same registry as Python frames (made here when --no-python
+ * did not), so only for a pprof output, as Python frames: a legacy-only
+ * run is refused rather than given frames nothing can name.  Refused at
+ * once, too, when the kernel stacks cannot be read (not root, or a
+ * kernel without stack traces): asked of ptprof's own (kstack.h), as the
+ * target may not be started yet and the right is CAP_SYS_ADMIN, not the
+ * target's.
+ */
+static void want_kernel(const struct options *o, struct recwrite *w,
+			struct sampler_config *cfg)
+{
+	if (o->kernel != OPTIONS_KERNEL_ON)
+		return;
+	if (!w->pprof)
+		cli_die(EXIT_FAILURE,
+			"--kernel needs a pprof output (-o NAME.pb.gz or --format=pprof): a legacy profile cannot name kernel frames");
+	if (kstack_available(0))
+		cli_die(EXIT_FAILURE,
+			"--kernel: cannot read kernel stacks (/proc/PID/task/TID/stack): %s (it needs CAP_SYS_ADMIN)",
+			strerror(errno));
+	if (!w->py && !(w->py = pyframes_new(0)))
+		cli_die(EXIT_FAILURE, "out of memory");
+	cfg->kframes = w->py;
+}
+
+/*
  * What is watched while sampling, through the sampler's progress hook
  * (called between ticks, every WATCH_EVERY_NS): the progress line on a
  * terminal, the target's CPU time for the warnings (record_warn.h), and
@@ -327,6 +355,7 @@ int cmd_record(const struct options *o)
 	check_record(o, &sel, &cfg);
 	want_pprof(o, &w, &cfg);
 	want_python(o, &w, &cfg);
+	want_kernel(o, &w, &cfg);
 	cli_block_stop_signals(&stop);
 	rotate_block_signal(&w);
 	cfg.stop_signals = &stop;

@@ -296,11 +296,14 @@ static const struct perfmap *jit_load(void *arg, bool reread)
 }
 
 /* The function id of Python frame f: one Function per (file, first
- * line, qualified name), keyed apart from every native "module\nname". */
+ * line, qualified name), keyed apart from every native "module\nname".
+ * A kernel frame (its module PYFRAMES_KERNEL_MODULE) has no file: its
+ * Function's filename is the module, "[kernel]", which is how a reader
+ * tells it from a Python one (FORMAT.md). */
 static uint64_t py_function_id(struct pb *pb, const struct pyframe *f)
 {
 	char *key;
-	int n = asprintf(&key, PYFRAMES_MODULE "\n%s\n%u\n%s", f->filename,
+	int n = asprintf(&key, "%s\n%s\n%u\n%s", f->module, f->filename,
 			 f->firstline, f->qualname);
 	uint64_t id;
 	PbFunction *fn = add_function(pb, n, key, &id);
@@ -309,7 +312,9 @@ static uint64_t py_function_id(struct pb *pb, const struct pyframe *f)
 		return id;
 	fn->name = pprof_out_str(pb, f->qualname);
 	fn->system_name = fn->name;
-	fn->filename = pprof_out_str(pb, f->filename);
+	fn->filename = pprof_out_str(pb, strcmp(f->module, PYFRAMES_MODULE) ?
+						 f->module :
+						 f->filename);
 	fn->start_line = f->firstline;
 	return id;
 }

@@ -14,6 +14,7 @@
 
 #include "profile/pprof_read.h"
 #include "profile/pprof_read_int.h"
+#include "python/pyframes.h"
 #include "util/errbuf.h"
 
 static int check_str(const struct rd *rd, int64_t i, const char *what,
@@ -306,7 +307,9 @@ int64_t pprof_read_loc_name(const struct rd *rd, const PbLocation *l)
  * a legacy profile's --lines shows beside the outer function's name).
  * A Line whose function does not exist or has no file name, or whose
  * line is not in 1..PROFILE_MAX_LINE (0 is pprof's "unknown"), gives
- * none: the location keeps its name alone.
+ * none: the location keeps its name alone.  But for a kernel frame
+ * (pyframes.h: a synthetic address whose function's file is "[kernel]",
+ * as ptprof writes them): that file with line 0, the report's mark.
  */
 int64_t pprof_read_loc_file(const struct rd *rd, const PbLocation *l,
 			    unsigned *line)
@@ -315,6 +318,9 @@ int64_t pprof_read_loc_file(const struct rd *rd, const PbLocation *l,
 	int64_t s = f ? some_str(rd, f->filename) : -1;
 
 	*line = 0;
+	if (s >= 0 && pyframes_is_pc(l->address) &&
+	    !strcmp(pprof_read_str(rd, s), PYFRAMES_KERNEL_MODULE))
+		return s;
 	if (s < 0 || l->line[0]->line <= 0 ||
 	    l->line[0]->line > PROFILE_MAX_LINE)
 		return -1;

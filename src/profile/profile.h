@@ -70,7 +70,9 @@ struct profile_name {
 	uint64_t addr;
 	const char *name; /* points into profile storage */
 	const char *file; /* likewise; NULL: no source line */
-	unsigned line;	  /* 1..PROFILE_MAX_LINE; 0 when file is NULL */
+	unsigned line;	  /* 1..PROFILE_MAX_LINE; 0 when file is NULL, or
+			   * for a kernel frame, whose file is "[kernel]"
+			   * (PYFRAMES_KERNEL_MODULE: pprof_read_loc_file()) */
 	/* the start line of that Line's function (its Function's
 	 * start_line: a Python function's "def" line), 1..PROFILE_MAX_LINE;
 	 * 0 when unknown or file is NULL */

@@ -22,6 +22,7 @@
 struct pyent {
 	uint32_t qualname, filename; /* strpool indices */
 	uint32_t firstline, line;
+	bool kernel; /* module PYFRAMES_KERNEL_MODULE, else PYFRAMES_MODULE */
 };
 
 struct pyframes {
@@ -80,9 +81,17 @@ static bool pyframes_name_ok(const char *s)
 	return true;
 }
 
-static uint64_t pyframes_hash(const struct pyframe *f)
+/* Whether module (pyframes_intern()'s) is the kernel's; -1: neither. */
+static int pyframes_kernel_of(const char *module)
 {
-	uint64_t h = HASH_FNV_SEED;
+	if (!module || !strcmp(module, PYFRAMES_MODULE))
+		return 0;
+	return strcmp(module, PYFRAMES_KERNEL_MODULE) ? -1 : 1;
+}
+
+static uint64_t pyframes_hash(const struct pyframe *f, bool kernel)
+{
+	uint64_t h = HASH_FNV_SEED + kernel;
 
 	/* the NUL between the names: ("ab", "c") is not ("a", "bc") */
 	h = hash_fnv1a(h, f->qualname, strlen(f->qualname) + 1);
@@ -92,9 +101,10 @@ static uint64_t pyframes_hash(const struct pyframe *f)
 }
 
 static bool pyframes_equal(const struct pyframes *t, const struct pyent *e,
-			   const struct pyframe *f)
+			   const struct pyframe *f, bool kernel)
 {
-	return e->firstline == f->firstline && e->line == f->line &&
+	return e->kernel == kernel && e->firstline == f->firstline &&
+	       e->line == f->line &&
 	       !strcmp(strpool_get(t->strs, e->qualname), f->qualname) &&
 	       !strcmp(strpool_get(t->strs, e->filename), f->filename);
 }
@@ -105,7 +115,8 @@ static uint64_t pyframes_pc_of(size_t i)
 }
 
 /* Frame n, new (hash h): room for it, its strings.  0 or -1 (ENOMEM). */
-static int pyframes_add(struct pyframes *t, uint64_t h, const struct pyframe *f)
+static int pyframes_add(struct pyframes *t, uint64_t h, const struct pyframe *f,
+			bool kernel)
 {
 	struct pyent *ents;
 	int64_t q, file;
@@ -121,7 +132,7 @@ static int pyframes_add(struct pyframes *t, uint64_t h, const struct pyframe *f)
 	if (file < 0)
 		return -1;
 	t->ents[t->n] = (struct pyent){ (uint32_t)q, (uint32_t)file,
-					f->firstline, f->line };
+					f->firstline, f->line, kernel };
 	hashtab_add(&t->idx, h, t->n); /* room reserved above */
 	t->n++;
 	return 0;
@@ -132,16 +143,17 @@ int pyframes_intern(struct pyframes *t, const struct pyframe *f, uint64_t *pc)
 	struct hashtab_probe p;
 	uint64_t h;
 	size_t i;
+	int kernel = f ? pyframes_kernel_of(f->module) : -1;
 
-	if (!t || !f || !pc || !pyframes_name_ok(f->qualname) ||
+	if (!t || !f || !pc || kernel < 0 || !pyframes_name_ok(f->qualname) ||
 	    !pyframes_name_ok(f->filename)) {
 		errno = EINVAL;
 		return -1;
 	}
-	h = pyframes_hash(f);
+	h = pyframes_hash(f, kernel);
 	hashtab_probe_init(&t->idx, h, &p);
 	while (hashtab_next(&t->idx, &p, &i))
-		if (pyframes_equal(t, &t->ents[i], f)) {
+		if (pyframes_equal(t, &t->ents[i], f, kernel)) {
 			*pc = pyframes_pc_of(i);
 			return 0;
 		}
@@ -149,12 +161,21 @@ int pyframes_intern(struct pyframes *t, const struct pyframe *f, uint64_t *pc)
 		errno = ENOSPC;
 		return -1;
 	}
-	if (pyframes_add(t, h, f)) {
+	if (pyframes_add(t, h, f, kernel)) {
 		errno = ENOMEM;
 		return -1;
 	}
 	*pc = pyframes_pc_of(t->n - 1);
 	return 0;
+}
+
+int pyframes_intern_kernel(struct pyframes *t, const char *func, uint64_t *pc)
+{
+	struct pyframe f = { .qualname = func,
+			     .filename = "",
+			     .module = PYFRAMES_KERNEL_MODULE };
+
+	return pyframes_intern(t, &f, pc);
 }
 
 bool pyframes_is_pc(uint64_t pc)
@@ -185,5 +206,6 @@ int pyframes_lookup(const struct pyframes *t, uint64_t pc, struct pyframe *f)
 	f->filename = strpool_get(t->strs, e->filename);
 	f->firstline = e->firstline;
 	f->line = e->line;
+	f->module = e->kernel ? PYFRAMES_KERNEL_MODULE : PYFRAMES_MODULE;
 	return 0;
 }

@@ -34,6 +34,13 @@
  * the folded output), is refused.  Memory: at most max entries and their
  * strings (each string kept once).
  *
+ * Kernel frames (issue 28, --wall --kernel) are held here too, so that
+ * one machinery names every synthetic PC: an entry carries its module,
+ * PYFRAMES_MODULE for a Python frame, PYFRAMES_KERNEL_MODULE for a
+ * kernel function a blocked thread sleeps in (pyframes_intern_kernel():
+ * the function's name as qualname, filename "", lines 0).  The module is
+ * part of an entry's identity; the writers mark a frame with it.
+ *
  * Contract: the registry owns copies of its strings; the pointers
  * pyframes_lookup() fills stay valid until pyframes_free().  Not
  * thread-safe; allocates, so it belongs after the sampler's stop window,
@@ -63,12 +70,18 @@
 /* The module Python frames are marked with: a pprof Function's key and
  * the report's name mark, as "[jit]" is JIT code's. */
 #define PYFRAMES_MODULE "[py]"
+/* The module kernel frames are marked with (pyframes_intern_kernel()). */
+#define PYFRAMES_KERNEL_MODULE "[kernel]"
 
 struct pyframe {
 	const char *qualname; /* co_qualname ("Class.method") */
 	const char *filename; /* co_filename, as the code object has it */
 	uint32_t firstline;   /* co_firstlineno; 0: unknown */
 	uint32_t line;	      /* the line of the instruction; 0: unknown */
+	/* PYFRAMES_MODULE or PYFRAMES_KERNEL_MODULE: pyframes_lookup()
+	 * fills it; pyframes_intern() takes NULL for PYFRAMES_MODULE
+	 * (any other value: EINVAL) */
+	const char *module;
 };
 
 struct pyframes;
@@ -81,6 +94,11 @@ void pyframes_free(struct pyframes *t);
 /* The PC of *f into *pc: the same PC as before for an equal frame, a new
  * one otherwise.  0, or -1 with errno (above). */
 int pyframes_intern(struct pyframes *t, const struct pyframe *f, uint64_t *pc);
+
+/* The PC of the kernel function named func (at most PYFRAMES_NAME_MAX
+ * bytes, none below 0x20): pyframes_intern() of { func, "", 0, 0,
+ * PYFRAMES_KERNEL_MODULE }.  0, or -1 with errno (above). */
+int pyframes_intern_kernel(struct pyframes *t, const char *func, uint64_t *pc);
 
 /* The frame of pc, or of pc + 1 (a caller's PC-1), into *f.  0, or -1
  * with errno ENOENT (not a PC of t) or EINVAL (NULL). */

@@ -191,7 +191,7 @@ static const struct perfmap *jit_load(void *arg, bool reread)
 	return m;
 }
 
-/* A Python frame's name, as report.h writes it. */
+/* A Python (or kernel) frame's name, as report.h writes it. */
 static int py_name(const struct livename *ln, uint64_t pc, char *buf,
 		   size_t len)
 {
@@ -199,7 +199,10 @@ static int py_name(const struct livename *ln, uint64_t pc, char *buf,
 
 	if (!ln->py || !pyframes_is_pc(pc) || pyframes_lookup(ln->py, pc, &f))
 		return -1;
-	report_name_py(buf, len, f.qualname, f.filename, f.firstline);
+	if (strcmp(f.module, PYFRAMES_MODULE))
+		report_name_kernel(buf, len, f.qualname);
+	else
+		report_name_py(buf, len, f.qualname, f.filename, f.firstline);
 	return 0;
 }
 

@@ -124,13 +124,21 @@ void report_name_py(char *buf, size_t len, const char *name, const char *file,
 		snprintf(buf, len, "%s " REPORT_PY_MODULE, name);
 }
 
-/* A Python frame (pyframes.h) the profile names, as report.h says. */
+void report_name_kernel(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s " REPORT_KERNEL_MODULE, name);
+}
+
+/* A Python or kernel frame (pyframes.h) the profile names, as report.h
+ * says. */
 static uint32_t name_py(struct report *r, const struct profile_name *own,
 			bool lines)
 {
 	char buf[4096];
 
-	if (lines && own->file)
+	if (own->file && !strcmp(own->file, REPORT_KERNEL_MODULE))
+		report_name_kernel(buf, sizeof(buf), own->name);
+	else if (lines && own->file)
 		snprintf(buf, sizeof(buf), "%s %s:%u " REPORT_PY_MODULE,
 			 own->name, own->file, own->line);
 	else

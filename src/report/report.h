@@ -77,6 +77,11 @@ struct report_options {
  * legacy profile, which holds no names) is 0xADDRESS. */
 #define REPORT_PY_MODULE PYFRAMES_MODULE
 
+/* Kernel frames' mark (pyframes.h, issue 28: --wall --kernel): an
+ * address in the same range whose function's file is "[kernel]" is
+ * "FUNCTION [kernel]", with or without `lines`. */
+#define REPORT_KERNEL_MODULE PYFRAMES_KERNEL_MODULE
+
 /* Build a report; syms[i] names the addresses of space i (one for each
  * of profile_nspaces(p); only those of spaces with records are used, the
  * others may be NULL).  NULL with errno (ENOMEM) on failure. */
@@ -129,6 +134,9 @@ int report_write_svg(const struct report *r, FILE *out, const char *title,
  * [py]" when start_line is 0, "NAME [py]" when file is NULL. */
 void report_name_py(char *buf, size_t len, const char *name, const char *file,
 		    unsigned start_line);
+
+/* A kernel frame's name as REPORT_KERNEL_MODULE says: "NAME [kernel]". */
+void report_name_kernel(char *buf, size_t len, const char *name);
 
 /* The last component of path (path itself when it ends in '/'), as the
  * report names modules and titles a flame graph. */

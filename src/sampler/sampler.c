@@ -219,6 +219,7 @@ static void teardown(struct sampler *s)
 	threadtab_free(s->threads);
 	sampler_record_free(s);
 	sampler_py_free(s);
+	sampler_kernel_free(s);
 	free(s->active);
 	free(s->deferred);
 	if (s->sigfd > 0)

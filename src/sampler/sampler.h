@@ -65,6 +65,12 @@
  * config->pyframes, and a stack whose halves disagree stays native
  * (counted in stats->py_*).
  *
+ * Kernel frames (issue 28, config->kframes; sampler_kernel.c): with
+ * --wall, a due thread read asleep in a call without a stop (step 2
+ * below) has its kernel stack read too (proc/kstack.h), and its sample
+ * gets those frames, interned in config->kframes, on top of its user
+ * stack.  A thread stopped gets none (its kernel stack would show the
+ * ptrace stop, not its wait).
  *
  * Several processes (issue 14): the roots (config->pids) and, with
  * config->children, their descendants, which proctree.h finds without
@@ -206,6 +212,11 @@ struct sampler_config {
 	 * stacks replaced by the Python frames it ran (pymerge.h).  NULL
 	 * (--no-python): native stacks only. */
 	struct pyframes *pyframes;
+	/* --wall --kernel (issue 28): the registry a blocked thread's
+	 * kernel frames are interned into (pyframes_intern_kernel()), the
+	 * same as pyframes when both are on (a writer names both from it).
+	 * NULL: no kernel frames. */
+	struct pyframes *kframes;
 	/* With pyframes NULL: only tell CPython processes (stats->
 	 * py_detected), for a caller whose output could not name their
 	 * frames. */

@@ -191,6 +191,14 @@ struct sampler_pybufs {
 	size_t cap_mrefs;
 };
 
+/* The kernel frames of the thread peeked last (sampler_kernel.c). */
+struct sampler_kbufs {
+	struct kstack *ks;	 /* allocated at the first read */
+	const struct thread *th; /* whose frames ks holds; NULL: none */
+	uint64_t *pcs;		 /* a stack with them on top */
+	size_t cap;
+};
+
 struct sampler {
 	const struct sampler_config *cfg;
 	struct stacktab *tab;
@@ -201,6 +209,7 @@ struct sampler {
 	struct sampler_set set;	     /* sampler_procs.c */
 	struct sampler_captures rec; /* sampler_record.c */
 	struct sampler_pybufs pyb;   /* sampler_py.c */
+	struct sampler_kbufs kb;     /* sampler_kernel.c */
 	/* The tick (sampler_tick.c); its clock read by all. */
 	uint64_t tick;
 	uint64_t tick_ns;     /* CLOCK_MONOTONIC at its start */
@@ -376,6 +385,18 @@ void sampler_wait_note(struct sampler *s, struct thread *th,
 		       const struct queued *q);
 /* p's wait context freed (p is freed, or exec'd). */
 void sampler_wait_forget(struct sampler_proc *p);
+
+/* sampler_kernel.c: --wall --kernel (see there).  Read th's kernel
+ * stack (a peek's thread, asleep in a call); the stack pcs[0..n) of q
+ * with the frames read for q's thread on top, into *out (pcs itself
+ * when none): the frames' count with them; they are then used up. */
+void sampler_kernel_read(struct sampler *s, const struct thread *th);
+size_t sampler_kernel_frames(struct sampler *s, const struct queued *q,
+			     const uint64_t *pcs, size_t n,
+			     const uint64_t **out);
+/* The frames read, unused, dropped. */
+void sampler_kernel_drop(struct sampler *s);
+void sampler_kernel_free(struct sampler *s);
 
 /* sampler_py.c: the Python half (see there). */
 void sampler_py_open(struct sampler *s, struct sampler_proc *p);

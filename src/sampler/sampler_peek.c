@@ -28,17 +28,21 @@
  * again after the frames.  The same CPU time and run count both times
  * (a switch-in counts a run), with the thread asleep in a call at the
  * peek, say it did not run meanwhile: the frames go with the stack.
+ * --kernel's kernel stack (sampler_kernel_read()) is read inside the
+ * same bracket, after the Python frames, in any process.
  */
 static enum peek_result peek_read(struct sampler *s, struct thread *th)
 {
 	struct sampler_proc *p = th->proc;
 	uint64_t cpu0 = 0, runs0 = 0, cpu1, runs1;
+	bool bracket = p->py || s->cfg->kframes;
 	enum peek_result r;
 
+	sampler_kernel_drop(s);
 	if (sampler_record_reserve(s))
 		return PEEK_FAILED;
-	if (p->py && procfs_read_schedstat(p->pid, th->tid, &th->cpu.sched_fd,
-					   &cpu0, &runs0))
+	if (bracket && procfs_read_schedstat(p->pid, th->tid, &th->cpu.sched_fd,
+					     &cpu0, &runs0))
 		return PEEK_FAILED;
 	r = peek_thread(p->pid, th->tid, p->im->maps, &th->syscall_fd,
 			&th->cpu.sched_fd, &s->rec.cap);
@@ -49,7 +53,8 @@ static enum peek_result peek_read(struct sampler *s, struct thread *th)
 	if (r != PEEK_OK)
 		return r;
 	sampler_py_frames(s, th);
-	if (!p->py)
+	sampler_kernel_read(s, th);
+	if (!bracket)
 		return PEEK_OK;
 	if (procfs_read_schedstat(p->pid, th->tid, &th->cpu.sched_fd, &cpu1,
 				  &runs1))
@@ -109,6 +114,7 @@ enum peek_use sampler_peek_sample(struct sampler *s, struct thread *th,
 	s->unwinding = true; /* a LATE stop meanwhile: let go, not queued */
 	serve_peeks(s);
 	rc = sampler_record_unwind_one(s, q);
+	sampler_kernel_drop(s); /* used, or of no use now */
 	s->unwinding = was;
 	sampler_record_drop_last(s); /* its copy is of no more use */
 	if (rc == 0) {

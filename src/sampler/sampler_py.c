@@ -623,7 +623,7 @@ static int name_frame(struct sampler *s, struct sampler_py *py,
 		      const struct pyrt_frame *fr, uint64_t *pc)
 {
 	const struct pycode *c = code_get(s, py, fr->code);
-	struct pyframe f;
+	struct pyframe f = { .module = PYFRAMES_MODULE };
 	int line;
 
 	if (!c)

@@ -448,6 +448,8 @@ static int record_stack(struct sampler *s, const struct queued *q)
 		pcs = s->pyb.mpcs;
 		n = (int)merged;
 	}
+	/* --kernel: a peeked thread's kernel frames on top (sampler_kernel.c). */
+	n = (int)sampler_kernel_frames(s, q, pcs, (size_t)n, &pcs);
 	/* (--wall needs to know only the exits, for --stats.) */
 	if ((stop == CAPTURE_AT_EXIT ||
 	     (stop == CAPTURE_IN_CALL && !s->cfg->wall)) &&

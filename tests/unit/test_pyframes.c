@@ -177,9 +177,33 @@ static void test_many(void)
 	pyframes_free(t);
 }
 
+/* Kernel frames (issue 28): their module is part of the identity, a
+ * lookup gives it back, a Python frame's is PYFRAMES_MODULE; a module
+ * neither is EINVAL. */
+static void test_kernel(void)
+{
+	struct pyframes *t = pyframes_new(0);
+	struct pyframe got, odd = { "f", "", 0, 0, "[jit]" };
+	uint64_t py = intern(t, frame("pipe_read", "", 0, 0)), k, k2;
+
+	CHECK(pyframes_intern_kernel(t, "pipe_read", &k) == 0 && k != py);
+	CHECK(pyframes_intern_kernel(t, "pipe_read", &k2) == 0 && k2 == k);
+	CHECK(pyframes_lookup(t, k - 1, &got) == 0 &&
+	      !strcmp(got.module, PYFRAMES_KERNEL_MODULE) &&
+	      !strcmp(got.qualname, "pipe_read") && !got.filename[0]);
+	CHECK(pyframes_lookup(t, py, &got) == 0 &&
+	      !strcmp(got.module, PYFRAMES_MODULE));
+	errno = 0;
+	CHECK(pyframes_intern(t, &odd, &k2) == -1 && errno == EINVAL);
+	CHECK(pyframes_intern_kernel(t, "a\nb", &k2) == -1 && errno == EINVAL);
+	CHECK(pyframes_count(t) == 2);
+	pyframes_free(t);
+}
+
 int main(void)
 {
 	test_identity();
+	test_kernel();
 	test_range();
 	test_bounds();
 	test_many();
