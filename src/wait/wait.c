@@ -37,7 +37,7 @@ static const struct {
 	enum wait_hint hint;
 } hints[] = {
 	{ "__lll_lock_wait", WAIT_HINT_MUTEX },
-	{ "__lll_lock_wait_private", WAIT_HINT_MUTEX },
+	{ "__lll_lock_wait_private", WAIT_HINT_LIBC_LOCK },
 	{ "pthread_mutex_lock", WAIT_HINT_MUTEX },
 	{ "__pthread_mutex_lock", WAIT_HINT_MUTEX },
 	{ "__pthread_mutex_lock_full", WAIT_HINT_MUTEX },

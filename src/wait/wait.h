@@ -55,6 +55,9 @@ enum wait_hint {
 	WAIT_HINT_JOIN,
 	WAIT_HINT_RWLOCK,
 	WAIT_HINT_SEM,
+	/* glibc's internal lock (__lll_lock_wait_private): no
+	 * pthread_mutex_t, no owner: a WAIT_FUTEX "libc internal lock" */
+	WAIT_HINT_LIBC_LOCK,
 };
 
 /* One descriptor a wait is on, described (fdname.h). */
