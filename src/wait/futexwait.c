@@ -748,3 +748,34 @@ int futexwait_decode(const struct futexwait_in *in, struct wait_info *out)
 	}
 	return 0;
 }
+
+pid_t futexwait_holder_now(pid_t pid, enum wait_kind kind, uint64_t addr)
+{
+	union {
+		struct mutex_mem m;
+		struct rwlock_mem r;
+		uint32_t w;
+	} u;
+	size_t len = kind == WAIT_MUTEX	 ? sizeof(u.m) :
+		     kind == WAIT_RWLOCK ? sizeof(u.r) :
+					   sizeof(u.w);
+
+	if (kind != WAIT_MUTEX && kind != WAIT_RWLOCK && kind != WAIT_JOIN)
+		return 0;
+	if (addr > UINT64_MAX - len || vmread_all(pid, addr, &u, len))
+		return -1;
+	if (kind == WAIT_JOIN) /* 0 once the thread has exited */
+		return u.w <= TID_MAX ? (pid_t)u.w : 0;
+	if (kind == WAIT_RWLOCK)
+		return (u.r.readers & RW_WRLOCKED) && u.r.cur_writer > 0 &&
+				       u.r.cur_writer <= TID_MAX ?
+			       u.r.cur_writer :
+			       0;
+	if (!kind_valid(u.m.kind) || !u.m.lock)
+		return 0;
+	if (u.m.kind & (MX_ROBUST | MX_PI))
+		return (pid_t)((uint32_t)u.m.lock & TID_MASK);
+	return u.m.owner > 0 && u.m.owner <= TID_MAX && held_fields_fit(&u.m) ?
+		       u.m.owner :
+		       0;
+}
