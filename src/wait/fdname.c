@@ -483,6 +483,36 @@ int fdname_describe(struct fdname_ctx *ctx, int fd, enum fdname_want want,
 	return 0;
 }
 
+/*
+ * One watched descriptor, from the rest of its tfd line [p, le).  An
+ * epoll set keeps a registration while the file is open anywhere: the
+ * number may have been closed and given to another file since (a dup
+ * kept the first open).  The line's "ino:" (hex, fs/eventpoll.c) is the
+ * file registered; the descriptor's fdinfo "ino:" (decimal) the file
+ * the number holds now.  When they differ the number is not described
+ * as the file it now is.
+ */
+static void epoll_target(struct fdname_ctx *ctx, int tfd, const char *p,
+			 const char *le, struct wait_fd *out)
+{
+	const char *q = p;
+	struct fdinfo fi;
+	uint64_t ino;
+
+	while (q + 5 <= le && memcmp(q, " ino:", 5))
+		q++;
+	q += 5;
+	if (q <= le && !scan_hex(&q, le, 16, SCAN_LOWER, &ino) &&
+	    (q == le || *q == ' ') && fdinfo_read(ctx->pid, tfd, &fi) == 0 &&
+	    fi.have_ino && fi.ino != ino) {
+		out->fd = tfd;
+		snprintf(out->name, sizeof(out->name),
+			 "fd %d (not the one registered)", tfd);
+		return;
+	}
+	fdname_describe(ctx, tfd, FDNAME_ANY, out, NULL, 0);
+}
+
 size_t fdname_epoll(struct fdname_ctx *ctx, int epfd, struct wait_fd *fds,
 		    size_t max, size_t *more)
 {
@@ -509,9 +539,8 @@ size_t fdname_epoll(struct fdname_ctx *ctx, int epfd, struct wait_fd *fds,
 			if (!scan_dec(&p, le, INT32_MAX, &tfd) &&
 			    (p == le || *p == ' ')) {
 				if (n < max)
-					fdname_describe(ctx, (int)tfd,
-							FDNAME_ANY, &fds[n++],
-							NULL, 0);
+					epoll_target(ctx, (int)tfd, p, le,
+						     &fds[n++]);
 				else
 					++*more;
 			}
