@@ -279,6 +279,14 @@ static void check_all(void)
 	       "libc internal lock 0x");
 	CHECK(wait_hint_of("__lll_lock_wait_private") == WAIT_HINT_LIBC_LOCK);
 	CHECK(wait_hint_of("__lll_lock_wait") == WAIT_HINT_MUTEX);
+	/* the calls' names (wait.h) */
+	CHECK(!strcmp(wait_syscall_name(SYS_read), "read"));
+	CHECK(!strcmp(wait_syscall_name(SYS_epoll_wait), "epoll_wait"));
+	CHECK(!strcmp(wait_syscall_name(SYS_clock_nanosleep),
+		      "clock_nanosleep"));
+	CHECK(wait_syscall_name(-1) == NULL);
+	CHECK(wait_syscall_name(SYS_getpid) == NULL);
+	CHECK(wait_syscall_name(INT64_MAX) == NULL);
 
 	/* A holder missing from the thread list is not believed. */
 	{
