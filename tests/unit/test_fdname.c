@@ -14,7 +14,8 @@
  * open by a dup: still registered),
  * and 10,000 more descriptors.  Then it waits on a control pipe: one
  * byte closes the file, the next exits.  The test kills only the two
- * processes it started, by PID.
+ * processes it started, by PID.  Two contexts share one /proc scan made
+ * under a second apart; fdname_scan_release() makes the next one anew.
  * Covers: fdname_net
  */
 #include "config.h"
@@ -340,6 +341,41 @@ int main(void)
 	fprintf(stderr,
 		"the same, 8 of TCP, UDP, file (no /proc scan): %.1f ms\n",
 		t1 - t0);
+
+	/* Shared: a context takes the scan another made under a second
+	 * ago (a pipe made since is not in it); after fdname_scan_release()
+	 * the next context scans anew.  The first half is checked only when
+	 * the machine was quick enough for the scan to be still fresh. */
+	{
+		struct fdname_ctx *c2, *c3;
+		int q[2];
+		char want[200];
+
+		c = fdname_ctx_new(pid);
+		t0 = now_ms();
+		describe(c, r.a_rd, FDNAME_READ, name, NULL);
+		CHECK(pipe(q) == 0);
+		c2 = fdname_ctx_new(self);
+		describe(c2, q[0], FDNAME_READ, name, NULL);
+		t1 = now_ms();
+		snprintf(want, sizeof(want), "pipe:[%lu] no writer found",
+			 ino_of(q[0]));
+		CHECKF(t1 - t0 > 900 || strcmp(name, want) == 0,
+		       "a shared scan: %s", name);
+		fdname_scan_release();
+		fdname_ctx_free(c); /* c's scan outlives the release */
+		describe(c2, q[0], FDNAME_READ, name, NULL);
+		c3 = fdname_ctx_new(self);
+		describe(c3, q[0], FDNAME_READ, name, NULL);
+		snprintf(want, sizeof(want), "pipe:[%lu] written by %s",
+			 ino_of(q[0]), me);
+		CHECKF(!strncmp(name, want, strlen(want)),
+		       "after fdname_scan_release(): %s", name);
+		fdname_ctx_free(c2);
+		fdname_ctx_free(c3);
+		close(q[0]);
+		close(q[1]);
+	}
 
 	c = fdname_ctx_new(pid);
 	/* pipes: their other end */
