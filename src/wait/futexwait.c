@@ -286,25 +286,17 @@ static int decode_mutex(const struct futexwait_in *in, bool strict, bool pi_op,
 			 name, in->uaddr, (int)owner);
 		return 1;
 	}
-	if (!is_thread(in, owner)) {
+	if (!is_thread(in, owner) || !held_fields_fit(&m)) {
 		if (strict)
 			return 0;
 		out->kind = WAIT_MUTEX;
 		snprintf(out->text, sizeof(out->text),
-			 "%s 0x%" PRIx64 ": owner TID %" PRId64
-			 " is not a thread of this process",
-			 name, in->uaddr, owner);
-		return 1;
-	}
-	if (!held_fields_fit(&m)) {
-		if (strict)
-			return 0;
-		out->kind = WAIT_MUTEX;
-		snprintf(out->text, sizeof(out->text),
-			 "%s 0x%" PRIx64
-			 ": its fields do not fit a held mutex (owner TID %d "
-			 "not believed)",
-			 name, in->uaddr, (int)owner);
+			 "%s 0x%" PRIx64 ": owner TID %" PRId64 "%s", name,
+			 in->uaddr, owner,
+			 is_thread(in, owner) ?
+				 " not believed: its fields do not fit a "
+				 "held mutex" :
+				 " is not a thread of this process");
 		return 1;
 	}
 	if ((m.kind & MX_TYPE_MASK) == MX_RECURSIVE && m.count > 0 &&
