@@ -9,11 +9,15 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/wait_report.h"
 #include "symbols/framename.h"
+#include "util/grow.h"
+#include "util/hash.h"
+#include "util/hashtab.h"
 #include "util/strpool.h"
 #include "util/textsafe.h"
 
@@ -163,28 +167,68 @@ static struct wrow *collect(const struct profile *p,
 	return r;
 }
 
-/* The name of thread tid: that of its record with most samples. */
-static const char *thread_name(const struct profile *p, int64_t tid)
-{
-	const char *name = NULL;
-	uint64_t best = 0;
+/*
+ * The threads' names: for each TID, its named record with most samples.
+ * Made in one pass over the records (a hostile profile may have many),
+ * looked up by TID; no memory leaves every name unknown.
+ */
+struct tnames {
+	size_t *recs; /* a record index a TID */
+	size_t n, cap;
+	struct hashtab idx;
+};
 
+static void tnames_make(const struct profile *p, struct tnames *t)
+{
+	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < p->nrecords; i++) {
 		const struct profile_record *rec = &p->records[i];
+		struct hashtab_probe pr;
+		size_t j, *g;
+		bool found = false;
 
-		if (rec->tid == tid && rec->thread && rec->thread[0] &&
-		    rec->count > best) {
-			best = rec->count;
-			name = rec->thread;
+		if (!rec->thread || !rec->thread[0] || !rec->count)
+			continue;
+		hashtab_probe_init(&t->idx, hash_mix64((uint64_t)rec->tid),
+				   &pr);
+		while (!found && hashtab_next(&t->idx, &pr, &j))
+			found = p->records[t->recs[j]].tid == rec->tid;
+		if (found) {
+			if (rec->count > p->records[t->recs[j]].count)
+				t->recs[j] = i;
+			continue;
 		}
+		g = grow_array(t->recs, &t->cap, t->n + 1, sizeof(*g));
+		if (!g || hashtab_add(&t->idx, hash_mix64((uint64_t)rec->tid),
+				      t->n)) {
+			free(g ? g : t->recs);
+			hashtab_free(&t->idx);
+			memset(t, 0, sizeof(*t));
+			return;
+		}
+		t->recs = g;
+		t->recs[t->n++] = i;
 	}
-	return name;
+}
+
+static const char *tnames_get(const struct profile *p, const struct tnames *t,
+			      int64_t tid)
+{
+	struct hashtab_probe pr;
+	size_t j;
+
+	hashtab_probe_init(&t->idx, hash_mix64((uint64_t)tid), &pr);
+	while (hashtab_next(&t->idx, &pr, &j))
+		if (p->records[t->recs[j]].tid == tid)
+			return p->records[t->recs[j]].thread;
+	return NULL;
 }
 
 /* The (kind, holder) lines of the merged rows r[0..n), into l; how many. */
 static size_t make_lines(const struct profile *p, const struct wrow *r,
 			 size_t n, struct wline *l)
 {
+	struct tnames names;
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -203,9 +247,12 @@ static size_t make_lines(const struct profile *p, const struct wrow *r,
 		}
 		l[k - 1].count += r[i].count;
 	}
+	tnames_make(p, &names);
 	for (size_t i = 0; i < k; i++)
 		if (l[i].holder > 0)
-			l[i].name = thread_name(p, l[i].holder);
+			l[i].name = tnames_get(p, &names, l[i].holder);
+	free(names.recs);
+	hashtab_free(&names.idx);
 	qsort(l, k, sizeof(*l), cmp_wline);
 	return k;
 }

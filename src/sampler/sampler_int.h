@@ -383,6 +383,9 @@ void sampler_procs_forget_user_code(struct thread *th);
  * th->wait and th->wait_holder (WAIT_NONE when not in a call). */
 void sampler_wait_note(struct sampler *s, struct thread *th,
 		       const struct queued *q);
+/* ... and before a repeat of th's last stack (th did not run): its
+ * holder kept only when the object still names it (one read), else 0. */
+void sampler_wait_repeat(struct sampler *s, struct thread *th);
 /* p's wait context freed (p is freed, or exec'd). */
 void sampler_wait_forget(struct sampler_proc *p);
 

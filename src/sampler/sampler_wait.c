@@ -22,15 +22,25 @@
  * threads on the development VM under load).  A futex wait costs a few
  * reads of the word (30 us each under load, in all): a thread that
  * waits again on the same word with the same value, and was found on a
- * word with no holder (a condition variable, a plain futex) under a
- * second ago, keeps that finding without a read (wakeblock's threads
- * waking every 10 ms in pthread_cond_timedwait()).  A wait on a word
- * with a holder is read each time: the holder may have changed.
+ * condition variable or a semaphore under a second ago, keeps that
+ * finding without a read (wakeblock's threads waking every 10 ms in
+ * pthread_cond_timedwait()).  Nothing else is kept: a plain futex word
+ * may be a mutex read at the instant it was let go (lock 0, __owner
+ * cleared), which a second read a moment later names with its holder;
+ * and a wait with a holder is read each time, as the holder may change.
+ *
+ * A repeated sample (a thread that did not run: its last stack counted
+ * again) is still in the same wait, but not with the same holder: a
+ * contended mutex passes from thread to thread while its other waiters
+ * sleep on.  sampler_wait_repeat() reads the object once
+ * (futexwait_holder_now()) and keeps the holder only when it is still
+ * the one decoded, else none.
  */
 #include "config.h"
 
 #include "sampler/sampler_int.h"
 #include "util/timeutil.h"
+#include "wait/futexwait.h"
 #include "wait/waitdesc.h"
 
 /* How old a process's thread list may be for a holder to be found in. */
@@ -74,7 +84,8 @@ void sampler_wait_note(struct sampler *s, struct thread *th,
 	th->wait = waitdesc_kind_of_call(sc.nr);
 	if (th->wait != WAIT_FUTEX)
 		return;
-	if (th->futex_addr == sc.args[0] && th->futex_val == sc.args[2] &&
+	if (th->futex_ns && th->futex_addr == sc.args[0] &&
+	    th->futex_val == sc.args[2] &&
 	    s->tick_ns - th->futex_ns < WAITDESC_REFRESH_NS) {
 		th->wait = th->futex_kind;
 		return;
@@ -89,13 +100,30 @@ void sampler_wait_note(struct sampler *s, struct thread *th,
 		return;
 	th->wait = wi.kind;
 	if (has_holder(wi.kind)) {
+		/* the object, for sampler_wait_repeat() (futex_ns 0: no
+		 * finding kept) */
 		th->wait_holder = wi.holder > 0 ? wi.holder : 0;
+		th->futex_addr = wi.addr;
+		th->futex_kind = wi.kind;
 		return;
 	}
+	if (wi.kind != WAIT_CONDVAR && wi.kind != WAIT_SEM)
+		return;
 	th->futex_addr = sc.args[0];
 	th->futex_val = sc.args[2];
 	th->futex_kind = wi.kind;
 	th->futex_ns = s->tick_ns;
+}
+
+void sampler_wait_repeat(struct sampler *s, struct thread *th)
+{
+	(void)s;
+	if (!th->wait_holder || !has_holder(th->wait) ||
+	    th->futex_kind != th->wait)
+		return;
+	if (futexwait_holder_now(th->proc->pid, th->wait, th->futex_addr) !=
+	    th->wait_holder)
+		th->wait_holder = 0;
 }
 
 void sampler_wait_forget(struct sampler_proc *p)

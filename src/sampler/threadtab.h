@@ -88,8 +88,9 @@ struct thread {
 	 * counted with it again while it does not run */
 	enum wait_kind wait;
 	pid_t wait_holder;
-	/* ... and its last futex word with no holder, the value it waited
-	 * with, the kind found there and when (0: none kept) */
+	/* ... and its last futex word found a condvar or sem, the value it
+	 * waited with, the kind found there and when (0: none kept); for a
+	 * kind with a holder, the object's address and kind (futex_ns 0) */
 	uint64_t futex_addr, futex_val, futex_ns;
 	enum wait_kind futex_kind;
 	/* CPU mode: the system call bias correction (sysbias.h): the split

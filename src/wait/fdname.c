@@ -19,6 +19,7 @@
 #include "util/grow.h"
 #include "util/hash.h"
 #include "util/scan.h"
+#include "util/timeutil.h"
 #include "wait/fdname.h"
 #include "wait/fdname_int.h"
 
@@ -40,14 +41,32 @@ struct fdname_ctx *fdname_ctx_new(pid_t pid)
 	return c;
 }
 
+/* The scan the next contexts take, while fresh (fdname.h). */
+static struct fdname_scanset *shared_scan;
+
+static void scanset_unref(struct fdname_scanset *ss)
+{
+	if (!ss || --ss->refs)
+		return;
+	free(ss->holds);
+	hashtab_free(&ss->hold_idx);
+	free(ss);
+}
+
 void fdname_ctx_free(struct fdname_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	free(ctx->holds);
-	hashtab_free(&ctx->hold_idx);
+	scanset_unref(ctx->scan);
 	fdname_net_free(ctx);
 	free(ctx);
+}
+
+void fdname_scan_release(void)
+{
+	scanset_unref(shared_scan);
+	shared_scan = NULL;
+	fdname_net_release();
 }
 
 uint64_t fdname_key(int kind, uint64_t ino)
@@ -148,18 +167,18 @@ static int fdinfo_read(pid_t pid, int fd, struct fdinfo *fi)
 	return 0;
 }
 
-static int hold_add(struct fdname_ctx *ctx, pid_t pid, int fd, int kind,
+static int hold_add(struct fdname_scanset *ss, pid_t pid, int fd, int kind,
 		    uint64_t ino)
 {
 	struct fdname_hold *h;
 
-	h = grow_array(ctx->holds, &ctx->capholds, ctx->nholds + 1, sizeof(*h));
+	h = grow_array(ss->holds, &ss->capholds, ss->nholds + 1, sizeof(*h));
 	if (!h)
 		return -1;
-	ctx->holds = h;
-	if (hashtab_add(&ctx->hold_idx, fdname_key(kind, ino), ctx->nholds))
+	ss->holds = h;
+	if (hashtab_add(&ss->hold_idx, fdname_key(kind, ino), ss->nholds))
 		return -1;
-	h[ctx->nholds++] = (struct fdname_hold){
+	h[ss->nholds++] = (struct fdname_hold){
 		.ino = ino, .pid = pid, .fd = fd, .kind = kind, .acc = -1
 	};
 	return 0;
@@ -178,7 +197,7 @@ static long dir_num(const char *name)
 
 /* The pipe and socket links of one process; *links counts toward the
  * bound.  1 when the bound is reached, 0, or -1 (no memory). */
-static int scan_process(struct fdname_ctx *ctx, pid_t pid, size_t *links)
+static int scan_process(struct fdname_scanset *ss, pid_t pid, size_t *links)
 {
 	char path[64], link[64];
 	struct dirent *de;
@@ -207,7 +226,7 @@ static int scan_process(struct fdname_ctx *ctx, pid_t pid, size_t *links)
 		if (n <= 0 || (size_t)n >= sizeof(link) ||
 		    link_inode(link, (size_t)n, &kind, &ino))
 			continue;
-		if (hold_add(ctx, pid, (int)fd, kind, ino)) {
+		if (hold_add(ss, pid, (int)fd, kind, ino)) {
 			rc = -1;
 			break;
 		}
@@ -218,27 +237,46 @@ static int scan_process(struct fdname_ctx *ctx, pid_t pid, size_t *links)
 
 int fdname_scan(struct fdname_ctx *ctx)
 {
+	uint64_t now = mono_now_ns();
+	struct fdname_scanset *ss;
 	struct dirent *de;
 	size_t links = 0;
 	DIR *proc;
 	int rc = 0;
 
-	if (ctx->scanned)
+	if (ctx->scan)
 		return 0;
-	ctx->scanned = true;
-	proc = opendir("/proc");
-	if (!proc)
+	if (shared_scan && now - shared_scan->made_ns < FDNAME_SHARE_NS) {
+		shared_scan->refs++;
+		ctx->scan = shared_scan;
+		return 0;
+	}
+	ss = calloc(1, sizeof(*ss));
+	proc = ss ? opendir("/proc") : NULL;
+	if (!proc) {
+		free(ss);
 		return -1;
+	}
 	while (rc == 0 && (de = readdir(proc))) {
 		long pid = dir_num(de->d_name);
 
 		if (pid > 0)
-			rc = scan_process(ctx, (pid_t)pid, &links);
+			rc = scan_process(ss, (pid_t)pid, &links);
 	}
 	closedir(proc);
-	if (rc == 1)
-		ctx->scan_cut = true;
-	return rc < 0 ? -1 : 0;
+	ss->refs = 1;
+	if (rc < 0) {
+		scanset_unref(ss);
+		return -1;
+	}
+	ss->cut = rc == 1;
+	ss->made_ns = now;
+	/* the shared one, stale, let go of; this one shared in its place */
+	scanset_unref(shared_scan);
+	shared_scan = ss;
+	ss->refs++;
+	ctx->scan = ss;
+	return 0;
 }
 
 /* A holder's access mode, read on first need: its fdinfo's flags, if
@@ -279,14 +317,21 @@ size_t fdname_holders(struct fdname_ctx *ctx, int kind, uint64_t ino,
 		      enum fdname_want want, pid_t *pids, size_t max)
 {
 	struct hashtab_probe p;
+	struct fdname_hold *holds;
 	size_t *cand = NULL, ncand = 0, cap = 0, i, total = 0, n = 0;
 	bool self = false;
 
-	hashtab_probe_init(&ctx->hold_idx, fdname_key(kind, ino), &p);
-	while (hashtab_next(&ctx->hold_idx, &p, &i)) {
+	if (!ctx->scan) {
+		if (max)
+			pids[0] = 0;
+		return 0;
+	}
+	holds = ctx->scan->holds;
+	hashtab_probe_init(&ctx->scan->hold_idx, fdname_key(kind, ino), &p);
+	while (hashtab_next(&ctx->scan->hold_idx, &p, &i)) {
 		size_t *g;
 
-		if (ctx->holds[i].kind != kind || ctx->holds[i].ino != ino)
+		if (holds[i].kind != kind || holds[i].ino != ino)
 			continue;
 		g = grow_array(cand, &cap, ncand + 1, sizeof(*g));
 		if (!g)
@@ -297,12 +342,11 @@ size_t fdname_holders(struct fdname_ctx *ctx, int kind, uint64_t ino,
 	/* in scan order: a process's descriptors one after the other */
 	qsort(cand, ncand, sizeof(*cand), cmp_size);
 	for (size_t k = 0; k < ncand;) {
-		pid_t pid = ctx->holds[cand[k]].pid;
+		pid_t pid = holds[cand[k]].pid;
 		bool fits = false;
 
-		for (; k < ncand && ctx->holds[cand[k]].pid == pid; k++)
-			if (!fits &&
-			    acc_fits(hold_acc(&ctx->holds[cand[k]]), want))
+		for (; k < ncand && holds[cand[k]].pid == pid; k++)
+			if (!fits && acc_fits(hold_acc(&holds[cand[k]]), want))
 				fits = true;
 		if (!fits)
 			continue;
@@ -359,6 +403,7 @@ static void describe_pipe(struct fdname_ctx *ctx, uint64_t ino,
 	pid_t pids[WAIT_MAX_FDS];
 	enum fdname_want other;
 	size_t total, n, len;
+	bool cut;
 
 	if (want == FDNAME_ANY)
 		want = fi->have_flags && (fi->flags & O_ACCMODE) == O_WRONLY ?
@@ -370,6 +415,7 @@ static void describe_pipe(struct fdname_ctx *ctx, uint64_t ino,
 			 ino);
 		return;
 	}
+	cut = ctx->scan->cut;
 	total = fdname_holders(ctx, FDNAME_PIPE, ino, other, pids,
 			       WAIT_MAX_FDS);
 	n = total < WAIT_MAX_FDS ? total : WAIT_MAX_FDS;
@@ -386,11 +432,11 @@ static void describe_pipe(struct fdname_ctx *ctx, uint64_t ino,
 	} else
 		snprintf(out->name, sizeof(out->name), "pipe:[%" PRIu64 "]%s",
 			 ino,
-			 ctx->scan_cut	       ? "" :
+			 cut		       ? "" :
 			 other == FDNAME_WRITE ? " no writer found" :
 						 " no reader found");
 	len = strlen(out->name);
-	if (ctx->scan_cut)
+	if (cut)
 		snprintf(out->name + len, sizeof(out->name) - len, "%s",
 			 total ? ", other end not searched further" :
 				 " other end not searched further");
@@ -483,6 +529,36 @@ int fdname_describe(struct fdname_ctx *ctx, int fd, enum fdname_want want,
 	return 0;
 }
 
+/*
+ * One watched descriptor, from the rest of its tfd line [p, le).  An
+ * epoll set keeps a registration while the file is open anywhere: the
+ * number may have been closed and given to another file since (a dup
+ * kept the first open).  The line's "ino:" (hex, fs/eventpoll.c) is the
+ * file registered; the descriptor's fdinfo "ino:" (decimal) the file
+ * the number holds now.  When they differ the number is not described
+ * as the file it now is.
+ */
+static void epoll_target(struct fdname_ctx *ctx, int tfd, const char *p,
+			 const char *le, struct wait_fd *out)
+{
+	const char *q = p;
+	struct fdinfo fi;
+	uint64_t ino;
+
+	while (q + 5 <= le && memcmp(q, " ino:", 5))
+		q++;
+	q += 5;
+	if (q <= le && !scan_hex(&q, le, 16, SCAN_LOWER, &ino) &&
+	    (q == le || *q == ' ') && fdinfo_read(ctx->pid, tfd, &fi) == 0 &&
+	    fi.have_ino && fi.ino != ino) {
+		out->fd = tfd;
+		snprintf(out->name, sizeof(out->name),
+			 "fd %d (not the one registered)", tfd);
+		return;
+	}
+	fdname_describe(ctx, tfd, FDNAME_ANY, out, NULL, 0);
+}
+
 size_t fdname_epoll(struct fdname_ctx *ctx, int epfd, struct wait_fd *fds,
 		    size_t max, size_t *more)
 {
@@ -509,9 +585,8 @@ size_t fdname_epoll(struct fdname_ctx *ctx, int epfd, struct wait_fd *fds,
 			if (!scan_dec(&p, le, INT32_MAX, &tfd) &&
 			    (p == le || *p == ' ')) {
 				if (n < max)
-					fdname_describe(ctx, (int)tfd,
-							FDNAME_ANY, &fds[n++],
-							NULL, 0);
+					epoll_target(ctx, (int)tfd, p, le,
+						     &fds[n++]);
 				else
 					++*more;
 			}

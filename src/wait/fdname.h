@@ -29,6 +29,15 @@
  *  - fdname_epoll(ctx, epfd, fds, max, more): the descriptors an epoll
  *    instance watches (its fdinfo's tfd lines), each described with
  *    FDNAME_ANY; the count filled, *more those left out past max.
+ *  - Shared for a moment: a context's pipe scan, and its network
+ *    namespace's tables, are those another context made under
+ *    FDNAME_SHARE_NS (1 s) ago, when there are (dump --children of a
+ *    make -j tree, every child reading the jobserver pipe, scans the
+ *    machine once, not once a process); a context keeps what it took
+ *    for its life.  fdname_scan_release() lets go of the shared ones
+ *    (each freed with the last context holding it); a stale one is let
+ *    go of when the next is made.  At most one scan and FDNAME_NETNS
+ *    namespaces' tables are kept.  Not thread-safe.
  *  - Never prints; never stops or signals anything.
  */
 #ifndef PTPROF_FDNAME_H
@@ -40,6 +49,8 @@
 #include "wait/wait.h"
 
 #define FDNAME_SCAN_MAX 200000
+#define FDNAME_SHARE_NS 1000000000ull
+#define FDNAME_NETNS 4
 
 enum fdname_want { FDNAME_ANY, FDNAME_READ, FDNAME_WRITE };
 
@@ -47,6 +58,7 @@ struct fdname_ctx;
 
 struct fdname_ctx *fdname_ctx_new(pid_t pid);
 void fdname_ctx_free(struct fdname_ctx *ctx);
+void fdname_scan_release(void);
 int fdname_describe(struct fdname_ctx *ctx, int fd, enum fdname_want want,
 		    struct wait_fd *out, pid_t *peers, size_t npeers);
 size_t fdname_epoll(struct fdname_ctx *ctx, int epfd, struct wait_fd *fds,

@@ -11,6 +11,11 @@
  *    child), a lookup walks every candidate.
  *  - socks: the target's network namespace's socket rows, by inode
  *    (fdname_net.c), read on the first socket asked for.
+ *  - Both are shared: a context takes the last scan, or the last tables
+ *    of its namespace, made under FDNAME_SHARE_NS ago, else makes them
+ *    (and they become the shared ones); each is freed with its last
+ *    reference (fdname_ctx_free(), fdname_scan_release(), or replaced
+ *    when stale).
  *  - fdname_holders() fills up to max distinct PIDs holding (kind, ino)
  *    whose own flags fit want (FDNAME_READ: a reader; FDNAME_WRITE: a
  *    writer; FDNAME_ANY: all), the target first when it is one of them;
@@ -56,23 +61,40 @@ struct fdname_sock {
 		     * newline in it); neither is believed */
 };
 
-struct fdname_ctx {
-	pid_t pid;
-	/* the /proc/PID/fd scan */
-	bool scanned, scan_cut;
+/* One /proc/PID/fd scan, shared by the contexts made within
+ * FDNAME_SHARE_NS of it (fdname.h): counted references. */
+struct fdname_scanset {
+	unsigned refs;
+	uint64_t made_ns; /* CLOCK_MONOTONIC */
+	bool cut;	  /* stopped at FDNAME_SCAN_MAX links */
 	struct fdname_hold *holds;
 	size_t nholds, capholds;
 	struct hashtab hold_idx;
-	/* the socket tables */
-	bool net_read;
+};
+
+/* One network namespace's tables, shared the same way (keyed by the
+ * namespace's device and inode). */
+struct fdname_nettab {
+	unsigned refs;
+	uint64_t made_ns;
+	uint64_t ns_dev, ns_ino; /* 0, 0: not shared */
 	struct fdname_sock *socks;
 	size_t nsocks, capsocks;
 	struct hashtab sock_idx;
 	char *unix_text; /* /proc/PID/net/unix, kept for the paths */
-	int same_netns;	 /* -1: not asked yet */
+};
+
+struct fdname_ctx {
+	pid_t pid;
+	struct fdname_scanset *scan; /* NULL until fdname_scan() */
+	struct fdname_nettab *net;   /* NULL until a socket is asked for */
+	bool net_read;
+	int same_netns; /* -1: not asked yet */
 };
 
 uint64_t fdname_key(int kind, uint64_t ino);
+/* ctx->scan set (made, or the shared one taken): 0, or -1 (no memory,
+ * /proc unreadable) with ctx->scan NULL. */
 int fdname_scan(struct fdname_ctx *ctx);
 size_t fdname_holders(struct fdname_ctx *ctx, int kind, uint64_t ino,
 		      enum fdname_want want, pid_t *pids, size_t max);
@@ -85,5 +107,7 @@ void fdname_name_pids(struct fdname_ctx *ctx, const pid_t *pids, size_t n,
 int fdname_net_describe(struct fdname_ctx *ctx, uint64_t ino, char *buf,
 			size_t size, pid_t *pids, size_t max);
 void fdname_net_free(struct fdname_ctx *ctx);
+/* fdname_net.c: drop the shared tables (fdname_scan_release()). */
+void fdname_net_release(void);
 
 #endif /* PTPROF_FDNAME_INT_H */

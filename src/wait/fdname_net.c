@@ -26,27 +26,50 @@
 #include "util/grow.h"
 #include "util/hash.h"
 #include "util/scan.h"
+#include "util/timeutil.h"
 #include "wait/fdname_int.h"
 
 /* A table past this is cut (a row some 150 bytes: 200,000 rows). */
 #define NET_TABLE_MAX (32u << 20)
 
-void fdname_net_free(struct fdname_ctx *ctx)
+/* The tables the next contexts of each namespace take, while fresh. */
+static struct fdname_nettab *shared_net[FDNAME_NETNS];
+
+static void nettab_unref(struct fdname_nettab *nt)
 {
-	free(ctx->socks);
-	hashtab_free(&ctx->sock_idx);
-	free(ctx->unix_text);
+	if (!nt || --nt->refs)
+		return;
+	free(nt->socks);
+	hashtab_free(&nt->sock_idx);
+	free(nt->unix_text);
+	free(nt);
 }
 
-static struct fdname_sock *sock_find(struct fdname_ctx *ctx, uint64_t ino)
+void fdname_net_free(struct fdname_ctx *ctx)
+{
+	nettab_unref(ctx->net);
+	ctx->net = NULL;
+}
+
+void fdname_net_release(void)
+{
+	for (size_t i = 0; i < FDNAME_NETNS; i++) {
+		nettab_unref(shared_net[i]);
+		shared_net[i] = NULL;
+	}
+}
+
+static struct fdname_sock *sock_find(struct fdname_nettab *nt, uint64_t ino)
 {
 	struct hashtab_probe p;
 	size_t i;
 
-	hashtab_probe_init(&ctx->sock_idx, hash_mix64(ino), &p);
-	while (hashtab_next(&ctx->sock_idx, &p, &i))
-		if (ctx->socks[i].ino == ino)
-			return &ctx->socks[i];
+	if (!nt)
+		return NULL;
+	hashtab_probe_init(&nt->sock_idx, hash_mix64(ino), &p);
+	while (hashtab_next(&nt->sock_idx, &p, &i))
+		if (nt->socks[i].ino == ino)
+			return &nt->socks[i];
 	return NULL;
 }
 
@@ -56,21 +79,21 @@ static struct fdname_sock *sock_find(struct fdname_ctx *ctx, uint64_t ino)
  * every real socket of the namespace has its own row too, so a forged
  * row shows as an inode twice, and neither row is believed.
  */
-static int sock_add(struct fdname_ctx *ctx, const struct fdname_sock *s)
+static int sock_add(struct fdname_nettab *nt, const struct fdname_sock *s)
 {
-	struct fdname_sock *old = sock_find(ctx, s->ino), *g;
+	struct fdname_sock *old = sock_find(nt, s->ino), *g;
 
 	if (old) {
 		old->twice = true;
 		return 0;
 	}
-	g = grow_array(ctx->socks, &ctx->capsocks, ctx->nsocks + 1, sizeof(*g));
+	g = grow_array(nt->socks, &nt->capsocks, nt->nsocks + 1, sizeof(*g));
 	if (!g)
 		return -1;
-	ctx->socks = g;
-	if (hashtab_add(&ctx->sock_idx, hash_mix64(s->ino), ctx->nsocks))
+	nt->socks = g;
+	if (hashtab_add(&nt->sock_idx, hash_mix64(s->ino), nt->nsocks))
 		return -1;
-	g[ctx->nsocks++] = *s;
+	g[nt->nsocks++] = *s;
 	return 0;
 }
 
@@ -217,15 +240,15 @@ static int unix_row(const char *t, const char *end, const char *base,
 }
 
 /* Read one table and keep its rows; the unix one's text is kept too. */
-static int read_table(struct fdname_ctx *ctx, const char *name, int proto,
-		      int family)
+static int read_table(struct fdname_nettab *nt, pid_t pid, const char *name,
+		      int proto, int family)
 {
 	char path[64], *text;
 	const char *t, *end;
 	size_t len;
 	int rc = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/net/%s", (int)ctx->pid, name);
+	snprintf(path, sizeof(path), "/proc/%d/net/%s", (int)pid, name);
 	if (procfs_read_file_max(path, NET_TABLE_MAX, &text, &len) < 0)
 		return -1;
 	t = memchr(text, '\n', len); /* the header */
@@ -239,27 +262,68 @@ static int read_table(struct fdname_ctx *ctx, const char *name, int proto,
 
 		/* a cut last line, a time-wait row (inode 0): not kept */
 		if (!bad && s.ino && nl)
-			rc = sock_add(ctx, &s);
+			rc = sock_add(nt, &s);
 		t = le + 1;
 	}
 	if (proto == FDNAME_UNIX)
-		ctx->unix_text = text;
+		nt->unix_text = text;
 	else
 		free(text);
 	return rc;
 }
 
+/*
+ * ctx's tables: those of its namespace made under FDNAME_SHARE_NS ago
+ * (by the namespace's device and inode: stat() of /proc/PID/ns/net), or
+ * read now and shared in the place of a stale (or the oldest) entry.  A
+ * namespace that cannot be stat'ed gets tables of its own.
+ */
 static void net_read(struct fdname_ctx *ctx)
 {
+	uint64_t now = mono_now_ns();
+	struct fdname_nettab *nt;
+	char path[64];
+	struct stat st;
+	size_t slot = 0;
+
 	if (ctx->net_read)
 		return;
 	ctx->net_read = true;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)ctx->pid);
+	if (stat(path, &st) == 0)
+		for (size_t i = 0; i < FDNAME_NETNS; i++) {
+			nt = shared_net[i];
+			if (nt && now - nt->made_ns < FDNAME_SHARE_NS &&
+			    nt->ns_dev == (uint64_t)st.st_dev &&
+			    nt->ns_ino == (uint64_t)st.st_ino) {
+				nt->refs++;
+				ctx->net = nt;
+				return;
+			}
+			if (!nt || (shared_net[slot] &&
+				    nt->made_ns < shared_net[slot]->made_ns))
+				slot = i;
+		}
+	else
+		st.st_dev = st.st_ino = 0;
+	if (!(nt = calloc(1, sizeof(*nt))))
+		return;
+	nt->refs = 1;
+	nt->made_ns = now;
 	/* a table missing (no IPv6) or unreadable: its sockets unnamed */
-	read_table(ctx, "tcp", FDNAME_TCP, AF_INET);
-	read_table(ctx, "tcp6", FDNAME_TCP, AF_INET6);
-	read_table(ctx, "udp", FDNAME_UDP, AF_INET);
-	read_table(ctx, "udp6", FDNAME_UDP, AF_INET6);
-	read_table(ctx, "unix", FDNAME_UNIX, AF_UNIX);
+	read_table(nt, ctx->pid, "tcp", FDNAME_TCP, AF_INET);
+	read_table(nt, ctx->pid, "tcp6", FDNAME_TCP, AF_INET6);
+	read_table(nt, ctx->pid, "udp", FDNAME_UDP, AF_INET);
+	read_table(nt, ctx->pid, "udp6", FDNAME_UDP, AF_INET6);
+	read_table(nt, ctx->pid, "unix", FDNAME_UNIX, AF_UNIX);
+	ctx->net = nt;
+	if (!st.st_ino)
+		return;
+	nt->ns_dev = (uint64_t)st.st_dev;
+	nt->ns_ino = (uint64_t)st.st_ino;
+	nettab_unref(shared_net[slot]);
+	shared_net[slot] = nt;
+	nt->refs++;
 }
 
 /* include/net/tcp_states.h */
@@ -407,7 +471,7 @@ static void unix_text(struct fdname_ctx *ctx, const struct fdname_sock *s,
 	else if (s->path_len) /* raw bytes: the writer escapes them */
 		snprintf(buf, size, "unix %.*s",
 			 (int)(s->path_len < 150 ? s->path_len : 150),
-			 ctx->unix_text + s->path_off);
+			 ctx->net->unix_text + s->path_off);
 	else
 		snprintf(buf, size, "unix (unnamed)");
 	if (!same_netns(ctx) || !(peer = unix_peer(s->ino)) || fdname_scan(ctx))
@@ -432,7 +496,7 @@ int fdname_net_describe(struct fdname_ctx *ctx, uint64_t ino, char *buf,
 	const struct fdname_sock *s;
 
 	net_read(ctx);
-	s = sock_find(ctx, ino);
+	s = sock_find(ctx->net, ino);
 	if (!s)
 		return -1;
 	if (s->proto == FDNAME_UNIX)

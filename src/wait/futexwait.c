@@ -5,8 +5,8 @@
  * word by the kernel's definition; FUTEX_WAIT_REQUEUE_PI a condvar
  * waiting to be requeued onto a PI mutex), then the hint from the
  * thread's frames, then the memory: without a hint the layouts are
- * tried in turn, each strictly (mutex, join, plain word), and the first
- * that fits names the wait.  Every number read is the target's: a
+ * tried in turn, each strictly (mutex, join, condvar, rwlock, sem, then
+ * the plain word), and the first that fits names the wait.  Every number read is the target's: a
  * holder is believed only when it is one of in->tids.
  *
  * The layouts are glibc 2.34 to 2.40's on x86-64 (nptl/ and
@@ -59,6 +59,7 @@
 #define MX_INCONSISTENT 0x7fffffff
 
 /* pthread_rwlock_t.__readers (pthread_rwlock_common.c). */
+#define RW_WRPHASE 1u
 #define RW_WRLOCKED 2u
 #define RW_RWAITING 4u
 #define RW_READER_SHIFT 3
@@ -192,6 +193,26 @@ static bool mutex_wait_fits(const struct futexwait_in *in, int32_t kind,
 }
 
 /*
+ * The rest of a held plain mutex (normal, recursive, errorcheck,
+ * adaptive: no robust, PI or PP flag), as pthread_mutex_lock() leaves it:
+ * __nusers counted (it is raised just after __owner is stored: a lock
+ * caught in between is not believed), __count 0 but for a recursive
+ * mutex, and the robust list links 0 (only a robust mutex is on a list).
+ * __pthread_mutex_lock_full() keeps __count 1 for the others and may
+ * leave __nusers alone: they are judged by their lock word.
+ */
+static bool held_fields_fit(const struct mutex_mem *m)
+{
+	if (m->kind & (MX_ROBUST | MX_PI | MX_PP))
+		return true;
+	if (m->nusers < 1)
+		return false;
+	if ((m->kind & MX_TYPE_MASK) != MX_RECURSIVE && m->count != 0)
+		return false;
+	return m->prev == 0 && m->next == 0;
+}
+
+/*
  * The mutex at in->uaddr (its __lock is at offset 0).  strict: no hint
  * said "mutex", so the layout must fit in every part (kind, the value
  * waited with, an owner that is a thread of the process); with the
@@ -265,14 +286,17 @@ static int decode_mutex(const struct futexwait_in *in, bool strict, bool pi_op,
 			 name, in->uaddr, (int)owner);
 		return 1;
 	}
-	if (!is_thread(in, owner)) {
+	if (!is_thread(in, owner) || !held_fields_fit(&m)) {
 		if (strict)
 			return 0;
 		out->kind = WAIT_MUTEX;
 		snprintf(out->text, sizeof(out->text),
-			 "%s 0x%" PRIx64 ": owner TID %" PRId64
-			 " is not a thread of this process",
-			 name, in->uaddr, owner);
+			 "%s 0x%" PRIx64 ": owner TID %" PRId64 "%s", name,
+			 in->uaddr, owner,
+			 is_thread(in, owner) ?
+				 " not believed: its fields do not fit a "
+				 "held mutex" :
+				 " is not a thread of this process");
 		return 1;
 	}
 	if ((m.kind & MX_TYPE_MASK) == MX_RECURSIVE && m.count > 0 &&
@@ -381,7 +405,40 @@ static bool rwlock_fits(const struct rwlock_mem *r, size_t off, uint32_t val)
 	return (val & ~RW_FUTEX_USED) <= 1;
 }
 
-static int decode_rwlock(const struct futexwait_in *in, struct wait_info *out)
+/*
+ * Without a hint the word's state must also be a waiter's, as
+ * pthread_rwlock_common.c leaves it (RW_WRPHASE: __readers' bit 0, a
+ * writer's phase): the word still holds the value waited with; on
+ * __readers (@0) that value has RWAITING; on __wrphase_futex (@8)
+ * FUTEX_USED beside 1 (a reader waiting out a write phase: WRPHASE set)
+ * or 0 (a writer waiting for the readers to leave: WRPHASE clear, one
+ * reader at least); on __writers_futex (@12) 1 | FUTEX_USED, a writer
+ * holding it (WRLOCKED and WRPHASE).  A sem or condvar waits with 0,
+ * which none of these is.
+ */
+static bool rwlock_state_fits(const struct rwlock_mem *r, size_t off,
+			      uint32_t val)
+{
+	uint32_t word = off == 0 ? r->readers :
+			off == 8 ? r->wrphase_futex :
+				   r->writers_futex;
+
+	if (word != val)
+		return false;
+	if (off == 0)
+		return (r->readers & RW_RWAITING) != 0;
+	if (off == 8) {
+		if (val == (1 | RW_FUTEX_USED))
+			return (r->readers & RW_WRPHASE) != 0;
+		return val == RW_FUTEX_USED && !(r->readers & RW_WRPHASE) &&
+		       (r->readers >> RW_READER_SHIFT) >= 1;
+	}
+	return val == (1 | RW_FUTEX_USED) && (r->readers & RW_WRLOCKED) &&
+	       (r->readers & RW_WRPHASE);
+}
+
+static int decode_rwlock(const struct futexwait_in *in, bool strict,
+			 struct wait_info *out)
 {
 	static const size_t offs[] = { 0, 8, 12 };
 	struct rwlock_mem r;
@@ -397,7 +454,9 @@ static int decode_rwlock(const struct futexwait_in *in, struct wait_info *out)
 				return -1;
 			continue;
 		}
-		if (!rwlock_fits(&r, offs[i], (uint32_t)in->val))
+		if (!rwlock_fits(&r, offs[i], (uint32_t)in->val) ||
+		    (strict &&
+		     !rwlock_state_fits(&r, offs[i], (uint32_t)in->val)))
 			continue;
 		out->kind = WAIT_RWLOCK;
 		out->addr = base;
@@ -434,7 +493,8 @@ static int decode_rwlock(const struct futexwait_in *in, struct wait_info *out)
  * the value, the high ones the waiters; a waiter sleeps on the value
  * with 0.  private is FUTEX_PRIVATE_FLAG (128) or 0.
  */
-static int decode_sem(const struct futexwait_in *in, struct wait_info *out)
+static int decode_sem(const struct futexwait_in *in, bool strict,
+		      struct wait_info *out)
 {
 	struct sem_mem s;
 	bool moved;
@@ -446,10 +506,93 @@ static int decode_sem(const struct futexwait_in *in, struct wait_info *out)
 	if (in->val != 0 || (s.private_flag != 0 && s.private_flag != 128) ||
 	    (s.data >> 32) == 0 || value > 0x7fffffff)
 		return 0;
+	/* Without a hint the value must be what the waiter saw: 0. */
+	if (strict && value != 0)
+		return 0;
 	out->kind = WAIT_SEM;
 	snprintf(out->text, sizeof(out->text),
 		 "semaphore 0x%" PRIx64 " (value %u)", in->uaddr, value);
 	return 1;
+}
+
+/*
+ * pthread_cond_t (glibc 2.36, nptl/pthread_cond_wait.c; 48 bytes):
+ * uint64 __wseq @0 (2 a waiter ever, LSB the G2 index), uint64
+ * __g1_start @8, __g_refs[2] @16 (unused since the lost-wakeup fix
+ * Debian's 2.36 carries: not checked), __g_size[2] @24, __g1_orig_size
+ * @32 (its two low bits an internal lock), __wrefs @36 (8 a waiter, flags
+ * in the low 3 bits), __g_signals[2] @40: a waiter sleeps on
+ * __g_signals[g] with 0.
+ */
+struct cond_mem {
+	uint64_t wseq, g1_start;
+	uint32_t g_refs[2], g_size[2], g1_orig_size, wrefs, g_signals[2];
+};
+
+_Static_assert(sizeof(struct cond_mem) == 48, "pthread_cond_t is 48 bytes");
+
+/* A cap on a condvar's waiters (a shared one's may be many processes'). */
+#define CV_WAITERS_MAX (1u << 24)
+
+/*
+ * Without a hint, the word is __g_signals[0] or [1] only when the whole
+ * object fits a condvar with a waiter asleep: waited with 0; __wrefs
+ * counts one waiter at least; every waiter now asleep took a sequence
+ * number at or past __g1_start and below __wseq, so __g1_start < __wseq
+ * (in waiters) and __wseq counts at least __wrefs' waiters; the group
+ * sizes are counts of those same waiters.  Which group it is: the base
+ * at uaddr - 40 is tried first, then uaddr - 44.
+ */
+static bool cond_fits(const struct cond_mem *c)
+{
+	uint64_t seq = c->wseq >> 1, start = c->g1_start >> 1;
+	uint32_t waiters = c->wrefs >> 3;
+
+	if (waiters < 1 || waiters > CV_WAITERS_MAX || start >= seq ||
+	    seq < waiters)
+		return false;
+	return c->g_size[0] <= seq && c->g_size[1] <= seq &&
+	       (c->g1_orig_size >> 2) <= seq;
+}
+
+static int decode_cond(const struct futexwait_in *in, bool strict,
+		       struct wait_info *out)
+{
+	static const size_t offs[] = { 40, 44 };
+	struct cond_mem c;
+	bool moved;
+
+	if (in->val > 0xffff)
+		return 0;
+	if (!strict) {
+		/* Which of the two words it is cannot be told without the
+		 * checks: the address is the word's, as wait.h says. */
+		out->kind = WAIT_CONDVAR;
+		snprintf(out->text, sizeof(out->text),
+			 "condvar 0x%" PRIx64 " (futex word)", in->uaddr);
+		return 1;
+	}
+	if (in->val != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(offs) / sizeof(*offs); i++) {
+		uint64_t base = in->uaddr - offs[i];
+
+		if (in->uaddr < offs[i] ||
+		    read_obj(in, base, &c, sizeof(c), offs[i], &moved)) {
+			if (errno == ESRCH)
+				return -1;
+			continue;
+		}
+		if (!cond_fits(&c))
+			continue;
+		out->kind = WAIT_CONDVAR;
+		snprintf(out->text, sizeof(out->text),
+			 "condvar 0x%" PRIx64 " (futex word; %u waiter%s)",
+			 in->uaddr, c.wrefs >> 3,
+			 (c.wrefs >> 3) == 1 ? "" : "s");
+		return 1;
+	}
+	return 0;
 }
 
 /* Nothing fits: the word and what it holds, and why a holder was not
@@ -494,6 +637,25 @@ static int futex_cmd(uint64_t op)
 		     ~(uint64_t)(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME));
 }
 
+/*
+ * glibc's own lock (__lll_lock_wait_private: stdio's _IO_lock_t, malloc's
+ * arenas, the dynamic loader's): an int that is 0, 1 or 2, never a
+ * pthread_mutex_t, and with no owner kept anywhere.
+ */
+static int decode_libc_lock(const struct futexwait_in *in,
+			    struct wait_info *out)
+{
+	uint32_t w;
+	bool moved;
+
+	if (read_obj(in, in->uaddr, &w, sizeof(w), 0, &moved))
+		return -1;
+	out->kind = WAIT_FUTEX;
+	snprintf(out->text, sizeof(out->text),
+		 "libc internal lock 0x%" PRIx64 " (value %u)", in->uaddr, w);
+	return 1;
+}
+
 static int decode_hinted(const struct futexwait_in *in, struct wait_info *out)
 {
 	switch (in->hint) {
@@ -502,19 +664,13 @@ static int decode_hinted(const struct futexwait_in *in, struct wait_info *out)
 	case WAIT_HINT_JOIN:
 		return decode_join(in, true, out);
 	case WAIT_HINT_RWLOCK:
-		return decode_rwlock(in, out);
+		return decode_rwlock(in, false, out);
 	case WAIT_HINT_SEM:
-		return decode_sem(in, out);
+		return decode_sem(in, false, out);
 	case WAIT_HINT_CONDVAR:
-		/* Waiters sleep on __g_signals[0] (@40) or [1] (@44) with 0;
-		 * which of the two cannot be told, so the address is the
-		 * word's, as wait.h says. */
-		if (in->val > 0xffff)
-			return 0;
-		out->kind = WAIT_CONDVAR;
-		snprintf(out->text, sizeof(out->text),
-			 "condvar 0x%" PRIx64 " (futex word)", in->uaddr);
-		return 1;
+		return decode_cond(in, false, out);
+	case WAIT_HINT_LIBC_LOCK:
+		return decode_libc_lock(in, out);
 	default:
 		return 0;
 	}
@@ -537,6 +693,14 @@ int futexwait_decode(const struct futexwait_in *in, struct wait_info *out)
 			r = decode_mutex(in, true, false, out);
 		if (r == 0 && in->hint == WAIT_HINT_NONE)
 			r = decode_join(in, false, out);
+		/* The condvar before the sem: a sem_t's 16 bytes may be read
+		 * over a condvar's last 8 and what follows it. */
+		if (r == 0 && in->hint == WAIT_HINT_NONE)
+			r = decode_cond(in, true, out);
+		if (r == 0 && in->hint == WAIT_HINT_NONE)
+			r = decode_rwlock(in, true, out);
+		if (r == 0 && in->hint == WAIT_HINT_NONE)
+			r = decode_sem(in, true, out);
 		break;
 	case FUTEX_LOCK_PI:
 	case FUTEX_LOCK_PI2:
@@ -575,4 +739,35 @@ int futexwait_decode(const struct futexwait_in *in, struct wait_info *out)
 		return -1;
 	}
 	return 0;
+}
+
+pid_t futexwait_holder_now(pid_t pid, enum wait_kind kind, uint64_t addr)
+{
+	union {
+		struct mutex_mem m;
+		struct rwlock_mem r;
+		uint32_t w;
+	} u;
+	size_t len = kind == WAIT_MUTEX	 ? sizeof(u.m) :
+		     kind == WAIT_RWLOCK ? sizeof(u.r) :
+					   sizeof(u.w);
+
+	if (kind != WAIT_MUTEX && kind != WAIT_RWLOCK && kind != WAIT_JOIN)
+		return 0;
+	if (addr > UINT64_MAX - len || vmread_all(pid, addr, &u, len))
+		return -1;
+	if (kind == WAIT_JOIN) /* 0 once the thread has exited */
+		return u.w <= TID_MAX ? (pid_t)u.w : 0;
+	if (kind == WAIT_RWLOCK)
+		return (u.r.readers & RW_WRLOCKED) && u.r.cur_writer > 0 &&
+				       u.r.cur_writer <= TID_MAX ?
+			       u.r.cur_writer :
+			       0;
+	if (!kind_valid(u.m.kind) || !u.m.lock)
+		return 0;
+	if (u.m.kind & (MX_ROBUST | MX_PI))
+		return (pid_t)((uint32_t)u.m.lock & TID_MASK);
+	return u.m.owner > 0 && u.m.owner <= TID_MAX && held_fields_fit(&u.m) ?
+		       u.m.owner :
+		       0;
 }

@@ -35,6 +35,13 @@
  * (EINVAL: not a futex wait; ESRCH: the process is gone) with out->kind
  * WAIT_FUTEX and a text naming the word's address when the call was a
  * futex wait.  Never prints.
+ *
+ * futexwait_holder_now(pid, kind, addr): for a wait already decoded
+ * (kind WAIT_MUTEX, WAIT_RWLOCK or WAIT_JOIN, addr its out->addr), the
+ * TID its layout names as holder now, from one read of the object: 0
+ * when none (or another kind), -1 with errno when it cannot be read.  Not
+ * checked against the process's threads: a caller believes it only when
+ * it is the holder decoded before (--wall's repeated samples).
  */
 #ifndef PTPROF_FUTEXWAIT_H
 #define PTPROF_FUTEXWAIT_H
@@ -57,5 +64,6 @@ struct futexwait_in {
 };
 
 int futexwait_decode(const struct futexwait_in *in, struct wait_info *out);
+pid_t futexwait_holder_now(pid_t pid, enum wait_kind kind, uint64_t addr);
 
 #endif /* PTPROF_FUTEXWAIT_H */

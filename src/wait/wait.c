@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "wait/wait.h"
 
@@ -37,7 +38,7 @@ static const struct {
 	enum wait_hint hint;
 } hints[] = {
 	{ "__lll_lock_wait", WAIT_HINT_MUTEX },
-	{ "__lll_lock_wait_private", WAIT_HINT_MUTEX },
+	{ "__lll_lock_wait_private", WAIT_HINT_LIBC_LOCK },
 	{ "pthread_mutex_lock", WAIT_HINT_MUTEX },
 	{ "__pthread_mutex_lock", WAIT_HINT_MUTEX },
 	{ "__pthread_mutex_lock_full", WAIT_HINT_MUTEX },
@@ -104,4 +105,88 @@ enum wait_hint wait_hint_of(const char *func)
 		    !strncmp(func, hints[i].name, len))
 			return hints[i].hint;
 	return WAIT_HINT_NONE;
+}
+
+/* The calls a blocked thread is most often found in (x86-64 numbers,
+ * <sys/syscall.h>), by number. */
+static const struct {
+	int64_t nr;
+	const char *name;
+} calls[] = {
+	{ SYS_read, "read" },
+	{ SYS_write, "write" },
+	{ SYS_open, "open" },
+	{ SYS_close, "close" },
+	{ SYS_poll, "poll" },
+	{ SYS_ioctl, "ioctl" },
+	{ SYS_pread64, "pread64" },
+	{ SYS_pwrite64, "pwrite64" },
+	{ SYS_readv, "readv" },
+	{ SYS_writev, "writev" },
+	{ SYS_select, "select" },
+	{ SYS_sched_yield, "sched_yield" },
+	{ SYS_msync, "msync" },
+	{ SYS_pause, "pause" },
+	{ SYS_nanosleep, "nanosleep" },
+	{ SYS_sendfile, "sendfile" },
+	{ SYS_connect, "connect" },
+	{ SYS_accept, "accept" },
+	{ SYS_sendto, "sendto" },
+	{ SYS_recvfrom, "recvfrom" },
+	{ SYS_sendmsg, "sendmsg" },
+	{ SYS_recvmsg, "recvmsg" },
+	{ SYS_shutdown, "shutdown" },
+	{ SYS_wait4, "wait4" },
+	{ SYS_semop, "semop" },
+	{ SYS_msgsnd, "msgsnd" },
+	{ SYS_msgrcv, "msgrcv" },
+	{ SYS_fcntl, "fcntl" },
+	{ SYS_flock, "flock" },
+	{ SYS_fsync, "fsync" },
+	{ SYS_fdatasync, "fdatasync" },
+	{ SYS_rt_sigsuspend, "rt_sigsuspend" },
+	{ SYS_rt_sigtimedwait, "rt_sigtimedwait" },
+	{ SYS_sync, "sync" },
+	{ SYS_futex, "futex" },
+	{ SYS_io_getevents, "io_getevents" },
+	{ SYS_epoll_wait, "epoll_wait" },
+	{ SYS_semtimedop, "semtimedop" },
+	{ SYS_clock_nanosleep, "clock_nanosleep" },
+	{ SYS_waitid, "waitid" },
+	{ SYS_openat, "openat" },
+	{ SYS_pselect6, "pselect6" },
+	{ SYS_ppoll, "ppoll" },
+	{ SYS_splice, "splice" },
+	{ SYS_tee, "tee" },
+	{ SYS_sync_file_range, "sync_file_range" },
+	{ SYS_epoll_pwait, "epoll_pwait" },
+	{ SYS_accept4, "accept4" },
+	{ SYS_recvmmsg, "recvmmsg" },
+	{ SYS_sendmmsg, "sendmmsg" },
+	{ SYS_syncfs, "syncfs" },
+	{ SYS_preadv, "preadv" },
+	{ SYS_pwritev, "pwritev" },
+	{ SYS_copy_file_range, "copy_file_range" },
+	{ SYS_preadv2, "preadv2" },
+	{ SYS_pwritev2, "pwritev2" },
+#ifdef SYS_io_pgetevents
+	{ SYS_io_pgetevents, "io_pgetevents" },
+#endif
+#ifdef SYS_io_uring_enter
+	{ SYS_io_uring_enter, "io_uring_enter" },
+#endif
+#ifdef SYS_epoll_pwait2
+	{ SYS_epoll_pwait2, "epoll_pwait2" },
+#endif
+#ifdef SYS_futex_waitv
+	{ SYS_futex_waitv, "futex_waitv" },
+#endif
+};
+
+const char *wait_syscall_name(int64_t nr)
+{
+	for (size_t i = 0; i < sizeof(calls) / sizeof(*calls); i++)
+		if (calls[i].nr == nr)
+			return calls[i].name;
+	return NULL;
 }

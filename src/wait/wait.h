@@ -19,6 +19,9 @@
  *    (pthread_mutex_lock, __lll_lock_wait, pthread_cond_wait, ...; also
  *    as "__GI_NAME" or "NAME.constprop.0"), or WAIT_HINT_NONE; the
  *    caller passes the innermost hint of the stack.
+ *  - wait_syscall_name(nr): the name of a call a thread may block in
+ *    ("read", "epoll_wait", "io_uring_enter", ...; x86-64 numbers), NULL
+ *    for one not in its table (a number never names a call wrongly).
  *  - wait_info.text is one line of printable text (no newline), "" when
  *    nothing was decoded; every name in it that the target chose (a
  *    path, a thread name) is escaped by the writer (textsafe.h), not here.
@@ -58,6 +61,9 @@ enum wait_hint {
 	/* a call restart_syscall resumed (waitdesc.h): which one */
 	WAIT_HINT_SLEEP,
 	WAIT_HINT_POLL,
+	/* glibc's internal lock (__lll_lock_wait_private): no
+	 * pthread_mutex_t, no owner: a WAIT_FUTEX "libc internal lock" */
+	WAIT_HINT_LIBC_LOCK,
 };
 
 /* One descriptor a wait is on, described (fdname.h). */
@@ -88,5 +94,6 @@ struct wait_info {
 
 const char *wait_kind_name(enum wait_kind kind);
 enum wait_hint wait_hint_of(const char *func);
+const char *wait_syscall_name(int64_t nr);
 
 #endif /* PTPROF_WAIT_H */

@@ -8,12 +8,17 @@
  * two "wm_locker" threads block in pthread_mutex_lock() on it, called
  * from wm_lock_wait(); "wm_reader" blocks in read() on a pipe nobody
  * writes, from wm_read_pipe(); "wm_sleeper" sleeps in nanosleep(), from
- * wm_sleep().  The main thread prints "holder TID" (the holder's TID),
+ * wm_sleep(); "wm_condw" waits in pthread_cond_wait() on a condvar
+ * nobody signals, from wm_cond_wait(); "wm_rdlocker" in
+ * pthread_rwlock_rdlock() on an rwlock wm_holder holds for writing, from
+ * wm_rw_wait(); "wm_semw" in sem_wait() on a semaphore of value 0, from
+ * wm_sem_wait().  The main thread prints "holder TID" (the holder's TID),
  * then "ready", and sleeps; after SECS seconds (or on SIGTERM) the
  * process exits 0.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,10 @@
 #include "target.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t cv_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never_cv = PTHREAD_COND_INITIALIZER;
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+static sem_t sem;
 static pthread_mutex_t started = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t started_cv = PTHREAD_COND_INITIALIZER;
 static pid_t holder_tid;
@@ -47,6 +56,7 @@ static void *holder(void *arg)
 	(void)arg;
 	pthread_setname_np(pthread_self(), "wm_holder");
 	pthread_mutex_lock(&lock);
+	pthread_rwlock_wrlock(&rw);
 	pthread_mutex_lock(&started);
 	holder_tid = (pid_t)syscall(SYS_gettid);
 	pthread_cond_signal(&started_cv);
@@ -67,6 +77,28 @@ static NOIPA void wm_read_pipe(void)
 	char c;
 
 	if (read(pipefd[0], &c, 1) < 0)
+		nap(0.01);
+	KEEP_FRAME();
+}
+
+static NOIPA void wm_cond_wait(void)
+{
+	pthread_mutex_lock(&cv_lock);
+	pthread_cond_wait(&never_cv, &cv_lock);
+	pthread_mutex_unlock(&cv_lock);
+	KEEP_FRAME();
+}
+
+static NOIPA void wm_rw_wait(void)
+{
+	pthread_rwlock_rdlock(&rw);
+	KEEP_FRAME();
+	pthread_rwlock_unlock(&rw);
+}
+
+static NOIPA void wm_sem_wait(void)
+{
+	if (sem_wait(&sem))
 		nap(0.01);
 	KEEP_FRAME();
 }
@@ -103,10 +135,10 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 10, end;
 	static const struct waiter waiters[] = {
-		{ "wm_locker", wm_lock_wait },
-		{ "wm_locker", wm_lock_wait },
-		{ "wm_reader", wm_read_pipe },
-		{ "wm_sleeper", wm_sleep },
+		{ "wm_locker", wm_lock_wait }, { "wm_locker", wm_lock_wait },
+		{ "wm_reader", wm_read_pipe }, { "wm_sleeper", wm_sleep },
+		{ "wm_condw", wm_cond_wait },  { "wm_rdlocker", wm_rw_wait },
+		{ "wm_semw", wm_sem_wait },
 	};
 	pthread_t t;
 
@@ -115,6 +147,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGTERM, on_term);
+	if (sem_init(&sem, 0, 0)) {
+		perror("sem_init");
+		return 1;
+	}
 	if (pipe(pipefd)) {
 		perror("pipe");
 		return 1;

@@ -54,7 +54,10 @@
  *   hostile_init (owner 1, init), hostile_gone (owner: the PID of a
  *   child that has exited and been reaped); and owner_died, a word shaped
  *   as a robust mutex whose owner died (__lock FUTEX_OWNER_DIED |
- *   FUTEX_WAITERS, __kind 16), waited on with that value.
+ *   FUTEX_WAITERS, __kind 16), waited on with that value; bad_nusers
+ *   and bad_count, shaped as a normal mutex held by the main thread
+ *   (owner: its TID, a thread of the process) but with __nusers 0, or
+ *   __count 3: no pthread_mutex_lock() leaves a held mutex so.
  * MODE flipping: flip_waiter sleeps in FUTEX_WAIT on a word (addr) with
  *   the value it had; then flipper, busy, changes the word for good to
  *   values the waiter did not wait with (no wake: the wait stays).
@@ -130,6 +133,7 @@ struct fake_mutex {
 	int32_t pad[5];
 };
 static struct fake_mutex fake_init, fake_gone, fake_died, flip_word;
+static struct fake_mutex fake_nousers, fake_count;
 
 static void die(const char *what)
 {
@@ -582,6 +586,14 @@ static void mode_hostile(void)
 	r = add_futex("hostile_gone", do_fake, &fake_gone, 4);
 	r->owner = gone;
 	add_futex("owner_died", do_fake, &fake_died, 4);
+	fake_nousers = (struct fake_mutex){ .lock = 2, .owner = getpid() };
+	fake_count = (struct fake_mutex){
+		.lock = 2, .count = 3, .owner = getpid(), .nusers = 1
+	};
+	r = add_futex("bad_nusers", do_fake, &fake_nousers, 4);
+	r->owner = getpid();
+	r = add_futex("bad_count", do_fake, &fake_count, 4);
+	r->owner = getpid();
 	run_all(1, 0);
 }
 

@@ -12,7 +12,8 @@
  * word whose owner died, a word a busy thread keeps changing, a normal
  * mutex locked twice by one thread (the one self-holder allowed), a
  * holder left out of the thread list; errors: an op that is no wait, an
- * unmapped word, a process gone.
+ * unmapped word, a process gone; words shaped as a held normal mutex
+ * but with __nusers 0 or __count 3 (no holder).
  */
 #include "config.h"
 
@@ -242,9 +243,12 @@ static void check_all(void)
 		       "condvar: %s 0x%" PRIx64 " %s", wait_kind_name(w.kind),
 		       w.addr, w.text);
 		CHECK(strstr(w.text, "condvar 0x") != NULL);
-		/* no hint: no layout fits but the word's */
+		/* no hint: the whole pthread_cond_t is checked */
 		CHECK(decode(&t, "cond_wait", WAIT_HINT_NONE, &w) == 0);
-		CHECKF(w.kind == WAIT_FUTEX && w.holder == 0, "%s", w.text);
+		CHECKF(w.kind == WAIT_CONDVAR && w.holder == 0 &&
+			       strstr(w.text, "1 waiter)"),
+		       "unhinted condvar: %s %s", wait_kind_name(w.kind),
+		       w.text);
 	}
 
 	r = role(&t, "join_waiter");
@@ -256,18 +260,33 @@ static void check_all(void)
 	r = role(&t, "rw_reader");
 	expect(&t, "rw_reader", WAIT_HINT_RWLOCK, WAIT_RWLOCK, r->addr,
 	       r->holder, "held for writing by thread");
+	expect(&t, "rw_reader", WAIT_HINT_NONE, WAIT_RWLOCK, r->addr, r->holder,
+	       "held for writing by thread");
 
 	r = role(&t, "sem_wait");
 	expect(&t, "sem_wait", WAIT_HINT_SEM, WAIT_SEM, r->addr, 0,
 	       "(value 0)");
-	expect(&t, "sem_wait", WAIT_HINT_NONE, WAIT_FUTEX, r->addr, 0,
-	       "futex at 0x");
+	expect(&t, "sem_wait", WAIT_HINT_NONE, WAIT_SEM, r->addr, 0,
+	       "(value 0)");
 
 	/* A wrong hint guesses nothing. */
 	expect(&t, "sem_wait", WAIT_HINT_MUTEX, WAIT_FUTEX, r->addr, 0, NULL);
 	r = role(&t, "dl2_a");
 	expect(&t, "dl2_a", WAIT_HINT_RWLOCK, WAIT_FUTEX, r->addr, 0, NULL);
 	expect(&t, "dl2_a", WAIT_HINT_SEM, WAIT_FUTEX, r->addr, 0, NULL);
+	/* glibc's internal lock is never a pthread_mutex_t: no holder */
+	expect(&t, "dl2_a", WAIT_HINT_LIBC_LOCK, WAIT_FUTEX, r->addr, 0,
+	       "libc internal lock 0x");
+	CHECK(wait_hint_of("__lll_lock_wait_private") == WAIT_HINT_LIBC_LOCK);
+	CHECK(wait_hint_of("__lll_lock_wait") == WAIT_HINT_MUTEX);
+	/* the calls' names (wait.h) */
+	CHECK(!strcmp(wait_syscall_name(SYS_read), "read"));
+	CHECK(!strcmp(wait_syscall_name(SYS_epoll_wait), "epoll_wait"));
+	CHECK(!strcmp(wait_syscall_name(SYS_clock_nanosleep),
+		      "clock_nanosleep"));
+	CHECK(wait_syscall_name(-1) == NULL);
+	CHECK(wait_syscall_name(SYS_getpid) == NULL);
+	CHECK(wait_syscall_name(INT64_MAX) == NULL);
 
 	/* A holder missing from the thread list is not believed. */
 	{
@@ -315,6 +334,17 @@ static void check_hostile(void)
 		       want);
 		expect(&t, r->name, WAIT_HINT_JOIN, WAIT_JOIN, r->addr, 0,
 		       NULL);
+	}
+	/* Shaped as a normal mutex its owner holds, but with fields no
+	 * held one has: the owner is a thread here, and still no holder. */
+	static const char *const bad[] = { "bad_nusers", "bad_count" };
+	for (int i = 0; i < 2; i++) {
+		if (!(r = role(&t, bad[i])))
+			continue;
+		expect(&t, r->name, WAIT_HINT_NONE, WAIT_FUTEX, r->addr, 0,
+		       "futex at 0x");
+		expect(&t, r->name, WAIT_HINT_MUTEX, WAIT_MUTEX, r->addr, 0,
+		       "do not fit a held mutex");
 	}
 	r = role(&t, "owner_died");
 	expect(&t, "owner_died", WAIT_HINT_MUTEX, WAIT_MUTEX, r->addr, 0,
