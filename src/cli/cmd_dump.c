@@ -49,6 +49,7 @@
 #include "util/grow.h"
 #include "util/textsafe.h"
 #include "util/timeutil.h"
+#include "wait/fdname.h"
 
 /* How long the one capture waits for every thread's stop before those
  * not in yet are LATE (sampler_config.stop_window_ns): a LATE stop that
@@ -448,6 +449,7 @@ int cmd_dump(const struct options *o)
 		free(r.text_buf);
 	}
 	dump_waits_free(r.waits);
+	fdname_scan_release(); /* the shared scan of every fd link */
 	if (fflush(stdout) || ferror(stdout))
 		cli_die(EXIT_FAILURE, "cannot write the stacks: %s",
 			strerror(errno));

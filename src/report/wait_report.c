@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report.h"
 #include "report/wait_report.h"
 #include "symbols/framename.h"
 #include "util/grow.h"
@@ -91,6 +92,14 @@ static void from_frame(const struct profile *p, struct symbolizer *sym,
 		struct framename f;
 		bool libc;
 
+		const struct profile_name *pn = profile_name_at(p, rec->space,
+								addr);
+
+		/* A kernel frame (--kernel) is where it sleeps, not who
+		 * waits: the waiter is below it. */
+		if (pn && pn->file && !strcmp(pn->file, REPORT_KERNEL_MODULE) &&
+		    i + 1 < rec->npcs)
+			continue;
 		framename_lookup(&f, sym, addr);
 		if (!f.si.func || f.si.fde)
 			own = profile_name_of(p, rec->space, addr);

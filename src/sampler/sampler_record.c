@@ -305,6 +305,10 @@ bool sampler_record_own_proc(struct sampler *s, struct sampler_proc *p,
 /* --wall, for a thread that did not run: its last stack, once more. */
 bool sampler_record_repeat_last(struct sampler *s, struct thread *th)
 {
+	/* A lock's holder may have changed while its waiter slept: read
+	 * again (one read of the lock), or no holder (sampler_wait.c). */
+	if (th->last_n && s->cfg->wall)
+		sampler_wait_repeat(s, th);
 	if (!th->last_n ||
 	    !sampler_record_emit(s, th, th->last_pcs, th->last_n, 1))
 		return false;

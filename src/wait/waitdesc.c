@@ -284,9 +284,10 @@ static int on_sleep(struct waitdesc *wd, struct wait_info *out)
 		 * year away are said as such, not multiplied into an
 		 * overflow. */
 		int64_t secs = (int64_t)req.tv_sec - now.tv_sec;
-		int64_t left = secs > 31536000 ? INT64_C(31536000000000000) :
-					 secs * 1000000000LL +
-						 (req.tv_nsec - now.tv_nsec);
+		int64_t left = secs > 31536000 ?
+				       INT64_C(31536000000000000) :
+				       secs * 1000000000LL +
+					       (req.tv_nsec - now.tv_nsec);
 
 		snprintf(out->text, sizeof(out->text),
 			 "sleep until a deadline %.3f s away",
@@ -448,10 +449,17 @@ int waitdesc_thread(struct waitdesc *wd, pid_t tid,
 						       "sigtimedwait");
 		return 0;
 	default:
-		snprintf(out->text, sizeof(out->text),
-			 "system call %" PRId64 "(0x%" PRIx64 ", 0x%" PRIx64
-			 ", 0x%" PRIx64 ")",
-			 sc->nr, sc->args[0], sc->args[1], sc->args[2]);
+		if (wait_syscall_name(sc->nr))
+			snprintf(out->text, sizeof(out->text),
+				 "%s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64
+				 ")",
+				 wait_syscall_name(sc->nr), sc->args[0],
+				 sc->args[1], sc->args[2]);
+		else
+			snprintf(out->text, sizeof(out->text),
+				 "system call %" PRId64 "(0x%" PRIx64
+				 ", 0x%" PRIx64 ", 0x%" PRIx64 ")",
+				 sc->nr, sc->args[0], sc->args[1], sc->args[2]);
 		return 0;
 	}
 }
