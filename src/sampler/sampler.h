@@ -233,6 +233,10 @@ struct sampler_config {
 	 * A thread is let go as soon as it is copied, so a longer window
 	 * holds no thread longer; it only delays the unwinds. */
 	uint64_t stop_window_ns;
+	/* With wall: no wait is decoded for the samples (sample_origin's
+	 * wait stays WAIT_NONE): the caller names the waits itself, with
+	 * the stacks' symbols (ptprof dump, dump_wait.c). */
+	bool no_waits;
 };
 
 enum sampler_end {

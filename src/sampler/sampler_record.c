@@ -307,7 +307,7 @@ bool sampler_record_repeat_last(struct sampler *s, struct thread *th)
 {
 	/* A lock's holder may have changed while its waiter slept: read
 	 * again (one read of the lock), or no holder (sampler_wait.c). */
-	if (th->last_n && s->cfg->wall)
+	if (th->last_n && s->cfg->wall && !s->cfg->no_waits)
 		sampler_wait_repeat(s, th);
 	if (!th->last_n ||
 	    !sampler_record_emit(s, th, th->last_pcs, th->last_n, 1))
@@ -477,7 +477,7 @@ static int record_stack(struct sampler *s, const struct queued *q)
 	}
 	/* --wall: what it waits on goes with the stack (and with its
 	 * repeats while it does not run). */
-	if (s->cfg->wall)
+	if (s->cfg->wall && !s->cfg->no_waits)
 		sampler_wait_note(s, th, q);
 	/* A stack worth no period now (cpuacct_weight()) is still kept: the
 	 * end of a CPU profile gives it what is left of the carry. */
