@@ -37,6 +37,10 @@ struct dthread {
 	 * (NULL: none), its kernel stack read before (NULL: not read). */
 	struct peek_syscall call;
 	bool has_call;
+	struct peek_syscall before; /* the line read before the capture */
+	bool has_before;
+	bool moved;  /* call is not before: the stacks are another call's */
+	bool marked; /* a futex wait whose run marks were read */
 	bool stable; /* it did not run while its wait was read */
 	struct wait_info *wait;
 	struct kstack *kst;

@@ -82,7 +82,16 @@ int dump_wait_calls(struct dump *d, pid_t pid, bool kernel)
 
 	for (size_t i = 0; i < d->n; i++) {
 		struct dthread *t = &d->t[i];
+		int fd = -1;
 
+		/* The call it is in as its stack is taken: the wait read
+		 * after the capture is believed to go with this stack only
+		 * if it is the same call (dump_wait_describe()). */
+		t->has_before = peek_read_syscall(pid, t->tid, &fd,
+						  &t->before) == 1 &&
+				t->before.nr >= 0;
+		if (fd >= 0)
+			close(fd);
 		/* A running thread's kernel stack is not its wait (and the
 		 * kernel does not take it: kstack.h). */
 		if (!kernel || t->state == 'R')
@@ -244,11 +253,40 @@ static bool same_call(const struct peek_syscall *a,
 	       !memcmp(a->args, b->args, sizeof(a->args));
 }
 
+/* Add to a wait's text, within its size. */
+static void append(struct wait_info *w, const char *more)
+{
+	size_t len = strnlen(w->text, sizeof(w->text) - 1);
+
+	snprintf(w->text + len, sizeof(w->text) - len, "%s", more);
+}
+
+/* A holder not believed: the text names the lock and why, and no
+ * thread (a text like "held by thread N itself (self-deadlock)" is
+ * no longer true of it). */
+static void unbelieve(struct wait_info *w, const char *why)
+{
+	w->holder = 0;
+	if (w->addr)
+		snprintf(w->text, sizeof(w->text),
+			 "%s 0x%" PRIx64 " (%s: holder not believed)",
+			 wait_kind_name(w->kind), w->addr, why);
+	else
+		snprintf(w->text, sizeof(w->text),
+			 "%s (%s: holder not believed)",
+			 wait_kind_name(w->kind), why);
+}
+
 /*
  * A lock's holder is believed only when the waiter did not run while its
  * wait was read.  The reads are three passes over the threads: (0) each
- * thread's run count and CPU time and its system call line, (1) each
- * wait decoded (the lock words read), (2) the run counts and lines again.
+ * futex waiter's run count and CPU time, then its system call line (in
+ * that order: a thread seen asleep after its marks were read, with the
+ * same marks later, slept in between), (1) each wait decoded (the lock
+ * words read), (2) the run counts and lines again.  A line that is not
+ * the one read before the capture means the thread woke since its stack
+ * and kernel stack were taken: neither names this wait (no hint from
+ * it, no kernel frames printed).
  * A thread whose marks did not move slept through the whole window, from
  * before the first decode to after the last: it waited all along on what
  * (1) read, and a holder that also slept throughout held that lock all
@@ -277,17 +315,30 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 	 * kept open across the passes). */
 	for (size_t i = 0; wd && i < d->n; i++) {
 		struct dthread *t = &d->t[i];
+		bool marked = false;
 		int fd = -1;
 
+		/* The marks before the line: a thread seen asleep in the
+		 * call after its marks were read, with the same marks at
+		 * pass 2, did not run in between. */
 		fds[i] = -1;
+		if (t->has_before && t->before.nr == SYS_futex)
+			marked = run_marks(p->pid, t->tid, &fds[i],
+					   &marks[2 * i], &marks[2 * i + 1]);
 		t->has_call = peek_read_syscall(p->pid, t->tid, &fd,
 						&t->call) == 1 &&
 			      t->call.nr >= 0;
 		if (fd >= 0)
 			close(fd);
-		t->stable = t->has_call && t->call.nr == SYS_futex &&
-			    run_marks(p->pid, t->tid, &fds[i], &marks[2 * i],
-				      &marks[2 * i + 1]);
+		t->marked = marked && t->has_call && t->call.nr == SYS_futex;
+		/* Another call than the one its stack (and kernel stack)
+		 * was taken in: neither goes with this wait. */
+		t->moved = t->has_call &&
+			   (!t->has_before || !same_call(&t->before, &t->call));
+		if (t->moved) {
+			free(t->kst);
+			t->kst = NULL;
+		}
 	}
 	for (size_t i = 0; wd && i < d->n; i++) {
 		struct dthread *t = &d->t[i];
@@ -298,9 +349,12 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 		if (!t->wait)
 			cli_die(EXIT_FAILURE, "out of memory");
 		waitdesc_thread(wd, t->tid, &t->call,
-				wants_hint(t->call.nr) ? hint_of(sym, d, t) :
-							 WAIT_HINT_NONE,
+				wants_hint(t->call.nr) && !t->moved ?
+					hint_of(sym, d, t) :
+					WAIT_HINT_NONE,
 				t->wait);
+		if (t->moved)
+			append(t->wait, " (it woke since its stack was taken)");
 	}
 	for (size_t i = 0; wd && i < d->n; i++) {
 		struct dthread *t = &d->t[i];
@@ -311,7 +365,7 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 
 		if (!t->wait || !t->wait->holder)
 			continue;
-		t->stable = t->stable &&
+		t->stable = t->marked &&
 			    run_marks(p->pid, t->tid, &fds[i], &runs, &ns) &&
 			    runs == marks[2 * i] && ns == marks[2 * i + 1] &&
 			    peek_read_syscall(p->pid, t->tid, &fd, &again) ==
@@ -320,14 +374,9 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 		if (fd >= 0)
 			close(fd);
 		if (!t->stable) {
-			t->wait->holder = 0;
-			snprintf(t->wait->text +
-					 strnlen(t->wait->text,
-						 sizeof(t->wait->text) - 1),
-				 sizeof(t->wait->text) -
-					 strnlen(t->wait->text,
-						 sizeof(t->wait->text) - 1),
-				 " (it woke while read: holder not believed)");
+			unbelieve(t->wait,
+				  t->marked ? "owner changing" :
+					      "its run count cannot be read");
 			continue;
 		}
 		h = find_thread(d, t->wait->holder);

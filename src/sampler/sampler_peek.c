@@ -59,7 +59,17 @@ static enum peek_result peek_read(struct sampler *s, struct thread *th)
 	if (procfs_read_schedstat(p->pid, th->tid, &th->cpu.sched_fd, &cpu1,
 				  &runs1))
 		return PEEK_FAILED;
-	return cpu1 == cpu0 && runs1 == runs0 ? PEEK_OK : PEEK_CHANGED;
+	if (cpu1 == cpu0 && runs1 == runs0)
+		return PEEK_OK;
+	/* It ran.  The stack is still good (peek_thread() checked its own
+	 * reads); only what came after it is not: without Python frames
+	 * to keep, drop the kernel frames and keep the peek, rather than
+	 * peek again and perhaps stop it (the EINTR a peek avoids). */
+	if (!p->py) {
+		sampler_kernel_drop(s);
+		return PEEK_OK;
+	}
+	return PEEK_CHANGED;
 }
 
 /*

@@ -278,6 +278,19 @@ static int decode_mutex(const struct futexwait_in *in, bool strict, bool pi_op,
 				 name, in->uaddr, (int)owner);
 			return 1;
 		}
+		/* The one branch that makes a deadlock of one thread: the
+		 * held mutex's fields must fit, as for any other owner. */
+		if (!held_fields_fit(&m)) {
+			if (strict)
+				return 0;
+			out->kind = WAIT_MUTEX;
+			snprintf(out->text, sizeof(out->text),
+				 "%s 0x%" PRIx64 ": owner TID %d (the waiter) "
+				 "not believed: its fields do not fit a held "
+				 "mutex",
+				 name, in->uaddr, (int)owner);
+			return 1;
+		}
 		out->kind = WAIT_MUTEX;
 		out->holder = in->tid;
 		snprintf(out->text, sizeof(out->text),
