@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +26,11 @@ struct waitdesc {
 	pid_t pid;
 	struct tidlist tl;	/* the threads, ascending */
 	struct fdname_ctx *fdn; /* on first need */
+	/* A process in another PID namespace (a container): glibc's lock
+	 * words hold its own TIDs (NSpid), not ours.  ns[i] is the TID of
+	 * host[i] there, ns ascending; NULL when the namespace is ours. */
+	pid_t *ns, *host;
+	size_t nns;
 };
 
 static int cmp_tid(const void *a, const void *b)
@@ -32,6 +38,72 @@ static int cmp_tid(const void *a, const void *b)
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+struct nspair {
+	pid_t ns, host;
+};
+
+static int cmp_ns(const void *a, const void *b)
+{
+	pid_t x = ((const struct nspair *)a)->ns,
+	      y = ((const struct nspair *)b)->ns;
+
+	return (x > y) - (x < y);
+}
+
+/* Its threads' TIDs in its own PID namespace, if that is not ours
+ * (NSpid of each thread's status).  A thread whose NSpid cannot be read
+ * is left out: no lock can then be said to be held by it. */
+static void map_namespace(struct waitdesc *wd)
+{
+	char path[64];
+	struct stat ours, theirs;
+	struct nspair *v;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)wd->pid);
+	if (stat("/proc/self/ns/pid", &ours) || stat(path, &theirs) ||
+	    (ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev))
+		return;
+	v = calloc(wd->tl.n ? wd->tl.n : 1, sizeof(*v));
+	wd->ns = calloc(wd->tl.n ? wd->tl.n : 1, sizeof(*wd->ns));
+	wd->host = calloc(wd->tl.n ? wd->tl.n : 1, sizeof(*wd->host));
+	if (!v || !wd->ns || !wd->host) {
+		free(v);
+		return; /* wd->ns set: every owner unknown, none believed */
+	}
+	for (size_t i = 0; i < wd->tl.n; i++) {
+		struct procfs_status st;
+
+		if (procfs_status_read(wd->pid, wd->tl.tids[i], &st) ||
+		    !(st.have & PROCFS_HAVE_NSPID) || st.nspid <= 0)
+			continue;
+		v[wd->nns++] = (struct nspair){ st.nspid, wd->tl.tids[i] };
+	}
+	qsort(v, wd->nns, sizeof(*v), cmp_ns);
+	for (size_t i = 0; i < wd->nns; i++) {
+		wd->ns[i] = v[i].ns;
+		wd->host[i] = v[i].host;
+	}
+	free(v);
+}
+
+/* The TID in its namespace of host thread tid, or 0. */
+static pid_t ns_of(const struct waitdesc *wd, pid_t tid)
+{
+	for (size_t i = 0; i < wd->nns; i++)
+		if (wd->host[i] == tid)
+			return wd->ns[i];
+	return 0;
+}
+
+/* Our TID of the thread its namespace calls tid, or 0. */
+static pid_t host_of(const struct waitdesc *wd, pid_t tid)
+{
+	for (size_t i = 0; i < wd->nns; i++)
+		if (wd->ns[i] == tid)
+			return wd->host[i];
+	return 0;
 }
 
 struct waitdesc *waitdesc_new(pid_t pid)
@@ -49,6 +121,7 @@ struct waitdesc *waitdesc_new(pid_t pid)
 		return NULL;
 	}
 	qsort(wd->tl.tids, wd->tl.n, sizeof(*wd->tl.tids), cmp_tid);
+	map_namespace(wd);
 	return wd;
 }
 
@@ -56,6 +129,8 @@ void waitdesc_free(struct waitdesc *wd)
 {
 	if (!wd)
 		return;
+	free(wd->ns);
+	free(wd->host);
 	fdname_ctx_free(wd->fdn);
 	procfs_tidlist_free(&wd->tl);
 	free(wd);
@@ -330,8 +405,31 @@ static int on_futex(struct waitdesc *wd, pid_t tid, enum wait_hint hint,
 				   .hint = hint,
 				   .tids = wd->tl.tids,
 				   .ntids = wd->tl.n };
+	char at[32], text[sizeof(out->text)], *p;
+	pid_t ns_holder;
+	int rc;
 
-	return futexwait_decode(&in, out);
+	if (!wd->ns)
+		return futexwait_decode(&in, out);
+	/* In another PID namespace: the words are read against its own
+	 * TIDs, and the holder and the text given back in ours. */
+	in.tid = ns_of(wd, tid);
+	in.tids = wd->ns;
+	in.ntids = wd->nns;
+	rc = futexwait_decode(&in, out);
+	ns_holder = out->holder;
+	if (!ns_holder)
+		return rc;
+	out->holder = host_of(wd, ns_holder);
+	snprintf(at, sizeof(at), "thread %d", (int)ns_holder);
+	p = strstr(out->text, at);
+	if (out->holder && p) {
+		snprintf(text, sizeof(text), "%.*sthread %d%s",
+			 (int)(p - out->text), out->text, (int)out->holder,
+			 p + strlen(at));
+		memcpy(out->text, text, sizeof(text));
+	}
+	return rc;
 }
 
 /*
