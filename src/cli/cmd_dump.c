@@ -351,12 +351,16 @@ struct run {
 	bool kernel_noted; /* the note that they cannot be was given */
 };
 
-/* The kernel stacks of p's blocked threads, if wanted; the one note
- * when the kernel refuses them. */
-static void read_calls(struct run *r, const struct dproc *p, struct dump *d)
+/* The kernel stacks of p's blocked threads, read before its capture;
+ * the one note when the kernel refused them, given once p was dumped
+ * (a process that cannot be dumped gets its one line, no more). */
+static int read_calls(struct run *r, const struct dproc *p, struct dump *d)
 {
-	int denied = dump_wait_calls(d, p->pid, r->kernel);
+	return dump_wait_calls(d, p->pid, r->kernel);
+}
 
+static void note_kernel(struct run *r, const struct dproc *p, int denied)
+{
 	if (!denied || r->kernel_noted)
 		return;
 	r->kernel_noted = true;
@@ -370,7 +374,7 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 	struct dump d = { 0 };
 	struct procset *ps;
 	struct symbolizer *sym;
-	int rc = -1;
+	int rc = -1, denied;
 
 	/* -p processes were checked before anything was touched */
 	if (!p->named && cli_target_problem(p->pid, why, len))
@@ -382,7 +386,7 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 			       len);
 		return -1;
 	}
-	read_calls(r, p, &d);
+	denied = read_calls(r, p, &d);
 	ps = procset_new();
 	if (!ps)
 		cli_die(EXIT_FAILURE, "out of memory");
@@ -391,6 +395,7 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 		/* One process: its last image (an exec during the capture). */
 		sym = symbolizer_for(p->pid, procset_find(ps, p->pid)->maps);
 		dump_wait_describe(&d, p, sym, r->waits);
+		note_kernel(r, p, denied);
 		if (r->o->json)
 			dump_print_json(&r->json, &d, sym, p);
 		else
