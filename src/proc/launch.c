@@ -19,6 +19,7 @@
 #include "proc/launch.h"
 #include "proc/ptctl.h"
 #include "proc/reaper.h"
+#include "util/timeutil.h"
 
 static bool is_executable_file(const char *path)
 {
@@ -168,7 +169,7 @@ int launch_wait(pid_t child, const sigset_t *stop_signals, int *status)
 {
 	struct reap_event ev;
 	sigset_t set, old;
-	int sigfd, rc = -1;
+	int sigfd, rc = -1, saved;
 
 	set = *stop_signals;
 	sigaddset(&set, SIGTSTP);
@@ -177,7 +178,7 @@ int launch_wait(pid_t child, const sigset_t *stop_signals, int *status)
 	sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0)
 		goto out;
-	for (;;) {
+	for (bool gone = false;;) {
 		while (reaper_next(&ev)) {
 			if (ev.pid == child &&
 			    (WIFEXITED(ev.status) || WIFSIGNALED(ev.status))) {
@@ -187,12 +188,28 @@ int launch_wait(pid_t child, const sigset_t *stop_signals, int *status)
 			}
 			ptctl_release(ev.pid, ev.status);
 		}
-		if (reaper_poll(sigfd, -1, 0) & REAPER_SIGNAL)
+		/* No report of it, and it no longer exists (not even as a
+		 * zombie): its exit was taken by a wait that did not pass
+		 * it on.  Waiting on would be for good, deaf to the stop
+		 * signals it forwards to a child that is not there.  (The
+		 * reports were drained once more after it was found gone:
+		 * one queued meanwhile is taken above.) */
+		if (gone) {
+			errno = ECHILD;
+			goto out;
+		}
+		gone = kill(child, 0) < 0 && errno == ESRCH;
+		if (gone)
+			continue;
+		if (reaper_poll(sigfd, -1, mono_now_ns() + NSEC_PER_SEC) &
+		    REAPER_SIGNAL)
 			launch_wait_signal(child, sigfd);
 	}
 out:
+	saved = errno;
 	if (sigfd >= 0)
 		close(sigfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
 	return rc;
 }

@@ -26,7 +26,8 @@ pid_t launch_start(const char *path, char *const argv[]);
  * we wait).  A stop signal sent to ptprof by another process is forwarded
  * to the child; a terminal's (SI_KERNEL) reached it already.  SIGTSTP
  * suspends ptprof.  Uses the reaper (reaper.h).  0 with the wait status,
- * or -1 with errno.
+ * or -1 with errno (ECHILD: the child no longer exists and no report of
+ * its exit came: another wait took it).
  */
 int launch_wait(pid_t child, const sigset_t *stop_signals, int *status);
 
