@@ -44,7 +44,7 @@ const char options_usage[] =
 	"                        or not (a stop makes a sleeping call return\n"
 	"                        EINTR)\n"
 	"      --kernel          with --wall: add a blocked thread's kernel\n"
-	"                        frames under its user stack, marked [kernel]\n"
+	"                        frames as its innermost, marked [kernel]\n"
 	"                        (from /proc/TID/stack: root only, an error\n"
 	"                        when they cannot be read; a pprof output)\n"
 	"      --no-kernel       with --wall: no kernel frames (the default)\n"
@@ -165,7 +165,10 @@ const char options_dump_usage[] =
 	"without a stop), copy its registers and stack, let it go, then print\n"
 	"each thread's stack: TID, name and state, then one line per frame\n"
 	"(address, function+offset, module), under a header naming its\n"
-	"process.  Like pstack or eu-stack, without gdb.\n"
+	"process.  Like pstack or eu-stack, without gdb.  Under a blocked\n"
+	"thread, what it waits on ('waiting: mutex 0x... held by thread N',\n"
+	"a pipe and who writes it, a socket, a sleep...), read without a stop;\n"
+	"threads that wait on each other first, as DEADLOCK lines.\n"
 	"\n"
 	"  -p, --pid=PID[,PID...]  the processes (repeatable; at most 4096)\n"
 	"      --children    also every descendant they have now\n"
@@ -178,8 +181,8 @@ const char options_dump_usage[] =
 	"      --no-peek     stop every thread, asleep or not (default: a\n"
 	"                    thread asleep in the kernel is read without a\n"
 	"                    stop when it can be)\n"
-	"      --kernel      a blocked thread's kernel frames under its user\n"
-	"                    stack, marked [kernel], from /proc/TID/stack\n"
+	"      --kernel      a blocked thread's kernel frames (innermost,\n"
+	"                    before #0), marked [kernel], from /proc/TID/stack\n"
 	"                    (root only): an error when they cannot be read\n"
 	"                    (default: shown when they can be, else a note\n"
 	"                    once)\n"
@@ -189,7 +192,8 @@ const char options_dump_usage[] =
 	"\n"
 	"A process that cannot be dumped (it exited meanwhile, or ptrace was\n"
 	"refused) gets one line on stderr and the others are printed; the exit\n"
-	"status is 1 when a process named with -p could not be dumped.\n";
+	"status is 1 when a process named with -p could not be dumped, 3 when\n"
+	"threads wait on each other (a deadlock), 0 otherwise.\n";
 
 const char options_top_usage[] =
 	"Usage: ptprof top -p PID[,PID...] [OPTION...]\n"
