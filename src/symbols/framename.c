@@ -128,6 +128,22 @@ int framename_format(struct framename *f, uint64_t addr, const char *file,
 	return !f->si.func && !f->si.module;
 }
 
+void framename_format_inline(const struct symbol_frame *fr, uint64_t addr,
+			     bool lines, char *buf, size_t len)
+{
+	char *cxx = fr->func ? demangle(fr->func) : NULL;
+	const char *name = cxx ? cxx : fr->func;
+
+	if (!name)
+		snprintf(buf, len, "0x%" PRIx64 FRAMENAME_INLINE_MARK, addr);
+	else if (lines && fr->file)
+		snprintf(buf, len, "%s %s:%u" FRAMENAME_INLINE_MARK, name,
+			 fr->file, fr->line);
+	else
+		snprintf(buf, len, "%s" FRAMENAME_INLINE_MARK, name);
+	free(cxx);
+}
+
 void framename_done(struct framename *f)
 {
 	free(f->cxx);

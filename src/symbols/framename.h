@@ -150,6 +150,17 @@ const char *framename_module(const struct framename *f);
 int framename_format(struct framename *f, uint64_t addr, const char *file,
 		     unsigned line, char *buf, size_t len);
 
+/* The mark after an inlined frame's name (symbolize.h:
+ * symbolizer_lookup_inline()), as google-pprof and go tool pprof write
+ * it: "mix (inline)". */
+#define FRAMENAME_INLINE_MARK " (inline)"
+
+/* An inlined frame as one line into buf: its function demangled
+ * ("0x" and the address when it has no name), " FILE:LINE" when lines
+ * is set and the frame has a file, then FRAMENAME_INLINE_MARK. */
+void framename_format_inline(const struct symbol_frame *fr, uint64_t addr,
+			     bool lines, char *buf, size_t len);
+
 void framename_done(struct framename *f);
 
 /* The last component of path (path itself when it ends in '/'). */

@@ -192,3 +192,32 @@ int symbolizer_lookup_line(struct symbolizer *s, uint64_t addr,
 	errno = ENOENT;
 	return -1;
 }
+
+size_t symbolizer_lookup_inline(struct symbolizer *s, uint64_t addr,
+				struct symbol_frame *frames, size_t max,
+				const char **outer_file, unsigned *outer_line)
+{
+	struct sym_map *m;
+	struct symbol_info si;
+	const char *of = NULL;
+	unsigned ol = 0;
+	size_t n;
+
+	if (!s || !frames || !max)
+		return 0;
+	symbolizer_lookup(s, addr, &si); /* loads the file, sets the bias */
+	m = symbolize_maps_find(s, addr);
+	if (!m || !m->file || !si.func)
+		return 0;
+	n = symbolize_dwarf_inline(s, m->file, addr - m->bias, frames, max, &of,
+				   &ol);
+	/* no DWARF: a Go binary still has its own inline tree */
+	if (!n && m->file->go_size)
+		n = symbolize_stripped_go_inline(s, m->file, addr - m->bias,
+						 frames, max, &of, &ol);
+	if (n && outer_file)
+		*outer_file = of;
+	if (n && outer_line)
+		*outer_line = ol;
+	return n;
+}

@@ -133,6 +133,47 @@ int symbolizer_lookup_line(struct symbolizer *s, uint64_t addr,
 			   const char **file, unsigned *line);
 
 /*
+ * Inlined frames (issue 29).  Where the compiler inlined functions into
+ * the one that holds addr, the source has more frames than the machine
+ * stack: symbolizer_lookup_inline() gives the inlined ones, innermost
+ * first, as google-pprof, perf and `eu-stack -i` show them.  frames[0]
+ * is the innermost inlined function, with addr's own source line;
+ * frames[i] (i > 0) is the inlined function that frames[i-1] was inlined
+ * into, with the line of that call; the function they are all inlined
+ * into is not among them: it is symbolizer_lookup()'s func (the symbol
+ * table's name, so a profile's rows do not change name with inlining),
+ * and its line, the line of the outermost inlined call, goes into
+ * *outer_file and *outer_line.
+ *
+ * From the DWARF of the module or of its debug file (the
+ * DW_TAG_inlined_subroutine scopes that hold the address, their
+ * DW_AT_call_file and DW_AT_call_line: libdw's dwarf_getscopes()), else,
+ * in a Go binary, from .gopclntab's inline tree (gopclntab.h).  A name is
+ * the linkage name when DWARF has one (demangle it to show it), else
+ * DW_AT_name; file may be NULL and line 0 when unknown.  Strings stay
+ * valid until symbolizer_free().  Each distinct address is looked up
+ * once (the answer is cached by file and address): callers need no cache
+ * of their own.
+ *
+ * Returns the number of inlined frames written (at most max, the
+ * innermost kept when there are more); 0 when addr is in no inlined
+ * code, or nothing says (no DWARF, no table, s or frames NULL).  Callers
+ * look caller frames up at PC-1, as for symbolizer_lookup().
+ */
+struct symbol_frame {
+	const char *func; /* NULL when unknown */
+	const char *file; /* NULL when unknown */
+	unsigned line;	  /* 0 when unknown */
+};
+
+/* The most inlined frames any caller asks for at one address. */
+#define SYMBOLIZE_MAX_INLINE 32
+
+size_t symbolizer_lookup_inline(struct symbolizer *s, uint64_t addr,
+				struct symbol_frame *frames, size_t max,
+				const char **outer_file, unsigned *outer_line);
+
+/*
  * The path of the next file whose addresses were not named because it
  * was found but is not the file that was mapped, or because nothing was
  * recorded to check it against (a pprof mapping with no build ID: there

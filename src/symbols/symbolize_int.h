@@ -154,6 +154,13 @@ void symbolize_elf_close(Elf *elf, int fd);
 int symbolize_dwarf_line(struct symbolizer *s, struct sym_file *f,
 			 uint64_t vaddr, const char **file, unsigned *line);
 
+/* symbolizer_lookup_inline() from f's DWARF, at the link-time address
+ * vaddr (symbolize.h's contract); 0 when its DWARF says nothing. */
+size_t symbolize_dwarf_inline(struct symbolizer *s, struct sym_file *f,
+			      uint64_t vaddr, struct symbol_frame *frames,
+			      size_t max, const char **outer_file,
+			      unsigned *outer_line);
+
 /* ---- symbolize_stripped.c -------------------------------------------- */
 
 /* Name addr (in m), which no symbol covers, by its unwind-table entry:
@@ -169,5 +176,12 @@ struct gopclntab *symbolize_stripped_go(struct symbolizer *s,
  * and func_off, when f's Go table names one. */
 void symbolize_stripped_go_func(struct symbolizer *s, struct sym_file *f,
 				uint64_t vaddr, struct symbol_info *out);
+
+/* symbolizer_lookup_inline() from f's Go table, at the link-time address
+ * vaddr (symbolize.h's contract); 0 when the table says nothing. */
+size_t symbolize_stripped_go_inline(struct symbolizer *s, struct sym_file *f,
+				    uint64_t vaddr, struct symbol_frame *frames,
+				    size_t max, const char **outer_file,
+				    unsigned *outer_line);
 
 #endif /* PTPROF_SYMBOLIZE_INT_H */
