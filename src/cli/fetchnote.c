@@ -30,22 +30,33 @@ static const char *base(const char *path, char *buf, size_t len)
 	return textsafe_str(buf, len, slash ? slash + 1 : path ? path : "?");
 }
 
-/* "12 MB" or "12 MB of 300 MB" (decimal megabytes, as curl counts). */
+/* n bytes as "340 kB" or "12 MB" (decimal, as curl counts). */
+static void human(long long n, char *buf, size_t len)
+{
+	if (n < 1000000)
+		snprintf(buf, len, "%lld kB", (n + 999) / 1000);
+	else
+		snprintf(buf, len, "%lld MB", n / 1000000);
+}
+
+/* "12 MB" or "12 MB of 300 MB". */
 static void sizes(const struct debuginfod_status *st, char *buf, size_t len)
 {
-	long long mb = st->bytes / 1000000, tot = st->total / 1000000;
+	char a[32], b[32];
 
-	if (st->total > 0)
-		snprintf(buf, len, "%lld MB of %lld MB", mb, tot);
+	human(st->bytes, a, sizeof(a));
+	human(st->total, b, sizeof(b));
+	if (st->total > st->bytes)
+		snprintf(buf, len, "%s of %s", a, b);
 	else
-		snprintf(buf, len, "%lld MB", mb);
+		snprintf(buf, len, "%s", a);
 }
 
 /* The line of a download, drawn over the last one ("\033[K": the rest of
  * a longer line before it erased). */
 static void draw(const struct debuginfod_status *st, bool done)
 {
-	char line[512], name[256], id[300], sz[64];
+	char line[1024], name[256], id[300], sz[96];
 	int n;
 
 	sizes(st, sz, sizeof(sz));

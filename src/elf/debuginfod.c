@@ -347,6 +347,7 @@ static Elf *open_checked(const char *path, int *fdp)
 			 id);
 		return refuse(elf, fd, why);
 	}
+	g.cur.bytes = g.cur.total = st.st_size;
 	*fdp = fd;
 	return elf;
 }

@@ -92,7 +92,7 @@ struct debuginfod_status {
 	enum debuginfod_kind kind;
 	const char *build_id; /* hex; NULL for GAVE_UP */
 	const char *module;   /* the module's path as the profile names it */
-	int64_t bytes;	      /* downloaded so far */
+	int64_t bytes;	      /* downloaded so far (FETCHED: the size) */
 	int64_t total;	      /* announced size, 0 when unknown */
 	const char *why;      /* REFUSED, GAVE_UP: one clause */
 };
