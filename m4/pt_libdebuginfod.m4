@@ -1,9 +1,10 @@
 # PT_CHECK_LIBDEBUGINFOD
 # ----------------------
 # elfutils' libdebuginfod, the client of debuginfod servers: debug files
-# and executables fetched by build ID (src/elf/debuginfod.h).  Linked
-# through PT_LIBS (Makefile.am), not LIBS: the test targets must not map
-# libcurl.
+# and executables fetched by build ID (src/elf/debuginfod.h).  Its header
+# is needed at build time; the library itself is opened with dlopen() at
+# the first fetch (as libdwfl does), so it is checked for here but not
+# linked: linked, it loads libcurl's stack into every run.
 AC_DEFUN([PT_CHECK_LIBDEBUGINFOD], [
   PKG_CHECK_MODULES([LIBDEBUGINFOD], [libdebuginfod >= 0.179], [],
     [AC_MSG_ERROR([libdebuginfod not found: install the Debian package libdebuginfod-dev (apt-get install libdebuginfod-dev)])])

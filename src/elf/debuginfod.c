@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +34,48 @@ struct tried {
 	enum debuginfod_kind kind;
 	char id[ID_MAX + 1];
 };
+
+/*
+ * libdebuginfod, opened with dlopen() at the first fetch, as libdwfl does
+ * it: linked in, it and libcurl's TLS and LDAP stack (29 more libraries)
+ * were loaded into every ptprof run, and its constructor's
+ * curl_global_init() tripled the CPU time of `ptprof --version` (10 ms
+ * to 34 ms), for runs that never fetch.
+ */
+static struct {
+	void *dl;
+	__typeof__(debuginfod_begin) *begin;
+	__typeof__(debuginfod_end) *end;
+	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+	__typeof__(debuginfod_find_executable) *find_executable;
+	__typeof__(debuginfod_set_progressfn) *set_progressfn;
+	__typeof__(debuginfod_set_verbose_fd) *set_verbose_fd;
+} lib;
+
+static bool lib_open(void)
+{
+	if (lib.dl)
+		return true;
+	lib.dl = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lib.dl)
+		return false;
+	lib.begin = (__typeof__(lib.begin))dlsym(lib.dl, "debuginfod_begin");
+	lib.end = (__typeof__(lib.end))dlsym(lib.dl, "debuginfod_end");
+	lib.find_debuginfo = (__typeof__(lib.find_debuginfo))
+		dlsym(lib.dl, "debuginfod_find_debuginfo");
+	lib.find_executable = (__typeof__(lib.find_executable))
+		dlsym(lib.dl, "debuginfod_find_executable");
+	lib.set_progressfn = (__typeof__(lib.set_progressfn))
+		dlsym(lib.dl, "debuginfod_set_progressfn");
+	lib.set_verbose_fd = (__typeof__(lib.set_verbose_fd))
+		dlsym(lib.dl, "debuginfod_set_verbose_fd");
+	if (lib.begin && lib.end && lib.find_debuginfo && lib.find_executable &&
+	    lib.set_progressfn && lib.set_verbose_fd)
+		return true;
+	dlclose(lib.dl);
+	memset(&lib, 0, sizeof(lib));
+	return false;
+}
 
 static struct {
 	bool on;       /* set up, URLs set, not given up */
@@ -113,7 +156,7 @@ bool debuginfod_enabled(void)
 void debuginfod_teardown(void)
 {
 	if (g.client)
-		debuginfod_end(g.client);
+		lib.end(g.client);
 	free(g.tried);
 	hashtab_free(&g.tried_idx);
 	memset(&g, 0, sizeof(g));
@@ -271,15 +314,20 @@ static bool client_begin(void)
 {
 	if (g.client)
 		return true;
-	g.client = debuginfod_begin();
+	if (!lib_open()) {
+		give_up("cannot load " DEBUGINFOD_SONAME
+			" (Debian: apt-get install libdebuginfod1)");
+		return false;
+	}
+	g.client = lib.begin();
 	if (!g.client) {
 		give_up("libdebuginfod could not start a client");
 		return false;
 	}
 	/* ptprof's own reports only: DEBUGINFOD_VERBOSE would make the
 	 * library write to stderr itself */
-	debuginfod_set_verbose_fd(g.client, -1);
-	debuginfod_set_progressfn(g.client, progress);
+	lib.set_verbose_fd(g.client, -1);
+	lib.set_progressfn(g.client, progress);
 	return true;
 }
 
@@ -357,6 +405,7 @@ static Elf *open_checked(const char *path, int *fdp)
  * fetches. */
 static void failed(int rc)
 {
+	const char *env = getenv("DEBUGINFOD_TIMEOUT");
 	char why[4300], dir[4096];
 
 	if (g.abort == ABORT_BUDGET) {
@@ -390,6 +439,12 @@ static void failed(int rc)
 		snprintf(why, sizeof(why), "cannot write to the cache %s: %s",
 			 dir, strerror(-rc));
 		break;
+	case ETIME:
+	case ETIMEDOUT: /* curl's timeouts, as libdebuginfod maps them */
+		snprintf(why, sizeof(why),
+			 "DEBUGINFOD_URLS: no answer within DEBUGINFOD_TIMEOUT (%.20s s)",
+			 env ? env : "90");
+		break;
 	default:
 		snprintf(why, sizeof(why), "DEBUGINFOD_URLS: %s",
 			 strerror(-rc));
@@ -416,12 +471,12 @@ Elf *debuginfod_fetch(enum debuginfod_kind kind, const char *build_id,
 	g.abort = ABORT_NONE;
 	/* length 0: build_id is hex text */
 	rc = kind == DEBUGINFOD_DEBUGINFO ?
-		     debuginfod_find_debuginfo(g.client,
-					       (const unsigned char *)build_id,
-					       0, &path) :
-		     debuginfod_find_executable(g.client,
-						(const unsigned char *)build_id,
-						0, &path);
+		     lib.find_debuginfo(g.client,
+					(const unsigned char *)build_id, 0,
+					&path) :
+		     lib.find_executable(g.client,
+					 (const unsigned char *)build_id, 0,
+					 &path);
 	g.spent_ns += (int64_t)(mono_now_ns() - g.cur_start);
 	if (rc >= 0) {
 		close(rc); /* reopened by path, as safeopen.h requires */

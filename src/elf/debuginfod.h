@@ -11,6 +11,10 @@
  * module on (debuginfod_setup(), not given --no-debuginfod) and
  * DEBUGINFOD_URLS is set and not empty.
  *
+ * libdebuginfod is opened with dlopen() at the first fetch, as libdwfl
+ * does, so that a run that fetches nothing loads neither it nor libcurl;
+ * when it cannot be loaded, fetching gives up with that reason.
+ *
  * The cache.  Files land in libdebuginfod's cache: DEBUGINFOD_CACHE_PATH,
  * else $XDG_CACHE_HOME/debuginfod_client, else
  * ~/.cache/debuginfod_client: the directory of the user who runs ptprof
