@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
@@ -177,9 +178,10 @@ static bool valid_id(const char *id)
 	return true;
 }
 
-/* Whether (kind, id) was asked for already; if not, remember it.  On an
- * allocation failure it counts as asked (nothing is fetched). */
-static bool asked_before(enum debuginfod_kind kind, const char *id)
+/* Whether (kind, id) failed already this run; with add, remember that
+ * it did.  On an allocation failure it counts as failed (nothing more is
+ * fetched for it). */
+static bool failed_before(enum debuginfod_kind kind, const char *id, bool add)
 {
 	uint64_t h = hash_mix64(
 		hash_fnv1a_word(hash_fnv1a_str(id), (uint64_t)kind));
@@ -193,6 +195,8 @@ static bool asked_before(enum debuginfod_kind kind, const char *id)
 	while (hashtab_next(&g.tried_idx, &p, &i))
 		if (g.tried[i].kind == kind && !strcmp(g.tried[i].id, id))
 			return true;
+	if (!add)
+		return false;
 	t = grow_array(g.tried, &g.tried_cap, g.ntried + 1, sizeof(*t));
 	if (!t)
 		return true;
@@ -202,7 +206,7 @@ static bool asked_before(enum debuginfod_kind kind, const char *id)
 	if (hashtab_set(&g.tried_idx, &p, g.ntried))
 		return true;
 	g.ntried++;
-	return false;
+	return true;
 }
 
 /*
@@ -456,26 +460,34 @@ static void failed(int rc)
 Elf *debuginfod_fetch(enum debuginfod_kind kind, const char *build_id,
 		      const char *module, int *fd)
 {
-	char *path = NULL;
+	char id[ID_MAX + 2], *path = NULL;
 	Elf *elf = NULL;
+	size_t n;
 	int rc;
 
-	if (!g.on || !build_id || !valid_id(build_id) ||
-	    asked_before(kind, build_id) || !client_begin() || !check_cache())
+	if (!g.on || !build_id)
+		return NULL;
+	/* a profile's mapping may spell it in capitals */
+	n = strnlen(build_id, sizeof(id) - 1);
+	for (size_t i = 0; i < n; i++)
+		id[i] = (char)tolower((unsigned char)build_id[i]);
+	id[n] = '\0';
+	/* one that failed is not asked again (one that came is asked again
+	 * for its lines: a hit in the cache, no transfer) */
+	if (!valid_id(id) || failed_before(kind, id, false) ||
+	    !client_begin() || !check_cache())
 		return NULL;
 	g.cur = (struct debuginfod_status){ .kind = kind,
-					    .build_id = build_id,
+					    .build_id = id,
 					    .module = module ? module : "?" };
 	g.cur_start = g.last_report = mono_now_ns();
 	g.downloaded = false;
 	g.abort = ABORT_NONE;
-	/* length 0: build_id is hex text */
+	/* length 0: the build ID is hex text */
 	rc = kind == DEBUGINFOD_DEBUGINFO ?
-		     lib.find_debuginfo(g.client,
-					(const unsigned char *)build_id, 0,
+		     lib.find_debuginfo(g.client, (const unsigned char *)id, 0,
 					&path) :
-		     lib.find_executable(g.client,
-					 (const unsigned char *)build_id, 0,
+		     lib.find_executable(g.client, (const unsigned char *)id, 0,
 					 &path);
 	g.spent_ns += (int64_t)(mono_now_ns() - g.cur_start);
 	if (rc >= 0) {
@@ -486,6 +498,9 @@ Elf *debuginfod_fetch(enum debuginfod_kind kind, const char *build_id,
 			tell(DEBUGINFOD_FETCHED, NULL);
 	} else
 		failed(rc);
+	if (!elf)
+		failed_before(kind, id, true);
 	free(path);
+	g.cur.build_id = g.cur.module = NULL;
 	return elf;
 }
