@@ -32,6 +32,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },

@@ -32,6 +32,7 @@ static const struct option report_options[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "waits", no_argument, NULL, OPT_WAITS },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -50,6 +51,7 @@ static const struct option top_options[] = {
 	{ "tid", required_argument, NULL, 't' },
 	{ "thread-name", required_argument, NULL, OPT_THREAD_NAME },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -61,6 +63,7 @@ static const struct option dump_options[] = {
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
