@@ -33,6 +33,7 @@
 #include "symbols/fdetab.h"
 #include "symbols/gopclntab.h"
 #include "symbols/symbolize.h"
+#include "util/hashtab.h"
 #include "util/strpool.h"
 
 struct sym {
@@ -71,6 +72,42 @@ struct sym_file {
 	uint64_t go_off, go_size, go_text; /* its section; text's address */
 	bool go_tried;
 	struct gopclntab *go;
+	/* inlined frames by address (symbolize_dwarf_inline()): answers
+	 * in inl (found through inl_idx), their frames in inl_frames, the
+	 * names and files in inl_strs */
+	struct hashtab inl_idx;
+	struct sym_inline *inl;
+	size_t ninl, inl_cap;
+	struct symbol_frame *inl_frames;
+	size_t ninl_frames, inl_frames_cap;
+	struct strpool *inl_strs;
+	/* the functions of each CU looked into, by address (cu_idx: by
+	 * the CU's offset) */
+	struct hashtab cu_idx;
+	struct sym_cu *cus;
+	size_t ncus, cus_cap;
+};
+
+/* A function's code in the DWARF: [lo, hi) of its DIE. */
+struct sym_fn {
+	uint64_t lo, hi;
+	Dwarf_Off die;
+};
+
+/* The functions of one CU (its DIE at off), sorted by lo. */
+struct sym_cu {
+	Dwarf_Off off;
+	struct sym_fn *fns;
+	size_t nfns, cap;
+};
+
+/* One address's inlined frames: inl_frames[first .. first + n), innermost
+ * first, at most SYMBOLIZE_MAX_INLINE of them. */
+struct sym_inline {
+	uint64_t vaddr;
+	size_t first, n;
+	const char *outer_file;
+	unsigned outer_line;
 };
 
 struct sym_map {

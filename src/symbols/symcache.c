@@ -130,6 +130,14 @@ void symcache_file_free(struct sym_file *f)
 	free(f->names);
 	fdetab_free(f->fdes);
 	strpool_free(f->fde_names);
+	hashtab_free(&f->inl_idx);
+	free(f->inl);
+	free(f->inl_frames);
+	strpool_free(f->inl_strs);
+	hashtab_free(&f->cu_idx);
+	for (size_t i = 0; i < f->ncus; i++)
+		free(f->cus[i].fns);
+	free(f->cus);
 	free(f);
 }
 
