@@ -1,7 +1,8 @@
 /*
  * pprof_read_build.c - a checked pprof profile as a struct profile
  * (pprof_read.h): one record per sample in one storage block (the PCs,
- * then the thread and process names), the names the file gives its
+ * the inlined frames of the named locations, then the strings: thread,
+ * process, function and file names), the names the file gives its
  * locations, and the maps text, space after space.
  */
 #include "config.h"
@@ -13,6 +14,7 @@
 
 #include "profile/pprof_read.h"
 #include "profile/pprof_read_int.h"
+#include "symbols/symbolize.h"
 
 /* ---- building the struct profile ---- */
 
@@ -173,19 +175,48 @@ static int build_maps(const struct rd *rd, struct profile *out)
 	return 0;
 }
 
+/* The inlined frames of location l into fr (pprof_read_loc_ninl() of
+ * them) and name's outer file and line into n; the strings from names. */
+static void build_inline(const struct rd *rd, const PbLocation *l,
+			 const char *names, struct symbol_frame *fr,
+			 struct profile_name *n)
+{
+	int64_t name, file;
+	unsigned line;
+
+	n->ninl = pprof_read_loc_ninl(l);
+	n->inl = n->ninl ? fr : NULL;
+	for (size_t k = 0; k < n->ninl; k++) {
+		pprof_read_loc_line(rd, l, k, &name, &file, &line);
+		fr[k].func = name >= 0 ? names + rd->name_off[name] : NULL;
+		fr[k].file = file >= 0 ? names + rd->name_off[file] : NULL;
+		fr[k].line = file >= 0 ? line : 0;
+	}
+	if (!n->ninl)
+		return;
+	pprof_read_loc_line(rd, l, l->n_line - 1, &name, &file, &line);
+	n->outer_file = file >= 0 ? names + rd->name_off[file] : NULL;
+	n->outer_line = file >= 0 ? line : 0;
+}
+
+/* Storage: the PCs, the inlined frames, then the strings. */
 int pprof_read_build(const struct rd *rd, struct profile *out)
 {
 	size_t pcs_bytes = rd->npcs * sizeof(uint64_t);
-	unsigned char *st = malloc(pcs_bytes + rd->names_len + 1);
+	size_t inl_bytes = rd->ninl * sizeof(struct symbol_frame);
+	unsigned char *st = malloc(pcs_bytes + inl_bytes + rd->names_len + 1);
+	struct symbol_frame *fr = (struct symbol_frame *)(void *)(st +
+								  pcs_bytes);
 
 	out->storage_ = st;
 	out->records = calloc(rd->nrecords ? rd->nrecords : 1,
 			      sizeof(*out->records));
 	if (!st || !out->records || build_maps(rd, out))
 		return -1;
-	build_records(rd, out, (uint64_t *)(void *)st, (char *)st + pcs_bytes);
+	build_records(rd, out, (uint64_t *)(void *)st,
+		      (char *)st + pcs_bytes + inl_bytes);
 	if (rd->nnamed) {
-		const char *names = (const char *)st + pcs_bytes;
+		const char *names = (const char *)st + pcs_bytes + inl_bytes;
 
 		out->names = malloc(rd->nnamed * sizeof(*out->names));
 		if (!out->names)
@@ -193,19 +224,27 @@ int pprof_read_build(const struct rd *rd, struct profile *out)
 		for (size_t i = 0; i < rd->pp->n_location; i++) {
 			const PbLocation *l = rd->pp->location[i];
 			int64_t k = pprof_read_loc_name(rd, l), fk;
+			struct profile_name *n;
 			unsigned line;
 
 			if (k < 0)
 				continue;
 			fk = pprof_read_loc_file(rd, l, &line);
-			out->names[out->nnames++] = (struct profile_name){
-				rd->loc_space[i],
-				l->address,
-				names + rd->name_off[k],
-				fk >= 0 ? names + rd->name_off[fk] : NULL,
-				line,
-				fk >= 0 ? pprof_read_loc_start_line(rd, l) : 0
+			n = &out->names[out->nnames++];
+			*n = (struct profile_name){
+				.space = rd->loc_space[i],
+				.addr = l->address,
+				.name = names + rd->name_off[k],
+				.file = fk >= 0 ? names + rd->name_off[fk] :
+						  NULL,
+				.line = line,
+				.start_line =
+					fk >= 0 ? pprof_read_loc_start_line(rd,
+									    l) :
+						  0
 			};
+			build_inline(rd, l, names, fr, n);
+			fr += n->ninl;
 		}
 		qsort(out->names, out->nnames, sizeof(*out->names),
 		      profile_name_cmp);

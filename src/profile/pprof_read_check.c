@@ -15,6 +15,7 @@
 #include "profile/pprof_read.h"
 #include "profile/pprof_read_int.h"
 #include "python/pyframes.h"
+#include "symbols/symbolize.h"
 #include "util/errbuf.h"
 
 static int check_str(const struct rd *rd, int64_t i, const char *what,
@@ -340,6 +341,46 @@ unsigned pprof_read_loc_start_line(const struct rd *rd, const PbLocation *l)
 	return (unsigned)f->start_line;
 }
 
+size_t pprof_read_loc_ninl(const PbLocation *l)
+{
+	size_t n = l->n_line ? l->n_line - 1 : 0;
+
+	return n < SYMBOLIZE_MAX_INLINE ? n : SYMBOLIZE_MAX_INLINE;
+}
+
+void pprof_read_loc_line(const struct rd *rd, const PbLocation *l, size_t k,
+			 int64_t *name, int64_t *file, unsigned *line)
+{
+	const PbFunction *f = line_func(rd, l, k);
+
+	*name = f ? some_str(rd, f->name) : -1;
+	*file = f ? some_str(rd, f->filename) : -1;
+	*line = k < l->n_line && l->line[k]->line > 0 &&
+				l->line[k]->line <= PROFILE_MAX_LINE ?
+			(unsigned)l->line[k]->line :
+			0;
+}
+
+/* Keep the strings of location l's inlined frames and of its last Line,
+ * and count the frames. */
+static void keep_inline(struct rd *rd, const PbLocation *l)
+{
+	size_t n = pprof_read_loc_ninl(l);
+	int64_t name, file;
+	unsigned line;
+
+	if (!n)
+		return;
+	rd->ninl += n;
+	for (size_t k = 0; k < n; k++) {
+		pprof_read_loc_line(rd, l, k, &name, &file, &line);
+		keep_string(rd, name);
+		keep_string(rd, file);
+	}
+	pprof_read_loc_line(rd, l, l->n_line - 1, &name, &file, &line);
+	keep_string(rd, file);
+}
+
 /*
  * The names the file gives its locations, kept for report to show where
  * no file it can trust names an address (a Go binary has no GNU build ID
@@ -370,6 +411,7 @@ static int check_names(struct rd *rd)
 		keep_string(rd, s);
 		keep_string(rd,
 			    pprof_read_loc_file(rd, pp->location[i], &line));
+		keep_inline(rd, pp->location[i]);
 	}
 	return 0;
 }

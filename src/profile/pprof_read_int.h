@@ -62,6 +62,7 @@ struct rd {
 	struct id_index *maps, *locs; /* sorted by id */
 	struct id_index *funcs;	      /* sorted by id; duplicates allowed */
 	size_t nnamed;		      /* locations with a name (check_names) */
+	size_t ninl; /* their inlined frames (pprof_read_loc_ninl()) */
 	size_t nrecords, npcs;
 	uint64_t total;
 	size_t *name_off; /* per string: offset in the names, or -1 */
@@ -101,6 +102,13 @@ int64_t pprof_read_loc_name(const struct rd *rd, const PbLocation *l);
 int64_t pprof_read_loc_file(const struct rd *rd, const PbLocation *l,
 			    unsigned *line);
 unsigned pprof_read_loc_start_line(const struct rd *rd, const PbLocation *l);
+/* The inlined frames of location l (profile.h: struct profile_name's
+ * inl): its Lines before the last, at most SYMBOLIZE_MAX_INLINE. */
+size_t pprof_read_loc_ninl(const PbLocation *l);
+/* Line k of location l: its function's name and file as string indexes
+ * (-1: none) and its line (0: not in 1..PROFILE_MAX_LINE). */
+void pprof_read_loc_line(const struct rd *rd, const PbLocation *l, size_t k,
+			 int64_t *name, int64_t *file, unsigned *line);
 
 /* pprof_read_spaces.c: the address spaces of the mappings and
  * locations (rd->map_space, loc_space, loc_map, nspaces); 0, or -1 with

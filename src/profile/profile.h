@@ -32,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbols/symbolize.h"
+
 #define PROFILE_MAX_PCS 4096 /* frames of one record, in either format */
 
 struct profile_record {
@@ -77,6 +79,20 @@ struct profile_name {
 	 * start_line: a Python function's "def" line), 1..PROFILE_MAX_LINE;
 	 * 0 when unknown or file is NULL */
 	unsigned start_line;
+	/* pprof input: the functions inlined at addr (issue 29), its
+	 * Location's Lines before the last, innermost first, as
+	 * symbolizer_lookup_inline() gives them (symbolize.h): inl[0] at
+	 * the address's own line (so its file and line are file and line
+	 * above), inl[i] at the line of its call of inl[i-1]; func NULL
+	 * when the Line's function has no name, file NULL and line 0 when
+	 * unknown.  At most SYMBOLIZE_MAX_INLINE (a file's longer chain
+	 * keeps the innermost); in profile storage; NULL and 0: none.
+	 * With some, outer_file and outer_line are the last Line's, name's
+	 * own: the line of the outermost inlined call (NULL, 0: unknown). */
+	const struct symbol_frame *inl;
+	size_t ninl;
+	const char *outer_file;
+	unsigned outer_line;
 };
 
 /* The largest source line a profile may give (as libdw's, an int). */

@@ -5,7 +5,10 @@
  * protobuf, or cut short (test_bad_bytes), a gzip bomb (test_bomb),
  * small inputs that decode to much (test_expanding), and a "time" label
  * of any int64, a string, a unit not nanoseconds or one outside the
- * string table, read as the contract says (test_time_label).  What the
+ * string table, read as the contract says (test_time_label); a
+ * location's inlined Lines kept as its inline chain, innermost first,
+ * cut at SYMBOLIZE_MAX_INLINE, a Line of no function or an odd line
+ * number kept unnamed (test_inline_lines).  What the
  * reader gives back of a valid profile is test_pprof_out's.
  *
  * Covers: pprof_read_build pprof_read_check pprof_read_decode
@@ -24,6 +27,7 @@
 #include "profile/pprof_read.h"
 #include "profile/profile.pb-c.h"
 #include "profile/profile_read.h"
+#include "symbols/symbolize.h"
 #include "unit.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
@@ -415,6 +419,105 @@ static void test_time_label(void)
 	CHECK(timed_read(&x, &t, err, sizeof(err)) == -1);
 }
 
+/* A location of NLINES Lines, each of its own function "fK" in file
+ * "src.c" at line 100 + K, but Line 1's function, which does not exist,
+ * and Line 2's line, past PROFILE_MAX_LINE. */
+#define NLINES (SYMBOLIZE_MAX_INLINE + 8)
+struct inlined {
+	struct small x;
+	Perftools__Profiles__Line ln[NLINES], *lnp[NLINES];
+	Perftools__Profiles__Function fn[NLINES], *fnp[NLINES];
+	char *strs[5 + NLINES];
+	char names[NLINES][8];
+};
+
+static void inlined_init(struct inlined *y, size_t nlines)
+{
+	static char src[] = "src.c";
+
+	small_init(&y->x);
+	memcpy(y->strs, y->x.strs, 4 * sizeof(*y->strs));
+	y->strs[4] = src;
+	for (size_t k = 0; k < nlines; k++) {
+		snprintf(y->names[k], sizeof(y->names[k]), "f%zu", k);
+		y->strs[5 + k] = y->names[k];
+		perftools__profiles__function__init(&y->fn[k]);
+		y->fn[k].id = k + 1;
+		y->fn[k].name = (int64_t)(5 + k);
+		y->fn[k].filename = 4;
+		y->fnp[k] = &y->fn[k];
+		perftools__profiles__line__init(&y->ln[k]);
+		y->ln[k].function_id = k == 1 ? 999 : k + 1;
+		y->ln[k].line = k == 2 ? (int64_t)PROFILE_MAX_LINE + 1 :
+					 (int64_t)(100 + k);
+		y->lnp[k] = &y->ln[k];
+	}
+	y->x.p.n_string_table = 5 + nlines, y->x.p.string_table = y->strs;
+	y->x.p.n_function = nlines, y->x.p.function = y->fnp;
+	y->x.l.n_line = nlines, y->x.l.line = y->lnp;
+}
+
+/* Read y back: its one name, checked as the contract says. */
+static void inlined_check(struct inlined *y, size_t nlines)
+{
+	size_t len = perftools__profiles__profile__get_packed_size(&y->x.p);
+	size_t want = nlines - 1 < SYMBOLIZE_MAX_INLINE ? nlines - 1 :
+							  SYMBOLIZE_MAX_INLINE;
+	unsigned char *buf = malloc(len + 1);
+	const struct profile_name *n;
+	struct profile p;
+	char err[256] = "", last[8];
+
+	perftools__profiles__profile__pack(&y->x.p, buf);
+	CHECKF(pprof_read_parse(buf, len, &p, err, sizeof(err)) == 0, "%s",
+	       err);
+	free(buf);
+	n = p.nnames == 1 ? &p.names[0] : NULL;
+	CHECKF(n != NULL, "%zu names", p.nnames);
+	if (!n)
+		return;
+	snprintf(last, sizeof(last), "f%zu", nlines - 1);
+	CHECKF(!strcmp(n->name, last), "name %s", n->name);
+	CHECKF(n->ninl == want, "%zu inlined frames, not %zu", n->ninl, want);
+	CHECK(!n->ninl == !n->inl);
+	CHECK(n->file && !strcmp(n->file, "src.c") && n->line == 100);
+	for (size_t k = 0; k < n->ninl; k++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "f%zu", k);
+		if (k == 1) { /* no such function */
+			CHECK(!n->inl[k].func && !n->inl[k].file &&
+			      !n->inl[k].line);
+			continue;
+		}
+		CHECKF(n->inl[k].func && !strcmp(n->inl[k].func, name),
+		       "inl[%zu] %s", k, n->inl[k].func);
+		CHECK(n->inl[k].file && !strcmp(n->inl[k].file, "src.c"));
+		CHECKF(n->inl[k].line == (k == 2 ? 0 : 100 + k),
+		       "inl[%zu] line %u", k, n->inl[k].line);
+	}
+	if (n->ninl) {
+		CHECK(n->outer_file && !strcmp(n->outer_file, "src.c"));
+		CHECKF(n->outer_line == 100 + nlines - 1, "outer line %u",
+		       n->outer_line);
+	} else {
+		CHECK(!n->outer_file && !n->outer_line);
+	}
+	profile_free(&p);
+}
+
+static void test_inline_lines(void)
+{
+	static const size_t counts[] = { 1, 4, NLINES };
+	struct inlined *y = malloc(sizeof(*y));
+
+	for (size_t i = 0; y && i < sizeof(counts) / sizeof(counts[0]); i++) {
+		inlined_init(y, counts[i]);
+		inlined_check(y, counts[i]);
+	}
+	free(y);
+}
+
 int main(void)
 {
 	test_bad_messages();
@@ -422,5 +525,6 @@ int main(void)
 	test_bomb();
 	test_expanding();
 	test_time_label();
+	test_inline_lines();
 	return unit_result("test_pprof_read");
 }
