@@ -17,7 +17,8 @@
  * Inlined functions (issue 29): an address in code the compiler inlined
  * names several frames, as google-pprof, perf and `eu-stack -i` show
  * them: the function that holds it (the symbol table's name), then each
- * function inlined there (symbolize.h: symbolizer_lookup_inline()), the
+ * function inlined there (symbolize.h: symbolizer_lookup_inline(); for
+ * an address the profile names, its own chain, profile.h), the
  * innermost last, each named "NAME (inline)" (framename.h:
  * framename_format_inline()) with the module of the function that
  * holds it.  So a sample's flat count goes to the innermost inlined

@@ -128,11 +128,20 @@ static size_t name_addr(struct report *r, struct symbolizer *sym, size_t space,
 		return ids[0] == EMPTY ? 0 : 1;
 	}
 	framename_jit(&f, &jit, addr);
-	if (!r->no_inline && f.si.func && !own && !framename_in_no_file(&f))
-		/* the outer frame's line is the outermost inlined call's */
+	/* the outer frame's line is the outermost inlined call's */
+	if (!r->no_inline && own && own->ninl) {
+		/* the profile's own chain (profile.h), as it names addr */
+		nin = own->ninl < SYMBOLIZE_MAX_INLINE ? own->ninl :
+							 SYMBOLIZE_MAX_INLINE;
+		memcpy(in, own->inl, nin * sizeof(*in));
+		file = own->outer_file;
+		line = own->outer_line;
+	} else if (!r->no_inline && f.si.func && !own &&
+		   !framename_in_no_file(&f)) {
 		nin = symbolizer_lookup_inline(sym, addr, in,
 					       SYMBOLIZE_MAX_INLINE, &file,
 					       &line);
+	}
 	if (f.si.func && r->lines && !nin && !framename_in_no_file(&f)) {
 		if (own && own->file) {
 			file = own->file;
