@@ -97,20 +97,18 @@ int symbolize_dwarf_line(struct symbolizer *s, struct sym_file *f,
 /*
  * Inlined frames (symbolize.h: symbolizer_lookup_inline()).
  *
- * dwarf_getscopes() gives the innermost scope DIE that holds the
- * address; its chain of enclosing DIEs in the tree (dwarf_getscopes_die(),
- * as eu-addr2line -i walks it: dwarf_getscopes() itself continues an
- * inlined instance with its abstract definition's scopes, not with the
- * function it was inlined into) holds one DW_TAG_inlined_subroutine per
- * inlined call, innermost first, up to the DW_TAG_subprogram they are
- * all inlined into.  Each one's DW_AT_call_file / DW_AT_call_line is the
+ * The function (DW_TAG_subprogram) holding the address, found through
+ * an index of its CU (below), and the scopes nested in it that hold the
+ * address hold one DW_TAG_inlined_subroutine per inlined call, innermost
+ * last (the walk libdw's dwarf_getscopes() makes, but see below).  Each one's DW_AT_call_file / DW_AT_call_line is the
  * call in the frame that encloses it; the innermost frame's line is the
  * address's own, from the line table.
  *
  * The DWARF is the target user's (hostile): a call file is an index
  * checked against the CU's file table; a chain deeper than
- * SYMBOLIZE_MAX_INLINE is cut, the innermost kept; only the names and
- * files are copied, into f->inl_strs, each answer once per address.
+ * SYMBOLIZE_MAX_INLINE is cut, the innermost kept; every walk has a
+ * bound; only the names and files are copied, into f->inl_strs, each
+ * answer once per address.
  */
 
 /* s interned into f's pool; NULL for NULL or when memory runs out. */
@@ -160,32 +158,177 @@ static void inl_call(struct sym_file *f, Dwarf_Die *die, Dwarf_Files *files,
 		*line = (unsigned)v;
 }
 
+/*
+ * The functions of a CU by address: each subprogram DIE with code (its
+ * DW_AT_low_pc/high_pc or DW_AT_ranges), found once per CU by a walk of
+ * its tree that descends only into DIEs that may hold functions
+ * (namespaces, classes, structures: Rust and C++ put them there), and
+ * sorted, so a lookup descends into one function only.  (libdw's
+ * dwarf_getscopes() does not descend into namespaces, elfutils 0.188:
+ * eu-addr2line -i and eu-stack -i show no inlined frame in Rust code.)
+ * Bounded: INL_MAX_DIES DIEs a CU, namespaces nested INL_MAX_NEST deep.
+ */
+#define INL_MAX_DIES (1u << 24)
+#define INL_MAX_NEST 64
+#define INL_MAX_DEPTH 256 /* scopes nested in one function */
+
+static int fn_add(struct sym_cu *c, uint64_t lo, uint64_t hi, Dwarf_Off die)
+{
+	struct sym_fn *v;
+
+	if (lo >= hi)
+		return 0;
+	v = grow_array(c->fns, &c->cap, c->nfns + 1, sizeof(*v));
+	if (!v)
+		return -1;
+	c->fns = v;
+	c->fns[c->nfns++] = (struct sym_fn){ lo, hi, die };
+	return 0;
+}
+
+/* The functions among the children of parent into c; -1 when memory
+ * runs out (what was found stays). */
+static int fn_walk(struct sym_cu *c, Dwarf_Die *parent, unsigned nest,
+		   size_t *dies)
+{
+	Dwarf_Die d;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off;
+
+	if (nest > INL_MAX_NEST || dwarf_child(parent, &d) != 0)
+		return 0;
+	do {
+		if (++*dies > INL_MAX_DIES)
+			return 0;
+		switch (dwarf_tag(&d)) {
+		case DW_TAG_subprogram:
+			off = 0;
+			while ((off = dwarf_ranges(&d, off, &base, &lo, &hi)) >
+			       0)
+				if (fn_add(c, lo, hi, dwarf_dieoffset(&d)))
+					return -1;
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			if (fn_walk(c, &d, nest + 1, dies))
+				return -1;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return 0;
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	const struct sym_fn *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The function index of the CU cu of f, made at its first use; NULL
+ * when memory runs out. */
+static const struct sym_cu *cu_index(struct sym_file *f, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	uint64_t h = hash_mix64(off);
+	struct hashtab_probe p;
+	struct sym_cu *c, *nc;
+	size_t i, dies = 0;
+
+	hashtab_probe_init(&f->cu_idx, h, &p);
+	while (hashtab_next(&f->cu_idx, &p, &i))
+		if (f->cus[i].off == off)
+			return &f->cus[i];
+	nc = grow_array(f->cus, &f->cus_cap, f->ncus + 1, sizeof(*nc));
+	if (!nc)
+		return NULL;
+	f->cus = nc;
+	c = &f->cus[f->ncus];
+	*c = (struct sym_cu){ .off = off };
+	if (fn_walk(c, cu, 0, &dies) || hashtab_add(&f->cu_idx, h, f->ncus)) {
+		free(c->fns);
+		return NULL;
+	}
+	qsort(c->fns, c->nfns, sizeof(*c->fns), cmp_fn);
+	return &f->cus[f->ncus++];
+}
+
+/* The function of c holding vaddr, into *die: 0, or -1 for none. */
+static int cu_function(Dwarf *dw, const struct sym_cu *c, uint64_t vaddr,
+		       Dwarf_Die *die)
+{
+	size_t lo = 0, hi = c->nfns, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->fns[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || vaddr >= c->fns[lo - 1].hi)
+		return -1;
+	return dwarf_offdie(dw, c->fns[lo - 1].die, die) ? 0 : -1;
+}
+
+/* The scopes holding vaddr inside the function fn, outermost first, into
+ * chain (fn itself first); their count, at most INL_MAX_DEPTH. */
+static size_t fn_scopes(Dwarf_Die *fn, uint64_t vaddr, Dwarf_Die *chain)
+{
+	size_t n = 1, dies = 0;
+	Dwarf_Die c;
+	bool found = true;
+
+	chain[0] = *fn;
+	while (found && n < INL_MAX_DEPTH &&
+	       dwarf_child(&chain[n - 1], &c) == 0) {
+		found = false;
+		do {
+			int tag = dwarf_tag(&c);
+
+			if (++dies > INL_MAX_DIES)
+				return n;
+			if ((tag == DW_TAG_inlined_subroutine ||
+			     tag == DW_TAG_lexical_block ||
+			     tag == DW_TAG_try_block ||
+			     tag == DW_TAG_catch_block) &&
+			    dwarf_haspc(&c, vaddr) > 0) {
+				chain[n++] = c;
+				found = true;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	return n;
+}
+
 /* The inlined instances enclosing vaddr, innermost first, into fr (at
  * most SYMBOLIZE_MAX_INLINE: the innermost); their count. */
 static size_t inl_walk(struct sym_file *f, Dwarf *dw, uint64_t vaddr,
 		       struct symbol_frame *fr, const char **outer_file,
 		       unsigned *outer_line)
 {
-	Dwarf_Die cu, inner, *scopes = NULL, *chain = NULL;
+	Dwarf_Die cu, fn, chain[INL_MAX_DEPTH];
+	const struct sym_cu *c;
 	Dwarf_Files *files = NULL;
-	size_t nfiles = 0, n = 0;
+	size_t nfiles = 0, n = 0, nc;
 	const char *file;
 	unsigned line;
-	int ns, nc, i;
 
-	if (!dwarf_addrdie(dw, vaddr, &cu))
+	if (!dwarf_addrdie(dw, vaddr, &cu) || !(c = cu_index(f, &cu)) ||
+	    cu_function(dw, c, vaddr, &fn))
 		return 0;
-	ns = dwarf_getscopes(&cu, vaddr, &scopes);
-	if (ns > 0)
-		inner = scopes[0];
-	free(scopes);
-	if (ns <= 0 || (nc = dwarf_getscopes_die(&inner, &chain)) <= 0)
-		return 0;
+	nc = fn_scopes(&fn, vaddr, chain);
 	if (dwarf_getsrcfiles(&cu, &files, &nfiles))
 		files = NULL;
 	fr[0].file = NULL;
 	fr[0].line = 0;
-	for (i = 0; i < nc && dwarf_tag(&chain[i]) != DW_TAG_subprogram; i++) {
+	for (size_t i = nc; i-- > 1;) {
 		if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine)
 			continue;
 		inl_call(f, &chain[i], files, nfiles, &file, &line);
@@ -200,7 +343,6 @@ static size_t inl_walk(struct sym_file *f, Dwarf *dw, uint64_t vaddr,
 		*outer_line = line;
 		n++;
 	}
-	free(chain);
 	if (n > SYMBOLIZE_MAX_INLINE)
 		n = SYMBOLIZE_MAX_INLINE;
 	if (n) { /* the innermost frame's line is the address's own */

@@ -81,6 +81,24 @@ struct sym_file {
 	struct symbol_frame *inl_frames;
 	size_t ninl_frames, inl_frames_cap;
 	struct strpool *inl_strs;
+	/* the functions of each CU looked into, by address (cu_idx: by
+	 * the CU's offset) */
+	struct hashtab cu_idx;
+	struct sym_cu *cus;
+	size_t ncus, cus_cap;
+};
+
+/* A function's code in the DWARF: [lo, hi) of its DIE. */
+struct sym_fn {
+	uint64_t lo, hi;
+	Dwarf_Off die;
+};
+
+/* The functions of one CU (its DIE at off), sorted by lo. */
+struct sym_cu {
+	Dwarf_Off off;
+	struct sym_fn *fns;
+	size_t nfns, cap;
 };
 
 /* One address's inlined frames: inl_frames[first .. first + n), innermost

@@ -134,6 +134,10 @@ void symcache_file_free(struct sym_file *f)
 	free(f->inl);
 	free(f->inl_frames);
 	strpool_free(f->inl_strs);
+	hashtab_free(&f->cu_idx);
+	for (size_t i = 0; i < f->ncus; i++)
+		free(f->cus[i].fns);
+	free(f->cus);
 	free(f);
 }
 
