@@ -591,9 +591,12 @@ int cmd_report(const struct options *o)
 	return 0;
 }
 
-int cmd_report_top(const char *path, unsigned top, const char *root, FILE *out)
+int cmd_report_top(const char *path, unsigned top, const char *root,
+		   bool no_inline, FILE *out)
 {
-	struct options o = { .input = path, .root = root };
+	struct options o = { .input = path,
+			     .root = root,
+			     .no_inline = no_inline };
 	struct inputs in;
 	struct report *r;
 
