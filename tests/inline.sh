@@ -41,9 +41,23 @@ inline_top_()
 	} $0 ~ h { go = 1 }' "$1"
 }
 
+# inline_top_is_ FILE HEADER WANT TOOL: the top row of TOOL's table in
+# FILE (inline_top_) is WANT, marked inlined; prints its share.
+inline_top_is_()
+{
+	local row name
+	show_ "$1" 16 >&2
+	row=$(inline_top_ "$1" "$2")
+	name=${row#* }
+	case $name in *" (inline)") ;; *) fail_ "$4: the top row is not inlined: $name" ;; esac
+	[ "$(echo "$name" | inline_norm_)" = "$3" ] ||
+		fail_ "$4: the top row is $name, not $3"
+	echo "${row%% *}"
+}
+
 inline_compare_()
 {
-	local ref=$1 bin=$2 want=$3 row name n tol ref_name
+	local ref=$1 bin=$2 want=$3 n tol ref_name
 	shift 3
 	require_google_pprof_
 	require_go_pprof_
@@ -63,23 +77,10 @@ inline_compare_()
 
 	timeout -s KILL 120 google-pprof --text "$bin" prof > gp.txt 2> gp.err ||
 		fail_ "google-pprof --text failed: $(head -3 gp.err)"
-	show_ gp.txt 8
-	row=$(inline_top_ gp.txt '^Total:')
-	gp_share=${row%% *}
-	name=${row#* }
-	case $name in *" (inline)") ;; *) fail_ "google-pprof's top row is not inlined: $name" ;; esac
-	[ "$(echo "$name" | inline_norm_)" = "$want" ] ||
-		fail_ "google-pprof's top row is $name, not $want"
-
+	gp_share=$(inline_top_is_ gp.txt '^Total:' "$want" "google-pprof") || exit 1
 	timeout -s KILL 120 go tool pprof -top -nodecount=20 prof.pb.gz > go.txt 2> go.err ||
 		fail_ "go tool pprof -top failed: $(head -3 go.err)"
-	show_ go.txt 16
-	row=$(inline_top_ go.txt 'flat%')
-	go_share=${row%% *}
-	name=${row#* }
-	case $name in *" (inline)") ;; *) fail_ "go tool pprof's top row on ptprof's .pb.gz is not inlined: $name" ;; esac
-	[ "$(echo "$name" | inline_norm_)" = "$want" ] ||
-		fail_ "go tool pprof's top row on ptprof's .pb.gz is $name, not $want"
+	go_share=$(inline_top_is_ go.txt 'flat%' "$want" "go tool pprof on ptprof's .pb.gz") || exit 1
 	awk -v a="$gp_share" -v b="$go_share" 'BEGIN { d = a - b; exit !(d <= 10 && d >= -10) }' ||
 		fail_ "$want: $gp_share% in google-pprof, $go_share% in go tool pprof on ptprof's .pb.gz: more than 10 points apart"
 
