@@ -23,7 +23,7 @@
 volatile uint64_t sink;
 
 static inline __attribute__((always_inline)) uint64_t mix(uint64_t x,
-							 unsigned n)
+							  unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		x ^= x >> 29;
