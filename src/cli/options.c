@@ -93,6 +93,9 @@ int options_parse_common(int c, const char *arg, struct options *o, char *err,
 		return 0;
 	case OPT_TOP:
 		return options_value_top(arg, o, err, len);
+	case OPT_NO_DEBUGINFOD:
+		o->no_debuginfod = 1;
+		return 0;
 	default:
 		return errbuf_fail(err, len, EINVAL,
 				   "internal error: option %d", c);

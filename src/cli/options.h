@@ -155,6 +155,9 @@ struct options {
 	int thread_view;     /* --threads: start with the view by thread */
 	const char *usage;   /* the --help text of the (sub)command */
 	int pid_given;	     /* -p was given */
+	/* --no-debuginfod (record, report, dump, top): no file fetched
+	 * from DEBUGINFOD_URLS (elf/debuginfod.h) */
+	int no_debuginfod;
 };
 
 int options_parse(int argc, char **argv, struct options *opts, char *err,

@@ -51,7 +51,8 @@ enum {
 	OPT_KERNEL,
 	OPT_NO_KERNEL,
 	OPT_WAITS,
-	OPT_NO_INLINE
+	OPT_NO_INLINE,
+	OPT_NO_DEBUGINFOD
 };
 
 /* options.c */
@@ -61,7 +62,7 @@ typedef int (*options_parse_fn)(int c, const char *arg, struct options *o,
 int options_parse_with(int argc, char **argv, const char *shorts,
 		       const struct option *table, options_parse_fn one,
 		       struct options *o, char *err, size_t errlen);
-/* -h and --top, which every subcommand takes. */
+/* -h, --top and --no-debuginfod, which every subcommand takes. */
 int options_parse_common(int c, const char *arg, struct options *o, char *err,
 			 size_t len);
 

@@ -33,6 +33,7 @@ static const struct option long_options[] = {
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },

@@ -33,6 +33,7 @@ static const struct option report_options[] = {
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "waits", no_argument, NULL, OPT_WAITS },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -52,6 +53,7 @@ static const struct option top_options[] = {
 	{ "thread-name", required_argument, NULL, OPT_THREAD_NAME },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -63,6 +65,7 @@ static const struct option dump_options[] = {
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
+#include "cli/fetchnote.h"
 #include "cli/options.h"
 
 int main(int argc, char **argv)
@@ -24,6 +25,8 @@ int main(int argc, char **argv)
 	signal(SIGCHLD, SIG_DFL);
 	if (options_parse(argc, argv, &o, err, sizeof(err)))
 		cli_die(EXIT_USAGE, "%s", err);
+	/* DEBUGINFOD_URLS, unless --no-debuginfod; top's screen is its own */
+	fetchnote_setup(o.no_debuginfod, o.action != ACTION_TOP);
 	switch (o.action) {
 	case ACTION_HELP:
 		fputs(o.usage, stdout);

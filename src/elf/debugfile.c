@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "elf/debugfile.h"
+#include "elf/debuginfod.h"
 #include "proc/mapfile.h"
 #include "proc/maps.h"
 #include "util/safeopen.h"
@@ -312,15 +313,22 @@ static Elf *by_debuglink(Elf *elf, const char *path, const char *root,
 Elf *debugfile_open(Elf *elf, int elf_fd, const char *path, const char *root,
 		    int64_t *crc_ns, int *fd)
 {
+	char id[2 * 64 + 1];
 	struct stat st;
 	Elf *dbg;
 
 	if (fstat(elf_fd, &st))
 		return NULL;
 	dbg = by_build_id(elf, root ? root : "", st.st_uid, fd);
-	return dbg ? dbg :
-		     by_debuglink(elf, path, root ? root : "", st.st_uid,
-				  crc_ns, fd);
+	if (!dbg)
+		dbg = by_debuglink(elf, path, root ? root : "", st.st_uid,
+				   crc_ns, fd);
+	/* none here: a debuginfod server may have it (debuginfod.h checks
+	 * what it gets) */
+	if (!dbg && debuginfod_enabled() &&
+	    debugfile_build_id(elf, id, sizeof(id)))
+		dbg = debuginfod_fetch(DEBUGINFOD_DEBUGINFO, id, path, fd);
+	return dbg;
 }
 
 int debugfile_set_alt(Dwarf *dw, int elf_fd, const char *root,

@@ -9,6 +9,10 @@
  *      file): DIR/NAME, DIR/.debug/NAME, ROOT/usr/lib/debug/DIR/NAME, where
  *      DIR is the directory of the stripped file; a candidate whose CRC-32
  *      differs is skipped.
+ * When neither finds one, a debuginfod server is asked by build ID
+ * (debuginfod.h: only when the cli layer switched it on and
+ * DEBUGINFOD_URLS is set; the rules below for local files are replaced
+ * there by its own for the invoking user's cache).
  * ROOT is the symbolizer's root (e.g. /proc/PID/root), or "" for none; the
  * path of the stripped file is given as the process saw it, without ROOT.
  *

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "elf/debugfile.h"
+#include "elf/debuginfod.h"
 #include "proc/mapfile.h"
 #include "symbols/symbolize_int.h"
 #include "util/grow.h"
@@ -293,6 +294,11 @@ Elf *symbolize_elf_open(const struct symbolizer *s, struct sym_file *f, int *fd)
 							      &ref),
 					   fd);
 	elf = debugfile_elf_begin(mapfile_open(s->root, s->live_pid, &ref), fd);
+	/* the file is gone (a profile read elsewhere, a deleted library):
+	 * a debuginfod server may have it by its build ID */
+	if (!elf)
+		elf = debuginfod_fetch(DEBUGINFOD_EXECUTABLE, f->build_id,
+				       f->path, fd);
 	if (elf && (!debugfile_build_id(elf, id, sizeof(id)) ||
 		    strcasecmp(id, f->build_id))) {
 		symbolize_elf_close(elf, *fd);

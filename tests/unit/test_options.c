@@ -57,6 +57,19 @@ static void writes(const char *line, const char *legacy, const char *pprof)
 	options_free(&o);
 }
 
+/* line parses, --no-debuginfod given (want 1) or not. */
+static void debuginfod_off(const char *line, int want)
+{
+	struct options o;
+	char err[512];
+
+	CHECKF(parse(line, &o, err, sizeof(err)) == 0 &&
+		       o.no_debuginfod == want,
+	       "'%s': %s, no_debuginfod %d, expected %d", line, err,
+	       o.no_debuginfod, want);
+	options_free(&o);
+}
+
 /* line parses, with npids PIDs (those of want unless NULL), children. */
 static void accepts(const char *line, enum ptprof_action action, size_t npids,
 		    const pid_t *want, int children)
@@ -196,5 +209,14 @@ int main(void)
 		"option '--kernel' does not take an argument");
 	refuses("top -p 1 --wall --kernel", "unknown option '--kernel'");
 	refuses("report --kernel x.prof", "unknown option '--kernel'");
+	/* --no-debuginfod: every subcommand that names frames */
+	debuginfod_off("-p 1", 0);
+	debuginfod_off("-p 1 --no-debuginfod", 1);
+	debuginfod_off("--no-debuginfod -- true", 1);
+	debuginfod_off("report --no-debuginfod x.prof", 1);
+	debuginfod_off("dump -p 1 --no-debuginfod", 1);
+	debuginfod_off("top -p 1 --no-debuginfod", 1);
+	refuses("report --no-debuginfod=1 x.prof",
+		"option '--no-debuginfod' does not take an argument");
 	return unit_result("test_options");
 }
