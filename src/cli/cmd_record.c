@@ -166,7 +166,8 @@ static void top_table(const struct options *o, const char *path, pid_t pid,
 	const char *root = target_root(pid, buf, sizeof(buf));
 
 	fflush(stderr);
-	cmd_report_top(path, o->top, root, launched ? stderr : stdout);
+	cmd_report_top(path, o->top, root, o->no_inline,
+		       launched ? stderr : stdout);
 }
 
 /* Everything that can be refused, before the target is touched. */

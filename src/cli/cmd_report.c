@@ -370,7 +370,8 @@ static struct report *load(const struct options *o, const struct inputs *in,
 {
 	struct report_options ro = { .lines = o->lines,
 				     .by_process = o->by_process,
-				     .waits = o->format != REPORT_TEXT };
+				     .waits = o->format != REPORT_TEXT,
+				     .no_inline = o->no_inline };
 	struct symbolizer **syms;
 	struct perfmap *jit;
 	struct profile p;
@@ -590,9 +591,12 @@ int cmd_report(const struct options *o)
 	return 0;
 }
 
-int cmd_report_top(const char *path, unsigned top, const char *root, FILE *out)
+int cmd_report_top(const char *path, unsigned top, const char *root,
+		   bool no_inline, FILE *out)
 {
-	struct options o = { .input = path, .root = root };
+	struct options o = { .input = path,
+			     .root = root,
+			     .no_inline = no_inline };
 	struct inputs in;
 	struct report *r;
 

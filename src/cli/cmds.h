@@ -12,7 +12,8 @@
  *                 (ncurses), or a plain table every second on stdout.
  *   cmd_report_top()  after a recording with --top N: the table of the file
  *                 just written, its first N rows, on out; root as for
- *                 report --root (NULL: none).  Returns 0, or 1 after
+ *                 report --root (NULL: none), no_inline as report
+ *                 --no-inline (record's).  Returns 0, or 1 after
  *                 saying why on stderr.
  */
 #ifndef PTPROF_CMDS_H
@@ -26,6 +27,7 @@ int cmd_record(const struct options *o);
 int cmd_report(const struct options *o);
 int cmd_dump(const struct options *o);
 int cmd_top(const struct options *o);
-int cmd_report_top(const char *path, unsigned top, const char *root, FILE *out);
+int cmd_report_top(const char *path, unsigned top, const char *root,
+		   bool no_inline, FILE *out);
 
 #endif /* PTPROF_CMDS_H */

@@ -51,8 +51,8 @@ enum {
 	OPT_KERNEL,
 	OPT_NO_KERNEL,
 	OPT_WAITS,
-	OPT_NO_DEBUGINFOD,
 	OPT_NO_INLINE,
+	OPT_NO_DEBUGINFOD,
 };
 
 /* options.c */

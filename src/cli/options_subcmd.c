@@ -32,6 +32,7 @@ static const struct option report_options[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "waits", no_argument, NULL, OPT_WAITS },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -51,6 +52,7 @@ static const struct option top_options[] = {
 	{ "tid", required_argument, NULL, 't' },
 	{ "thread-name", required_argument, NULL, OPT_THREAD_NAME },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "help", no_argument, NULL, 'h' },
@@ -67,6 +69,7 @@ static const struct option dump_options[] = {
 	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -138,6 +141,9 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 	case OPT_WAITS:
 		o->waits = 1;
 		return 0;
+	case OPT_NO_INLINE:
+		o->no_inline = 1;
+		return 0;
 	case OPT_FROM:
 	case OPT_TO:
 		o->windowed = 1;
@@ -173,6 +179,9 @@ static int parse_dump_one(int c, const char *arg, struct options *o, char *err,
 		return 0;
 	case OPT_NO_PEEK:
 		o->no_peek = 1;
+		return 0;
+	case OPT_NO_INLINE:
+		o->no_inline = 1;
 		return 0;
 	case OPT_KERNEL:
 	case OPT_NO_KERNEL:
@@ -288,6 +297,9 @@ static int parse_top_one(int c, const char *arg, struct options *o, char *err,
 		return parse_window(arg, o, err, len);
 	case OPT_THREADS:
 		o->thread_view = 1;
+		return 0;
+	case OPT_NO_INLINE:
+		o->no_inline = 1;
 		return 0;
 	default:
 		return options_record_one(c, arg, o, err, len);
