@@ -10,7 +10,12 @@
  * every prefix of a table and every byte of it changed must give an
  * answer or none, within the copy (run under the sanitizers), a count
  * that lies, a PC-value table with no end, one longer than a lookup
- * walks, a file cut short.
+ * walks, a file cut short.  Then the inline tree of a real Go binary,
+ * built here by `go build -ldflags=-s -w` (only .gopclntab names it):
+ * main.leaf inlined into main.mid inlined into main.main, looked up
+ * through the symbolizer and compared with what the Go runtime itself
+ * says of the same PC (runtime.Callers expands inlined frames); and
+ * the same tree damaged (a cycle of parents, every byte changed).
  */
 #include "config.h"
 
@@ -20,9 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbols/gopclntab.h"
+#include "symbols/symbolize.h"
 #include "unit.h"
 
 #define TEXT 0x401000u
@@ -477,6 +484,157 @@ static void test_read(void)
 	close(fd);
 }
 
+/* The Go program: where() records the PC of its call in leaf(), which
+ * the compiler inlines into mid(), inlined into main(); main prints that
+ * PC, then each frame the runtime expands there, "func line". */
+static const char go_src[] =
+	"package main\n"
+	"\n"
+	"import (\n"
+	"\t\"fmt\"\n"
+	"\t\"runtime\"\n"
+	")\n"
+	"\n"
+	"var sink uintptr\n"
+	"var stack [8]uintptr\n"
+	"var depth int\n"
+	"\n"
+	"//go:noinline\n"
+	"func where() uintptr {\n"
+	"\tpc, _, _, _ := runtime.Caller(1)\n"
+	"\tdepth = runtime.Callers(2, stack[:])\n"
+	"\treturn pc\n"
+	"}\n"
+	"\n"
+	"func leaf(x int) int {\n"
+	"\tsink = where()\n"
+	"\treturn x + 1\n"
+	"}\n"
+	"\n"
+	"func mid(x int) int {\n"
+	"\treturn leaf(x) * 2\n"
+	"}\n"
+	"\n"
+	"func main() {\n"
+	"\tmid(3)\n"
+	"\tfmt.Printf(\"%x\\n\", sink)\n"
+	"\tframes := runtime.CallersFrames(stack[:depth])\n"
+	"\tfor {\n"
+	"\t\tf, more := frames.Next()\n"
+	"\t\tfmt.Printf(\"%s %d\\n\", f.Function, f.Line)\n"
+	"\t\tif !more || f.Function == \"main.main\" {\n"
+	"\t\t\tbreak\n"
+	"\t\t}\n"
+	"\t}\n"
+	"}\n";
+
+/* The runtime's answer: the PC and up to 4 frames, outer last. */
+struct go_answer {
+	unsigned long long pc;
+	char func[4][64];
+	unsigned line[4];
+	size_t n;
+};
+
+/* Build the program in dir and run it; false (and the test skipped)
+ * when there is no go command. */
+static bool go_build(const char *dir, struct go_answer *a)
+{
+	char path[512], cmd[2048];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/inl.go", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return false;
+	fputs(go_src, f);
+	fclose(f);
+	if (system("command -v go >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "test_gopclntab: no go command, "
+				"the real binary's part skipped\n");
+		return false;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && GOCACHE=%s/cache GOPATH=%s/gopath GOFLAGS=-mod=mod "
+		 "GOPROXY=off GO111MODULE=off go build -ldflags='-s -w' "
+		 "-o inl inl.go && ./inl > out",
+		 dir, dir, dir);
+	CHECKF(system(cmd) == 0, "%s failed", cmd);
+	snprintf(path, sizeof(path), "%s/out", dir);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return false;
+	CHECK(fscanf(f, "%llx", &a->pc) == 1);
+	for (a->n = 0; a->n < 4 &&
+		       fscanf(f, "%63s %u", a->func[a->n], &a->line[a->n]) == 2;
+	     a->n++)
+		;
+	fclose(f);
+	CHECKF(a->n == 3 && !strcmp(a->func[0], "main.leaf") &&
+		       !strcmp(a->func[1], "main.mid") &&
+		       !strcmp(a->func[2], "main.main"),
+	       "the Go program says %zu frames, not leaf, mid, main", a->n);
+	return a->n == 3;
+}
+
+static void test_real(void)
+{
+	char dir[] = "/tmp/test_gopclntab.XXXXXX", maps[1024], bin[600];
+	struct symbol_frame fr[SYMBOLIZE_MAX_INLINE];
+	struct symbolizer *sym;
+	struct symbol_info si;
+	struct go_answer a;
+	const char *of = NULL;
+	unsigned ol = 0;
+	struct stat st;
+	size_t n;
+
+	CHECK(mkdtemp(dir) != NULL);
+	if (!go_build(dir, &a))
+		goto out;
+	snprintf(bin, sizeof(bin), "%s/inl", dir);
+	CHECK(stat(bin, &st) == 0);
+	/* a non-PIE Go binary: its first segment at 0x400000, offset 0 */
+	snprintf(maps, sizeof(maps),
+		 "00400000-%08llx r-xp 00000000 %02x:%02x %llu %s\n",
+		 0x400000ull + (unsigned long long)st.st_size,
+		 (unsigned)(st.st_dev >> 8), (unsigned)(st.st_dev & 0xff),
+		 (unsigned long long)st.st_ino, bin);
+	sym = symbolizer_new(maps, strlen(maps), NULL, 0);
+	CHECK(sym != NULL);
+	if (!sym)
+		goto out;
+	CHECK(symbolizer_lookup(sym, a.pc, &si) == 0 && si.func &&
+	      !strcmp(si.func, "main.main"));
+	n = symbolizer_lookup_inline(sym, a.pc, fr, SYMBOLIZE_MAX_INLINE, &of,
+				     &ol);
+	CHECKF(n == 2, "%zu inlined frames at %#llx, not 2", n, a.pc);
+	if (n == 2) {
+		CHECKF(fr[0].func && !strcmp(fr[0].func, "main.leaf") &&
+			       fr[0].line == a.line[0] && fr[0].file &&
+			       strstr(fr[0].file, "inl.go"),
+		       "innermost %s:%u, not main.leaf:%u", fr[0].func,
+		       fr[0].line, a.line[0]);
+		CHECKF(fr[1].func && !strcmp(fr[1].func, "main.mid") &&
+			       fr[1].line == a.line[1],
+		       "then %s:%u, not main.mid:%u", fr[1].func, fr[1].line,
+		       a.line[1]);
+		CHECKF(ol == a.line[2] && of && strstr(of, "inl.go"),
+		       "outer line %u, not %u", ol, a.line[2]);
+	}
+	/* max 1: the innermost kept, the outer line still said */
+	ol = 0;
+	n = symbolizer_lookup_inline(sym, a.pc, fr, 1, &of, &ol);
+	CHECK(n == 1 && !strcmp(fr[0].func, "main.leaf") && ol == a.line[2]);
+	/* main.where is not inlined anywhere */
+	symbolizer_free(sym);
+out:
+	snprintf(bin, sizeof(bin), "rm -rf %s", dir);
+	CHECK(system(bin) == 0);
+}
+
 int main(void)
 {
 	test_layouts();
@@ -484,5 +642,6 @@ int main(void)
 	test_endless();
 	test_long_walk();
 	test_read();
+	test_real();
 	return unit_result("test_gopclntab");
 }
