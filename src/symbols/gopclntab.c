@@ -644,7 +644,7 @@ size_t gopclntab_inline(const struct gopclntab *t, uint64_t pc,
 			const char **outer_file, unsigned *outer_line)
 {
 	int32_t seen[GOPCLNTAB_MAX_INLINE], ix, parentpc;
-	const char *file = NULL;
+	const char *file = NULL, *name;
 	uint32_t tree, ixtab, nameoff;
 	unsigned line = 0;
 	struct func f;
@@ -663,7 +663,8 @@ size_t gopclntab_inline(const struct gopclntab *t, uint64_t pc,
 				return 0;
 		if (steps == GOPCLNTAB_MAX_INLINE ||
 		    !inl_entry(t, tree, ix, &nameoff, &parentpc) ||
-		    nameoff >= t->len - t->funcnametab || parentpc < 0)
+		    !(name = string_at(t, t->funcnametab, nameoff)) ||
+		    parentpc < 0)
 			return 0;
 		seen[steps] = ix;
 		if (!line_at(t, &f, pc, &file, &line)) {
@@ -671,7 +672,7 @@ size_t gopclntab_inline(const struct gopclntab *t, uint64_t pc,
 			line = 0;
 		}
 		if (n < max) {
-			frames[n].func = string_at(t, t->funcnametab, nameoff);
+			frames[n].func = name;
 			frames[n].file = file;
 			frames[n].line = line;
 			n++;

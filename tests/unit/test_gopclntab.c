@@ -20,6 +20,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -579,6 +581,148 @@ static bool go_build(const char *dir, struct go_answer *a)
 	return a->n == 3;
 }
 
+/* The section of elf named name, or the one holding address addr. */
+static bool section(Elf *elf, const char *name, uint64_t addr, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstr, sh->sh_name);
+		if (name ? n && !strcmp(n, name) :
+			   sh->sh_type == SHT_PROGBITS && addr >= sh->sh_addr &&
+				    addr - sh->sh_addr < sh->sh_size)
+			return true;
+	}
+	return false;
+}
+
+/* The 32-bit little-endian word at p. */
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/*
+ * The real binary's tree through gopclntab.h, then damaged: each record
+ * that names main.leaf or main.mid (found by name offset) made its own
+ * caller (parentPc back at pc: a cycle of one), then both (a cycle of
+ * two): no answer, in bounded time; then each byte of those records
+ * changed: any answer, within the copy.
+ */
+static void test_real_hostile(const char *bin, uint64_t pc)
+{
+	GElf_Shdr tab, nd, text, rod;
+	struct symbol_frame fr[4];
+	struct gopclntab *t = NULL;
+	uint8_t *b = NULL, *fd = NULL;
+	const char *name;
+	uint64_t gofunc, entry, fdlen;
+	size_t rec, noff, poff, hits[8], nhits = 0, nnames = 0, n;
+	uint8_t *raw = NULL, *bad;
+	uint32_t names[2] = { 0, 0 }, fnt;
+	int f = open(bin, O_RDONLY);
+	Elf *elf;
+
+	CHECK(f >= 0 && elf_version(EV_CURRENT) != EV_NONE);
+	elf = f >= 0 ? elf_begin(f, ELF_C_READ, NULL) : NULL;
+	CHECK(elf && section(elf, ".gopclntab", 0, &tab) &&
+	      section(elf, ".noptrdata", 0, &nd) &&
+	      section(elf, ".text", 0, &text));
+	if (!elf)
+		goto out;
+	t = gopclntab_read(f, tab.sh_offset, tab.sh_size, text.sh_addr, NULL,
+			   0);
+	b = malloc(nd.sh_size);
+	CHECK(t && b &&
+	      pread(f, b, nd.sh_size, (off_t)nd.sh_offset) ==
+		      (ssize_t)nd.sh_size);
+	if (!t || !b)
+		goto out;
+	CHECK(gopclntab_gofunc(t, b, nd.sh_size, nd.sh_addr, tab.sh_addr,
+			       &gofunc) == 0 &&
+	      section(elf, NULL, gofunc, &rod));
+	fdlen = rod.sh_size - (gofunc - rod.sh_addr);
+	fd = malloc(fdlen);
+	CHECK(fd && pread(f, fd, fdlen,
+			  (off_t)(rod.sh_offset + gofunc - rod.sh_addr)) ==
+			    (ssize_t)fdlen);
+	CHECK(gopclntab_inline(t, pc, fr, 4, NULL, NULL) == 0); /* no data */
+	CHECK(gopclntab_set_funcdata(t, fd, fdlen) == 0);
+	CHECK(gopclntab_inline(t, pc, fr, 4, NULL, NULL) == 2 &&
+	      !strcmp(fr[0].func, "main.leaf"));
+	CHECK(gopclntab_func(t, pc, &name, &entry) == 0);
+	/* the records: 1.18's func_ at 12, parentPc at 16 of 20 bytes;
+	 * 1.20's nameOff at 4, parentPc at 8 of 16 */
+	rec = gopclntab_version(t) >= 120 ? 16 : 20;
+	noff = gopclntab_version(t) >= 120 ? 4 : 12;
+	poff = noff + 4;
+	/* main.leaf's and main.mid's name offsets, from the raw table:
+	 * funcnametab is header word 3 (8-byte pointers, Go 1.18+) */
+	raw = malloc(tab.sh_size + 1);
+	CHECK(raw && pread(f, raw, tab.sh_size, (off_t)tab.sh_offset) ==
+			     (ssize_t)tab.sh_size);
+	if (!raw)
+		goto out;
+	raw[tab.sh_size] = '\0';
+	fnt = le32(raw + 8 + 3 * 8);
+	for (size_t i = fnt; i + 10 < tab.sh_size; i++)
+		if (raw[i - 1] == '\0' &&
+		    (!strcmp((char *)raw + i, "main.leaf") ||
+		     !strcmp((char *)raw + i, "main.mid")))
+			names[nnames++ % 2] = (uint32_t)(i - fnt);
+	CHECK(nnames == 2);
+	for (size_t i = 0; i + rec <= fdlen && nhits < 8; i += 4)
+		if (le32(fd + i + noff) == names[0] ||
+		    le32(fd + i + noff) == names[1])
+			hits[nhits++] = i;
+	CHECKF(nhits >= 2, "%zu records name main.leaf or main.mid", nhits);
+	/* each its own caller, then all of them: cycles */
+	for (size_t h = 0; h <= nhits; h++) {
+		memcpy(bad = malloc(fdlen), fd, fdlen);
+		for (size_t k = 0; k < nhits; k++)
+			if (k == h || h == nhits)
+				for (unsigned by = 0; by < 4; by++)
+					bad[hits[k] + poff + by] =
+						(uint8_t)((pc - entry) >>
+							  8 * by);
+		CHECK(gopclntab_set_funcdata(t, bad, fdlen) == 0);
+		n = gopclntab_inline(t, pc, fr, 4, NULL, NULL);
+		CHECKF(h < nhits || n == 0, "a cycle gave %zu frames", n);
+		free(bad);
+	}
+	/* every byte of those records changed */
+	for (size_t k = 0; k < nhits; k++)
+		for (size_t i = 0; i < rec; i++)
+			for (unsigned v = 0; v < 256; v += 51) {
+				memcpy(bad = malloc(fdlen), fd, fdlen);
+				bad[hits[k] + i] = (uint8_t)v;
+				CHECK(gopclntab_set_funcdata(t, bad, fdlen) ==
+				      0);
+				n = gopclntab_inline(t, pc, fr, 4, NULL, NULL);
+				for (size_t m = 0; m < n; m++)
+					CHECK(fr[m].func &&
+					      strlen(fr[m].func) < 4096);
+				free(bad);
+			}
+out:
+	gopclntab_free(t);
+	free(raw);
+	free(fd);
+	free(b);
+	if (elf)
+		elf_end(elf);
+	if (f >= 0)
+		close(f);
+}
+
 static void test_real(void)
 {
 	char dir[] = "/tmp/test_gopclntab.XXXXXX", maps[1024], bin[600];
@@ -628,8 +772,8 @@ static void test_real(void)
 	ol = 0;
 	n = symbolizer_lookup_inline(sym, a.pc, fr, 1, &of, &ol);
 	CHECK(n == 1 && !strcmp(fr[0].func, "main.leaf") && ol == a.line[2]);
-	/* main.where is not inlined anywhere */
 	symbolizer_free(sym);
+	test_real_hostile(bin, a.pc);
 out:
 	snprintf(bin, sizeof(bin), "rm -rf %s", dir);
 	CHECK(system(bin) == 0);
