@@ -100,10 +100,11 @@ tests_unit_test_modcache_LDADD = $(PT_LIBS)
 
 ## symbols: test_gopclntab reads hand-made Go tables of each layout, and
 ## damaged ones; test_symbolize looks up its own noinline function (the
-## function carries noinline/noclone attributes, so any -O works).
+## function carries noinline/noclone attributes, so any -O works);
+## test_symbolize_inline its own two-level always_inline chain, -O2.
 UNIT_SYMBOLS_TESTS = tests/unit/test_demangle tests/unit/test_fdetab \
 	tests/unit/test_gopclntab tests/unit/test_perfmap \
-	tests/unit/test_symbolize
+	tests/unit/test_symbolize tests/unit/test_symbolize_inline
 check_PROGRAMS += $(UNIT_SYMBOLS_TESTS)
 TESTS += $(UNIT_SYMBOLS_TESTS)
 tests_unit_test_demangle_SOURCES = tests/unit/test_demangle.c
@@ -119,6 +120,9 @@ tests_unit_test_perfmap_LDADD = $(PT_LIBS)
 tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c
 tests_unit_test_symbolize_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_test_symbolize_LDADD = $(PT_LIBS) -ldl
+tests_unit_test_symbolize_inline_SOURCES = tests/unit/test_symbolize_inline.c
+tests_unit_test_symbolize_inline_CFLAGS = $(AM_CFLAGS) -O2 -g
+tests_unit_test_symbolize_inline_LDADD = $(PT_LIBS)
 
 ## python: CPython's runtime state and frames (test_pyrt: the 3.11
 ## location table on real tables, pyrt_lines.h, a hostile fake address

@@ -337,7 +337,8 @@ int cmd_record(const struct options *o)
 		       .pprof_output = o->pprof_output,
 		       .rotate_s = o->rotate_s,
 		       .keep = o->keep,
-		       .stats = o->stats },
+		       .stats = o->stats,
+		       .no_inline = o->no_inline },
 		.tab = tab,
 		.say = say,
 	};

@@ -50,7 +50,8 @@ enum {
 	OPT_KEEP,
 	OPT_KERNEL,
 	OPT_NO_KERNEL,
-	OPT_WAITS
+	OPT_WAITS,
+	OPT_NO_INLINE
 };
 
 /* options.c */

@@ -32,6 +32,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
@@ -225,6 +226,9 @@ int options_record_one(int c, const char *arg, struct options *o, char *err,
 		return 0;
 	case OPT_NO_PYTHON:
 		o->no_python = 1;
+		return 0;
+	case OPT_NO_INLINE:
+		o->no_inline = 1;
 		return 0;
 	case OPT_NO_PEEK:
 		o->no_peek = 1;

@@ -132,6 +132,13 @@ struct pprof_meta {
 	 * start_line, one per (filename, start_line, name), and a Line of
 	 * the frame's line (0: unknown); it stays in no mapping. */
 	const struct pyframes *py;
+	/* No inlined frames (record --no-inline): a Location has one Line,
+	 * the function that holds its address.  Else each function
+	 * inlined there (symbolizer_lookup_inline()) has a Line of its own
+	 * and a Function keyed by the module and its name, as the
+	 * symbolizer's: Lines innermost first, the holding function last,
+	 * with the line of the outermost inlined call. */
+	bool no_inline;
 };
 
 /* The module of JIT code: the filename of an anonymous mapping whose

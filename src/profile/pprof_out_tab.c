@@ -341,16 +341,53 @@ static bool py_location(struct pb *pb, PbLocation *loc)
 	return true;
 }
 
-/* Name the location at addr, if the symbolizer (or the perf map) can;
- * mark its mapping. */
+/* The Lines of a location named f, with nin inlined frames fr (each
+ * its own Function, keyed by f's module and its name): fr's innermost
+ * first, as pprof orders them, then f's function at file:line; their
+ * count into *nlines.  NULL when memory runs out. */
+static PbLine **location_lines(struct pb *pb, struct framename *f,
+			       const struct symbol_frame *fr, size_t nin,
+			       const char *file, unsigned line, size_t *nlines)
+{
+	PbLine *ln = pprof_out_alloc(pb, nin + 1, sizeof(*ln));
+	PbLine **lp = pprof_out_alloc(pb, nin + 1, sizeof(*lp));
+	size_t n = 0;
+
+	if (!ln || !lp)
+		return NULL;
+	for (size_t i = 0; i < nin; i++) {
+		struct framename in = { .si = { .module = f->si.module } };
+
+		if (!fr[i].func) /* DWARF without a name: no Function */
+			continue;
+		in.si.func = fr[i].func;
+		perftools__profiles__line__init(&ln[n]);
+		ln[n].function_id = function_id(pb, &in, fr[i].file);
+		framename_done(&in);
+		ln[n].line = fr[i].line;
+		lp[n] = &ln[n];
+		n++;
+	}
+	perftools__profiles__line__init(&ln[n]);
+	ln[n].function_id = function_id(pb, f, file);
+	ln[n].line = file ? line : 0;
+	lp[n] = &ln[n];
+	*nlines = n + 1;
+	return lp;
+}
+
+/* Name the location at addr, if the symbolizer (or the perf map) can,
+ * with its inlined frames unless meta->no_inline; mark its mapping. */
 static void symbolize_location(struct pb *pb, struct symbolizer *sym,
 			       PbLocation *loc, ssize_t mi)
 {
+	struct symbol_frame fr[SYMBOLIZE_MAX_INLINE];
 	struct framename f;
 	const char *file = NULL;
 	unsigned line = 0;
+	size_t nin = 0;
 	bool jit;
-	PbLine *ln, **lp;
+	PbLine **lp;
 
 	if (mi < 0 && py_location(pb, loc))
 		return;
@@ -358,26 +395,27 @@ static void symbolize_location(struct pb *pb, struct symbolizer *sym,
 	jit = framename_jit(&f, &pb->jit, loc->address);
 	if (!f.si.func)
 		return;
-	if (jit || symbolizer_lookup_line(sym, loc->address, &file, &line))
+	if (!jit && !pb->meta->no_inline)
+		nin = symbolizer_lookup_inline(sym, loc->address, fr,
+					       SYMBOLIZE_MAX_INLINE, &file,
+					       &line);
+	if (!nin &&
+	    (jit || symbolizer_lookup_line(sym, loc->address, &file, &line)))
 		file = NULL;
-	ln = pprof_out_alloc(pb, 1, sizeof(*ln));
-	lp = pprof_out_alloc(pb, 1, sizeof(*lp));
-	if (!ln || !lp)
-		return;
-	perftools__profiles__line__init(ln);
-	ln->function_id = function_id(pb, &f, file);
+	lp = location_lines(pb, &f, fr, nin, file, line, &loc->n_line);
 	framename_done(&f);
-	ln->line = file ? line : 0;
-	lp[0] = ln;
-	loc->n_line = 1;
+	if (!lp)
+		return;
 	loc->line = lp;
 	if (mi < 0)
 		return;
 	pb->prof.mapping[mi]->has_functions = true;
+	if (nin)
+		pb->prof.mapping[mi]->has_inline_frames = true;
 	if (jit && !maps_entry_is_file(pb->ents[mi]))
 		pb->prof.mapping[mi]->filename =
 			pprof_out_str(pb, PPROF_JIT_MODULE);
-	if (file) {
+	if (file || nin) {
 		pb->prof.mapping[mi]->has_filenames = true;
 		pb->prof.mapping[mi]->has_line_numbers = true;
 	}

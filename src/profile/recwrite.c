@@ -348,6 +348,7 @@ static int write_pprof_to(struct recwrite *w, const char *path,
 		.jit_of = image_jit,
 		.jit_arg = w,
 		.py = w->py,
+		.no_inline = w->o.no_inline,
 	};
 
 	w->ps = ps;

@@ -48,6 +48,7 @@ struct recwrite_opts {
 	const char *legacy_output, *pprof_output;
 	unsigned rotate_s, keep; /* --rotate, --keep (0: none) */
 	int stats;		 /* --stats: note the heap (rotate.h) */
+	bool no_inline;		 /* --no-inline: pprof_meta.no_inline */
 };
 
 typedef void (*recwrite_say_fn)(void *arg, const char *sentence);

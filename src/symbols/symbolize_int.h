@@ -33,6 +33,7 @@
 #include "symbols/fdetab.h"
 #include "symbols/gopclntab.h"
 #include "symbols/symbolize.h"
+#include "util/hashtab.h"
 #include "util/strpool.h"
 
 struct sym {
@@ -71,6 +72,24 @@ struct sym_file {
 	uint64_t go_off, go_size, go_text; /* its section; text's address */
 	bool go_tried;
 	struct gopclntab *go;
+	/* inlined frames by address (symbolize_dwarf_inline()): answers
+	 * in inl (found through inl_idx), their frames in inl_frames, the
+	 * names and files in inl_strs */
+	struct hashtab inl_idx;
+	struct sym_inline *inl;
+	size_t ninl, inl_cap;
+	struct symbol_frame *inl_frames;
+	size_t ninl_frames, inl_frames_cap;
+	struct strpool *inl_strs;
+};
+
+/* One address's inlined frames: inl_frames[first .. first + n), innermost
+ * first, at most SYMBOLIZE_MAX_INLINE of them. */
+struct sym_inline {
+	uint64_t vaddr;
+	size_t first, n;
+	const char *outer_file;
+	unsigned outer_line;
 };
 
 struct sym_map {

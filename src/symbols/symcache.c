@@ -130,6 +130,10 @@ void symcache_file_free(struct sym_file *f)
 	free(f->names);
 	fdetab_free(f->fdes);
 	strpool_free(f->fde_names);
+	hashtab_free(&f->inl_idx);
+	free(f->inl);
+	free(f->inl_frames);
+	strpool_free(f->inl_strs);
 	free(f);
 }
 

@@ -217,10 +217,12 @@ static const Perftools__Profiles__Location *location(const PbProfile *pp,
 static const char *loc_func(const PbProfile *pp,
 			    const Perftools__Profiles__Location *l)
 {
-	if (!l || l->n_line != 1)
+	/* the last Line: the function holding the address, after any
+	 * inlined into it (now() is, at twin_X_burn's entry) */
+	if (!l || l->n_line < 1)
 		return "(no line)";
 	for (size_t i = 0; i < pp->n_function; i++)
-		if (pp->function[i]->id == l->line[0]->function_id)
+		if (pp->function[i]->id == l->line[l->n_line - 1]->function_id)
 			return str(pp, pp->function[i]->name);
 	return "(no function)";
 }
