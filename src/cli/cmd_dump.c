@@ -379,6 +379,7 @@ static int dump_one(struct run *r, const struct dproc *p, char *why, size_t len)
 	/* -p processes were checked before anything was touched */
 	if (!p->named && cli_target_problem(p->pid, why, len))
 		return -1;
+	d.no_inline = r->o->no_inline;
 	if (!r->o->no_python && !(d.py = pyframes_new(0)))
 		cli_die(EXIT_FAILURE, "out of memory");
 	if (list_threads(p->pid, &d)) {

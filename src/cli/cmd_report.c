@@ -370,7 +370,8 @@ static struct report *load(const struct options *o, const struct inputs *in,
 {
 	struct report_options ro = { .lines = o->lines,
 				     .by_process = o->by_process,
-				     .waits = o->format != REPORT_TEXT };
+				     .waits = o->format != REPORT_TEXT,
+				     .no_inline = o->no_inline };
 	struct symbolizer **syms;
 	struct perfmap *jit;
 	struct profile p;

@@ -95,7 +95,7 @@ struct top {
 	struct toptab *tab;
 	struct livename *names;
 	struct queue q;
-	uint32_t *fids; /* max_depth ids */
+	uint32_t *fids; /* max_depth * LIVENAME_MAX_FRAMES ids */
 	uint64_t start_ns, polled_at, drawn_at, drain_ns;
 	struct figures fig;
 	/* the view */
@@ -166,18 +166,24 @@ static void on_stack(void *arg, const struct sample_origin *from,
 static void count_stack(struct top *t, const struct pending *p)
 {
 	const uint64_t *pcs = t->q.pcs + p->off;
-	const char *name, *module;
-	size_t n = p->n;
+	const char *names[LIVENAME_MAX_FRAMES], *modules[LIVENAME_MAX_FRAMES];
+	size_t n = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		int64_t id = -1;
+	/* leaf first; a PC names an inlined function's frame too */
+	for (size_t i = 0; i < p->n; i++) {
+		int k = livename_frames(t->names, p->im, pcs[i], i > 0, names,
+					modules, LIVENAME_MAX_FRAMES);
 
-		if (livename_get(t->names, p->im, pcs[i], i > 0, &name,
-				 &module) == 0)
-			id = toptab_intern(t->tab, name, module);
-		if (id < 0)
-			return; /* out of memory: the stack is left out */
-		t->fids[i] = (uint32_t)id;
+		for (int j = 0; j < k; j++) {
+			int64_t id = toptab_intern(t->tab, names[j],
+						   modules[j]);
+
+			if (id < 0)
+				return; /* out of memory: left out */
+			t->fids[n++] = (uint32_t)id;
+		}
+		if (k < 0)
+			return;
 	}
 	toptab_add(t->tab, p->sec, t->fids, n, p->count, p->im->pid, p->tid,
 		   p->tname);
@@ -652,12 +658,15 @@ static void init_top(struct top *t, const struct options *o)
 		snprintf(t->comm, sizeof(t->comm), "?");
 	t->ps = procset_new();
 	t->tab = toptab_new(TOP_MAX_FUNCS, TOP_MAX_THREADS);
-	t->fids = calloc(o->max_depth ? o->max_depth : STACKTAB_MAX_DEPTH,
+	t->fids = calloc((o->max_depth ? o->max_depth : STACKTAB_MAX_DEPTH) *
+				 (size_t)LIVENAME_MAX_FRAMES,
 			 sizeof(*t->fids));
 	if (!o->no_python)
 		t->py = pyframes_new(0);
 	if (t->ps)
 		t->names = livename_new(t->ps, t->py);
+	if (t->names && o->no_inline)
+		livename_no_inline(t->names);
 	if (!t->ps || !t->tab || !t->fids || !t->names ||
 	    (!o->no_python && !t->py))
 		cli_die(EXIT_FAILURE, "out of memory");

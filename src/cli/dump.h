@@ -50,6 +50,7 @@ struct dump {
 	struct dthread *t;
 	size_t n;
 	struct pyframes *py; /* Python frames' names (NULL: --no-python) */
+	bool no_inline;	     /* --no-inline: no inlined functions' frames */
 };
 
 /* One frame of a thread, named (dump_frame_at(): framename.h, without
@@ -67,6 +68,15 @@ struct dump_frame {
 
 void dump_frame_at(struct symbolizer *sym, const struct pyframes *py,
 		   const struct dthread *t, size_t i, struct dump_frame *fr);
+
+/* The functions inlined at frame i of t (symbolize.h:
+ * symbolizer_lookup_inline(), innermost first), which the dump prints
+ * as frames of their own before fr's, each marked inlined: how many
+ * into in (SYMBOLIZE_MAX_INLINE of them), 0 for none, a Python frame
+ * and with d->no_inline. */
+size_t dump_inline_at(struct symbolizer *sym, const struct dump *d,
+		      const struct dthread *t, size_t i,
+		      const struct dump_frame *fr, struct symbol_frame *in);
 
 /* The waits of every process dumped, for the deadlock and chain report
  * at the top of the output (dump_wait.c). */

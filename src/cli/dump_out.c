@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/dump.h"
+#include "symbols/demangle.h"
 #include "symbols/framename.h"
 #include "util/textsafe.h"
 
@@ -43,6 +44,16 @@ void dump_frame_at(struct symbolizer *sym, const struct pyframes *py,
 	fr->module = fr->name.si.module;
 }
 
+size_t dump_inline_at(struct symbolizer *sym, const struct dump *d,
+		      const struct dthread *t, size_t i,
+		      const struct dump_frame *fr, struct symbol_frame *in)
+{
+	if (d->no_inline || fr->py || !fr->func)
+		return 0;
+	return symbolizer_lookup_inline(sym, framename_addr(t->pcs[i], i > 0),
+					in, SYMBOLIZE_MAX_INLINE, NULL, NULL);
+}
+
 /* A name (the target's thread names, symbols and paths), escaped. */
 static void put(FILE *out, const char *s)
 {
@@ -70,6 +81,22 @@ static void print_frame(FILE *out, const struct dump_frame *fr, size_t i)
 	} else {
 		fputs("??\n", out);
 	}
+}
+
+/* An inlined function at fr's PC, numbered i: "#i 0x... in mix (inline)
+ * (MODULE)", no offset (the PC is in the function it was inlined
+ * into). */
+static void print_inline(FILE *out, const struct symbol_frame *in,
+			 const struct dump_frame *fr, size_t i)
+{
+	char buf[4096];
+
+	framename_format_inline(in, fr->pc, false, buf, sizeof(buf));
+	fprintf(out, "#%-3zu 0x%016" PRIx64 " in ", i, fr->pc);
+	put(out, buf);
+	fputs(" (", out);
+	put(out, fr->module ? fr->module : "?");
+	fputs(")\n", out);
 }
 
 /* "Process PID (NAME)[, child of PPID], N threads", a blank line before
@@ -129,11 +156,18 @@ void dump_print_text(FILE *out, const struct dump *d, struct symbolizer *sym,
 			put(out, t->kst->frames[i]);
 			fputc('\n', out);
 		}
-		for (size_t i = 0; t->pcs && i < t->n; i++) {
+		/* Frames numbered as eu-stack -i numbers them: an inlined
+		 * function's too. */
+		for (size_t i = 0, num = 0; t->pcs && i < t->n; i++) {
+			struct symbol_frame in[SYMBOLIZE_MAX_INLINE];
 			struct dump_frame fr;
+			size_t nin;
 
 			dump_frame_at(sym, d->py, t, i, &fr);
-			print_frame(out, &fr, i);
+			nin = dump_inline_at(sym, d, t, i, &fr, in);
+			for (size_t j = 0; j < nin; j++)
+				print_inline(out, &in[j], &fr, num++);
+			print_frame(out, &fr, num++);
 			framename_done(&fr.name);
 		}
 	}
@@ -163,8 +197,31 @@ static void print_json_wait(FILE *f, const struct wait_info *w)
 	fputs("]},", f);
 }
 
+/* An inlined function at fr's PC, as a JSON frame of its own:
+ * "function" its name (demangled), "inline":true, the PC, offset and
+ * module of fr (the function it was inlined into), its file and line
+ * when known. */
+static void print_json_inline(FILE *f, const struct symbol_frame *in,
+			      const struct dump_frame *fr)
+{
+	char *cxx = in->func ? demangle(in->func) : NULL;
+
+	fprintf(f, "{\"pc\":\"0x%" PRIx64 "\",\"function\":", fr->pc);
+	textsafe_fputs_json(f, cxx ? cxx : in->func);
+	fprintf(f,
+		",\"inline\":true,\"offset\":%" PRIu64 ",\"module\":", fr->off);
+	textsafe_fputs_json(f, fr->module);
+	if (in->file) {
+		fputs(",\"file\":", f);
+		textsafe_fputs_json(f, in->file);
+		fprintf(f, ",\"line\":%u", in->line);
+	}
+	fputs("},", f);
+	free(cxx);
+}
+
 static void print_json_thread(FILE *f, const struct dthread *t,
-			      struct symbolizer *sym, const struct pyframes *py)
+			      struct symbolizer *sym, const struct dump *d)
 {
 	fprintf(f, "{\"tid\":%d,\"name\":", (int)t->tid);
 	textsafe_fputs_json(f, t->name);
@@ -189,11 +246,18 @@ static void print_json_thread(FILE *f, const struct dthread *t,
 	}
 	fputc('[', f);
 	for (size_t i = 0; i < t->n; i++) {
+		struct symbol_frame in[SYMBOLIZE_MAX_INLINE];
 		struct dump_frame fr;
+		size_t nin;
 
-		dump_frame_at(sym, py, t, i, &fr);
+		dump_frame_at(sym, d->py, t, i, &fr);
+		nin = dump_inline_at(sym, d, t, i, &fr, in);
+		if (i && nin)
+			fputc(',', f);
+		for (size_t k = 0; k < nin; k++)
+			print_json_inline(f, &in[k], &fr);
 		fprintf(f, "%s{\"pc\":\"0x%" PRIx64 "\",\"function\":",
-			i ? "," : "", fr.pc);
+			i && !nin ? "," : "", fr.pc);
 		textsafe_fputs_json(f, fr.func);
 		fprintf(f, ",\"offset\":%" PRIu64 ",\"module\":", fr.off);
 		textsafe_fputs_json(f, fr.module);
@@ -221,7 +285,7 @@ static char *json_threads(const struct dump *d, struct symbolizer *sym)
 	for (size_t k = 0; k < d->n; k++) {
 		if (k)
 			fputc(',', f);
-		print_json_thread(f, &d->t[k], sym, d->py);
+		print_json_thread(f, &d->t[k], sym, d);
 	}
 	fputc(']', f);
 	if (fclose(f))

@@ -113,8 +113,8 @@ struct options {
 	int stats;	    /* --stats: more figures after the summary */
 	int unsafe_seccomp; /* --unsafe-seccomp (record and dump) */
 	int no_python;	    /* --no-python (record): native stacks only */
-	int no_inline;	    /* --no-inline (record): a pprof Location has
-			       one Line, no inlined frames */
+	int no_inline;	    /* --no-inline: no frames for inlined functions
+			       (record: a pprof Location has one Line) */
 	int no_peek;	    /* --no-peek (record --wall, dump): stop every
 			       thread, asleep or not */
 	enum options_kernel kernel;   /* --kernel, --no-kernel (dump, record

@@ -32,6 +32,7 @@ static const struct option report_options[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "waits", no_argument, NULL, OPT_WAITS },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -50,6 +51,7 @@ static const struct option top_options[] = {
 	{ "tid", required_argument, NULL, 't' },
 	{ "thread-name", required_argument, NULL, OPT_THREAD_NAME },
 	{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "unsafe-seccomp", no_argument, NULL, OPT_UNSAFE_SECCOMP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -64,6 +66,7 @@ static const struct option dump_options[] = {
 	{ "no-peek", no_argument, NULL, OPT_NO_PEEK },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -135,6 +138,9 @@ static int parse_report_one(int c, const char *arg, struct options *o,
 	case OPT_WAITS:
 		o->waits = 1;
 		return 0;
+	case OPT_NO_INLINE:
+		o->no_inline = 1;
+		return 0;
 	case OPT_FROM:
 	case OPT_TO:
 		o->windowed = 1;
@@ -170,6 +176,9 @@ static int parse_dump_one(int c, const char *arg, struct options *o, char *err,
 		return 0;
 	case OPT_NO_PEEK:
 		o->no_peek = 1;
+		return 0;
+	case OPT_NO_INLINE:
+		o->no_inline = 1;
 		return 0;
 	case OPT_KERNEL:
 	case OPT_NO_KERNEL:
@@ -285,6 +294,9 @@ static int parse_top_one(int c, const char *arg, struct options *o, char *err,
 		return parse_window(arg, o, err, len);
 	case OPT_THREADS:
 		o->thread_view = 1;
+		return 0;
+	case OPT_NO_INLINE:
+		o->no_inline = 1;
 		return 0;
 	default:
 		return options_record_one(c, arg, o, err, len);

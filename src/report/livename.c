@@ -29,6 +29,9 @@ struct entry {
 	uint32_t image; /* the image's index */
 	int32_t name;	/* in the pool */
 	int32_t module; /* in the pool; -1: none */
+	/* the functions inlined at addr, innermost first: their names'
+	 * pool indexes at inl[inl_off..inl_off+ninl) */
+	uint32_t inl_off, ninl;
 };
 
 struct img {
@@ -48,7 +51,10 @@ struct livename {
 	size_t used, cap_ents;
 	struct hashtab idx; /* (image, addr) hash -> index into ents */
 	struct strpool *pool;
-	char bare[32]; /* the last address named by nothing yet */
+	int32_t *inl; /* struct entry's inlined names */
+	size_t ninl, cap_inl;
+	bool no_inline; /* livename_no_inline() */
+	char bare[32];	/* the last address named by nothing yet */
 };
 
 struct livename *livename_new(const struct procset *ps,
@@ -87,9 +93,16 @@ void livename_free(struct livename *ln)
 	free(ln->imgs);
 	symcache_free(ln->cache);
 	free(ln->ents);
+	free(ln->inl);
 	hashtab_free(&ln->idx);
 	strpool_free(ln->pool);
 	free(ln);
+}
+
+void livename_no_inline(struct livename *ln)
+{
+	if (ln)
+		ln->no_inline = true;
 }
 
 size_t livename_cached(const struct livename *ln)
@@ -117,6 +130,7 @@ static int reserve(struct livename *ln)
 		ln->pool = p;
 		hashtab_clear(&ln->idx);
 		ln->used = 0;
+		ln->ninl = 0;
 	}
 	if (hashtab_reserve(&ln->idx, ln->used + 1))
 		return -1;
@@ -206,12 +220,49 @@ static int py_name(const struct livename *ln, uint64_t pc, char *buf,
 	return 0;
 }
 
+/* The functions inlined at addr (symbolize.h), innermost first, into
+ * the pool and e's inl[] slice: 0, or -1 (ENOMEM). */
+static int add_inline(struct livename *ln, struct symbolizer *sym,
+		      uint64_t addr, struct entry *e)
+{
+	struct symbol_frame in[SYMBOLIZE_MAX_INLINE];
+	size_t n = symbolizer_lookup_inline(sym, addr, in, SYMBOLIZE_MAX_INLINE,
+					    NULL, NULL);
+	int32_t *v;
+	char buf[4096];
+
+	e->inl_off = (uint32_t)ln->ninl;
+	e->ninl = 0;
+	if (!n)
+		return 0;
+	if (ln->ninl + n > UINT32_MAX)
+		return -1;
+	v = grow_array(ln->inl, &ln->cap_inl, ln->ninl + n, sizeof(*v));
+	if (!v)
+		return -1;
+	ln->inl = v;
+	for (size_t i = 0; i < n; i++) {
+		int64_t k;
+
+		framename_format_inline(&in[i], addr, false, buf, sizeof(buf));
+		k = strpool_intern(ln->pool, buf);
+		if (k < 0 || k > INT32_MAX)
+			return -1;
+		v[ln->ninl + i] = (int32_t)k;
+	}
+	ln->ninl += n;
+	e->ninl = (uint32_t)n;
+	return 0;
+}
+
 /* Name addr (adjusted already) of image im into buf, its module into
  * *module (NULL: none): 0, or 1 when nothing knows it yet (a bare
  * "0xADDRESS"), -1 on failure.  *module lives in the image's
- * symbolizer. */
+ * symbolizer.  The functions inlined at addr into e's inl_off and ninl
+ * (ninl 0 for a bare address). */
 static int name_addr(struct livename *ln, const struct proc_image *im,
-		     uint64_t addr, char *buf, size_t len, const char **module)
+		     uint64_t addr, char *buf, size_t len, const char **module,
+		     struct entry *e)
 {
 	struct img *g = img_of(ln, im);
 	struct jit_ctx ctx = { ln, im, g };
@@ -234,22 +285,28 @@ static int name_addr(struct livename *ln, const struct proc_image *im,
 	g->jit.arg = NULL;
 	bare = framename_format(&f, addr, NULL, 0, buf, len);
 	*module = framename_module(&f);
+	if (!bare && !ln->no_inline && f.si.func && !framename_in_no_file(&f) &&
+	    add_inline(ln, g->sym, addr, e)) {
+		framename_done(&f);
+		return -1;
+	}
 	framename_done(&f);
 	return bare;
 }
 
-int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
-		 bool caller, const char **name, const char **module)
+int livename_frames(struct livename *ln, const struct proc_image *im,
+		    uint64_t pc, bool caller, const char **names,
+		    const char **modules, size_t max)
 {
 	uint64_t addr = framename_addr(pc, caller);
 	struct hashtab_probe p;
-	struct entry *e = NULL;
-	size_t i;
+	struct entry *e = NULL, ne = { 0 };
+	size_t i, nin, k = 0;
 	char buf[4096];
-	const char *mod = NULL;
-	int64_t n, m = -1;
+	const char *mod = NULL, *m;
+	int64_t n, mi = -1;
 
-	if (!ln || !im || !name || !module) {
+	if (!ln || !im || !names || !modules || !max) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -264,8 +321,8 @@ int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
 		}
 	if (!e) {
 		int r = py_name(ln, pc, buf, sizeof(buf)) ?
-				name_addr(ln, im, addr, buf, sizeof(buf),
-					  &mod) :
+				name_addr(ln, im, addr, buf, sizeof(buf), &mod,
+					  &ne) :
 				0;
 
 		if (r < 0)
@@ -273,24 +330,52 @@ int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
 		if (r > 0) { /* not cached: see livename.h */
 			snprintf(ln->bare, sizeof(ln->bare), "%.*s",
 				 (int)sizeof(ln->bare) - 1, buf);
-			*name = ln->bare;
-			*module = NULL;
-			return 0;
+			names[0] = ln->bare;
+			modules[0] = NULL;
+			return 1;
 		}
 		n = strpool_intern(ln->pool, buf);
 		if (n >= 0 && mod)
-			m = strpool_intern(ln->pool, mod);
-		if (n < 0 || (mod && m < 0) || n > INT32_MAX || m > INT32_MAX)
+			mi = strpool_intern(ln->pool, mod);
+		if (n < 0 || (mod && mi < 0) || n > INT32_MAX || mi > INT32_MAX)
 			return -1;
 		e = &ln->ents[ln->used];
 		*e = (struct entry){ .addr = addr,
 				     .image = im->index,
 				     .name = (int32_t)n,
-				     .module = (int32_t)m };
+				     .module = (int32_t)mi,
+				     .inl_off = ne.inl_off,
+				     .ninl = ne.ninl };
 		hashtab_set(&ln->idx, &p, ln->used++); /* room reserved */
 	}
-	*name = strpool_get(ln->pool, (size_t)e->name);
-	*module = e->module < 0 ? NULL :
-				  strpool_get(ln->pool, (size_t)e->module);
+	m = e->module < 0 ? NULL : strpool_get(ln->pool, (size_t)e->module);
+	/* the innermost left out when max is short */
+	nin = e->ninl < max - 1 ? e->ninl : max - 1;
+	for (i = e->ninl - nin; i < e->ninl; i++, k++) {
+		names[k] = strpool_get(ln->pool,
+				       (size_t)ln->inl[e->inl_off + i]);
+		modules[k] = m;
+	}
+	names[k] = strpool_get(ln->pool, (size_t)e->name);
+	modules[k] = m;
+	return (int)k + 1;
+}
+
+int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
+		 bool caller, const char **name, const char **module)
+{
+	const char *names[LIVENAME_MAX_FRAMES], *modules[LIVENAME_MAX_FRAMES];
+	int n;
+
+	if (!name || !module) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = livename_frames(ln, im, pc, caller, names, modules,
+			    LIVENAME_MAX_FRAMES);
+	if (n < 0)
+		return -1;
+	*name = names[n - 1];
+	*module = modules[n - 1];
 	return 0;
 }

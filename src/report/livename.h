@@ -7,7 +7,10 @@
  * has no symbol there, "0xADDRESS" outside every mapping; JIT code from
  * the process's perf map as "NAME [jit]"; a Python frame (pyframes.h) as
  * "QUALNAME (FILE:FIRSTLINE) [py]".  The leaf is looked up at its PC,
- * callers at PC-1 (return addresses).
+ * callers at PC-1 (return addresses).  A PC in code the compiler
+ * inlined names several frames, as report.h says: livename_frames()
+ * gives each function inlined there, "NAME (inline)", then the function
+ * that holds it (not after livename_no_inline()).
  *
  * Each image (procset.h) gets a symbolizer over its maps, opened through
  * /proc/PID/root and its map_files while that process lives and still is
@@ -39,8 +42,12 @@
 
 #include "profile/procset.h"
 #include "python/pyframes.h"
+#include "symbols/symbolize.h"
 
 #define LIVENAME_MAX_ADDRS (1u << 20)
+
+/* The most frames one PC names: its function and those inlined there. */
+#define LIVENAME_MAX_FRAMES (1 + SYMBOLIZE_MAX_INLINE)
 
 struct livename;
 
@@ -55,6 +62,21 @@ void livename_free(struct livename *ln);
  * none, as for JIT code and Python frames).  0, or -1 with errno. */
 int livename_get(struct livename *ln, const struct proc_image *im, uint64_t pc,
 		 bool caller, const char **name, const char **module);
+
+/* The frames pc of image im names (caller: as above), innermost first:
+ * the functions inlined at it, then its own function, the one
+ * livename_get() names; their names into names[] and the basenames of
+ * their modules into modules[] (the inlined ones' the module of the
+ * function that holds them), at most max (when there are more, the
+ * innermost inlined ones are left out).  How many, at least 1, or -1 with errno (EINVAL: max 0).
+ * Strings valid as livename_get()'s. */
+int livename_frames(struct livename *ln, const struct proc_image *im,
+		    uint64_t pc, bool caller, const char **names,
+		    const char **modules, size_t max);
+
+/* From now on no frames for inlined functions (ptprof top --no-inline):
+ * the addresses named before keep theirs. */
+void livename_no_inline(struct livename *ln);
 
 /* Addresses named so far (the cache's size). */
 size_t livename_cached(const struct livename *ln);

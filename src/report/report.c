@@ -10,213 +10,13 @@
 
 #include "report/flame.h"
 #include "report/report.h"
+#include "report/report_int.h"
 #include "report/timeslice.h"
 #include "symbols/framename.h"
 #include "util/grow.h"
 #include "util/hash.h"
 #include "util/hashtab.h"
 #include "util/textsafe.h"
-
-/* An address named: its frame id (addrs[], through addr_idx). */
-struct addr {
-	uint64_t addr;
-	uint32_t space; /* the address space of the address */
-	uint32_t id;
-};
-
-struct stack {
-	size_t off, n; /* frame ids in r->frames[off..off+n), root first */
-	uint64_t count;
-};
-
-struct report {
-	/* frames by id */
-	char **names;
-	char **modules;
-	uint64_t *flat, *cum;
-	uint64_t *seen_in; /* last record (+1) that counted the id's cum */
-	size_t nnames, cap_names;
-	struct hashtab name_idx; /* name hash -> name id */
-	/* addresses named so far, and (space, address) hash -> index */
-	struct addr *addrs;
-	size_t naddrs, cap_addrs;
-	struct hashtab addr_idx;
-	size_t nspaces;
-	/* distinct stacks */
-	uint32_t *frames;
-	size_t nframes, cap_frames;
-	struct stack *stacks;
-	size_t nstacks, cap_stacks;
-	struct hashtab stack_idx; /* stack hash -> stack index */
-	uint64_t total;
-	struct report_row *rows;
-	size_t nrows;
-	/* when each record's samples were taken, for the flame graph's
-	 * time strip: stack index, ns after the profile's start, count;
-	 * only when every record has a time (NULL: no strip) */
-	struct flame_time_sample *times;
-	size_t ntimes;
-	int64_t start; /* of the strip, ns since the epoch */
-	/* the profile, for its own names (profile.h), while report_build()
-	 * runs */
-	const struct profile *profile;
-	const struct perfmap *jit; /* report_options.jit */
-};
-
-#define EMPTY UINT32_MAX /* no id: out of memory */
-
-/* The id of name, added (with module) if new; EMPTY on ENOMEM. */
-static uint32_t intern(struct report *r, const char *name, const char *module)
-{
-	struct hashtab_probe p;
-	size_t i;
-	uint32_t id;
-
-	if (hashtab_reserve(&r->name_idx, r->nnames + 1))
-		return EMPTY;
-	hashtab_probe_init(&r->name_idx, hash_mix64(hash_fnv1a_str(name)), &p);
-	while (hashtab_next(&r->name_idx, &p, &i))
-		if (!strcmp(r->names[i], name))
-			return (uint32_t)i;
-	if (r->nnames == r->cap_names) {
-		size_t cap = r->cap_names;
-		char **n = grow_array(r->names, &cap, r->nnames + 1,
-				      sizeof(*n));
-
-		if (!n)
-			return EMPTY;
-		r->names = n;
-		cap = r->cap_names;
-		n = grow_array(r->modules, &cap, r->nnames + 1, sizeof(*n));
-		if (!n)
-			return EMPTY;
-		r->modules = n;
-		r->cap_names = cap;
-	}
-	id = (uint32_t)r->nnames;
-	r->names[id] = strdup(name);
-	r->modules[id] = module ? strdup(module) : NULL;
-	if (!r->names[id] || (module && !r->modules[id])) {
-		free(r->names[id]);
-		free(r->modules[id]);
-		return EMPTY;
-	}
-	r->nnames++;
-	hashtab_set(&r->name_idx, &p, id); /* room reserved above */
-	return id;
-}
-
-const char *report_base_name(const char *path)
-{
-	return framename_base(path);
-}
-
-void report_name_py(char *buf, size_t len, const char *name, const char *file,
-		    unsigned start_line)
-{
-	if (file && start_line)
-		snprintf(buf, len, "%s (%s:%u) " REPORT_PY_MODULE, name,
-			 framename_base(file), start_line);
-	else if (file)
-		snprintf(buf, len, "%s (%s) " REPORT_PY_MODULE, name,
-			 framename_base(file));
-	else
-		snprintf(buf, len, "%s " REPORT_PY_MODULE, name);
-}
-
-void report_name_kernel(char *buf, size_t len, const char *name)
-{
-	snprintf(buf, len, "%s " REPORT_KERNEL_MODULE, name);
-}
-
-/* A Python or kernel frame (pyframes.h) the profile names, as report.h
- * says. */
-static uint32_t name_py(struct report *r, const struct profile_name *own,
-			bool lines)
-{
-	char buf[4096];
-
-	if (own->file && !strcmp(own->file, REPORT_KERNEL_MODULE))
-		report_name_kernel(buf, sizeof(buf), own->name);
-	else if (lines && own->file)
-		snprintf(buf, sizeof(buf), "%s %s:%u " REPORT_PY_MODULE,
-			 own->name, own->file, own->line);
-	else
-		report_name_py(buf, sizeof(buf), own->name, own->file,
-			       own->start_line);
-	return intern(r, buf, NULL);
-}
-
-/* The frame name of addr (already adjusted for callers) in space, as
- * report.h says (framename.h). */
-static uint32_t name_addr(struct report *r, struct symbolizer *sym,
-			  size_t space, uint64_t addr, bool lines)
-{
-	struct framename f;
-	struct framename_jit jit = { .map = r->jit };
-	char buf[4096];
-	const struct profile_name *own = NULL;
-	const char *file = NULL;
-	unsigned line = 0;
-	uint32_t id;
-
-	framename_lookup(&f, sym, addr);
-	if ((!f.si.func || f.si.fde) && r->profile &&
-	    (own = profile_name_at(r->profile, space, addr)))
-		/* No file that can be trusted names it (symbolize.h), or only
-		 * by its unwind-table entry, but the profile does: its writer
-		 * named it while the target lived (a debug file then there),
-		 * and gave its source line too (profile.h). */
-		f.si.func = own->name;
-	if (own && !f.si.module && pyframes_is_pc(addr))
-		return name_py(r, own, lines);
-	framename_jit(&f, &jit, addr);
-	if (f.si.func && lines && !framename_in_no_file(&f)) {
-		if (own && own->file) {
-			file = own->file;
-			line = own->line;
-		} else if (!own &&
-			   symbolizer_lookup_line(sym, addr, &file, &line)) {
-			file = NULL;
-		}
-	}
-	framename_format(&f, addr, file, line, buf, sizeof(buf));
-	id = intern(r, buf, framename_module(&f));
-	framename_done(&f);
-	return id;
-}
-
-/* The frame id of addr in space, symbolized at most once per address
- * of each space, by that space's symbolizer. */
-static uint32_t frame_of(struct report *r, struct symbolizer *const *syms,
-			 size_t space, uint64_t addr, bool lines)
-{
-	uint64_t h = hash_mix64(addr ^
-				((uint64_t)space * 0x9e3779b97f4a7c15ULL));
-	struct hashtab_probe p;
-	struct addr *a;
-	size_t i;
-	uint32_t id;
-
-	if (hashtab_reserve(&r->addr_idx, r->naddrs + 1))
-		return EMPTY;
-	hashtab_probe_init(&r->addr_idx, h, &p);
-	while (hashtab_next(&r->addr_idx, &p, &i))
-		if (r->addrs[i].addr == addr && r->addrs[i].space == space)
-			return r->addrs[i].id;
-	a = grow_array(r->addrs, &r->cap_addrs, r->naddrs + 1, sizeof(*a));
-	if (!a)
-		return EMPTY;
-	r->addrs = a;
-	/* name_addr() changes the name table only: p stays valid */
-	id = name_addr(r, syms[space], space, addr, lines);
-	if (id != EMPTY) {
-		r->addrs[r->naddrs] = (struct addr){ addr, (uint32_t)space,
-						     id };
-		hashtab_set(&r->addr_idx, &p, r->naddrs++); /* reserved */
-	}
-	return id;
-}
 
 /* --by-process: the root frame of a record, "name (pid)". */
 static uint32_t process_frame(struct report *r,
@@ -227,7 +27,7 @@ static uint32_t process_frame(struct report *r,
 	snprintf(buf, sizeof(buf), "%s (%" PRId64 ")",
 		 rec->process && rec->process[0] ? rec->process : "?",
 		 rec->pid);
-	return intern(r, buf, NULL);
+	return report_name_intern(r, buf, NULL);
 }
 
 /*
@@ -247,7 +47,7 @@ static int add_stack(struct report *r, size_t off, size_t n, uint64_t count,
 		return -1;
 	hashtab_probe_init(&r->stack_idx, hash_mix64(h), &p);
 	while (hashtab_next(&r->stack_idx, &p, &i)) {
-		struct stack *s = &r->stacks[i];
+		struct report_stack *s = &r->stacks[i];
 
 		if (s->n == n && !memcmp(r->frames + s->off, r->frames + off,
 					 n * sizeof(*r->frames))) {
@@ -258,14 +58,14 @@ static int add_stack(struct report *r, size_t off, size_t n, uint64_t count,
 		}
 	}
 	if (r->nstacks == r->cap_stacks) {
-		struct stack *s = grow_array(r->stacks, &r->cap_stacks,
-					     r->nstacks + 1, sizeof(*s));
+		struct report_stack *s = grow_array(r->stacks, &r->cap_stacks,
+						    r->nstacks + 1, sizeof(*s));
 
 		if (!s)
 			return -1;
 		r->stacks = s;
 	}
-	r->stacks[r->nstacks] = (struct stack){ off, n, count };
+	r->stacks[r->nstacks] = (struct report_stack){ off, n, count };
 	*index = r->nstacks;
 	hashtab_set(&r->stack_idx, &p, r->nstacks++); /* room reserved above */
 	return 0;
@@ -340,41 +140,49 @@ static uint32_t wait_frame(struct report *r, const char *wait)
 
 	snprintf(buf, sizeof(buf), "[wait: %s]",
 		 n && n < 16 && !wait[n] ? wait : "?");
-	return intern(r, buf, NULL);
+	return report_name_intern(r, buf, NULL);
 }
 
 static int add_record(struct report *r, struct symbolizer *const *syms,
 		      const struct profile_record *rec, size_t index,
-		      const struct report_options *opt, size_t *counts_cap)
+		      size_t *counts_cap)
 {
-	size_t off = r->nframes, head = opt->by_process ? 1 : 0;
-	size_t tail = opt->waits && rec->wait && rec->wait[0] ? 1 : 0;
-	size_t n = rec->npcs + head + tail, st;
+	size_t off = r->nframes, n = off, st;
 	uint32_t *f;
 
 	if (rec->npcs == 0)
 		return 0;
-	f = grow_array(r->frames, &r->cap_frames, off + n, sizeof(*f));
+	/* one frame for each PC at least, and the process and wait ones */
+	f = grow_array(r->frames, &r->cap_frames, off + rec->npcs + 2,
+		       sizeof(*f));
 	if (!f)
 		return -1;
 	r->frames = f;
-	if (head && (r->frames[off] = process_frame(r, rec)) == EMPTY)
+	if (r->by_process && (r->frames[n++] = process_frame(r, rec)) == EMPTY)
 		return -1;
 	/* Root first: the file has the leaf first. */
 	for (size_t i = 0; i < rec->npcs; i++) {
 		uint64_t pc = rec->pcs[rec->npcs - 1 - i];
 		bool caller = i + 1 < rec->npcs;
-		uint32_t id = frame_of(r, syms, rec->space,
-				       framename_addr(pc, caller), opt->lines);
+		size_t at, k;
 
-		if (id == EMPTY)
+		/* an address may name several frames (inlined functions) */
+		if (report_name_frames(r, syms, rec->space,
+				       framename_addr(pc, caller), &at, &k))
 			return -1;
-		r->frames[off + head + i] = id;
+		f = grow_array(r->frames, &r->cap_frames,
+			       n + k + (rec->npcs - 1 - i) + 1, sizeof(*f));
+		if (!f)
+			return -1;
+		r->frames = f;
+		memcpy(f + n, r->addr_ids + at, k * sizeof(*f));
+		n += k;
 	}
-	if (tail &&
-	    (r->frames[off + n - 1] = wait_frame(r, rec->wait)) == EMPTY)
+	if (r->waits && rec->wait && rec->wait[0] &&
+	    (r->frames[n++] = wait_frame(r, rec->wait)) == EMPTY)
 		return -1;
-	r->nframes = off + n;
+	r->nframes = n;
+	n -= off;
 	if (grow_counts(r, counts_cap))
 		return -1;
 	r->flat[r->frames[off + n - 1]] += rec->count;
@@ -428,6 +236,10 @@ struct report *report_build(const struct profile *p,
 		return NULL;
 	r->profile = p;
 	r->jit = opt->jit;
+	r->lines = opt->lines;
+	r->no_inline = opt->no_inline;
+	r->by_process = opt->by_process;
+	r->waits = opt->waits;
 	r->nspaces = profile_nspaces(p);
 	if (strip_start(p, &r->start)) {
 		r->times = malloc((p->nrecords ? p->nrecords : 1) *
@@ -438,7 +250,7 @@ struct report *report_build(const struct profile *p,
 	for (size_t i = 0; i < p->nrecords; i++)
 		if (p->records[i].space >= r->nspaces ||
 		    p->records[i].space > UINT32_MAX ||
-		    add_record(r, syms, &p->records[i], i, opt, &counts_cap))
+		    add_record(r, syms, &p->records[i], i, &counts_cap))
 			goto fail;
 	if (grow_counts(r, &counts_cap) || make_rows(r))
 		goto fail;
@@ -465,6 +277,7 @@ void report_free(struct report *r)
 	free(r->seen_in);
 	hashtab_free(&r->name_idx);
 	free(r->addrs);
+	free(r->addr_ids);
 	hashtab_free(&r->addr_idx);
 	free(r->frames);
 	free(r->stacks);
@@ -564,7 +377,7 @@ void report_put_stack(FILE *out, const char *const *names, const uint32_t *ids,
 int report_write_folded(const struct report *r, FILE *out)
 {
 	for (size_t i = 0; i < r->nstacks; i++) {
-		const struct stack *s = &r->stacks[i];
+		const struct report_stack *s = &r->stacks[i];
 
 		report_put_stack(out, (const char *const *)r->names,
 				 r->frames + s->off, s->n);

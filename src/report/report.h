@@ -14,6 +14,20 @@
  * name the profile gives, when the profile gives its line too
  * (profile.h), the function alone otherwise.
  *
+ * Inlined functions (issue 29): an address in code the compiler inlined
+ * names several frames, as google-pprof, perf and `eu-stack -i` show
+ * them: the function that holds it (the symbol table's name), then each
+ * function inlined there (symbolize.h: symbolizer_lookup_inline()), the
+ * innermost last, each named "NAME (inline)" (framename.h:
+ * framename_format_inline()) with the module of the function that
+ * holds it.  So a sample's flat count goes to the innermost inlined
+ * function of its leaf, and each inlined function has a row, folded
+ * stacks and flame graphs a frame.  With `lines`, each frame has its own
+ * line: an inlined one the line in its own function, the one that holds
+ * it the line of the call it inlined (so `lines` never gives one
+ * function's line under another's name).  Not with no_inline: then each
+ * address names the function that holds it only, as before issue 29.
+ *
  * Counting, as pprof does it: a sample's flat count goes to its leaf
  * frame; its cum count goes once to every distinct frame of its stack (a
  * recursive function is not counted twice).  Rows are sorted by flat
@@ -56,6 +70,7 @@ struct report_options {
 	 * as wait_report.h prints it), so a flame graph of a --wall
 	 * profile shows what its off-CPU stacks waited for */
 	bool waits;
+	bool no_inline; /* no frames for inlined functions (above) */
 	/* names for addresses in no file that the profile does not name
 	 * (JIT code: perfmap.h), or NULL */
 	const struct perfmap *jit;
