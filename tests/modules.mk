@@ -49,3 +49,8 @@ TESTS += tests/rust-names.test
 # Debian's xz with liblzma, and dash).
 TESTS += tests/stripped-fde.test
 EXTRA_DIST += tests/targets/names.rs
+# Go's inline trees in .gopclntab (tests/go-inline.test: a stripped Go
+# program of its own and Debian's go toolchain building a module, against
+# go tool pprof; skipped without go).
+## Covers: gopclntab symbolize_stripped
+TESTS += tests/go-inline.test

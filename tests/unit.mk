@@ -113,6 +113,7 @@ tests_unit_test_fdetab_SOURCES = tests/unit/test_fdetab.c
 tests_unit_test_fdetab_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_test_fdetab_LDADD = $(PT_LIBS)
 tests_unit_test_gopclntab_SOURCES = tests/unit/test_gopclntab.c
+tests_unit_test_gopclntab_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_test_gopclntab_LDADD = $(PT_LIBS)
 tests_unit_test_perfmap_SOURCES = tests/unit/test_perfmap.c
 tests_unit_test_perfmap_LDADD = $(PT_LIBS)

@@ -20,6 +20,24 @@
  *		pcln, npcdata, cuOffset (1.16+), ...
  *
  * 1.20 adds startLine after cuOffset: the fields read here do not move.
+ * After the fixed fields (funcID, flag, a pad byte and nfuncdata end
+ * them: 40 bytes in 1.18, 44 in 1.20), npcdata 32-bit PC-value table
+ * offsets, then nfuncdata 32-bit FUNCDATA offsets from go:func.*
+ * (moduledata.gofunc; ~0 for none).  PCDATA 2 (_PCDATA_InlTreeIndex)
+ * gives at a PC the index into FUNCDATA 3 (_FUNCDATA_InlTree), an array
+ * of inlinedCall (runtime/symtab.go in 1.19, runtime/symtabinl.go from
+ * 1.20 on):
+ *
+ *	1.18: parent i16, funcID u8, pad, file i32, line i32, func_ i32,
+ *	      parentPc i32 (20 bytes)
+ *	1.20: funcID u8, 3 pad, nameOff i32, parentPc i32, startLine i32
+ *	      (16 bytes)
+ *
+ * The inlined function's name is nameOff (func_) into the function name
+ * table; entry + parentPc is an instruction of the caller at the call,
+ * whose InlTreeIndex is the caller's entry (or -1: the outer function)
+ * and whose line is the call's: runtime/symtabinl.go's inlineUnwinder
+ * walks the same way, in both layouts.
  * A PC-value table is a sequence of (value delta, PC delta) varint pairs,
  * the value delta zigzag-coded, the PC delta in units of the quantum,
  * starting from value -1 at the function's entry and ending at a 0
@@ -39,6 +57,7 @@
 #include <unistd.h>
 
 #include "symbols/gopclntab.h"
+#include "symbols/symbolize.h"
 #include "util/errbuf.h"
 #include "util/leb128.h"
 
@@ -51,7 +70,18 @@
 #define FIELD_NAMEOFF 1
 #define FIELD_PCFILE 5
 #define FIELD_PCLN 6
+#define FIELD_NPCDATA 7
 #define FIELD_CUOFFSET 8
+
+#define PCDATA_INLTREEINDEX 2
+#define FUNCDATA_INLTREE 3
+
+/* moduledata's pointer-sized words (runtime/symtab.go): pcHeader 0,
+ * funcnametab 1, text 22, gofunc 38 (1.20 added covctrs, ecovctrs). */
+#define MD_FUNCNAMETAB 1
+#define MD_TEXT 22
+#define MD_GOFUNC_118 38
+#define MD_GOFUNC_120 40
 
 struct gopclntab {
 	uint8_t *data; /* len bytes, and a NUL after them */
@@ -65,6 +95,8 @@ struct gopclntab {
 	/* where each part starts in data; each may run to its end */
 	size_t funcnametab, cutab, filetab, pctab, funcdata, functab;
 	size_t nfiletab; /* 1.2's file table entries */
+	uint8_t *fd;	 /* go:func.* (FUNCDATA), fdlen bytes, or NULL */
+	size_t fdlen;
 };
 
 /* ---- bounded reads ---------------------------------------------------- */
@@ -74,18 +106,21 @@ static bool fits(const struct gopclntab *t, size_t off, size_t n)
 	return off <= t->len && t->len - off >= n;
 }
 
+/* The 32-bit word at p, in the table's byte order. */
+static uint32_t get32(const uint8_t *p, bool big_endian)
+{
+	if (big_endian)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		       (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[1] << 8 | p[0];
+}
+
 static bool rd32(const struct gopclntab *t, size_t off, uint32_t *v)
 {
-	const uint8_t *p = t->data + off;
-
 	if (!fits(t, off, 4))
 		return false;
-	if (t->big_endian)
-		*v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-		     (uint32_t)p[2] << 8 | p[3];
-	else
-		*v = (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
-		     (uint32_t)p[1] << 8 | p[0];
+	*v = get32(t->data + off, t->big_endian);
 	return true;
 }
 
@@ -285,8 +320,11 @@ struct gopclntab *gopclntab_new(const void *data, size_t len,
 	return parse(copy, len, text_start, err, errlen);
 }
 
-struct gopclntab *gopclntab_read(int fd, uint64_t off, uint64_t size,
-				 uint64_t text_start, char *err, size_t errlen)
+/* size bytes at off of fd, into a new buffer of size + 1 bytes; NULL
+ * with errno (EFBIG past GOPCLNTAB_MAX_SIZE, EIO for a file cut short,
+ * a sentence in err). */
+static uint8_t *read_part(int fd, uint64_t off, uint64_t size, char *err,
+			  size_t errlen)
 {
 	uint8_t *buf;
 	size_t got = 0;
@@ -318,7 +356,15 @@ struct gopclntab *gopclntab_read(int fd, uint64_t off, uint64_t size,
 		}
 		got += (size_t)n;
 	}
-	return parse(buf, (size_t)size, text_start, err, errlen);
+	return buf;
+}
+
+struct gopclntab *gopclntab_read(int fd, uint64_t off, uint64_t size,
+				 uint64_t text_start, char *err, size_t errlen)
+{
+	uint8_t *buf = read_part(fd, off, size, err, errlen);
+
+	return buf ? parse(buf, (size_t)size, text_start, err, errlen) : NULL;
 }
 
 void gopclntab_free(struct gopclntab *t)
@@ -326,6 +372,7 @@ void gopclntab_free(struct gopclntab *t)
 	if (!t)
 		return;
 	free(t->data);
+	free(t->fd);
 	free(t);
 }
 
@@ -494,28 +541,231 @@ static const char *file_name(const struct gopclntab *t, const struct func *f,
 	return string_at(t, t->filetab, off);
 }
 
-int gopclntab_line(const struct gopclntab *t, uint64_t pc, const char **file,
-		   unsigned *line)
+/* The file and line of pc in function f (code inlined into f included). */
+static bool line_at(const struct gopclntab *t, const struct func *f,
+		    uint64_t pc, const char **file, unsigned *line)
 {
 	uint32_t pcfile, pcln;
 	int32_t fno, ln;
 	const char *name;
+
+	if (!func_field(t, f, FIELD_PCFILE, &pcfile) ||
+	    !func_field(t, f, FIELD_PCLN, &pcln) ||
+	    !pcvalue(t, f, pcfile, pc, &fno) || !pcvalue(t, f, pcln, pc, &ln) ||
+	    ln <= 0 || !(name = file_name(t, f, fno)))
+		return false;
+	*file = name;
+	*line = (unsigned)ln;
+	return true;
+}
+
+int gopclntab_line(const struct gopclntab *t, uint64_t pc, const char **file,
+		   unsigned *line)
+{
 	struct func f;
 
 	if (!t || !file || !line) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (!find_func(t, pc, &f) ||
-	    !func_field(t, &f, FIELD_PCFILE, &pcfile) ||
-	    !func_field(t, &f, FIELD_PCLN, &pcln) ||
-	    !pcvalue(t, &f, pcfile, pc, &fno) ||
-	    !pcvalue(t, &f, pcln, pc, &ln) || ln <= 0 ||
-	    !(name = file_name(t, &f, fno))) {
+	if (!find_func(t, pc, &f) || !line_at(t, &f, pc, file, line)) {
 		errno = ENOENT;
 		return -1;
 	}
-	*file = name;
-	*line = (unsigned)ln;
 	return 0;
+}
+
+/* ---- inline trees ------------------------------------------------------ */
+
+/* Where f's PC-value table offsets start, after its fixed fields. */
+static size_t pcdata_at(const struct gopclntab *t, const struct func *f)
+{
+	return f->off + (t->version >= 120 ? 44 : 40);
+}
+
+/* The offset (into pctab) of f's PCDATA table i. */
+static bool func_pcdata(const struct gopclntab *t, const struct func *f,
+			unsigned i, uint32_t *off)
+{
+	uint32_t n;
+
+	return func_field(t, f, FIELD_NPCDATA, &n) && i < n &&
+	       rd32(t, pcdata_at(t, f) + 4 * (size_t)i, off);
+}
+
+/* The offset (into go:func.*) of f's FUNCDATA i; false for none. */
+static bool func_funcdata(const struct gopclntab *t, const struct func *f,
+			  unsigned i, uint32_t *off)
+{
+	size_t at = pcdata_at(t, f);
+	uint32_t n;
+
+	if (!func_field(t, f, FIELD_NPCDATA, &n) || !fits(t, at - 1, 1) ||
+	    i >= t->data[at - 1] || n > (t->len - at) / 4)
+		return false;
+	return rd32(t, at + 4 * (size_t)n + 4 * (size_t)i, off) &&
+	       *off != UINT32_MAX;
+}
+
+/* Entry ix of the inline tree at offset tree of go:func.*: the inlined
+ * function's name offset and the offset of its call from the entry. */
+static bool inl_entry(const struct gopclntab *t, uint32_t tree, int32_t ix,
+		      uint32_t *nameoff, int32_t *parentpc)
+{
+	size_t size = t->version >= 120 ? 16 : 20;
+	uint64_t at = (uint64_t)tree + (uint64_t)ix * size;
+	const uint8_t *p;
+
+	if (ix < 0 || at > t->fdlen || t->fdlen - at < size)
+		return false;
+	p = t->fd + at;
+	if (t->version >= 120) {
+		*nameoff = get32(p + 4, t->big_endian);
+		*parentpc = (int32_t)get32(p + 8, t->big_endian);
+	} else {
+		*nameoff = get32(p + 12, t->big_endian);
+		*parentpc = (int32_t)get32(p + 16, t->big_endian);
+	}
+	return true;
+}
+
+/* The InlTreeIndex at pc; -1 (the outer function) when the table does
+ * not say, as the runtime's non-strict lookup answers. */
+static int32_t inl_index(const struct gopclntab *t, const struct func *f,
+			 uint32_t ixtab, uint64_t pc)
+{
+	int32_t ix;
+
+	return pcvalue(t, f, ixtab, pc, &ix) ? ix : -1;
+}
+
+size_t gopclntab_inline(const struct gopclntab *t, uint64_t pc,
+			struct symbol_frame *frames, size_t max,
+			const char **outer_file, unsigned *outer_line)
+{
+	int32_t seen[GOPCLNTAB_MAX_INLINE], ix, parentpc;
+	const char *file = NULL, *name;
+	uint32_t tree, ixtab, nameoff;
+	unsigned line = 0;
+	struct func f;
+	size_t n = 0;
+
+	if (!t || !frames || !max || t->version < 118 || !t->fd ||
+	    !find_func(t, pc, &f) ||
+	    !func_funcdata(t, &f, FUNCDATA_INLTREE, &tree) ||
+	    !func_pcdata(t, &f, PCDATA_INLTREEINDEX, &ixtab) ||
+	    (ix = inl_index(t, &f, ixtab, pc)) < 0)
+		return 0;
+	for (size_t steps = 0; ix >= 0; steps++) {
+		/* a parent seen before is a cycle: no answer */
+		for (size_t i = 0; i < steps; i++)
+			if (seen[i] == ix)
+				return 0;
+		if (steps == GOPCLNTAB_MAX_INLINE ||
+		    !inl_entry(t, tree, ix, &nameoff, &parentpc) ||
+		    !(name = string_at(t, t->funcnametab, nameoff)) ||
+		    parentpc < 0)
+			return 0;
+		seen[steps] = ix;
+		if (!line_at(t, &f, pc, &file, &line)) {
+			file = NULL;
+			line = 0;
+		}
+		if (n < max) {
+			frames[n].func = name;
+			frames[n].file = file;
+			frames[n].line = line;
+			n++;
+		}
+		pc = f.entry + (uint64_t)parentpc;
+		ix = inl_index(t, &f, ixtab, pc);
+	}
+	if (!line_at(t, &f, pc, &file, &line)) {
+		file = NULL;
+		line = 0;
+	}
+	if (outer_file)
+		*outer_file = file;
+	if (outer_line)
+		*outer_line = line;
+	return n;
+}
+
+int gopclntab_set_funcdata(struct gopclntab *t, const void *data, size_t len)
+{
+	uint8_t *copy;
+
+	if (!t || !data) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (len > GOPCLNTAB_MAX_SIZE) {
+		errno = EFBIG;
+		return -1;
+	}
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return -1;
+	memcpy(copy, data, len);
+	free(t->fd);
+	t->fd = copy;
+	t->fdlen = len;
+	return 0;
+}
+
+int gopclntab_read_funcdata(struct gopclntab *t, int fd, uint64_t off,
+			    uint64_t size)
+{
+	uint8_t *buf;
+
+	if (!t) {
+		errno = EINVAL;
+		return -1;
+	}
+	buf = read_part(fd, off, size, NULL, 0);
+	if (!buf)
+		return -1;
+	free(t->fd);
+	t->fd = buf;
+	t->fdlen = (size_t)size;
+	return 0;
+}
+
+/* Word i of the pointer-sized words at p, in the table's byte order. */
+static uint64_t get_word(const struct gopclntab *t, const uint8_t *p, size_t i)
+{
+	p += i * t->ptrsize;
+	if (t->ptrsize == 4)
+		return get32(p, t->big_endian);
+	return t->big_endian ?
+		       (uint64_t)get32(p, true) << 32 | get32(p + 4, true) :
+		       (uint64_t)get32(p + 4, false) << 32 | get32(p, false);
+}
+
+int gopclntab_gofunc(const struct gopclntab *t, const void *data, size_t len,
+		     uint64_t data_addr, uint64_t tab_addr, uint64_t *gofunc)
+{
+	const uint8_t *b = data;
+	size_t words, w, skip;
+
+	if (!t || !data || !gofunc || t->version < 118) {
+		errno = EINVAL;
+		return -1;
+	}
+	words = (t->version >= 120 ? MD_GOFUNC_120 : MD_GOFUNC_118) + 1;
+	skip = (t->ptrsize - data_addr % t->ptrsize) % t->ptrsize;
+	for (size_t off = skip; off <= len && len - off >= words * t->ptrsize;
+	     off += t->ptrsize) {
+		w = words - 1;
+		if (get_word(t, b + off, 0) == tab_addr &&
+		    get_word(t, b + off, MD_FUNCNAMETAB) ==
+			    tab_addr + t->funcnametab &&
+		    get_word(t, b + off, MD_TEXT) == t->text_start &&
+		    get_word(t, b + off, w)) {
+			*gofunc = get_word(t, b + off, w);
+			return 0;
+		}
+	}
+	errno = ENOENT;
+	return -1;
 }

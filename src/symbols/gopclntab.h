@@ -16,10 +16,14 @@
  * start of the text), 0xfffffff1 (1.20 and later: the 1.18 layout).
  * Either byte order, pointers of 4 or 8 bytes.
  *
- * A lookup gives the function that holds a PC (the outermost one: the
- * inline tree is not read, so code inlined into f is named f, with the
- * file and line of the inlined code, as `go tool addr2line` says), its
- * entry, and the source file and line.  Addresses are link-time (the
+ * A lookup gives the function that holds a PC (the outermost one: code
+ * inlined into f is named f, with the file and line of the inlined code,
+ * as `go tool addr2line` says), its entry, and the source file and line.
+ * gopclntab_inline() gives the functions inlined at a PC, from the
+ * function's inline tree (Go 1.18 and later: FUNCDATA_InlTree, which
+ * lies outside the table, in go:func.* of .rodata, so the caller hands
+ * those bytes over with gopclntab_set_funcdata(), having found their
+ * address with gopclntab_gofunc()).  Addresses are link-time (the
  * ELF's virtual addresses); the caller removes the load bias.
  *
  * The table comes from a file the target's user owns: hostile input.
@@ -28,7 +32,9 @@
  * and count is checked against the copy, every PC-value table is read
  * only up to its end in the copy and for GOPCLNTAB_MAX_STEPS pairs at
  * most, so a malformed table gives no name or no line, never a crash or
- * a hang.  A table is checked once when made
+ * a hang; an inline tree is walked for GOPCLNTAB_MAX_INLINE steps at
+ * most, so parent links that form a cycle end the walk with no answer.
+ * A table is checked once when made
  * (header, counts, the function table inside the copy); what a single
  * function's entry holds is checked at each lookup.
  *
@@ -56,7 +62,12 @@
  * distinct PC of a profile. */
 #define GOPCLNTAB_MAX_STEPS (1ul << 20)
 
+/* The most inline-tree steps one gopclntab_inline() walks: Go's inliner
+ * nests a few levels deep; a walk longer than this is a cycle. */
+#define GOPCLNTAB_MAX_INLINE 256
+
 struct gopclntab;
+struct symbol_frame;
 
 /*
  * A table from len bytes at data (copied), whose text section starts at
@@ -95,5 +106,43 @@ int gopclntab_func(const struct gopclntab *t, uint64_t pc, const char **name,
  */
 int gopclntab_line(const struct gopclntab *t, uint64_t pc, const char **file,
 		   unsigned *line);
+
+/*
+ * The address of go:func.* (the runtime's moduledata.gofunc, Go 1.18 and
+ * later), from len bytes at data, a copy of the module's data (its
+ * .noptrdata section, where the linker puts runtime.firstmoduledata)
+ * that starts at link-time address data_addr, for a table that starts
+ * at link-time address tab_addr: the moduledata is the pointer-aligned
+ * word equal to tab_addr whose text word is the table's text start.
+ * Returns 0, or -1 with errno ENOENT (none found; EINVAL for NULL
+ * arguments or a table older than 1.18).
+ */
+int gopclntab_gofunc(const struct gopclntab *t, const void *data, size_t len,
+		     uint64_t data_addr, uint64_t tab_addr, uint64_t *gofunc);
+
+/*
+ * The bytes of go:func.* that hold the functions' FUNCDATA (the inline
+ * trees): len bytes at data (copied, at most GOPCLNTAB_MAX_SIZE), from
+ * link-time address gofunc on.  The same from size bytes at offset off
+ * of fd.  Replaces any given before.  Returns 0, or -1 with errno
+ * (EFBIG, ENOMEM, EIO, EINVAL).
+ */
+int gopclntab_set_funcdata(struct gopclntab *t, const void *data, size_t len);
+int gopclntab_read_funcdata(struct gopclntab *t, int fd, uint64_t off,
+			    uint64_t size);
+
+/*
+ * The functions inlined at pc (symbolize.h's symbolizer_lookup_inline()
+ * contract): frames[0] the innermost with pc's file and line, frames[i]
+ * the one frames[i-1] was inlined into, with the line of that call; the
+ * line of the outermost inlined call (in the function gopclntab_func()
+ * names) into *outer_file and *outer_line (either may be NULL).  Returns
+ * the number written, at most max, the innermost kept; 0 when pc is in
+ * no inlined code or nothing says (a table before 1.18, no funcdata
+ * given, a tree that is malformed or has a cycle).
+ */
+size_t gopclntab_inline(const struct gopclntab *t, uint64_t pc,
+			struct symbol_frame *frames, size_t max,
+			const char **outer_file, unsigned *outer_line);
 
 #endif /* PTPROF_GOPCLNTAB_H */

@@ -10,19 +10,28 @@
  * every prefix of a table and every byte of it changed must give an
  * answer or none, within the copy (run under the sanitizers), a count
  * that lies, a PC-value table with no end, one longer than a lookup
- * walks, a file cut short.
+ * walks, a file cut short.  Then the inline tree of a real Go binary,
+ * built here by `go build -ldflags=-s -w` (only .gopclntab names it):
+ * main.leaf inlined into main.mid inlined into main.main, looked up
+ * through the symbolizer and compared with what the Go runtime itself
+ * says of the same PC (runtime.Callers expands inlined frames); and
+ * the same tree damaged (a cycle of parents, every byte changed).
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbols/gopclntab.h"
+#include "symbols/symbolize.h"
 #include "unit.h"
 
 #define TEXT 0x401000u
@@ -477,6 +486,299 @@ static void test_read(void)
 	close(fd);
 }
 
+/* The Go program: where() records the PC of its call in leaf(), which
+ * the compiler inlines into mid(), inlined into main(); main prints that
+ * PC, then each frame the runtime expands there, "func line". */
+static const char go_src[] =
+	"package main\n"
+	"\n"
+	"import (\n"
+	"\t\"fmt\"\n"
+	"\t\"runtime\"\n"
+	")\n"
+	"\n"
+	"var sink uintptr\n"
+	"var stack [8]uintptr\n"
+	"var depth int\n"
+	"\n"
+	"//go:noinline\n"
+	"func where() uintptr {\n"
+	"\tpc, _, _, _ := runtime.Caller(1)\n"
+	"\tdepth = runtime.Callers(2, stack[:])\n"
+	"\treturn pc\n"
+	"}\n"
+	"\n"
+	"func leaf(x int) int {\n"
+	"\tsink = where()\n"
+	"\treturn x + 1\n"
+	"}\n"
+	"\n"
+	"func mid(x int) int {\n"
+	"\treturn leaf(x) * 2\n"
+	"}\n"
+	"\n"
+	"func main() {\n"
+	"\tmid(3)\n"
+	"\tfmt.Printf(\"%x\\n\", sink)\n"
+	"\tframes := runtime.CallersFrames(stack[:depth])\n"
+	"\tfor {\n"
+	"\t\tf, more := frames.Next()\n"
+	"\t\tfmt.Printf(\"%s %d\\n\", f.Function, f.Line)\n"
+	"\t\tif !more || f.Function == \"main.main\" {\n"
+	"\t\t\tbreak\n"
+	"\t\t}\n"
+	"\t}\n"
+	"}\n";
+
+/* The runtime's answer: the PC and up to 4 frames, outer last. */
+struct go_answer {
+	unsigned long long pc;
+	char func[4][64];
+	unsigned line[4];
+	size_t n;
+};
+
+/* Build the program in dir and run it; false (and the test skipped)
+ * when there is no go command. */
+static bool go_build(const char *dir, struct go_answer *a)
+{
+	char path[512], cmd[2048];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/inl.go", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return false;
+	fputs(go_src, f);
+	fclose(f);
+	if (system("command -v go >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "test_gopclntab: no go command, "
+				"the real binary's part skipped\n");
+		return false;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && GOCACHE=%s/cache GOPATH=%s/gopath GOFLAGS=-mod=mod "
+		 "GOPROXY=off GO111MODULE=off go build -ldflags='-s -w' "
+		 "-o inl inl.go && ./inl > out",
+		 dir, dir, dir);
+	CHECKF(system(cmd) == 0, "%s failed", cmd);
+	snprintf(path, sizeof(path), "%s/out", dir);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return false;
+	CHECK(fscanf(f, "%llx", &a->pc) == 1);
+	for (a->n = 0; a->n < 4 &&
+		       fscanf(f, "%63s %u", a->func[a->n], &a->line[a->n]) == 2;
+	     a->n++)
+		;
+	fclose(f);
+	CHECKF(a->n == 3 && !strcmp(a->func[0], "main.leaf") &&
+		       !strcmp(a->func[1], "main.mid") &&
+		       !strcmp(a->func[2], "main.main"),
+	       "the Go program says %zu frames, not leaf, mid, main", a->n);
+	return a->n == 3;
+}
+
+/* The section of elf named name, or the one holding address addr. */
+static bool section(Elf *elf, const char *name, uint64_t addr, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstr, sh->sh_name);
+		if (name ? n && !strcmp(n, name) :
+			   sh->sh_type == SHT_PROGBITS && addr >= sh->sh_addr &&
+				    addr - sh->sh_addr < sh->sh_size)
+			return true;
+	}
+	return false;
+}
+
+/* The 32-bit little-endian word at p. */
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/*
+ * The real binary's tree through gopclntab.h, then damaged: each record
+ * that names main.leaf or main.mid (found by name offset) made its own
+ * caller (parentPc back at pc: a cycle of one), then both (a cycle of
+ * two): no answer, in bounded time; then each byte of those records
+ * changed: any answer, within the copy.
+ */
+static void test_real_hostile(const char *bin, uint64_t pc)
+{
+	GElf_Shdr tab, nd, text, rod;
+	struct symbol_frame fr[4];
+	struct gopclntab *t = NULL;
+	uint8_t *b = NULL, *fd = NULL;
+	const char *name;
+	uint64_t gofunc, entry, fdlen;
+	size_t rec, noff, poff, hits[8], nhits = 0, nnames = 0, n;
+	uint8_t *raw = NULL, *bad;
+	uint32_t names[2] = { 0, 0 }, fnt;
+	int f = open(bin, O_RDONLY);
+	Elf *elf;
+
+	CHECK(f >= 0 && elf_version(EV_CURRENT) != EV_NONE);
+	elf = f >= 0 ? elf_begin(f, ELF_C_READ, NULL) : NULL;
+	CHECK(elf && section(elf, ".gopclntab", 0, &tab) &&
+	      section(elf, ".noptrdata", 0, &nd) &&
+	      section(elf, ".text", 0, &text));
+	if (!elf)
+		goto out;
+	t = gopclntab_read(f, tab.sh_offset, tab.sh_size, text.sh_addr, NULL,
+			   0);
+	b = malloc(nd.sh_size);
+	CHECK(t && b &&
+	      pread(f, b, nd.sh_size, (off_t)nd.sh_offset) ==
+		      (ssize_t)nd.sh_size);
+	if (!t || !b)
+		goto out;
+	CHECK(gopclntab_gofunc(t, b, nd.sh_size, nd.sh_addr, tab.sh_addr,
+			       &gofunc) == 0 &&
+	      section(elf, NULL, gofunc, &rod));
+	fdlen = rod.sh_size - (gofunc - rod.sh_addr);
+	fd = malloc(fdlen);
+	CHECK(fd && pread(f, fd, fdlen,
+			  (off_t)(rod.sh_offset + gofunc - rod.sh_addr)) ==
+			    (ssize_t)fdlen);
+	CHECK(gopclntab_inline(t, pc, fr, 4, NULL, NULL) == 0); /* no data */
+	CHECK(gopclntab_set_funcdata(t, fd, fdlen) == 0);
+	CHECK(gopclntab_inline(t, pc, fr, 4, NULL, NULL) == 2 &&
+	      !strcmp(fr[0].func, "main.leaf"));
+	CHECK(gopclntab_func(t, pc, &name, &entry) == 0);
+	/* the records: 1.18's func_ at 12, parentPc at 16 of 20 bytes;
+	 * 1.20's nameOff at 4, parentPc at 8 of 16 */
+	rec = gopclntab_version(t) >= 120 ? 16 : 20;
+	noff = gopclntab_version(t) >= 120 ? 4 : 12;
+	poff = noff + 4;
+	/* main.leaf's and main.mid's name offsets, from the raw table:
+	 * funcnametab is header word 3 (8-byte pointers, Go 1.18+) */
+	raw = malloc(tab.sh_size + 1);
+	CHECK(raw && pread(f, raw, tab.sh_size, (off_t)tab.sh_offset) ==
+			     (ssize_t)tab.sh_size);
+	if (!raw)
+		goto out;
+	raw[tab.sh_size] = '\0';
+	fnt = le32(raw + 8 + 3 * 8);
+	for (size_t i = fnt; i + 10 < tab.sh_size; i++)
+		if (raw[i - 1] == '\0' &&
+		    (!strcmp((char *)raw + i, "main.leaf") ||
+		     !strcmp((char *)raw + i, "main.mid")))
+			names[nnames++ % 2] = (uint32_t)(i - fnt);
+	CHECK(nnames == 2);
+	for (size_t i = 0; i + rec <= fdlen && nhits < 8; i += 4)
+		if (le32(fd + i + noff) == names[0] ||
+		    le32(fd + i + noff) == names[1])
+			hits[nhits++] = i;
+	CHECKF(nhits >= 2, "%zu records name main.leaf or main.mid", nhits);
+	/* each its own caller, then all of them: cycles */
+	for (size_t h = 0; h <= nhits; h++) {
+		memcpy(bad = malloc(fdlen), fd, fdlen);
+		for (size_t k = 0; k < nhits; k++)
+			if (k == h || h == nhits)
+				for (unsigned by = 0; by < 4; by++)
+					bad[hits[k] + poff + by] =
+						(uint8_t)((pc - entry) >>
+							  8 * by);
+		CHECK(gopclntab_set_funcdata(t, bad, fdlen) == 0);
+		n = gopclntab_inline(t, pc, fr, 4, NULL, NULL);
+		CHECKF(h < nhits || n == 0, "a cycle gave %zu frames", n);
+		free(bad);
+	}
+	/* every byte of those records changed */
+	for (size_t k = 0; k < nhits; k++)
+		for (size_t i = 0; i < rec; i++)
+			for (unsigned v = 0; v < 256; v += 51) {
+				memcpy(bad = malloc(fdlen), fd, fdlen);
+				bad[hits[k] + i] = (uint8_t)v;
+				CHECK(gopclntab_set_funcdata(t, bad, fdlen) ==
+				      0);
+				n = gopclntab_inline(t, pc, fr, 4, NULL, NULL);
+				for (size_t m = 0; m < n; m++)
+					CHECK(fr[m].func &&
+					      strlen(fr[m].func) < 4096);
+				free(bad);
+			}
+out:
+	gopclntab_free(t);
+	free(raw);
+	free(fd);
+	free(b);
+	if (elf)
+		elf_end(elf);
+	if (f >= 0)
+		close(f);
+}
+
+static void test_real(void)
+{
+	char dir[] = "/tmp/test_gopclntab.XXXXXX", maps[1024], bin[600];
+	struct symbol_frame fr[SYMBOLIZE_MAX_INLINE];
+	struct symbolizer *sym;
+	struct symbol_info si;
+	struct go_answer a;
+	const char *of = NULL;
+	unsigned ol = 0;
+	struct stat st;
+	size_t n;
+
+	CHECK(mkdtemp(dir) != NULL);
+	if (!go_build(dir, &a))
+		goto out;
+	snprintf(bin, sizeof(bin), "%s/inl", dir);
+	CHECK(stat(bin, &st) == 0);
+	/* a non-PIE Go binary: its first segment at 0x400000, offset 0 */
+	snprintf(maps, sizeof(maps),
+		 "00400000-%08llx r-xp 00000000 %02x:%02x %llu %s\n",
+		 0x400000ull + (unsigned long long)st.st_size,
+		 (unsigned)(st.st_dev >> 8), (unsigned)(st.st_dev & 0xff),
+		 (unsigned long long)st.st_ino, bin);
+	sym = symbolizer_new(maps, strlen(maps), NULL, 0);
+	CHECK(sym != NULL);
+	if (!sym)
+		goto out;
+	CHECK(symbolizer_lookup(sym, a.pc, &si) == 0 && si.func &&
+	      !strcmp(si.func, "main.main"));
+	n = symbolizer_lookup_inline(sym, a.pc, fr, SYMBOLIZE_MAX_INLINE, &of,
+				     &ol);
+	CHECKF(n == 2, "%zu inlined frames at %#llx, not 2", n, a.pc);
+	if (n == 2) {
+		CHECKF(fr[0].func && !strcmp(fr[0].func, "main.leaf") &&
+			       fr[0].line == a.line[0] && fr[0].file &&
+			       strstr(fr[0].file, "inl.go"),
+		       "innermost %s:%u, not main.leaf:%u", fr[0].func,
+		       fr[0].line, a.line[0]);
+		CHECKF(fr[1].func && !strcmp(fr[1].func, "main.mid") &&
+			       fr[1].line == a.line[1],
+		       "then %s:%u, not main.mid:%u", fr[1].func, fr[1].line,
+		       a.line[1]);
+		CHECKF(ol == a.line[2] && of && strstr(of, "inl.go"),
+		       "outer line %u, not %u", ol, a.line[2]);
+	}
+	/* max 1: the innermost kept, the outer line still said */
+	ol = 0;
+	n = symbolizer_lookup_inline(sym, a.pc, fr, 1, &of, &ol);
+	CHECK(n == 1 && !strcmp(fr[0].func, "main.leaf") && ol == a.line[2]);
+	symbolizer_free(sym);
+	test_real_hostile(bin, a.pc);
+out:
+	snprintf(bin, sizeof(bin), "rm -rf %s", dir);
+	CHECK(system(bin) == 0);
+}
+
 int main(void)
 {
 	test_layouts();
@@ -484,5 +786,6 @@ int main(void)
 	test_endless();
 	test_long_walk();
 	test_read();
+	test_real();
 	return unit_result("test_gopclntab");
 }
