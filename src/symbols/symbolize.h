@@ -147,7 +147,8 @@ int symbolizer_lookup_line(struct symbolizer *s, uint64_t addr,
  *
  * From the DWARF of the module or of its debug file (the
  * DW_TAG_inlined_subroutine scopes that hold the address, their
- * DW_AT_call_file and DW_AT_call_line: libdw's dwarf_getscopes()), else,
+ * DW_AT_call_file and DW_AT_call_line, as libdw's dwarf_getscopes()
+ * finds them, but also in functions inside namespaces: Rust's), else,
  * in a Go binary, from .gopclntab's inline tree (gopclntab.h).  A name is
  * the linkage name when DWARF has one (demangle it to show it), else
  * DW_AT_name; file may be NULL and line 0 when unknown.  Strings stay

@@ -21,7 +21,7 @@ volatile uint64_t sink;
 
 /* The hot loop: a 64-bit mixer, too long to finish between two ticks. */
 static inline __attribute__((always_inline)) uint64_t mix(uint64_t x,
-							 unsigned n)
+							  unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		x ^= x >> 31;
