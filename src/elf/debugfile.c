@@ -310,6 +310,17 @@ static Elf *by_debuglink(Elf *elf, const char *path, const char *root,
 	return NULL;
 }
 
+/* Whether elf holds DWARF itself: a .debug_info (or Go's older
+ * .zdebug_info) with contents. */
+static bool own_dwarf(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return (debugfile_section(elf, ".debug_info", &sh) ||
+		debugfile_section(elf, ".zdebug_info", &sh)) &&
+	       sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
+}
+
 Elf *debugfile_open(Elf *elf, int elf_fd, const char *path, const char *root,
 		    int64_t *crc_ns, int *fd)
 {
@@ -324,8 +335,9 @@ Elf *debugfile_open(Elf *elf, int elf_fd, const char *path, const char *root,
 		dbg = by_debuglink(elf, path, root ? root : "", st.st_uid,
 				   crc_ns, fd);
 	/* none here: a debuginfod server may have it (debuginfod.h checks
-	 * what it gets) */
-	if (!dbg && debuginfod_enabled() &&
+	 * what it gets); not asked for a file with DWARF of its own (built
+	 * with -g), as libdwfl and gdb do not ask */
+	if (!dbg && debuginfod_enabled() && !own_dwarf(elf) &&
 	    debugfile_build_id(elf, id, sizeof(id)))
 		dbg = debuginfod_fetch(DEBUGINFOD_DEBUGINFO, id, path, fd);
 	return dbg;

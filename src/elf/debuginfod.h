@@ -3,8 +3,9 @@
  * debuginfod servers, through elfutils' libdebuginfod (never an HTTP
  * client of ptprof's own).
  *
- * When no local debug file carries a module's build ID (debugfile.h), or
- * the file a profile names is gone, ptprof asks the servers that
+ * When no local debug file carries a module's build ID and the module
+ * has no DWARF of its own (debugfile.h), or the file a profile names is
+ * gone, ptprof asks the servers that
  * DEBUGINFOD_URLS names (gdb, eu-stack and perf follow the same
  * convention).  Only ptprof's own environment says where: a target never
  * chooses the URL.  Nothing is fetched unless the cli layer switched the

@@ -209,12 +209,9 @@ size_t symbolizer_lookup_inline(struct symbolizer *s, uint64_t addr,
 	m = symbolize_maps_find(s, addr);
 	if (!m || !m->file || !si.func)
 		return 0;
+	/* from the DWARF, else from a Go binary's own inline tree */
 	n = symbolize_dwarf_inline(s, m->file, addr - m->bias, frames, max, &of,
 				   &ol);
-	/* no DWARF: a Go binary still has its own inline tree */
-	if (!n && m->file->go_size)
-		n = symbolize_stripped_go_inline(s, m->file, addr - m->bias,
-						 frames, max, &of, &ol);
 	if (n && outer_file)
 		*outer_file = of;
 	if (n && outer_line)

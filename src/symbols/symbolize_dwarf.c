@@ -385,6 +385,13 @@ static const struct sym_inline *inl_lookup(struct symbolizer *s,
 	if (dw)
 		e->n = inl_walk(f, dw, vaddr, fr, &e->outer_file,
 				&e->outer_line);
+	/* no DWARF: a Go binary still has its own inline tree (cached
+	 * here too: a walk of it may take many PC-value steps) */
+	if (!e->n && f->go_size)
+		e->n = symbolize_stripped_go_inline(s, f, vaddr, fr,
+						    SYMBOLIZE_MAX_INLINE,
+						    &e->outer_file,
+						    &e->outer_line);
 	nf = grow_array(f->inl_frames, &f->inl_frames_cap,
 			f->ninl_frames + e->n, sizeof(*nf));
 	if (!nf || hashtab_add(&f->inl_idx, h, f->ninl))

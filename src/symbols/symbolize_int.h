@@ -191,8 +191,9 @@ void symbolize_elf_close(Elf *elf, int fd);
 int symbolize_dwarf_line(struct symbolizer *s, struct sym_file *f,
 			 uint64_t vaddr, const char **file, unsigned *line);
 
-/* symbolizer_lookup_inline() from f's DWARF, at the link-time address
- * vaddr (symbolize.h's contract); 0 when its DWARF says nothing. */
+/* symbolizer_lookup_inline() from f's DWARF, else from its Go table
+ * (symbolize_stripped_go_inline()), at the link-time address vaddr
+ * (symbolize.h's contract), each address once; 0 when neither says. */
 size_t symbolize_dwarf_inline(struct symbolizer *s, struct sym_file *f,
 			      uint64_t vaddr, struct symbol_frame *frames,
 			      size_t max, const char **outer_file,
