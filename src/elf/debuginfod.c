@@ -221,7 +221,10 @@ static int progress(debuginfod_client *c, long a, long b)
 
 	(void)c;
 	g.downloaded = true;
-	g.cur.bytes = a > 0 ? a : 0;
+	/* Until a server answers, libdebuginfod 0.188 passes its loop
+	 * count as a, not bytes: a size is shown once the file's is known
+	 * (b) or a has grown past what a count of loops reaches. */
+	g.cur.bytes = a > 0 && (b > 0 || a >= (1L << 20)) ? a : 0;
 	g.cur.total = b > 0 ? b : 0;
 	if (g.spent_ns + (int64_t)(now - g.cur_start) > g.budget_ns) {
 		g.abort = ABORT_BUDGET;

@@ -64,7 +64,7 @@
 
 /* The most inline-tree steps one gopclntab_inline() walks: Go's inliner
  * nests a few levels deep; a walk longer than this is a cycle. */
-#define GOPCLNTAB_MAX_INLINE 256
+#define GOPCLNTAB_MAX_INLINE 64
 
 struct gopclntab;
 struct symbol_frame;

@@ -171,6 +171,10 @@ static void inl_call(struct sym_file *f, Dwarf_Die *die, Dwarf_Files *files,
 #define INL_MAX_DIES (1u << 24)
 #define INL_MAX_NEST 64
 #define INL_MAX_DEPTH 256 /* scopes nested in one function */
+/* DIEs one lookup visits inside its function: the largest functions of
+ * libLLVM hold tens of thousands; a hostile file's millions would cost
+ * half a second an address. */
+#define INL_MAX_FN_DIES (1u << 20)
 
 static int fn_add(struct sym_cu *c, uint64_t lo, uint64_t hi, Dwarf_Off die)
 {
@@ -291,7 +295,7 @@ static size_t fn_scopes(Dwarf_Die *fn, uint64_t vaddr, Dwarf_Die *chain)
 		do {
 			int tag = dwarf_tag(&c);
 
-			if (++dies > INL_MAX_DIES)
+			if (++dies > INL_MAX_FN_DIES)
 				return n;
 			if ((tag == DW_TAG_inlined_subroutine ||
 			     tag == DW_TAG_lexical_block ||
