@@ -37,7 +37,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TARGETS=${SYM_TARGETS:-clang cxx}
 SAMPLES=${SYM_SAMPLES:-$(quick 10000 100000)}
 HZ=${SYM_HZ:-1000}
-FUNCS=${SYM_FUNCS:-$(quick 20 100)}
+FUNCS=${SYM_FUNCS:-$(quick 20 60)}
 REPS=${SYM_REPS:-$(quick 1 3)}
 CHUNK=${SYM_CHUNK:-20}
 CLANG=${SYM_CLANG:-/usr/bin/clang++}
@@ -47,6 +47,11 @@ TIME=/usr/bin/time
 # The most runs a target may take to reach SAMPLES (a machine so busy
 # that runs bring few samples ends the recording there, and says so).
 MAX_RUNS=${SYM_MAX_RUNS:-40}
+# The results folder of an earlier run whose profiles are reported again
+# (not recorded): the same profiles read by another ptprof.
+PROFILES=${SYM_PROFILES:-}
+# The longest one report may take (seconds).
+REPORT_BOUND=${SYM_REPORT_BOUND:-1800}
 BEGIN_MARK='<!-- bench/symbols.sh: begin -->'
 END_MARK='<!-- bench/symbols.sh: end -->'
 
@@ -80,14 +85,31 @@ inl_label() {
 	fi
 }
 
+# The "wall" cell of the rows $1: median (min-max) of those measured,
+# and how many reports outlasted the bound $2.
+wall_cell() {
+	local over cell
+	over=$(grep -c 'status=over-' <<<"$1")
+	cell=$(sed -n 's/.* wall_s=\([0-9.]*\).*/\1/p' <<<"$1" | med_range)
+	if [ "$over" = 0 ]; then
+		echo "$cell"
+	elif [ "$cell" = - ]; then
+		echo "over $2 (killed)"
+	else
+		echo "$cell; $over over $2 (killed)"
+	fi
+}
+
 render() {
 	local dir=$1 t f i vals name
 	local meta="$dir/meta" tsv="$dir/results.tsv"
-	m() { sed -n "s/^$1=//p" "$meta" | head -1; }
+	m() { sed -n "s/^$1=//p" "$meta" | tail -1; }
 	echo "## Symbolization: the cost of \`ptprof report\` (issue 29)"
 	echo
 	echo "- Machine: $(m nproc) CPUs ($(m cpu_model)), $(m kernel); load $(m load_start) at the start, $(m load_end) at the end; $(m date); ptprof $(m ptprof_git)."
 	echo "- Method (bench/symbols.sh, \`make bench-symbols\`): a C++ file of $(m funcs) functions (each its own struct, std::vector, std::map, std::unordered_map, std::sort and std::stable_sort with lambdas), compiled by Debian's clang++ -O2 -c under ptprof (*clang*: $(m clang_version); libLLVM and libclang-cpp named from .dynsym, no DWARF: Debian ships no debug file for them), and built with g++ -O2 -g and run under ptprof (*cxx*: a $(m cxx_mb) MB binary with its DWARF, most of its work inlined).  ptprof -f $(m hz), one legacy file and one pprof protobuf per run, run after run until they hold $(m samples) samples together; then \`ptprof report --top=20\` of all the runs of a target at once, $(m reps) time(s) each, wall time and peak RSS from \`/usr/bin/time -f '%e %M'\`: median (min–max).  A legacy file is named by report itself (symbol tables, DWARF); a protobuf was named when it was written, so its report reads names."
+	[ -z "$(m profiles)" ] ||
+		echo "- The profiles are those recorded by the run $(basename "$(m profiles)"), read again by this ptprof."
 	if [ "$(m have_no_inline)" = 1 ]; then
 		echo "- With inlined frames (the default) and with \`--no-inline\` (an address named by its outermost function only, as before issue 29)."
 	else
@@ -106,7 +128,7 @@ render() {
 					"$(m "runs_$t")" "$(sed -n 's/.* total=\([0-9]*\).*/\1/p' <<<"$vals" | head -1)" \
 					"$name" "$(inl_label "$i" "$(m have_no_inline)")" \
 					"$(sed -n 's/.* rows=\([0-9]*\) inl=\([0-9]*\).*/\1 (\2)/p' <<<"$vals" | head -1)" \
-					"$(sed -n 's/.* wall_s=\([0-9.]*\).*/\1/p' <<<"$vals" | med_range)" \
+					"$(wall_cell "$vals" "$(m report_bound)")" \
 					"$(sed -n 's/.* rss_kb=\([0-9]*\).*/\1/p' <<<"$vals" | awk '{ printf "%.1f\n", $1 / 1024 }' | med_range)"
 			done
 		done
@@ -123,7 +145,7 @@ splice() {
 bench_args splice "$@"
 
 # --- Set-up ------------------------------------------------------------------
-check_settings "$SAMPLES" "$HZ" "$FUNCS" "$REPS" "$CHUNK" "$MAX_RUNS"
+check_settings "$SAMPLES" "$HZ" "$FUNCS" "$REPS" "$CHUNK" "$MAX_RUNS" "$REPORT_BOUND"
 [ -x "$TIME" ] || die "$TIME missing (Debian's time package)"
 [ -x "$PY" ] || die "$PY missing"
 for t in $TARGETS; do
@@ -136,13 +158,28 @@ done
 HAVE_NO_INLINE=0
 "$PTPROF" report --help 2>&1 | grep -q -- '--no-inline' && HAVE_NO_INLINE=1
 
+# (Resolved before this run's symbols-latest link replaces the old one.)
+if [ -n "$PROFILES" ]; then
+	PROFILES=$(cd "$PROFILES" 2>/dev/null && pwd -P) ||
+		die "SYM_PROFILES=${SYM_PROFILES}: no such folder"
+fi
 t_start=$(date +%s)
 bench_start_run symbols- symbols-latest logs
-SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/ptprof-symbols.XXXXXX") || die "mktemp failed"
+# The C++ file, the program, the profiles: kept in the results (a report
+# of the legacy files needs the program where it ran), or another run's
+# with SYM_PROFILES.
+if [ -n "$PROFILES" ]; then
+	WORK=$PROFILES/work
+	[ -d "$WORK" ] || die "SYM_PROFILES=$PROFILES: no work/ folder of profiles there"
+else
+	WORK=$RUN/work
+	mkdir -p "$WORK" || die "cannot create $WORK"
+fi
 PPID_RUN=""
 cleanup() {
-	[ -n "$PPID_RUN" ] && stop_pid "$PPID_RUN"
-	rm -rf "$SCRATCH"
+	# ptprof, then the command it runs if it outlives it (by PID).
+	[ -n "$PPID_RUN" ] && stop_wrapped "$PPID_RUN"
+	[ -n "$PROFILES" ] || rm -rf "$WORK/big.o"
 	rm -f "$RUN/.nap"
 }
 trap cleanup EXIT
@@ -157,15 +194,23 @@ trap 'exit 130' INT TERM
 	echo "hz=$HZ"
 	echo "funcs=$FUNCS"
 	echo "reps=$REPS"
+	echo "report_bound=$REPORT_BOUND"
 	echo "have_no_inline=$HAVE_NO_INLINE"
 	echo "clang_version=$("$CLANG" --version 2>/dev/null | head -1)"
 	echo "cxx_version=$("$CXX" --version 2>/dev/null | head -1)"
 } >"$RUN/meta"
 [ "$HAVE_NO_INLINE" = 1 ] ||
 	log "this ptprof's report has no --no-inline: measured without inlined frames only"
+if [ -n "$PROFILES" ]; then
+	# What the recording run said of its profiles (the last line of a
+	# key is the one rendered).
+	grep -E '^(samples|hz|funcs|targets|runs_[a-z]+|cxx_mb|clang_version|cxx_version|note)=' \
+		"$PROFILES/meta" >>"$RUN/meta"
+	echo "profiles=$PROFILES" >>"$RUN/meta"
+fi
 
 # The C++ file (the same bytes for the same SYM_FUNCS).
-"$PY" - "$FUNCS" >"$SCRATCH/big.cc" <<'EOF' || die "cannot write big.cc"
+[ -n "$PROFILES" ] || "$PY" - "$FUNCS" >"$WORK/big.cc" <<'EOF' || die "cannot write big.cc"
 import sys
 n = int(sys.argv[1])
 o = ["#include <algorithm>", "#include <chrono>", "#include <cstdio>",
@@ -219,7 +264,7 @@ EOF
 # --- Recording ---------------------------------------------------------------
 
 # record TARGET CMD...: ptprof -f HZ -- CMD, run after run, into
-# $SCRATCH/TARGET.N.prof and .pb.gz, until the runs hold SAMPLES samples
+# $WORK/TARGET.N.prof and .pb.gz, until the runs hold SAMPLES samples
 # (or MAX_RUNS runs).  Each run is bounded (a run of CMD that outlasts it
 # is ended by PID).
 record() {
@@ -228,16 +273,16 @@ record() {
 	while [ "$total" -lt "$SAMPLES" ] && [ "$n" -lt "$MAX_RUNS" ]; do
 		n=$((n + 1))
 		L="$RUN/logs/$t.$n"
-		"$PTPROF" -f "$HZ" -o "$SCRATCH/$t.$n.prof" -o "$SCRATCH/$t.$n.pb.gz" \
+		"$PTPROF" -f "$HZ" -o "$WORK/$t.$n.prof" -o "$WORK/$t.$n.pb.gz" \
 			-- "$@" >"$L.out" 2>"$L.err" &
 		PPID_RUN=$!
-		wait_gone "$PPID_RUN" 900 || { log "$t run $n: over 900 s, ended"; stop_pid "$PPID_RUN"; }
+		wait_gone "$PPID_RUN" 900 || { log "$t run $n: over 900 s, ended"; stop_wrapped "$PPID_RUN"; }
 		wait "$PPID_RUN"
 		rc=$?
 		PPID_RUN=""
 		got=$(grab "$(cat "$L.err")" '([0-9]+) samples,')
-		[ "$rc" = 0 ] && [ -n "$got" ] && [ -s "$SCRATCH/$t.$n.prof" ] &&
-			[ -s "$SCRATCH/$t.$n.pb.gz" ] ||
+		[ "$rc" = 0 ] && [ -n "$got" ] && [ -s "$WORK/$t.$n.prof" ] &&
+			[ -s "$WORK/$t.$n.pb.gz" ] ||
 			die "$t run $n failed (exit $rc): $(tail -2 "$L.err")"
 		total=$((total + got))
 		log "$t run $n: $got samples, $total in all"
@@ -248,12 +293,20 @@ record() {
 }
 
 # measure TARGET KIND INLINE REP: report --top=20 of every run of TARGET.
+# A report that outlasts REPORT_BOUND s is killed (timeout, by the PID
+# it started) and its row says so.
 measure() {
-	local t=$1 kind=$2 inl=$3 rep=$4 L="$RUN/logs/report.$1.$2.$3.r$4" opts=() tm
+	local t=$1 kind=$2 inl=$3 rep=$4 L="$RUN/logs/report.$1.$2.$3.r$4" opts=() tm rc
 	[ "$inl" = no-inline ] && opts=(--no-inline)
-	"$TIME" -f '%e %M' -o "$L.time" "$PTPROF" report --top=20 "${opts[@]}" \
-		"$SCRATCH/$t".*."$kind" >"$L.out" 2>"$L.err" ||
-		die "report of $t ($kind, $inl) failed: $(tail -2 "$L.err")"
+	timeout -s KILL "$REPORT_BOUND" "$TIME" -f '%e %M' -o "$L.time" \
+		"$PTPROF" report --top=20 "${opts[@]}" \
+		"$WORK/$t".*."$kind" >"$L.out" 2>"$L.err"
+	rc=$?
+	if [ "$rc" = 137 ]; then
+		result "target=$t kind=$kind inline=$inl rep=$rep status=over-${REPORT_BOUND}s"
+		return
+	fi
+	[ "$rc" = 0 ] || die "report of $t ($kind, $inl) failed: $(tail -2 "$L.err")"
 	read -r -a tm <"$L.time" || die "no time from $TIME: $(cat "$L.time")"
 	# The rows in all (report --top=0 would print them: "N more rows")
 	# and the inlined ones of the top 20.
@@ -265,15 +318,16 @@ measure() {
 }
 
 for t in $TARGETS; do
+	[ -n "$PROFILES" ] && break
 	case $t in
 	clang)
-		record clang "$CLANG" -O2 -c "$SCRATCH/big.cc" -o "$SCRATCH/big.o" ;;
+		record clang "$CLANG" -O2 -c "$WORK/big.cc" -o "$WORK/big.o" ;;
 	cxx)
 		log "building the C++ program (g++ -O2 -g)"
-		"$CXX" -O2 -g "$SCRATCH/big.cc" -o "$SCRATCH/big" >"$RUN/logs/cxx.build" 2>&1 ||
+		"$CXX" -O2 -g "$WORK/big.cc" -o "$WORK/big" >"$RUN/logs/cxx.build" 2>&1 ||
 			die "g++ failed: $(tail -3 "$RUN/logs/cxx.build")"
-		echo "cxx_mb=$(($(stat -c %s "$SCRATCH/big") / 1048576))" >>"$RUN/meta"
-		record cxx "$SCRATCH/big" "$CHUNK" ;;
+		echo "cxx_mb=$(($(stat -c %s "$WORK/big") / 1048576))" >>"$RUN/meta"
+		record cxx "$WORK/big" "$CHUNK" ;;
 	esac
 done
 
