@@ -55,11 +55,6 @@ REPORT_BOUND=${SYM_REPORT_BOUND:-1800}
 BEGIN_MARK='<!-- bench/symbols.sh: begin -->'
 END_MARK='<!-- bench/symbols.sh: end -->'
 
-result() {
-	echo "$*" >>"$RUN/results.tsv"
-	log "$*"
-}
-
 # --- The report section ------------------------------------------------------
 
 # The median, min and max of the numbers on stdin: "MED (MIN-MAX)", or
@@ -296,25 +291,28 @@ record() {
 # A report that outlasts REPORT_BOUND s is killed (timeout, by the PID
 # it started) and its row says so.
 measure() {
-	local t=$1 kind=$2 inl=$3 rep=$4 L="$RUN/logs/report.$1.$2.$3.r$4" opts=() tm rc
+	local t=$1 kind=$2 inl=$3 rep=$4 L="$RUN/logs/report.$1.$2.$3.r$4" opts=() tm rc line
 	[ "$inl" = no-inline ] && opts=(--no-inline)
 	timeout -s KILL "$REPORT_BOUND" "$TIME" -f '%e %M' -o "$L.time" \
 		"$PTPROF" report --top=20 "${opts[@]}" \
 		"$WORK/$t".*."$kind" >"$L.out" 2>"$L.err"
 	rc=$?
 	if [ "$rc" = 137 ]; then
-		result "target=$t kind=$kind inline=$inl rep=$rep status=over-${REPORT_BOUND}s"
+		line="target=$t kind=$kind inline=$inl rep=$rep status=over-${REPORT_BOUND}s"
+		echo "$line" >>"$RUN/results.tsv"
+		log "$line"
 		return
 	fi
 	[ "$rc" = 0 ] || die "report of $t ($kind, $inl) failed: $(tail -2 "$L.err")"
 	read -r -a tm <"$L.time" || die "no time from $TIME: $(cat "$L.time")"
 	# The rows in all (report --top=0 would print them: "N more rows")
 	# and the inlined ones of the top 20.
-	result "target=$t kind=$kind inline=$inl rep=$rep" \
-		"total=$(grab "$(head -1 "$L.out")" 'Total: ([0-9]+)')" \
-		"rows=$(($(grab "$(tail -1 "$L.out")" '\(([0-9]+) more rows') + 20))" \
-		"inl=$(grep -c ' (inline)' "$L.out")" \
-		"wall_s=${tm[0]} rss_kb=${tm[1]}"
+	line="target=$t kind=$kind inline=$inl rep=$rep"
+	line+=" total=$(grab "$(head -1 "$L.out")" 'Total: ([0-9]+)')"
+	line+=" rows=$(($(grab "$(tail -1 "$L.out")" '\(([0-9]+) more rows') + 20))"
+	line+=" inl=$(grep -c ' (inline)' "$L.out") wall_s=${tm[0]} rss_kb=${tm[1]}"
+	echo "$line" >>"$RUN/results.tsv"
+	log "$line"
 }
 
 for t in $TARGETS; do
@@ -341,7 +339,10 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		done
 	done
 done
-echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RUN/meta"
-echo "elapsed_s=$(($(date +%s) - t_start))" >>"$RUN/meta"
+# The machine at the end, the time it all took; then the section.
+{
+	echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "elapsed_s=$(($(date +%s) - t_start))"
+} >>"$RUN/meta"
 splice "$RUN"
 log "done in $(($(date +%s) - t_start)) s"
