@@ -32,6 +32,9 @@ cd "$(dirname "$0")"
 # its compiler and zlib: the pprof protobuf output; libiberty, static:
 # Rust names; ncurses: ptprof top).
 build_pkgs="build-essential autoconf automake pkgconf libunwind-dev libelf-dev libdw-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libiberty-dev libncurses-dev"
+# libdebuginfod (elfutils' client library): debug files fetched by build
+# ID from the servers $DEBUGINFOD_URLS names.
+build_pkgs="$build_pkgs libdebuginfod-dev"
 # The demo reads its profile with ptprof itself; google-pprof is there to
 # read it the pprof way too.
 demo_pkgs="google-perftools"
@@ -73,6 +76,21 @@ check_pkgs="$check_pkgs linux-perf"
 # nginx's load.  A system instance the packages may start is left alone:
 # the tests use their own ports and sockets.
 check_pkgs="$check_pkgs redis-server redis-tools postgresql wrk"
+# Debian's debuginfod server, started on 127.0.0.1 by tests/debuginfod.test
+# over a folder of debug files (never a public server).
+check_pkgs="$check_pkgs debuginfod"
+# The debug file of Debian's stripped /usr/bin/python3.11, named by its
+# build ID under /usr/lib/debug/.build-id (tests/python-dbgsym.test: the
+# interpreter's static functions named).  It matches only the interpreter
+# of the same package version, and the archive keeps only the newest
+# python3.11-dbg (deb12u8 and u9 when u6 was installed, in 2026): it
+# depends on python3.11 of exactly its
+# version, so installing it upgrades python3.11, python3.11-minimal (the
+# binary), libpython3.11-minimal and libpython3.11-stdlib (and
+# libpython3.11, -dev, -venv when installed) to that version, and the
+# build IDs agree.  An interpreter held at another version keeps the test
+# skipped, with both versions named.
+check_pkgs="$check_pkgs python3.11-dbg"
 command -v rustc > /dev/null 2>&1 || check_pkgs="$check_pkgs rustc"
 
 case $what in

@@ -306,7 +306,7 @@ machine_info() {
 # "<!-- bench/NAME.sh: begin -->" and "... end -->" (make bench-accuracy,
 # make bench-truth, make bench-procs): kept, in this order, when the rest
 # is rewritten.
-REPORT_BLOCKS="accuracy truth procs treemem"
+REPORT_BLOCKS="accuracy truth procs treemem symbols"
 
 write_report() {
 	local dir=$1 tmp

@@ -48,6 +48,10 @@ TESTS += tests/rust-names.test
 # Stripped code, one row per unwind-table entry (tests/stripped-fde.test:
 # Debian's xz with liblzma, and dash).
 TESTS += tests/stripped-fde.test
+# The stripped python3.11's static functions named from python3.11-dbg's
+# debug file, found by build ID (tests/python-dbgsym.test, skipped
+# without a matching python3.11-dbg).
+TESTS += tests/python-dbgsym.test
 EXTRA_DIST += tests/targets/names.rs
 # Go's inline trees in .gopclntab (tests/go-inline.test: a stripped Go
 # program of its own and Debian's go toolchain building a module, against
