@@ -569,7 +569,10 @@ static void lines_check_report(const struct profile *p)
 {
 	struct symbolizer *sym = symbolizer_new(p->maps_text, p->maps_len, NULL,
 						0);
-	struct report_options ro = { .lines = true };
+	/* Each address as its outer function, as before inlined frames:
+	 * several Lines of one location are checked by report-inline.test
+	 * and test_pprof_read. */
+	struct report_options ro = { .lines = true, .no_inline = true };
 	struct report *r = sym ? report_build(p, &sym, &ro) : NULL;
 	const struct report_row *rows = NULL, *row;
 	size_t n = 0;

@@ -302,7 +302,10 @@ static struct report *report_of(const struct profile *p, bool by_process)
 {
 	size_t n = profile_nspaces(p), len;
 	struct symbolizer **syms = calloc(n, sizeof(*syms));
-	struct report_options ro = { .by_process = by_process };
+	/* now() is inlined into twin_X_burn: the rows checked are the
+	 * functions that hold the addresses, as --no-inline shows them. */
+	struct report_options ro = { .by_process = by_process,
+				     .no_inline = true };
 	struct report *r;
 
 	for (size_t i = 0; i < n; i++) {
