@@ -261,46 +261,66 @@ static int load_profile(const struct options *o, const struct inputs *in,
  */
 #define REPORT_MAX_SPACES 4096
 
-static void free_symbolizers(struct symbolizer **syms, size_t n)
+/* The symbolizers of space_symbolizers(), and the files they share. */
+struct spaces {
+	struct symbolizer **syms;
+	struct symcache *cache;
+};
+
+static void free_symbolizers(struct spaces *sp, size_t n)
 {
+	struct symbolizer **syms = sp->syms;
+
 	for (size_t i = 0; syms && i < n; i++)
 		if (syms[i] != syms[n])
 			symbolizer_free(syms[i]);
 	if (syms)
 		symbolizer_free(syms[n]);
 	free(syms);
+	symcache_free(sp->cache); /* after every symbolizer built with it */
+	sp->syms = NULL;
+	sp->cache = NULL;
 }
 
 /* A symbolizer for each address space of p that has records (profile.h:
  * the same address may mean other code in each), and one more at the
- * end for the spaces past REPORT_MAX_SPACES; NULL on ENOMEM. */
+ * end for the spaces past REPORT_MAX_SPACES, into sp->syms (NULL on
+ * ENOMEM).  They share one cache of files: the runs of a merged profile
+ * and the processes of a tree map the same files (libc, the program),
+ * whose symbols and DWARF are then read once, not once a space (nine
+ * runs of an 11 MB C++ program: 343 MB and 5.6 s before). */
 static struct symbolizer **space_symbolizers(const struct profile *p,
-					     const char *root, size_t *past)
+					     const char *root, size_t *past,
+					     struct spaces *sp)
 {
 	size_t n = profile_nspaces(p), len, made = 0;
 	struct symbolizer **syms = calloc(n + 1, sizeof(*syms));
 	const char *text;
 
 	*past = 0;
-	if (!syms || !(syms[n] = symbolizer_new(NULL, 0, NULL, 0))) {
-		free(syms);
+	sp->syms = syms;
+	sp->cache = symcache_new();
+	if (!syms || !sp->cache ||
+	    !(syms[n] = symbolizer_new(NULL, 0, NULL, 0))) {
+		free_symbolizers(sp, n);
 		return NULL;
 	}
 	for (size_t i = 0; i < p->nrecords; i++) {
-		size_t sp = p->records[i].space;
+		size_t s = p->records[i].space;
 
-		if (sp >= n || syms[sp])
+		if (s >= n || syms[s])
 			continue;
 		if (made == REPORT_MAX_SPACES) {
-			syms[sp] = syms[n];
+			syms[s] = syms[n];
 			++*past;
 			continue;
 		}
-		text = profile_space_maps(p, sp, &len);
-		syms[sp] = symbolizer_new(text, len, root, root_pid(root));
+		text = profile_space_maps(p, s, &len);
+		syms[s] = symbolizer_new_text_cached(text, len, root,
+						     root_pid(root), sp->cache);
 		made++;
-		if (!syms[sp]) {
-			free_symbolizers(syms, n);
+		if (!syms[s]) {
+			free_symbolizers(sp, n);
 			return NULL;
 		}
 	}
@@ -373,6 +393,7 @@ static struct report *load(const struct options *o, const struct inputs *in,
 				     .waits = o->format != REPORT_TEXT,
 				     .no_inline = o->no_inline };
 	struct symbolizer **syms;
+	struct spaces sp = { 0 };
 	struct perfmap *jit;
 	struct profile p;
 	struct report *r;
@@ -383,7 +404,7 @@ static struct report *load(const struct options *o, const struct inputs *in,
 	if (kind)
 		memcpy(kind, p.kind, sizeof(p.kind));
 	ro.jit = jit = report_jit(o, in, &p);
-	syms = space_symbolizers(&p, o->root, &past);
+	syms = space_symbolizers(&p, o->root, &past, &sp);
 	if (past)
 		cli_msg("%s: %zu address spaces have samples: the addresses of the %zu past the first %d are not named",
 			in->label, past + REPORT_MAX_SPACES, past,
@@ -395,7 +416,7 @@ static struct report *load(const struct options *o, const struct inputs *in,
 		cli_msg("%s: %s", in->label, strerror(errno));
 	if (r)
 		warn_refused(&p, syms);
-	free_symbolizers(syms, profile_nspaces(&p));
+	free_symbolizers(&sp, profile_nspaces(&p));
 	perfmap_free(jit);
 	profile_free(&p);
 	return r;
@@ -444,6 +465,7 @@ static int processes_table(const struct options *o, const struct inputs *in)
 static int waits_table(const struct options *o, const struct inputs *in)
 {
 	struct symbolizer **syms;
+	struct spaces sp = { 0 };
 	struct profile p;
 	size_t past;
 	int rc;
@@ -456,10 +478,10 @@ static int waits_table(const struct options *o, const struct inputs *in)
 			"%s has no wait labels: record a pprof profile with --wall (-o NAME.pb.gz)",
 			in->label);
 	}
-	syms = space_symbolizers(&p, o->root, &past);
+	syms = space_symbolizers(&p, o->root, &past, &sp);
 	rc = syms ? wait_report_write(&p, syms, stdout, o->top) : -1;
 	if (syms)
-		free_symbolizers(syms, profile_nspaces(&p));
+		free_symbolizers(&sp, profile_nspaces(&p));
 	profile_free(&p);
 	if (rc && errno == ENOMEM)
 		cli_die(EXIT_FAILURE, "%s: out of memory building the report",

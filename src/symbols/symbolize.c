@@ -47,16 +47,19 @@ struct symbolizer *symbolizer_new_cached(const struct maps *maps,
 	return s;
 }
 
-struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
-				  const char *root, pid_t pid)
+struct symbolizer *symbolizer_new_text_cached(const char *maps_text, size_t len,
+					      const char *root, pid_t pid,
+					      struct symcache *cache)
 {
 	struct maps *maps = maps_new();
 	struct symbolizer *s = NULL;
 
 	/* EINVAL: not one line parses; the symbolizer then knows none. */
-	if (maps && (!maps_text || !maps_update(maps, maps_text, len) ||
-		     errno == EINVAL))
-		s = symbolizer_new_maps(maps, root, pid);
+	if (maps &&
+	    (!maps_text || !maps_update(maps, maps_text, len) ||
+	     errno == EINVAL) &&
+	    (!maps_text || !symbolize_maps_text_ids(maps, maps_text, len)))
+		s = symbolizer_new_cached(maps, root, pid, cache);
 	maps_free(maps);
 	if (s && maps_text && symbolize_maps_build_ids(s, maps_text, len)) {
 		symbolizer_free(s);
@@ -65,6 +68,12 @@ struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
 	if (!s)
 		errno = ENOMEM;
 	return s;
+}
+
+struct symbolizer *symbolizer_new(const char *maps_text, size_t len,
+				  const char *root, pid_t pid)
+{
+	return symbolizer_new_text_cached(maps_text, len, root, pid, NULL);
 }
 
 const char *symbolizer_refused(const struct symbolizer *s, size_t *next,

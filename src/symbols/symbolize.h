@@ -115,6 +115,16 @@ struct symbolizer *symbolizer_new_cached(const struct maps *maps,
 					 const char *root, pid_t pid,
 					 struct symcache *cache);
 
+/* symbolizer_new() with a cache: the address spaces of one profile (its
+ * processes, the runs merged into it) share their files, each file's
+ * symbols and DWARF loaded once.  A mapping's build ID comes from its
+ * brief line (maps.h) before the cache is asked, so that files the
+ * cache takes as one carry the same build ID.  cache NULL: none. */
+struct symbolizer *symbolizer_new_text_cached(const char *maps_text,
+					      size_t len, const char *root,
+					      pid_t pid,
+					      struct symcache *cache);
+
 /*
  * Resolve addr into *out; the strings stay valid until symbolizer_free().
  * Returns 0, or -1 with errno EINVAL when s or out is NULL.

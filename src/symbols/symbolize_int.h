@@ -152,6 +152,11 @@ int symbolize_maps_add(struct symbolizer *s, const struct maps *maps);
 int symbolize_maps_build_ids(struct symbolizer *s, const char *text,
 			     size_t len);
 
+/* Give the mappings of maps (made from the maps text, len bytes) the
+ * build IDs of their brief lines, before any file is made from them.
+ * 0, or -1 when memory runs out. */
+int symbolize_maps_text_ids(struct maps *maps, const char *text, size_t len);
+
 /* The mapping of s that holds addr, or NULL. */
 struct sym_map *symbolize_maps_find(struct symbolizer *s, uint64_t addr);
 

@@ -123,6 +123,54 @@ static bool parse_brief(const char *l, size_t n, uint64_t *start, char *id,
 	return true;
 }
 
+/* The first mapping of maps (by start address) that starts at start
+ * and has no build ID yet: maps_count() when none. */
+static size_t entry_at(const struct maps *maps, uint64_t start)
+{
+	size_t lo = 0, hi = maps_count(maps);
+	const struct map_entry *e;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (maps_entry(maps, mid)->start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < maps_count(maps); lo++) {
+		e = maps_entry(maps, lo);
+		if (e->start != start)
+			break;
+		if (!e->build_id)
+			return lo;
+	}
+	return maps_count(maps);
+}
+
+int symbolize_maps_text_ids(struct maps *maps, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *nl;
+	char id[2 * 64 + 1], *copy;
+	uint64_t start;
+	size_t i;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (!parse_brief(p, (size_t)(nl - p), &start, id, sizeof(id)))
+			continue;
+		i = entry_at(maps, start);
+		if (i == maps_count(maps))
+			continue;
+		if (!(copy = strdup(id)))
+			return -1;
+		maps_set_build_id(maps, i, copy);
+	}
+	return 0;
+}
+
 /* Give each file the build ID of the brief line of its mapping. */
 int symbolize_maps_build_ids(struct symbolizer *s, const char *text, size_t len)
 {

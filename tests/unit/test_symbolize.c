@@ -385,8 +385,11 @@ static void test_cached(const char *maps)
  * test's code mapping.  With another build ID the file is refused (no
  * function, symbolizer_refused() names it); with its own it is used; a
  * malformed one is ignored (then the inode decides, and it matches).
+ * With a cache (report's spaces share one) the same: the file refused
+ * for another build ID is not the one named for its own, though both
+ * have the same path and inode.
  */
-static void test_build_id(const char *maps)
+static void test_build_id(const char *maps, struct symcache *cache)
 {
 	uint64_t fn = (uint64_t)(uintptr_t)target_ptr;
 	static const char *const ids[] = {
@@ -422,7 +425,9 @@ static void test_build_id(const char *maps)
 
 		k = asprintf(&text, "%llx-%llx %s %s (@%llx) %s\n%s", start,
 			     end, perms, exe, off, id, maps);
-		s = k > 0 ? symbolizer_new(text, strlen(text), NULL, 0) : NULL;
+		s = k > 0 ? symbolizer_new_text_cached(text, strlen(text), NULL,
+						       0, cache) :
+			    NULL;
 		CHECKF(s != NULL, "symbolizer_new with build ID %s", id);
 		if (s && i == 0) {
 			const char *first;
@@ -449,7 +454,9 @@ static void test_build_id(const char *maps)
 	k = line ? asprintf(&text, "%llx-%llx %s %08llx 00:00 0 %s\n", start,
 			    end, perms, off, exe) :
 		   -1;
-	s = k > 0 ? symbolizer_new(text, strlen(text), NULL, 0) : NULL;
+	s = k > 0 ? symbolizer_new_text_cached(text, strlen(text), NULL, 0,
+					       cache) :
+		    NULL;
 	CHECKF(s != NULL, "symbolizer_new without build ID or inode");
 	if (s) {
 		const char *first;
@@ -487,7 +494,15 @@ int main(void)
 	test_dotdot(maps);
 	test_from_maps(maps, len);
 	test_cached(maps);
-	test_build_id(maps);
+	test_build_id(maps, NULL);
+	{
+		struct symcache *c = symcache_new();
+
+		CHECK(c != NULL);
+		if (c)
+			test_build_id(maps, c);
+		symcache_free(c);
+	}
 	free(maps);
 	test_odd_maps();
 	return unit_result("test_symbolize");
