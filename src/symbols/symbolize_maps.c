@@ -148,19 +148,33 @@ static size_t entry_at(const struct maps *maps, uint64_t start)
 	return maps_count(maps);
 }
 
+/* The next brief line from *p on (text up to end): its mapping's start
+ * and its build ID into id; *p moves past it.  False when none is left. */
+static bool next_brief(const char **p, const char *end, uint64_t *start,
+		       char id[2 * 64 + 1])
+{
+	const char *l, *nl;
+
+	while (*p < end) {
+		l = *p;
+		nl = memchr(l, '\n', (size_t)(end - l));
+		if (!nl)
+			nl = end;
+		*p = nl < end ? nl + 1 : end;
+		if (parse_brief(l, (size_t)(nl - l), start, id, 2 * 64 + 1))
+			return true;
+	}
+	return false;
+}
+
 int symbolize_maps_text_ids(struct maps *maps, const char *text, size_t len)
 {
-	const char *p = text, *end = text + len, *nl;
+	const char *p = text;
 	char id[2 * 64 + 1], *copy;
 	uint64_t start;
 	size_t i;
 
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		if (!parse_brief(p, (size_t)(nl - p), &start, id, sizeof(id)))
-			continue;
+	while (next_brief(&p, text + len, &start, id)) {
 		i = entry_at(maps, start);
 		if (i == maps_count(maps))
 			continue;
@@ -174,17 +188,12 @@ int symbolize_maps_text_ids(struct maps *maps, const char *text, size_t len)
 /* Give each file the build ID of the brief line of its mapping. */
 int symbolize_maps_build_ids(struct symbolizer *s, const char *text, size_t len)
 {
-	const char *p = text, *end = text + len, *nl;
+	const char *p = text;
 	char id[2 * 64 + 1];
 	struct sym_map *m;
 	uint64_t start;
 
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		if (!parse_brief(p, (size_t)(nl - p), &start, id, sizeof(id)))
-			continue;
+	while (next_brief(&p, text + len, &start, id)) {
 		m = symbolize_maps_find(s, start);
 		if (!m || m->start != start || !m->file || m->file->build_id)
 			continue;
