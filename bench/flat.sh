@@ -17,9 +17,12 @@ SQLITE=${ACC_SQLITE:-/usr/bin/sqlite3}
 # module a basename ("?" when unmapped), name the function or empty, off
 # the hex file offset when name is empty.
 
-# ptprof's own flat column (ptprof report: flat is the leaf).
+# ptprof's own flat column (ptprof report: flat is the leaf), by the
+# function that holds each address, as perf report's symbol column is
+# (--no-inline: with libc6-dbg installed, write's samples would go to
+# "__GI___libc_write (inline)", a name perf never gives).
 flat_ptprof() {
-	"$PTPROF" report --top=0 "$1" | awk -F'\t' '
+	"$PTPROF" report --no-inline --top=0 "$1" | awk -F'\t' '
 	NR <= 2 { next }			# "Total:" and the header
 	/^\([0-9]+ more rows/ { next }
 	{
