@@ -107,17 +107,21 @@ END {
 		printf "| RSS slope after the first period (%d–%d s, %d readings) | %+.0f kB/h = %+.2f %% per hour of %s | (< 1 %% per hour) | |\n",
 			rot, secs, n_, slope_, pct, mb(mean_)
 	}
-	# The periods: ceil(ptprof's run / ROTATE) expected, one either way
-	# for where the run's edges fall (a rotation waits while four
-	# writers are busy).
+	# The periods: as many as ptprof says it wrote ("the last of N
+	# files" on its summary line), numbered 1..N; and about ceil(its run
+	# / ROTATE), one either way for where the run's edges fall (a
+	# rotation waits while four writers are busy).
 	exp_n = int((meta["elapsed_s"] + rot - 1) / rot)
+	said = ""
+	if (match(meta["summary_line"], /the last of [0-9]+ files/))
+		said = substr(meta["summary_line"], RSTART + 12, RLENGTH - 18) + 0
 	gaps = 0
 	for (i = 1; i <= nf; i++)
 		if (seq[i] != i)
 			gaps++
-	ok = nf > 0 && !bad_gz && !bad_rep && !bad_pp && !gaps && nf >= exp_n - 1 && nf <= exp_n + 1
-	printf "| period files: written / expected (ceil(%d s / %d s)) | %d / %d | all, numbered 1..N | %s |\n",
-		meta["elapsed_s"], rot, nf, exp_n, ok ? "**yes**" : "no"
+	ok = nf > 0 && !gaps && nf >= exp_n - 1 && nf <= exp_n + 1 && (said == "" || nf == said)
+	printf "| period files: found / ptprof's summary / ceil(%d s / %d s) | %d / %s / %d | all, numbered 1..N | %s |\n",
+		meta["elapsed_s"], rot, nf, said == "" ? "—" : said, exp_n, ok ? "**yes**" : "no"
 	printf "| period files complete: gzip -t / ptprof report / %s | %d / %d / %s of %d | all | %s |\n",
 		meta["pprof"], nf - bad_gz, nf - bad_rep, no_pp ? "—" : (nf - bad_pp), nf,
 		(nf > 0 && !bad_gz && !bad_rep && !bad_pp) ? "**yes**" : "no"

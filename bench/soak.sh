@@ -124,7 +124,9 @@ while :; do
 	now=${EPOCHREALTIME/./}
 	((now < end)) || break
 	due=$((procs * (now - start) / span))
-	while ((n < due && ${EPOCHREALTIME/./} < end)); do
+	# Catch up for 50 ms at most, then the busy ones and the count.
+	slice=$((now + 50000))
+	while ((n < due && ${EPOCHREALTIME/./} < slice)); do
 		case $((n % 4)) in
 		0) /bin/true ;;
 		1) /bin/sh -c : ;;
@@ -140,7 +142,7 @@ while :; do
 		next_busy=$((next_busy + busy_every * 1000000))
 	fi
 	echo "$n $nb" >"$dir/count"
-	read -r -t 0.05 -u "$nap" _
+	((n < due)) || read -r -t 0.05 -u "$nap" _
 done
 wait
 echo "$n $nb" >"$dir/count"
@@ -175,6 +177,7 @@ t0=${EPOCHREALTIME/./}
 : >"$RUN/go"
 echo "t_s,rss_kb,hwm_kb,procs,busy,files,fds" >"$RUN/rss.csv"
 shopt -s nullglob
+cnt="0 0"
 # Until ptprof is gone: bounded by the loop's SECS, ptprof's last period
 # and a margin.
 limit=$((SECS + 180))
@@ -187,7 +190,8 @@ while alive "$PT"; do
 	st=$(cat "/proc/$PT/status" 2>/dev/null)
 	rss=$(grab "$st" 'VmRSS:[[:space:]]*([0-9]+)')
 	hwm=$(grab "$st" 'VmHWM:[[:space:]]*([0-9]+)')
-	read -r cnt 2>/dev/null <"$RUN/count" || cnt="0 0"
+	# The loop rewrites the file: a read that finds it empty keeps the last.
+	read -r c 2>/dev/null <"$RUN/count" && [ -n "$c" ] && cnt=$c
 	files=("$RUN"/periods/p.*.pb.gz)
 	fds=("/proc/$PT/fd"/*)
 	[ -n "$rss" ] && echo "$t,$rss,$hwm,${cnt% *},${cnt#* },${#files[@]},${#fds[@]}" >>"$RUN/rss.csv"
