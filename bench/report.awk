@@ -96,6 +96,7 @@ function plabel(p) {
 	if (p == "ptprof-before") return "ptprof before (CPU mode)"
 	if (p == "gperftools") return "gperftools"
 	if (p == "perf") return "perf record -g"
+	if (p == "perf-dwarf") return "perf record --call-graph=dwarf"
 	return p
 }
 
@@ -131,6 +132,33 @@ function verdict(r, lim) {
 	return r <= lim ? "**yes**" : "no"
 }
 
+# The same for a figure that must reach lim.
+function verdict_ge(r, lim) {
+	if (r == "")
+		return "n/a"
+	return r >= lim ? "**yes**" : "no"
+}
+
+# A count of bytes, in B, KiB or MiB.
+function fb(x) {
+	if (x == "")
+		return "—"
+	if (x < 10240)
+		return sprintf("%d B", x)
+	if (x < 10485760)
+		return sprintf("%.0f KiB", x / 1024)
+	return sprintf("%.1f MiB", x / 1048576)
+}
+
+# A row of the Targets table: ptprof's (group gp) excess stolen time
+# over perf record -g's (gf), both over the baseline (gn), at most lim.
+function excess_row(gp, gf, gn, label, lim,   a, b, c) {
+	a = m(gp, "stolen_pct"); b = m(gf, "stolen_pct"); c = m(gn, "stolen_pct")
+	printf "| excess stolen time over perf record -g's, %s | %s pp | (perf: %s pp) | %s %% | %s | ≤ %.1f× | %s |\n",
+		label, (a != "" && c != "") ? f(a - c, 2) : "—", (b != "" && c != "") ? f(b - c, 2) : "—",
+		f(c, 2), (a != "" && b != "" && c != "") ? fxe(a - c, b - c) : "—", lim, verdict(xr(a, b, c), lim)
+}
+
 base(FILENAME) == "meta" || base(FILENAME) == "unavailable" {
 	i = index($0, "=")
 	if (i == 0)
@@ -163,7 +191,7 @@ base(FILENAME) == "results.tsv" {
 	nok[g]++
 	if (kv["rep"] + 0 > maxrep)
 		maxrep = kv["rep"] + 0
-	nkeys = split("stolen_pct gap_p50_ns gap_p99_ns gap_max_ns gap_mean_ns ticks missed samples threads pause_mean_us pause_p50_us pause_p99_us pause_max_us unwind_p50_us cpu_us machine_busy_pct pause_thread_us", keys, " ")
+	nkeys = split("stolen_pct gap_p50_ns gap_p99_ns gap_max_ns gap_mean_ns ticks missed samples threads pause_mean_us pause_p50_us pause_p99_us pause_max_us unwind_p50_us cpu_us machine_busy_pct pause_thread_us bytes report_wall_us report_cpu_us perf_lost", keys, " ")
 	for (i = 1; i <= nkeys; i++)
 		add(g SUBSEP keys[i], kv[keys[i]])
 	# The floor stops every thread at every tick: its pause per stopped
@@ -176,7 +204,19 @@ base(FILENAME) == "results.tsv" {
 			add(g SUBSEP k, kv[k])
 	if (kv["cpu_us"] != "" && kv["ticks"] + 0 > 0)
 		add(g SUBSEP "us_per_tick", kv["cpu_us"] / kv["ticks"])
-	if (kv["cpu_us"] != "" && kv["samples"] + 0 > 0 && kv["prof"] != "perf") {
+	# The threads a sampler stopped per tick: ptprof --stats' "threads
+	# stopped", else its thread-samples (the floor stops every thread).
+	nstop = kv["stopped"] != "" ? kv["stopped"] : kv["samples"]
+	if (nstop != "" && kv["ticks"] + 0 > 0)
+		add(g SUBSEP "stopped_per_tick", nstop / kv["ticks"])
+	if (kv["bytes"] != "" && kv["samples"] + 0 > 0)
+		add(g SUBSEP "bytes_per_sample", kv["bytes"] / kv["samples"])
+	# perf's own CPU per sample (the kernel's work is in the target's
+	# time); kept apart from the samplers' column, which compares with
+	# the floor.
+	if (kv["cpu_us"] != "" && kv["samples"] + 0 > 0 && kv["prof"] ~ /^perf/)
+		add(g SUBSEP "perf_us_per_sample", kv["cpu_us"] / kv["samples"])
+	if (kv["cpu_us"] != "" && kv["samples"] + 0 > 0 && kv["prof"] !~ /^perf/) {
 		add(g SUBSEP "us_per_sample", kv["cpu_us"] / kv["samples"])
 		cpu[g SUBSEP kv["rep"]] = kv["cpu_us"]
 		smp[g SUBSEP kv["rep"]] = kv["samples"]
@@ -282,13 +322,17 @@ END {
 	r = ratio(a, b)
 	printf "| mean pause per stopped thread, 1 busy thread, 100 Hz (own report) | %s µs | %s µs | — | %s | ≤ 0.6× | %s |\n",
 		f(a, 1), f(b, 1), fx(r), verdict(r, 0.6)
-	# Against perf record -g (issue 17): the excess stolen time of each
-	# over the no-profiler baseline.
-	g_pf = t1 "|perf|" h
-	a = m(g_pt, "stolen_pct"); b = m(g_pf, "stolen_pct"); c = m(g_no, "stolen_pct")
-	printf "| excess stolen time over perf record -g's, 1 busy thread, 100 Hz | %s pp | (perf: %s pp) | %s %% | %s | ≤ 1.5× | %s |\n",
-		(a != "" && c != "") ? f(a - c, 2) : "—", (b != "" && c != "") ? f(b - c, 2) : "—",
-		f(c, 2), (a != "" && b != "" && c != "") ? fxe(a - c, b - c) : "—", verdict(xr(a, b, c), 1.5)
+	# Against perf record -g (issues 17 and 30): the excess stolen time
+	# of each over the no-profiler baseline, every target at every rate;
+	# on 1 busy thread at 100 Hz, at or below perf's.
+	for (ti = 1; ti <= nt; ti++) {
+		for (ri = 1; ri <= nr; ri++) {
+			tt = targets[ti]; hh = rates[ri]
+			excess_row(tt "|" pt "|" hh, tt "|perf|" hh, tt "|none|-",
+				tlabel(tt) ", " hh " Hz", 1.5)
+		}
+	}
+	excess_row(g_pt, t1 "|perf|" h, g_no, tlabel(t1) ", " h " Hz, at or below perf's", 1.0)
 	a = us(m(g_pt, "gap_mean_ns")); b = us(m(g_fl, "gap_mean_ns")); c = us(m(g_no, "gap_mean_ns"))
 	r = ratio(a, b)
 	printf "| mean gap seen by the target, 1 busy thread, 100 Hz (jitter) | %s µs | %s µs | %s µs | %s | (≤ 1.2×) | %s |\n",
@@ -303,6 +347,27 @@ END {
 	a = m(gh, "us_per_sample"); b = m(t1 "|floor|" rhi, "us_per_sample")
 	printf "| ptprof CPU per thread-sample, 1 busy thread, %s Hz (total / samples, start-up included) | %s µs | %s µs | — | %s | (≤ 30 µs) | %s |\n",
 		rhi, f(a, 1), f(b, 1), fx(ratio(a, b)), verdict(a, 30)
+	# Issue 30: ptprof's CPU per tick against what the floor spends
+	# stopping as many threads (its CPU per stopped thread times the
+	# threads ptprof stopped per tick), every target at every rate.
+	for (ti = 1; ti <= nt; ti++) {
+		for (ri = 1; ri <= nr; ri++) {
+			tt = targets[ti]; hh = rates[ri]
+			a = m(tt "|" pt "|" hh, "us_per_tick"); sp = m(tt "|" pt "|" hh, "stopped_per_tick")
+			b = m(tt "|floor|" hh, "us_per_sample")
+			r = (b != "" && sp != "") ? ratio(a, b * sp) : ""
+			printf "| ptprof CPU per tick over the floor's for as many stopped threads, %s, %s Hz | %s µs | %s µs per stopped thread × %s = %s µs | — | %s | ≤ 1.5× | %s |\n",
+				tlabel(tt), hh, f(a, 0), f(b, 1), f(sp, 2), (b != "" && sp != "") ? f(b * sp, 0) : "—",
+				fx(r), verdict(r, 1.5)
+		}
+	}
+	# Issue 30: ptprof dump at least 10 times as fast as eu-stack on 2
+	# busy + 200 idle threads (wall time, medians).
+	a = ((tI "|ptprof-dump") in snok) ? median(vals["snap" SUBSEP tI "|ptprof-dump" SUBSEP "wall"]) : ""
+	b = ((tI "|eu-stack") in snok) ? median(vals["snap" SUBSEP tI "|eu-stack" SUBSEP "wall"]) : ""
+	r = (a != "" && b != "" && a > 0) ? b / a : ""
+	printf "| eu-stack's wall time over ptprof dump's, %s | %s ms | (eu-stack: %s ms) | — | %s | ≥ 10× | %s |\n",
+		tlabel(tI), f(a, 1), f(b, 1), r == "" ? "—" : sprintf("%.1f×", r), verdict_ge(r, 10)
 	print ""
 
 	# ---- Per-target tables -----------------------------------------------
@@ -378,6 +443,57 @@ END {
 		}
 		print ""
 	}
+
+	# ---- Against perf record --call-graph=dwarf (issue 30) -----------------
+	hdr = 0
+	for (ti = 1; ti <= nt; ti++) {
+		for (ri = 1; ri <= nr; ri++) {
+			t = targets[ti]; hz = rates[ri]
+			base0 = m(t "|none|-", "stolen_pct")
+			pfx = m(t "|perf|" hz, "stolen_pct")
+			ptr = m(t "|" pt "|" hz, "report_wall_us")
+			for (pi = 1; pi <= 3; pi++) {
+				p = pi == 1 ? pt : (pi == 2 ? "perf" : "perf-dwarf")
+				g = t "|" p "|" hz
+				if (!(g in nok))
+					continue
+				if (!hdr++) {
+					print "## ptprof against perf record --call-graph=dwarf"
+					print ""
+					print "perf's two modes beside ptprof's default mode, same runs: the target's loss" \
+						" (excess stolen time over the no-profiler baseline, and its ratio to perf record -g's)," \
+						" the profiler's own CPU (perf: the perf process alone, start-up and writing included;" \
+						" the kernel's sampling work is in the target's time), the bytes it wrote per sample" \
+						" (ptprof: its profile, `-o X.prof`, addresses only; perf: perf.data, which with" \
+						" --call-graph=dwarf holds each sample's registers and " \
+						(meta["perf_dwarf_opts"] ~ /dwarf,/ ? "the stack bytes asked for" : "8 KiB of its stack") \
+						"), and the wall and CPU time of its report on that file of the same run" \
+						" (`ptprof report X.prof`, which opens the binaries and names every address;" \
+						" `perf report --stdio -i X.data`, which with --call-graph=dwarf also unwinds every stack)." \
+						" perf-dwarf: `perf record " meta["perf_dwarf_opts"] "`; lost: chunks perf report says were lost."
+					print ""
+					print "| target | Hz | profiler | excess stolen pp | × perf -g | CPU ms | CPU µs / sample | samples | written | bytes / sample | report wall s | report CPU s | report × ptprof's | lost | runs ok |"
+					print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+				}
+				s = m(g, "stolen_pct")
+				exs = (s != "" && base0 != "") ? s - base0 : ""
+				exf = (pfx != "" && base0 != "") ? pfx - base0 : ""
+				rw = m(g, "report_wall_us")
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					tlabel(t), hz, plabel(p), f(exs, 2),
+					p == "perf" ? "(perf -g)" : fxe(exs, exf),
+					f(m(g, "cpu_us") / 1000, 1),
+					f(p ~ /^perf/ ? m(g, "perf_us_per_sample") : m(g, "us_per_sample"), 1),
+					f(m(g, "samples"), 0), fb(m(g, "bytes")), f(m(g, "bytes_per_sample"), 0),
+					f(rw == "" ? "" : rw / 1e6, 2),
+					f(m(g, "report_cpu_us") == "" ? "" : m(g, "report_cpu_us") / 1e6, 2),
+					p == pt ? "(ptprof)" : fx(ratio(rw, ptr)),
+					p ~ /^perf/ ? f(m(g, "perf_lost"), 0) : "—", runs(g)
+			}
+		}
+	}
+	if (hdr)
+		print ""
 
 	# ---- ptprof's stop window by phase (--stats) ---------------------------
 	nph = split("stop regs stack py seccomp detach held whole", phs, " ")
@@ -489,5 +605,5 @@ END {
 		" GETREGS / detach each tick: the least any stop-the-world ptrace sampler can cost."
 	print "- gperftools samples in-process (SIGPROF per thread CPU time, no ptrace); perf samples" \
 		" in the kernel (its CPU column is the perf process only, start-up and writing included;" \
-		" no per-sample figure)."
+		" no per-sample figure here: *ptprof against perf record --call-graph=dwarf* gives perf's)."
 }

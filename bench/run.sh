@@ -7,8 +7,10 @@
 # Side by side on the same targets (bench/jitter), interleaved, BENCH_REPS
 # times: no profiler, bench/floor, ptprof (its default mode and --wall when
 # it has one; with BENCH_BASELINE=BINARY, that other ptprof too, on 1 busy
-# thread), gperftools' in-process profiler and perf record, at each rate
-# of BENCH_RATES; then one-shot snapshots (ptprof dump -p, ptprof -f 1
+# thread), gperftools' in-process profiler and perf record (-g, and
+# --call-graph=dwarf: perf-dwarf), at each rate of BENCH_RATES, with the
+# bytes each sampler wrote and the time its report takes on them; then
+# one-shot snapshots (ptprof dump -p, ptprof -f 1
 # -d 0.001 (capture only, no symbols), eu-stack,
 # gdb).  Raw results go to $BENCH_BUILDDIR/bench/results/RUN/, the report to
 # docs/PERFORMANCE.md.  It kills only the processes it started, by PID, and
@@ -34,7 +36,7 @@ WARMUP=${BENCH_WARMUP:-$d_warm}
 DEPTH=${BENCH_DEPTH:-12}
 RATES=${BENCH_RATES:-100 1000}
 TARGETS=${BENCH_TARGETS:-1busy 8busy 2busy200idle}
-PROFILERS=${BENCH_PROFILERS:-none floor ptprof ptprof-wall gperftools perf}
+PROFILERS=${BENCH_PROFILERS:-none floor ptprof ptprof-wall gperftools perf perf-dwarf}
 SNAP_TARGETS=${BENCH_SNAP_TARGETS:-1busy 2busy200idle}
 SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof-dump ptprof eu-stack gdb}
 # Another ptprof binary ("before" a change), run in CPU mode on
@@ -42,6 +44,14 @@ SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof-dump ptprof eu-stack gdb}
 # "ptprof before (CPU mode)".
 BASELINE=${BENCH_BASELINE:-}
 BEFORE_TARGET=${BENCH_BEFORE_TARGET:-1busy}
+# perf record --call-graph=dwarf: the stack bytes copied per sample (empty:
+# perf's default, 8192) and its ring buffer per CPU (-m; perf's default
+# of 512 KiB loses samples at 1000 Hz with 8 KiB stacks).
+PERF_DWARF_SIZE=${BENCH_PERF_DWARF_SIZE:-}
+PERF_DWARF_MMAP=${BENCH_PERF_DWARF_MMAP:-16M}
+# 1: after each run of ptprof, perf or perf-dwarf, time the report of
+# what it wrote (`ptprof report FILE`, `perf report --stdio -i FILE`).
+TIME_REPORTS=${BENCH_TIME_REPORTS:-1}
 
 # "1busy", "8busy", "2busy200idle": jitter's -b and -i.
 target_args() {
@@ -50,6 +60,45 @@ target_args() {
 	else
 		die "bad target '$1' (want NbusyMidle)"
 	fi
+}
+
+# perf record's options for profiler $1 (perf or perf-dwarf).
+perf_opts() {
+	if [ "$1" = perf-dwarf ]; then
+		echo "--call-graph=dwarf${PERF_DWARF_SIZE:+,$PERF_DWARF_SIZE}" \
+			"${PERF_DWARF_MMAP:+-m $PERF_DWARF_MMAP}"
+	else
+		echo "-g"
+	fi
+}
+
+# What a run of profiler $1 wrote to file $2, and the time its report
+# takes (logs $3.report*): bytes= report_wall_us= report_cpu_us=, and for
+# perf the chunks its report says were lost (perf_lost=).  The report of
+# ptprof's file is the ptprof under test's, whichever binary wrote it.
+written() {
+	local prof=$1 file=$2 L=$3 cmd rst=0
+	[ -s "$file" ] || return 0
+	printf 'bytes=%s' "$(stat -c %s "$file")"
+	[ "$TIME_REPORTS" = 1 ] || return 0
+	case $prof in
+	perf | perf-dwarf) cmd=("$PERF" report --stdio -i "$file") ;;
+	*) cmd=("$PTPROF" report "$file") ;;
+	esac
+	"$BIN/cputime" -t 600 "$L.report.cpu" "${cmd[@]}" \
+		>/dev/null 2>"$L.report.err" || rst=$?
+	if [ "$rst" = 0 ]; then
+		printf ' report_wall_us=%s report_cpu_us=%s' \
+			"$(kv "$(cat "$L.report.cpu")" wall_us)" \
+			"$(kv "$(cat "$L.report.cpu")" cpu_us)"
+	else
+		printf ' report_status=%s' "$rst"
+	fi
+	case $prof in
+	perf | perf-dwarf)
+		printf ' perf_lost=%s' \
+			"$(grab "$(tr '\n' ' ' <"$L.report.err")" 'lost ([0-9]+) chunks' || echo 0)" ;;
+	esac
 }
 
 
@@ -118,11 +167,13 @@ run_one() {
 			CPUPROFILE_FREQUENCY="$hz" "${J[@]}" \
 			>"$L.jitter" 2>"$L.jitter.err" &
 		jpid=$! ;;
-	perf)
+	perf | perf-dwarf)
 		# perf starts the target itself: attaching with -p takes perf
 		# long enough on a loaded machine to miss the warm-up.
+		local popts
+		read -r -a popts <<<"$(perf_opts "$prof")"
 		"$BIN/cputime" -t "$bound" "$L.cpu" \
-			"$PERF" record -F "$hz" -g --no-buildid-cache \
+			"$PERF" record -F "$hz" "${popts[@]}" --no-buildid-cache \
 			-o "$SCRATCH/$tag.data" -- "${J[@]}" \
 			>"$L.jitter" 2>"$L.err" &
 		ppid=$! jpid="" ;;
@@ -184,14 +235,18 @@ run_one() {
 	fi
 	case $prof in
 	floor | ptprof | ptprof-wall | ptprof-before)
-		extra="$(parse_sampler "$(cat "$L.err")") $(kv "$(cat "$L.cpu" 2>/dev/null)" cpu_us | sed 's/^/cpu_us=/')" ;;
-	perf)
+		extra="$(parse_sampler "$(cat "$L.err")") $(kv "$(cat "$L.cpu" 2>/dev/null)" cpu_us | sed 's/^/cpu_us=/')"
+		[ "$prof" = floor ] || [ "$status" != ok ] ||
+			extra+=" $(written "$prof" "$SCRATCH/$tag.prof" "$L")" ;;
+	perf | perf-dwarf)
 		# Its rusage includes its child, the target: take that away.
 		local pc tc
 		pc=$(kv "$(cat "$L.cpu" 2>/dev/null)" cpu_us)
 		tc=$(kv "$out" cpu_us)
 		extra="samples=$(grab "$(cat "$L.err")" '\(([0-9]+) samples\)')"
-		[ -n "$pc" ] && [ -n "$tc" ] && extra+=" cpu_us=$((pc - tc))" ;;
+		[ -n "$pc" ] && [ -n "$tc" ] && extra+=" cpu_us=$((pc - tc))"
+		[ "$status" != ok ] ||
+			extra+=" $(written "$prof" "$SCRATCH/$tag.data" "$L")" ;;
 	gperftools)
 		extra="samples=$(grab "$(cat "$L.jitter.err")" 'interrupts/evictions/bytes = ([0-9]+)/')"
 		[ -s "$SCRATCH/$tag.gperf" ] || [ "$status" != ok ] ||
@@ -294,6 +349,8 @@ machine_info() {
 		echo "snap_tools=$SNAP_TOOLS"
 		echo "have_wall=$HAVE_WALL"
 		echo "have_stats=$HAVE_STATS"
+		echo "perf_dwarf_opts=$(perf_opts perf-dwarf)"
+		echo "time_reports=$TIME_REPORTS"
 		if [ -n "$BASELINE" ]; then
 			echo "baseline=$BASELINE"
 			echo "baseline_version=$("$BASELINE" --version 2>&1 | head -1)"
@@ -384,15 +441,16 @@ for prof in $PROFILERS; do
 		else
 			unavailable gperftools "$LIBPROFILER not found (Debian package libgoogle-perftools4)"
 		fi ;;
-	perf)
+	perf | perf-dwarf)
+		read -r -a popts <<<"$(perf_opts "$prof")"
 		if [ ! -x "$PERF" ]; then
-			unavailable perf "$PERF not found"
-		elif "$BIN/cputime" -t 30 "$RUN/perf-check.cpu" "$PERF" record -F 100 -g \
-			--no-buildid-cache -o "$SCRATCH/check.data" -- true \
-			>"$RUN/perf-check.log" 2>&1 && [ -s "$SCRATCH/check.data" ]; then
+			unavailable "$prof" "$PERF not found"
+		elif "$BIN/cputime" -t 30 "$RUN/$prof-check.cpu" "$PERF" record -F 100 \
+			"${popts[@]}" --no-buildid-cache -o "$SCRATCH/check.data" -- true \
+			>"$RUN/$prof-check.log" 2>&1 && [ -s "$SCRATCH/check.data" ]; then
 			profs+=("$prof")
 		else
-			unavailable perf "perf record fails here: $(grep -v '^\s*$' "$RUN/perf-check.log" | head -1)"
+			unavailable "$prof" "perf record $(perf_opts "$prof") fails here: $(grep -v '^\s*$' "$RUN/$prof-check.log" | head -1)"
 		fi
 		rm -f "$SCRATCH"/* ;;
 	*) die "unknown profiler '$prof'" ;;
