@@ -32,7 +32,8 @@
 #include "util/grow.h"
 #include "util/timeutil.h"
 
-#define TOPOUT_STEP_NS (50 * NSEC_PER_MSEC) /* topout_finish()'s checks */
+#define TOPOUT_STEP_NS (50 * NSEC_PER_MSEC)  /* topout_finish()'s checks */
+#define TOPOUT_HELD_NS (250 * NSEC_PER_MSEC) /* a write this long: held */
 
 struct topout {
 	enum topout_mode mode;
@@ -326,8 +327,13 @@ int topout_post(struct topout *o, struct topout_frame *f)
 		old = f;
 		o->dropped++;
 	} else {
+		/* Replaced before the writer took it: dropped if the writer
+		 * is held by its write; else only merged with the new one (a
+		 * key's redraw, or a writer not scheduled yet on a busy
+		 * machine), which shows what it would have, and more. */
 		old = o->next;
-		if (old)
+		if (old && o->busy &&
+		    mono_now_ns() - o->busy_since >= TOPOUT_HELD_NS)
 			o->dropped++;
 		o->next = f;
 		pthread_cond_signal(&o->wake);

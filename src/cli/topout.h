@@ -7,8 +7,10 @@
  * handed over under a lock, nothing written.  The writer thread writes
  * it whole, blocking as long as the reader makes it; a frame posted
  * while the one before is still waiting to be written replaces it, and
- * the replaced one is counted as dropped.  A reader that resumes so gets
- * whole frames, the newest next.
+ * the replaced one is counted as dropped when the writer had been held
+ * by its write for 250 ms or more (else the two are merely merged: the
+ * new one shows all the old one would have).  A reader that resumes so
+ * gets whole frames, the newest next.
  *
  * TOPOUT_PLAIN: frame->text is written to fd as it is (write(2) until
  * all of it is taken; EPIPE and other errors kept for topout_error(),
