@@ -13,31 +13,32 @@
  * livename.h, each (image, address) once.
  *
  * On a terminal (stdin and stdout both one) the view is drawn with
- * ncurses once a second, and the keys are read at each poll; otherwise a
+ * ncurses once a second, and the keys are taken at each poll; otherwise a
  * plain table (a header line, then rows) is printed every second on
- * stdout.  `q` ends the run the way Ctrl-C does: ptprof raises SIGINT at
- * itself, a stop signal the sampler reads between ticks, so the target is
- * let go exactly as at any other ending (no second way out of the
- * sampler).  When the target exits the view says so and stays, with the
+ * stdout.  Either is rendered here into memory and written by a thread
+ * of its own (topout.h): a terminal or a pipe that stops reading drops
+ * frames (counted, in the header and at the end), never a tick, and a
+ * stop signal ends the run at once whatever the output does.  `q` ends
+ * the run the way Ctrl-C does: ptprof raises SIGINT at itself, a stop
+ * signal the sampler reads between ticks, so the target is let go
+ * exactly as at any other ending (no second way out of the sampler).  When the target exits the view says so and stays, with the
  * last table, until q or Ctrl-C; the plain table ends there.
  */
 #include "config.h"
 
-#include <curses.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <locale.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmds.h"
 #include "cli/options.h"
+#include "cli/topout.h"
 #include "proc/procfs.h"
 #include "profile/procset.h"
 #include "profile/stacktab.h"
@@ -61,7 +62,8 @@
 #define TOP_MAX_ROWS 512
 #define TOP_MIN_COLS 40 /* smaller: "terminal too small" */
 #define TOP_MIN_LINES 6
-#define TOP_WIDE_COLS 80 /* narrower: no since-the-start columns */
+#define TOP_WIDE_COLS 80      /* narrower: no since-the-start columns */
+#define TOP_END_BOUND_MS 1000 /* the last frame after a stop signal */
 
 /* A stack waiting for its names. */
 struct pending {
@@ -95,7 +97,8 @@ struct top {
 	struct toptab *tab;
 	struct livename *names;
 	struct queue q;
-	uint32_t *fids; /* max_depth * LIVENAME_MAX_FRAMES ids */
+	struct topout *out; /* the frames' writer */
+	uint32_t *fids;	    /* max_depth * LIVENAME_MAX_FRAMES ids */
 	uint64_t start_ns, polled_at, drawn_at, drain_ns;
 	struct figures fig;
 	/* the view */
@@ -110,6 +113,7 @@ struct top {
 	const char *ended; /* why sampling ended, when it did */
 	char comm[16];	   /* the first process's name, as last sampled */
 	int write_errno;   /* the plain table could not be written */
+	int lines, cols;   /* the view's size, as last rendered */
 };
 
 static uint64_t now_sec(const struct top *t)
@@ -242,7 +246,8 @@ static void header_text(const struct top *t, char *l1, size_t n1, char *l2,
 			size_t n2)
 {
 	const struct figures *f = &t->fig;
-	char who[160], comm[sizeof(t->comm) * 4];
+	char who[160], comm[sizeof(t->comm) * 4], drops[64] = "";
+	uint64_t posted = 0, dropped = 0;
 
 	textsafe_str(comm, sizeof(comm), t->comm);
 	if (t->o->npids > 1)
@@ -258,14 +263,20 @@ static void header_text(const struct top *t, char *l1, size_t n1, char *l2,
 		 (double)f->elapsed_ns / NSEC_PER_SEC, f->procs,
 		 f->procs == 1 ? "" : "es", (unsigned long long)f->threads,
 		 f->threads == 1 ? "" : "s");
+	if (t->out)
+		topout_counts(t->out, &posted, &dropped);
+	if (dropped)
+		snprintf(drops, sizeof(drops),
+			 "; frames dropped %llu (output not read)",
+			 (unsigned long long)dropped);
 	snprintf(l2, n2,
 		 "samples %llu (last %u s: %llu); missed ticks %llu; pause "
-		 "%.2f%%, p99 %llu us%s",
+		 "%.2f%%, p99 %llu us%s%s",
 		 (unsigned long long)toptab_total(t->tab, 0), t->window,
 		 (unsigned long long)toptab_total(t->tab, t->window),
 		 (unsigned long long)f->missed,
 		 pct(f->pause_total_ns, f->elapsed_ns),
-		 (unsigned long long)(f->pause_p99_ns / NSEC_PER_USEC),
+		 (unsigned long long)(f->pause_p99_ns / NSEC_PER_USEC), drops,
 		 t->q.dropped ? "; stacks dropped (naming behind)" : "");
 }
 
@@ -288,100 +299,69 @@ static void row_name(const char *name, const char *module, char *buf,
 
 /* ---- the plain table (stdout not a terminal) ---- */
 
-/*
- * How long the plain table may take to be written (cli_write()): until
- * the end -d asked for while sampling (the run must end then, read or
- * not), CLI_WRITE_BOUND_MS for the last table, and no bound but the stop
- * signals otherwise (a reader that is slow is waited for).
- */
-static unsigned plain_bound_ms(const struct top *t)
-{
-	uint64_t end, now = mono_now_ns();
-
-	if (t->ended)
-		return CLI_WRITE_BOUND_MS;
-	if (t->o->duration_s <= 0)
-		return 0;
-	end = t->start_ns + (uint64_t)(t->o->duration_s * NSEC_PER_SEC);
-	return now >= end ? 1 : (unsigned)((end - now) / 1000000 + 1);
-}
-
+/* The plain table into memory, handed to the writer (topout.h). */
 static void plain_table(struct top *t)
 {
 	struct toptab_row rows[TOP_MAX_ROWS];
 	size_t max = t->o->top ? t->o->top : TOP_PLAIN_ROWS;
 	uint64_t wtotal = toptab_total(t->tab, t->window);
-	char l1[256], l2[256], name[1400], *text = NULL;
-	size_t n, len = 0;
-	/* Into memory, then written at once and bounded: stdout may be a
-	 * pipe nobody reads (cli.h, cli_write()). */
-	FILE *f = open_memstream(&text, &len);
+	char l1[256], l2[256], name[1400];
+	struct topout_frame *f = topout_frame_new();
+	size_t n;
+	int bad = !f;
 
-	if (!f) {
-		t->write_errno = ENOMEM;
-		raise(SIGTERM);
-		return;
-	}
 	if (max > TOP_MAX_ROWS)
 		max = TOP_MAX_ROWS;
 	n = toptab_rows(t->tab, t->window, TOPTAB_BY_FLAT, true, rows, max);
 	header_text(t, l1, sizeof(l1), l2, sizeof(l2));
-	fprintf(f, "%s; %s\n", l1, l2);
-	fprintf(f, "%8s %6s %8s %6s  %s\n", "flat", "flat%", "cum", "cum%",
-		"function [module]");
-	for (size_t i = 0; i < n && n != (size_t)-1; i++) {
+	if (f)
+		bad |= topout_line(f, TOPOUT_NORMAL, "%s; %s", l1, l2);
+	if (f)
+		bad |= topout_line(f, TOPOUT_NORMAL, "%8s %6s %8s %6s  %s",
+				   "flat", "flat%", "cum", "cum%",
+				   "function [module]");
+	for (size_t i = 0; f && i < n && n != (size_t)-1; i++) {
 		row_name(rows[i].name, rows[i].module, name, sizeof(name));
-		fprintf(f, "%8" PRIu64 " %5.1f%% %8" PRIu64 " %5.1f%%  %s\n",
-			rows[i].wflat, pct(rows[i].wflat, wtotal), rows[i].wcum,
-			pct(rows[i].wcum, wtotal), name);
+		bad |= topout_line(f, TOPOUT_NORMAL,
+				   "%8" PRIu64 " %5.1f%% %8" PRIu64
+				   " %5.1f%%  %s",
+				   rows[i].wflat, pct(rows[i].wflat, wtotal),
+				   rows[i].wcum, pct(rows[i].wcum, wtotal),
+				   name);
 	}
-	if (fclose(f) == 0 &&
-	    cli_write(STDOUT_FILENO, text, len, plain_bound_ms(t)) == 0) {
-		free(text);
+	if (bad) {
+		topout_frame_free(f);
+		errno = ENOMEM;
+	} else if (topout_post(t->out, f) == 0) {
 		return;
 	}
-	free(text);
 	if (!t->write_errno)
 		t->write_errno = errno ? errno : ENOMEM;
-	/* No one reads the table (EPIPE): end the run as a stop signal
-	 * would (see the top of this file).  Not in time (ETIMEDOUT): the
-	 * -d end came while it waited, and ends the run at the next tick.
-	 * EINTR: a stop signal ended the write, pending again for the
-	 * sampler. */
-	if (t->write_errno != EINTR && t->write_errno != ETIMEDOUT)
-		raise(SIGTERM);
+	/* No one reads the table (EPIPE), or no memory: end the run as a
+	 * stop signal would (see the top of this file). */
+	raise(SIGTERM);
 }
 
-/* ---- the terminal view (ncurses) ---- */
+/* ---- the terminal view (its lines; topout.c draws them) ---- */
 
-/* Line y: s, cut to the width, the rest of the line cleared. */
-static void put_line(int y, const char *s, int attr)
-{
-	move(y, 0);
-	clrtoeol();
-	attron(attr);
-	addnstr(s, COLS);
-	attroff(attr);
-}
-
-static void draw_functions(struct top *t, int y)
+static int draw_functions(struct top *t, struct topout_frame *f, int y)
 {
 	struct toptab_row rows[TOP_MAX_ROWS];
-	int max = LINES - y - 1;
-	bool wide = COLS >= TOP_WIDE_COLS;
+	int max = t->lines - y - 1, bad = 0;
+	bool wide = t->cols >= TOP_WIDE_COLS;
 	uint64_t wtotal = toptab_total(t->tab, t->window);
 	uint64_t total = toptab_total(t->tab, 0);
-	char line[1600], name[1400];
+	char name[1400];
 	size_t n;
 
 	if (max > TOP_MAX_ROWS)
 		max = TOP_MAX_ROWS;
 	n = toptab_rows(t->tab, t->window, t->by, t->by_window, rows,
 			max > 0 ? (size_t)max : 0);
-	snprintf(line, sizeof(line), "%8s %6s %8s %6s%s  %s", "flat", "flat%",
-		 "cum", "cum%", wide ? "  all:flat%  cum%" : "",
-		 "function [module]");
-	put_line(y++, line, A_REVERSE);
+	bad |= topout_line(f, TOPOUT_REVERSE, "%8s %6s %8s %6s%s  %s", "flat",
+			   "flat%", "cum", "cum%",
+			   wide ? "  all:flat%  cum%" : "",
+			   "function [module]");
 	for (size_t i = 0; i < n && n != (size_t)-1; i++) {
 		char all[32] = "";
 
@@ -390,88 +370,100 @@ static void draw_functions(struct top *t, int y)
 			snprintf(all, sizeof(all), "     %5.1f%% %5.1f%%",
 				 pct(rows[i].flat, total),
 				 pct(rows[i].cum, total));
-		snprintf(line, sizeof(line),
-			 "%8" PRIu64 " %5.1f%% %8" PRIu64 " %5.1f%%%s  %s",
-			 rows[i].wflat, pct(rows[i].wflat, wtotal),
-			 rows[i].wcum, pct(rows[i].wcum, wtotal), all, name);
-		put_line(y++, line, 0);
+		bad |= topout_line(f, TOPOUT_NORMAL,
+				   "%8" PRIu64 " %5.1f%% %8" PRIu64
+				   " %5.1f%%%s  %s",
+				   rows[i].wflat, pct(rows[i].wflat, wtotal),
+				   rows[i].wcum, pct(rows[i].wcum, wtotal), all,
+				   name);
 	}
+	return bad;
 }
 
-static void draw_threads(struct top *t, int y)
+static int draw_threads(struct top *t, struct topout_frame *f, int y)
 {
 	struct toptab_thread th[TOP_MAX_ROWS];
-	int max = LINES - y - 1;
+	int max = t->lines - y - 1, bad = 0;
 	uint64_t wtotal = toptab_total(t->tab, t->window);
-	char line[1600], name[64], leaf[1024];
+	char name[64], leaf[1024];
 	size_t n;
 
 	if (max > TOP_MAX_ROWS)
 		max = TOP_MAX_ROWS;
 	n = toptab_threads(t->tab, t->window, t->by_window, th,
 			   max > 0 ? (size_t)max : 0);
-	snprintf(line, sizeof(line), "%8s %6s %8s %7s %7s  %-16s %s", "samples",
-		 "%", "all", "PID", "TID", "name", "last leaf");
-	put_line(y++, line, A_REVERSE);
+	bad |= topout_line(f, TOPOUT_REVERSE, "%8s %6s %8s %7s %7s  %-16s %s",
+			   "samples", "%", "all", "PID", "TID", "name",
+			   "last leaf");
 	for (size_t i = 0; i < n && n != (size_t)-1; i++) {
 		textsafe_str(name, sizeof(name), th[i].name);
 		textsafe_str(leaf, sizeof(leaf), th[i].last_leaf);
-		snprintf(line, sizeof(line),
-			 "%8" PRIu64 " %5.1f%% %8" PRIu64 " %7d %7d  %-16s %s",
-			 th[i].wsamples, pct(th[i].wsamples, wtotal),
-			 th[i].samples, (int)th[i].pid, (int)th[i].tid, name,
-			 leaf);
-		put_line(y++, line, 0);
+		bad |= topout_line(f, TOPOUT_NORMAL,
+				   "%8" PRIu64 " %5.1f%% %8" PRIu64
+				   " %7d %7d  %-16s %s",
+				   th[i].wsamples, pct(th[i].wsamples, wtotal),
+				   th[i].samples, (int)th[i].pid,
+				   (int)th[i].tid, name, leaf);
 	}
+	return bad;
 }
 
 /* The keys and the state of the view, on line 2. */
-static void draw_status(const struct top *t)
+static int draw_status(const struct top *t, struct topout_frame *f)
 {
-	char line[512], basis[32] = "since the start";
+	char basis[32] = "since the start";
 
 	if (t->by_window)
 		snprintf(basis, sizeof(basis), "last %u s", t->window);
-	snprintf(line, sizeof(line),
-		 "%s by %s, %s%s  keys: f flat, c cum, a window/all, w "
-		 "window, t threads, space pause, q quit",
-		 t->threads ? "threads" : "functions",
-		 t->threads		? "samples" :
-		 t->by == TOPTAB_BY_CUM ? "cum" :
-					  "flat",
-		 basis, t->paused ? " (PAUSED)" : "");
-	put_line(2, line, 0);
+	return topout_line(f, TOPOUT_NORMAL,
+			   "%s by %s, %s%s  keys: f flat, c cum, a window/all, "
+			   "w window, t threads, space pause, q quit",
+			   t->threads ? "threads" : "functions",
+			   t->threads		  ? "samples" :
+			   t->by == TOPTAB_BY_CUM ? "cum" :
+						    "flat",
+			   basis, t->paused ? " (PAUSED)" : "");
 }
 
+/* The view, as the terminal's size last was, handed to the writer: a
+ * terminal that takes nothing drops it (topout.h), and a frame that
+ * cannot be made for want of memory is left out. */
 static void draw(struct top *t)
 {
-	char l1[512], l2[512], msg[256];
+	char l1[512], l2[512];
+	struct topout_frame *f = topout_frame_new();
+	int bad = !f;
 
-	erase();
-	if (COLS < TOP_MIN_COLS || LINES < TOP_MIN_LINES) {
-		snprintf(msg, sizeof(msg),
-			 "terminal too small (%dx%d): ptprof top needs %dx%d; "
-			 "q quits",
-			 COLS, LINES, TOP_MIN_COLS, TOP_MIN_LINES);
-		mvaddnstr(0, 0, msg, COLS * LINES - 1);
-		refresh();
-		return;
-	}
-	header_text(t, l1, sizeof(l1), l2, sizeof(l2));
-	put_line(0, l1, A_BOLD);
-	put_line(1, l2, 0);
-	draw_status(t);
-	if (t->ended) {
-		snprintf(msg, sizeof(msg), "%s: the table as it was; q quits",
-			 t->ended);
-		put_line(3, msg, A_BOLD);
-	}
-	if (t->threads)
-		draw_threads(t, 4);
-	else
-		draw_functions(t, 4);
-	refresh();
 	t->drawn_at = mono_now_ns();
+	if (!f)
+		return;
+	topout_size(t->out, &t->lines, &t->cols);
+	if (t->cols < TOP_MIN_COLS || t->lines < TOP_MIN_LINES) {
+		bad |= topout_line(f, TOPOUT_WRAP,
+				   "terminal too small (%dx%d): ptprof top "
+				   "needs %dx%d; q quits",
+				   t->cols, t->lines, TOP_MIN_COLS,
+				   TOP_MIN_LINES);
+	} else {
+		header_text(t, l1, sizeof(l1), l2, sizeof(l2));
+		bad |= topout_line(f, TOPOUT_BOLD, "%s", l1);
+		bad |= topout_line(f, TOPOUT_NORMAL, "%s", l2);
+		bad |= draw_status(t, f);
+		if (t->ended)
+			bad |= topout_line(f, TOPOUT_BOLD,
+					   "%s: the table as it was; q quits",
+					   t->ended);
+		else
+			bad |= topout_line(f, TOPOUT_NORMAL, "%s", "");
+		if (t->threads)
+			bad |= draw_threads(t, f, 4);
+		else
+			bad |= draw_functions(t, f, 4);
+	}
+	if (bad)
+		topout_frame_free(f);
+	else
+		topout_post(t->out, f);
 }
 
 static const unsigned windows[] = { 5, 10, 30, 60 };
@@ -513,7 +505,7 @@ static bool take_key(struct top *t, int ch)
 	case 'p':
 		t->paused = !t->paused;
 		return true;
-	case KEY_RESIZE:
+	case TOPOUT_KEY_RESIZE:
 		return true;
 	default:
 		return false;
@@ -525,11 +517,12 @@ static bool take_key(struct top *t, int ch)
  * itself). */
 static void read_keys(struct top *t)
 {
+	int keys[TOPOUT_MAX_KEYS];
+	size_t n = topout_keys(t->out, keys, TOPOUT_MAX_KEYS);
 	bool changed = false;
-	int ch;
 
-	while ((ch = getch()) != ERR)
-		changed |= take_key(t, ch);
+	for (size_t i = 0; i < n; i++)
+		changed |= take_key(t, keys[i]);
 	if (changed)
 		draw(t);
 }
@@ -542,6 +535,12 @@ static void progress(void *arg, const struct sampler_stats *st)
 	uint64_t now = mono_now_ns();
 
 	drain(t, t->drain_ns);
+	if (!t->tty && !t->write_errno && topout_error(t->out)) {
+		/* the writer's write failed (EPIPE: no one reads) */
+		t->write_errno = topout_error(t->out);
+		raise(SIGTERM);
+		return;
+	}
 	if (t->tty) {
 		read_keys(t);
 		if (t->quitting) {
@@ -581,68 +580,45 @@ static uint64_t drain_budget(unsigned hz)
 	return half > 20 * NSEC_PER_MSEC ? 20 * NSEC_PER_MSEC : half;
 }
 
-/*
- * Ctrl-Z in the view: the sampler would stop ptprof between ticks
- * (suspend_self() in sampler.c) with the terminal left in the view's
- * modes, and a `fg` would not draw it again.  The view takes no suspend
- * character instead (q quits); endwin() gives the shell its own back.
- * Ctrl-S neither (IXON off; cbreak() leaves it on): a terminal stopped by
- * it blocks ptprof's next draw, in the sampler's progress hook, until
- * Ctrl-Q; no tick, no key read, and a signal sent to the target in the
- * meantime leaves it in its signal-delivery-stop, waiting for its tracer.
- */
-static void no_stop_keys(void)
+/* The view on the terminal (topout.c), or NULL: the plain table (no
+ * terminal, or one ncurses does not know: said). */
+static bool start_view(struct top *t)
 {
-	struct termios tio;
-
-	if (tcgetattr(STDIN_FILENO, &tio))
-		return;
-	tio.c_cc[VSUSP] = _POSIX_VDISABLE;
-	tio.c_iflag &= ~(tcflag_t)IXON;
-	if (tcsetattr(STDIN_FILENO, TCSANOW, &tio) == 0)
-		def_prog_mode(); /* ncurses' own copy of the view's modes */
-}
-
-/*
- * ncurses on the terminal: keys without Enter or echo (Ctrl-C still sends
- * SIGINT: cbreak, not raw), read without waiting.  Only in the
- * terminal's foreground process group: a background job (`&`, or under
- * timeout(1), which makes a process group of its own) that reads the
- * terminal is stopped by SIGTTIN, and one that sets its modes by SIGTTOU,
- * which would stop ptprof between ticks.  The view ignores both while it
- * runs, in case it is put in the background later (then a read fails
- * with EIO, and getch() gives no key).
- */
-static bool start_curses(struct top *t)
-{
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
-	    tcgetpgrp(STDIN_FILENO) != getpgrp())
-		return false;
-	signal(SIGTTIN, SIG_IGN);
-	signal(SIGTTOU, SIG_IGN);
-	setlocale(LC_CTYPE, "");
-	if (!newterm(NULL, stdout, stdin)) {
+	t->out = topout_start(TOPOUT_VIEW, STDOUT_FILENO);
+	if (t->out) {
+		t->tty = true;
+		return true;
+	}
+	if (errno == ENOENT)
 		cli_msg("warning: the terminal '%s' is unknown: printing a "
 			"plain table",
 			getenv("TERM") ? getenv("TERM") : "");
-		return false;
-	}
-	cbreak();
-	noecho();
-	no_stop_keys();
-	nodelay(stdscr, TRUE);
-	keypad(stdscr, TRUE);
-	curs_set(0);
-	t->tty = true;
-	return true;
+	else if (errno != ENOTTY)
+		cli_die(EXIT_FAILURE, "cannot start the view: %s",
+			strerror(errno));
+	return false;
 }
 
-static void stop_curses(struct top *t)
+/* The frames dropped, said once at the end, with how the run ended. */
+static int say_dropped(const struct top *t, bool tty, bool stuck, bool at_once)
 {
-	if (!t->tty)
-		return;
-	endwin();
-	t->tty = false;
+	uint64_t posted, dropped;
+	const char *what = tty ? "screen refreshes" : "tables";
+
+	topout_counts(t->out, &posted, &dropped);
+	if (!tty && stuck && !at_once) {
+		cli_msg("cannot write the table: its reader was not reading "
+			"at the end of the run; %llu of %llu tables dropped",
+			(unsigned long long)dropped,
+			(unsigned long long)posted);
+		return EXIT_FAILURE;
+	}
+	/* a stuck terminal is likely stderr's too: not waited for */
+	if (dropped && !(stuck && isatty(STDERR_FILENO)))
+		cli_msg("%llu of %llu %s dropped: the output was not read",
+			(unsigned long long)dropped, (unsigned long long)posted,
+			what);
+	return 0;
 }
 
 static void init_top(struct top *t, const struct options *o)
@@ -681,25 +657,21 @@ static void free_top(struct top *t)
 	free(t->q.v);
 	free(t->q.pcs);
 	free(t->fids);
+	topout_free(t->out);
 }
 
 /* After the target exited, on a terminal: the last table stays, the keys
  * still work, until q or a stop signal. */
 static void linger(struct top *t, const sigset_t *stop)
 {
-	const struct timespec zero = { 0, 0 };
+	const struct timespec step = { 0, TOP_POLL_NS };
 
 	t->paused = false;
 	draw(t);
-	nodelay(stdscr, FALSE);
-	timeout(200);
 	while (!t->quitting) {
-		int ch = getch();
-
-		if (ch != ERR && take_key(t, ch))
-			draw(t);
-		if (sigtimedwait(stop, NULL, &zero) > 0)
+		if (sigtimedwait(stop, NULL, &step) > 0)
 			break;
+		read_keys(t);
 	}
 }
 
@@ -732,7 +704,7 @@ int cmd_top(const struct options *o)
 	struct top t;
 	sigset_t stop;
 	int failed, rc = 0;
-	bool tty;
+	bool tty, stuck, at_once;
 
 	cli_sampler_config(o, &cfg);
 	cli_check_targets(o);
@@ -746,9 +718,15 @@ int cmd_top(const struct options *o)
 	cli_block_stop_signals(&stop);
 	cfg.stop_signals = &stop;
 	cli_raise_fd_limit();
-	tty = start_curses(&t);
-	if (!tty)
+	tty = start_view(&t);
+	if (!tty) {
 		signal(SIGPIPE, SIG_IGN); /* a closed pipe: EPIPE, below */
+		t.out = topout_start(TOPOUT_PLAIN, STDOUT_FILENO);
+		if (!t.out)
+			cli_die(EXIT_FAILURE,
+				"cannot start the table's writer: %s",
+				strerror(errno));
+	}
 	/* The plain table's first after a second (one at once would have
 	 * a tick or two); the view is drawn at once, then every second. */
 	t.start_ns = mono_now_ns();
@@ -758,26 +736,30 @@ int cmd_top(const struct options *o)
 	drain(&t, 0);
 	take_figures(&t, &st);
 	t.ended = ended_text(&st);
+	if (!failed && t.tty && st.end == SAMPLER_END_TARGET_EXITED &&
+	    !t.quitting)
+		linger(&t, &stop);
+	else if (!failed && !t.tty && !t.write_errno)
+		plain_table(&t);
+	/* After a stop signal (q among them) the last frame is waited for
+	 * a second at most, as the view's (endwin() clears it): the run is
+	 * to end at once.  A stop signal while it waits ends the wait. */
+	at_once = failed || st.end == SAMPLER_END_SIGNAL || t.quitting || t.tty;
+	stuck = topout_finish(t.out,
+			      at_once ? TOP_END_BOUND_MS : CLI_WRITE_BOUND_MS,
+			      &stop) != 0;
+	if (stuck && errno == EINTR)
+		at_once = true;
 	if (failed) {
-		stop_curses(&t);
 		cli_sampling_failed(&cfg, &st);
 		rc = EXIT_FAILURE;
-	} else if (t.tty && st.end == SAMPLER_END_TARGET_EXITED &&
-		   !t.quitting) {
-		linger(&t, &stop);
-	} else if (!t.tty && !t.write_errno) {
-		plain_table(&t);
 	}
-	stop_curses(&t);
 	if (!failed && !tty && st.end == SAMPLER_END_TARGET_EXITED)
 		cli_msg("the target exited");
-	if (t.write_errno == ETIMEDOUT) {
-		cli_msg("cannot write the table: its reader took none of it "
-			"by the end of the run (-d); dropped");
-		rc = EXIT_FAILURE;
-	} else if (t.write_errno && t.write_errno != EPIPE &&
-		   t.write_errno != EINTR) {
+	if (t.write_errno && t.write_errno != EPIPE) {
 		cli_msg("cannot write the table: %s", strerror(t.write_errno));
+		rc = EXIT_FAILURE;
+	} else if (!t.write_errno && say_dropped(&t, tty, stuck, at_once)) {
 		rc = EXIT_FAILURE;
 	}
 	cli_warn_seccomp(&st);
