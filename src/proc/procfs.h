@@ -201,8 +201,9 @@ int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
 			   uint64_t *stime, uint64_t *ident);
 
 /*
- * The number of threads of a process (field 20 of /proc/PID/stat), read
- * with pread() on an fd kept open (*fd < 0 at first).  -1 with errno.
+ * The number of threads of a process (field 20 of its stat line, read
+ * as procfs_read_proc_stat() reads it), with pread() on an fd kept open
+ * (*fd < 0 at first).  -1 with errno.
  */
 int procfs_num_threads(pid_t pid, int *fd);
 
