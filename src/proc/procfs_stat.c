@@ -68,8 +68,9 @@ int procfs_stat_parse(const char *text, size_t len, struct procfs_stat *st)
 
 int procfs_stat_read(pid_t pid, pid_t tid, struct procfs_stat *st)
 {
-	char path[96], *buf;
+	char path[96], text[2048], *buf;
 	size_t len;
+	ssize_t n;
 	int rc;
 
 	if (tid)
@@ -77,7 +78,12 @@ int procfs_stat_read(pid_t pid, pid_t tid, struct procfs_stat *st)
 			 (int)tid);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (procfs_read_file(path, &buf, &len))
+	/* 52 fields of 20 digits at most and a name: it fits (a longer
+	 * one, whatever a kernel prints, is read whole all the same) */
+	n = procfs_read_small(path, text, sizeof(text));
+	if (n >= 0)
+		return procfs_stat_parse(text, (size_t)n, st);
+	if (errno != EFBIG || procfs_read_file(path, &buf, &len))
 		return -1;
 	rc = procfs_stat_parse(buf, len, st);
 	free(buf);

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -153,8 +154,9 @@ void procfs_status_parse(const char *text, size_t len, struct procfs_status *st)
 
 int procfs_status_read(pid_t pid, pid_t tid, struct procfs_status *st)
 {
-	char path[96], *buf;
+	char path[96], text[4096], *buf;
 	size_t len;
+	ssize_t n;
 
 	if (pid && tid)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/status",
@@ -163,7 +165,14 @@ int procfs_status_read(pid_t pid, pid_t tid, struct procfs_status *st)
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	else
 		snprintf(path, sizeof(path), "/proc/self/status");
-	if (procfs_read_file(path, &buf, &len))
+	/* About 1.5 KB (the CPU masks grow with the machine: a longer
+	 * one is read whole all the same) */
+	n = procfs_read_small(path, text, sizeof(text));
+	if (n >= 0) {
+		procfs_status_parse(text, (size_t)n, st);
+		return 0;
+	}
+	if (errno != EFBIG || procfs_read_file(path, &buf, &len))
 		return -1;
 	procfs_status_parse(buf, len, st);
 	free(buf);

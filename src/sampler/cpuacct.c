@@ -277,6 +277,19 @@ static int cpuacct_on_cpu_now(struct cpuacct *c, const struct cpuacct_proc *p,
 	return state == 'R';
 }
 
+int cpuacct_state_once(struct cpuacct *c, pid_t pid, pid_t tid, char *name,
+		       size_t len)
+{
+	int fd = c->stat_fd, state;
+
+	state = procfs_read_task_name_state(pid, tid, &fd, name, len);
+	if (c->stat_fd < 0 && fd >= 0)
+		close(fd); /* opened for this read only */
+	else
+		c->stat_fd = fd; /* -1 if a failed read closed it */
+	return state;
+}
+
 /* CPU mode: the whole periods a carry holds beyond CARRY_MAX are given
  * up on, into uncaught_w (cpuacct.h, "Caught running"). */
 static void give_up_beyond_max(struct cpuacct *c, struct cpuacct_proc *p)
@@ -373,7 +386,7 @@ static int due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 							    0;
 		if (p->wall)
 			return 1;
-		state = procfs_task_state(p->pid, tid);
+		state = cpuacct_state_once(c, p->pid, tid, NULL, 0);
 		c->on_cpu = state == 'R';
 		return state < 0 ? -1 : state == 'R';
 	}

@@ -67,6 +67,7 @@
 #define PTPROF_CPUACCT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -151,6 +152,16 @@ void cpuacct_new_tick(struct cpuacct *c);
  * accounting started afresh, as for a thread never seen; -1 with errno.
  */
 int cpuacct_read(struct cpuacct *c, const struct cpuacct_proc *p, pid_t tid);
+
+/*
+ * The thread's state letter (and its name into name, len bytes, unless
+ * NULL) from its stat file: through the descriptor kept for it if there
+ * is one, else opened for this read and closed (a thread read once, at
+ * its first check or for its name, may be one of thousands asleep, whose
+ * descriptors would be held for nothing).  The letter, or -1 with errno.
+ */
+int cpuacct_state_once(struct cpuacct *c, pid_t pid, pid_t tid, char *name,
+		       size_t len);
 
 /* Has the thread a reading and is it not quiet, so that its CPU time is
  * accounted for thread by thread (cpuacct_explain())? */

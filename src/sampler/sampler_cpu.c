@@ -128,11 +128,12 @@ void sampler_cpu_read_process(struct sampler *s, struct sampler_proc *p)
 }
 
 /*
- * Thread names are read (comm, one small file) when a thread is first
- * listed, and again when it is due for a sample and its name is 1, 2, 4,
- * ... ticks old, then a second old: threads name themselves just after
- * they start (pthread_setname_np), and reading every thread's name every
- * tick would cost more than sampling.
+ * Thread names are read (from its stat file, with its state:
+ * cpuacct_state_once(), through the descriptor kept for the state when
+ * there is one) when a thread is first listed, and again when it is due
+ * for a sample and its name is 1, 2, 4, ... ticks old, then a second old:
+ * threads name themselves just after they start (pthread_setname_np), and
+ * reading every thread's name every tick would cost more than sampling.
  * The selection (-t, --thread-name) is decided on the name as last read.
  */
 bool sampler_cpu_selected(struct sampler *s, struct thread *th, bool due)
@@ -148,8 +149,8 @@ bool sampler_cpu_selected(struct sampler *s, struct thread *th, bool due)
 		every = per_sec ? per_sec : 1;
 	if (!th->name_tick || (due && s->tick - th->name_tick >= every)) {
 		th->name_reads++;
-		if (procfs_comm(th->proc->pid, th->tid, th->name,
-				sizeof(th->name)))
+		if (cpuacct_state_once(&th->cpu, th->proc->pid, th->tid,
+				       th->name, sizeof(th->name)) < 0)
 			th->name[0] = '\0';
 		th->name_tick = s->tick;
 		th->selected = !s->cfg->select ||

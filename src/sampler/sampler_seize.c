@@ -104,9 +104,15 @@ static int seize_one(struct sampler *s, struct sampler_proc *p, pid_t tid,
 	if (!th)
 		return errno == EEXIST ? 0 : -1;
 	th->seen_tick = s->tick;
-	if (th->state == TS_LATE &&
+	/* An exec moved another thread into its TID, which only the
+	 * leader's can be (de_thread() gives the exec'ing thread the
+	 * leader's TID; any other LATE thread that ends is reported to us,
+	 * its tracer, before its TID can be another's).  So only the
+	 * leader's status is read: a LATE thread each tick was a status
+	 * read each (8 busy threads on 2 CPUs have several LATE a tick). */
+	if (th->state == TS_LATE && tid == p->pid &&
 	    procfs_tracer_pid_of(p->pid, tid) != getpid())
-		th->state = TS_IDLE; /* exec moved another thread into its TID */
+		th->state = TS_IDLE;
 	if (th->state == TS_LATE && s->cfg->wall)
 		sampler_record_repeat_last(s,
 					   th); /* has not run since: same stack */

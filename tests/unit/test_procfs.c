@@ -2,7 +2,8 @@
  * test_procfs - the /proc/PID/stat and /proc/PID/status parsers
  * (procfs.h) on the kernel's lines, on names that try to forge fields
  * (')', spaces, newlines in comm), on lines cut short and on garbage;
- * and their readers on this process.
+ * and their readers on this process (a thread's name and state through
+ * its stat file kept open among them).
  *
  * Covers: procfs_stat procfs_status (the rest of the module, split out).
  */
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "proc/procfs.h"
@@ -171,6 +173,33 @@ static void check_readers(void)
 	      status.tgid == (int)getpid());
 	CHECK(procfs_status_read(getpid(), getpid(), &status) == 0 &&
 	      status.tgid == (int)getpid());
+	/* a thread's name and state through its stat file kept open: one
+	 * descriptor, read again (not reopened) when the name changes */
+	{
+		char name[16], old[16];
+		int fd = -1, first;
+
+		CHECK(procfs_read_task_name_state(getpid(), getpid(), &fd, name,
+						  sizeof(name)) == 'R');
+		CHECK(!strcmp(name, st.comm) && fd >= 0);
+		first = fd;
+		prctl(PR_GET_NAME, old);
+		prctl(PR_SET_NAME, "a) R (b");
+		CHECK(procfs_read_task_name_state(getpid(), getpid(), &fd, name,
+						  sizeof(name)) == 'R');
+		CHECK(!strcmp(name, "a) R (b") && fd == first);
+		CHECK(procfs_read_task_name_state(getpid(), getpid(), &fd, name,
+						  3) == 'R');
+		CHECK(!strcmp(name, "a)"));
+		CHECK(procfs_read_task_state(getpid(), getpid(), &fd) == 'R');
+		prctl(PR_SET_NAME, old);
+		close(fd);
+		fd = -1;
+		errno = 0;
+		CHECK(procfs_read_task_name_state(-5, -5, &fd, name,
+						  sizeof(name)) == -1 &&
+		      errno == ENOENT && fd == -1);
+	}
 	errno = 0;
 	CHECK(procfs_stat_read(-5, 0, &st) == -1 && errno == ENOENT);
 	CHECK(procfs_status_read(-5, 0, &status) == -1 && errno == ENOENT);
