@@ -220,6 +220,7 @@ static int list_threads(pid_t pid, struct dump *d)
 						sizeof(t->name));
 
 		t->tid = tl.tids[i];
+		t->sysfd = -1;
 		t->state = st > 0 ? st : '?';
 		if (st <= 0)
 			snprintf(t->name, sizeof(t->name), "?");
@@ -331,6 +332,7 @@ static void free_dump(struct dump *d)
 	for (size_t k = 0; k < d->n; k++)
 		dump_thread_free(&d->t[k]);
 	free(d->t);
+	free(d->kstacks);
 	pyframes_free(d->py);
 	memset(d, 0, sizeof(*d));
 }

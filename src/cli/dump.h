@@ -39,18 +39,26 @@ struct dthread {
 	bool has_call;
 	struct peek_syscall before; /* the line read before the capture */
 	bool has_before;
+	/* Its syscall file, opened for the line read before the capture
+	 * and read again (pread) for those after: one open, not three
+	 * (-1: not kept, each read opens it). */
+	int sysfd;
 	bool moved;  /* call is not before: the stacks are another call's */
 	bool marked; /* a futex wait whose run marks were read */
 	bool stable; /* it did not run while its wait was read */
 	struct wait_info *wait;
-	struct kstack *kst;
+	struct kstack *kst; /* in dump.kstacks */
 };
 
 struct dump {
 	struct dthread *t;
 	size_t n;
-	struct pyframes *py; /* Python frames' names (NULL: --no-python) */
-	bool no_inline;	     /* --no-inline: no inlined functions' frames */
+	struct kstack *kstacks; /* the kernel stacks, one a thread (NULL:
+				   none read), in one allocation: one
+				   malloc() of 4 KB a thread cost more than
+				   reading its stack */
+	struct pyframes *py;	/* Python frames' names (NULL: --no-python) */
+	bool no_inline;		/* --no-inline: no inlined functions' frames */
 };
 
 /* One frame of a thread, named (dump_frame_at(): framename.h, without

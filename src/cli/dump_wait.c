@@ -70,7 +70,9 @@ void dump_thread_free(struct dthread *t)
 {
 	free(t->pcs);
 	free(t->wait);
-	free(t->kst);
+	if (t->sysfd >= 0)
+		close(t->sysfd);
+	t->sysfd = -1;
 	t->pcs = NULL;
 	t->wait = NULL;
 	t->kst = NULL;
@@ -80,31 +82,32 @@ int dump_wait_calls(struct dump *d, pid_t pid, bool kernel)
 {
 	int denied = 0;
 
+	if (kernel && d->n && !(d->kstacks = calloc(d->n, sizeof(*d->kstacks))))
+		cli_die(EXIT_FAILURE, "out of memory");
 	for (size_t i = 0; i < d->n; i++) {
 		struct dthread *t = &d->t[i];
-		int fd = -1;
 
 		/* The call it is in as its stack is taken: the wait read
 		 * after the capture is believed to go with this stack only
-		 * if it is the same call (dump_wait_describe()). */
-		t->has_before = peek_read_syscall(pid, t->tid, &fd,
+		 * if it is the same call (dump_wait_describe()).  The file
+		 * stays open for those reads (t->sysfd): a seq file, each
+		 * pread() at 0 prints it anew, and an fd opened on this
+		 * task reads ESRCH once it is gone, never another task
+		 * that took its TID. */
+		t->has_before = peek_read_syscall(pid, t->tid, &t->sysfd,
 						  &t->before) == 1 &&
 				t->before.nr >= 0;
-		if (fd >= 0)
-			close(fd);
 		/* A running thread's kernel stack is not its wait (and the
 		 * kernel does not take it: kstack.h). */
 		if (!kernel || t->state == 'R')
 			continue;
-		t->kst = malloc(sizeof(*t->kst));
-		if (!t->kst)
-			cli_die(EXIT_FAILURE, "out of memory");
-		if (kstack_read(pid, t->tid, t->kst) == 0 && t->kst->n)
+		if (kstack_read(pid, t->tid, &d->kstacks[i]) == 0 &&
+		    d->kstacks[i].n) {
+			t->kst = &d->kstacks[i];
 			continue;
+		}
 		if (errno == EACCES || errno == EPERM)
 			denied = errno;
-		free(t->kst);
-		t->kst = NULL;
 	}
 	return denied;
 }
@@ -316,7 +319,6 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 	for (size_t i = 0; wd && i < d->n; i++) {
 		struct dthread *t = &d->t[i];
 		bool marked = false;
-		int fd = -1;
 
 		/* The marks before the line: a thread seen asleep in the
 		 * call after its marks were read, with the same marks at
@@ -325,20 +327,16 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 		if (t->has_before && t->before.nr == SYS_futex)
 			marked = run_marks(p->pid, t->tid, &fds[i],
 					   &marks[2 * i], &marks[2 * i + 1]);
-		t->has_call = peek_read_syscall(p->pid, t->tid, &fd,
+		t->has_call = peek_read_syscall(p->pid, t->tid, &t->sysfd,
 						&t->call) == 1 &&
 			      t->call.nr >= 0;
-		if (fd >= 0)
-			close(fd);
 		t->marked = marked && t->has_call && t->call.nr == SYS_futex;
 		/* Another call than the one its stack (and kernel stack)
 		 * was taken in: neither goes with this wait. */
 		t->moved = t->has_call &&
 			   (!t->has_before || !same_call(&t->before, &t->call));
-		if (t->moved) {
-			free(t->kst);
+		if (t->moved)
 			t->kst = NULL;
-		}
 	}
 	for (size_t i = 0; wd && i < d->n; i++) {
 		struct dthread *t = &d->t[i];
@@ -360,7 +358,6 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 		struct dthread *t = &d->t[i];
 		struct peek_syscall again;
 		uint64_t runs, ns;
-		int fd = -1;
 		const struct dthread *h;
 
 		if (!t->wait || !t->wait->holder)
@@ -368,11 +365,9 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 		t->stable = t->marked &&
 			    run_marks(p->pid, t->tid, &fds[i], &runs, &ns) &&
 			    runs == marks[2 * i] && ns == marks[2 * i + 1] &&
-			    peek_read_syscall(p->pid, t->tid, &fd, &again) ==
-				    1 &&
+			    peek_read_syscall(p->pid, t->tid, &t->sysfd,
+					      &again) == 1 &&
 			    same_call(&again, &t->call);
-		if (fd >= 0)
-			close(fd);
 		if (!t->stable) {
 			unbelieve(t->wait,
 				  t->marked ? "owner changing" :
