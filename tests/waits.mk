@@ -14,3 +14,11 @@ check_PROGRAMS += tests/targets/contend
 tests_targets_contend_SOURCES = tests/targets/contend.c
 tests_targets_contend_CFLAGS = $(PT_TARGET_CFLAGS)
 tests_targets_contend_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+## A thread the dump stops (--no-peek) in an epoll_wait the stop ends
+## with EINTR, running by the reading after its capture: its wait is
+## still the one its stack shows, marked as left (dump-woke.test).
+TESTS += tests/dump-woke.test
+check_PROGRAMS += tests/targets/eintrspin
+tests_targets_eintrspin_SOURCES = tests/targets/eintrspin.c
+tests_targets_eintrspin_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_eintrspin_LDFLAGS = $(PT_TARGET_LINKFLAGS)

@@ -44,6 +44,8 @@ struct dthread {
 	 * (-1: not kept, each read opens it). */
 	int sysfd;
 	bool moved;  /* call is not before: the stacks are another call's */
+	bool woke;   /* call is before, which it left after its stack was
+			taken (running now, or in another call) */
 	bool marked; /* a futex wait whose run marks were read */
 	bool stable; /* it did not run while its wait was read */
 	struct wait_info *wait;

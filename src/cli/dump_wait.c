@@ -256,6 +256,16 @@ static bool same_call(const struct peek_syscall *a,
 	       !memcmp(a->args, b->args, sizeof(a->args));
 }
 
+/* Was t's stack taken in the call read before the capture?  Its leaf is
+ * that call's return address (a peek's, or a stop's: the stop comes at
+ * the call's exit; a restarted call's is the instruction before, 2
+ * bytes: syscall is 0f 05). */
+static bool in_before(const struct dthread *t)
+{
+	return t->pcs && t->n &&
+	       (t->pcs[0] == t->before.pc || t->pcs[0] + 2 == t->before.pc);
+}
+
 /* Add to a wait's text, within its size. */
 static void append(struct wait_info *w, const char *more)
 {
@@ -330,10 +340,30 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 		t->has_call = peek_read_syscall(p->pid, t->tid, &t->sysfd,
 						&t->call) == 1 &&
 			      t->call.nr >= 0;
+		/* Asleep before the capture, stack taken in that call, and
+		 * out of it now (running, or in another call): the wait its
+		 * stack shows is the one described, marked as left.  The
+		 * common cause is the capture itself: a thread the peek
+		 * could not unwind (a frame-pointer build whose innermost
+		 * frames keep rbp in the register) is stopped, and the stop
+		 * ends an epoll_wait or a read with EINTR.  Reading the line
+		 * after the capture only, such a thread had no wait at all,
+		 * or the next one's. */
+		if (t->has_before && in_before(t) &&
+		    (!t->has_call || !same_call(&t->before, &t->call))) {
+			/* A sleep the stop interrupted and the kernel
+			 * resumed (restart_syscall) is the same wait: the
+			 * line before still says what it is. */
+			t->woke = !t->has_call ||
+				  t->call.nr != SYS_restart_syscall ||
+				  t->before.nr == SYS_restart_syscall;
+			t->call = t->before;
+			t->has_call = true;
+		}
 		t->marked = marked && t->has_call && t->call.nr == SYS_futex;
 		/* Another call than the one its stack (and kernel stack)
 		 * was taken in: neither goes with this wait. */
-		t->moved = t->has_call &&
+		t->moved = t->has_call && !t->woke &&
 			   (!t->has_before || !same_call(&t->before, &t->call));
 		if (t->moved)
 			t->kst = NULL;
@@ -353,6 +383,9 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 				t->wait);
 		if (t->moved)
 			append(t->wait, " (it woke since its stack was taken)");
+		else if (t->woke)
+			append(t->wait, " (when its stack was taken; it left "
+					"the call since)");
 	}
 	for (size_t i = 0; wd && i < d->n; i++) {
 		struct dthread *t = &d->t[i];
