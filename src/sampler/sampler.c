@@ -326,6 +326,7 @@ static int run_loop(struct sampler *s, uint64_t start)
 	}
 	for (;;) {
 		uint64_t now = mono_now_ns(), next = ticksched_next(&sched);
+		uint64_t missed;
 
 		if (s->target_gone) {
 			s->st->end = SAMPLER_END_TARGET_EXITED;
@@ -356,9 +357,11 @@ static int run_loop(struct sampler *s, uint64_t start)
 		}
 		/* A late tick is taken once; the deadlines it overran are
 		 * counted as missed, never caught up in a burst. */
-		s->st->missed_ticks += ticksched_take(&sched, now);
+		missed = ticksched_take(&sched, now);
+		s->st->missed_ticks += missed;
 		if (s->cfg->max_overhead && s->cfg->wall)
-			s->tick_weight = sampler_budget_weight(&s->budget);
+			s->tick_weight = sampler_budget_weight(&s->budget,
+							       missed);
 		if (sampler_tick(s))
 			return -1;
 		ticked = true;

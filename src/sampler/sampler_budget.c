@@ -146,11 +146,11 @@ uint64_t sampler_budget_period(const struct sampler_budget *b)
 	return (uint64_t)((double)b->base_ns * b->scale + 0.5);
 }
 
-uint64_t sampler_budget_weight(struct sampler_budget *b)
+uint64_t sampler_budget_weight(struct sampler_budget *b, uint64_t missed)
 {
 	uint64_t w;
 
-	b->wall_acc += b->scale;
+	b->wall_acc += b->scale * (double)(1 + missed);
 	w = (uint64_t)b->wall_acc;
 	if (w < 1)
 		w = 1;

@@ -40,7 +40,8 @@
  * mode a stack counts for the CPU time its thread used since its
  * previous stack, in periods of the rate asked (cpuacct.h), however far
  * apart the ticks; with --wall each stack of a tick counts for the
- * periods the tick stands for (sampler_budget_weight()).
+ * periods the tick stands for, missed slots before it included
+ * (sampler_budget_weight()).
  *
  * Contract: plain data, not thread-safe, never fails, never prints.  Its
  * figures go into the run's stats (struct sampler_budget_stats, in
@@ -99,9 +100,13 @@ bool sampler_budget_close(struct sampler_budget *b, struct sampler_stats *st,
 uint64_t sampler_budget_period(const struct sampler_budget *b);
 
 /* --wall: the samples each stack of the next tick counts for: the
- * periods asked that the tick stands for, whole, the fractions carried
- * from tick to tick (so the mean is the scale).  At least 1. */
-uint64_t sampler_budget_weight(struct sampler_budget *b);
+ * periods asked that the tick stands for, its own slot and the missed
+ * slots before it (missed: ticksched_take()), whole, the fractions
+ * carried from tick to tick (so the mean is the scale).  At least 1.
+ * (Without the missed slots, a phase sampled at a high rate, where a
+ * loaded machine misses more ticks, would weigh less than one sampled
+ * at a low rate.) */
+uint64_t sampler_budget_weight(struct sampler_budget *b, uint64_t missed);
 
 /* The run ended at now: the mean and final rates into st->budget. */
 void sampler_budget_end(struct sampler_budget *b, struct sampler_stats *st,

@@ -14,7 +14,8 @@
  *    apart: 47 Hz) and the run says it stayed over the budget;
  *  - a stop latency of 5 ms (a thread waiting for a CPU) counts as
  *    BUDGET_STOP_CAP_US, the held time in full;
- *  - --wall weights: whole periods a tick, their mean the scale;
+ *  - --wall weights: whole periods a tick, their mean the scale, the
+ *    slots missed before a tick counted in its weight;
  *  - the mean, minimum and final rates reported;
  *  - ticksched_set_period(): the grid restarts at the last tick, its
  *    deadlines within half a new period of the new grid points.
@@ -202,11 +203,12 @@ static void check_wall_weights(void)
 
 	memset(&st, 0, sizeof(st));
 	sampler_budget_init(&b, 0.01, BASE, START, &st);
-	CHECK(sampler_budget_weight(&b) == 1);
+	CHECK(sampler_budget_weight(&b, 0) == 1);
+	CHECK(sampler_budget_weight(&b, 3) == 4); /* 3 slots missed */
 	b.scale = 2.5;
 	b.wall_acc = 0;
 	for (int i = 0; i < 1000; i++) {
-		uint64_t w = sampler_budget_weight(&b);
+		uint64_t w = sampler_budget_weight(&b, 0);
 
 		CHECKF(w == 2 || w == 3, "weight %llu", (unsigned long long)w);
 		sum += w;
