@@ -99,9 +99,9 @@ static const char *budget_text(const struct sampler_stats *st, char *buf,
 			 b->hz_min, b->hz_mean, pct, b->hz_final, got);
 	else
 		snprintf(buf, size,
-			 "; rate %.0f Hz kept: overhead %.2f%%, under the %g%% "
+			 "; rate %.0f Hz kept: overhead %.2f%%, %s the %g%% "
 			 "budget",
-			 b->hz_asked, got, pct);
+			 b->hz_asked, got, got > pct ? "over" : "under", pct);
 	return buf;
 }
 
