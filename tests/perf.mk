@@ -40,3 +40,13 @@ tests_targets_blocked_fp_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 tests_tools_peekcmp_SOURCES = tests/tools/peekcmp.c tests/tools/tracetool.h
 tests_tools_peekcmp_LDADD = $(PT_LIBS)
 TESTS += tests/peek-compare.test
+
+## budget.test: --max-overhead holds a busy target and a many-threaded
+## one under the budget, by their own clocks (bench/jitter.c, built here
+## as tests/targets/jitter), against runs without ptprof.
+## Covers: sampler_budget ticksched options_record record_summary
+check_PROGRAMS += tests/targets/jitter
+tests_targets_jitter_SOURCES = bench/jitter.c
+tests_targets_jitter_CFLAGS = $(PT_TARGET_CFLAGS)
+tests_targets_jitter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
+TESTS += tests/budget.test

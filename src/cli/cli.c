@@ -494,6 +494,7 @@ void cli_check_targets(const struct options *o)
 void cli_sampler_config(const struct options *o, struct sampler_config *cfg)
 {
 	cfg->hz = o->hz;
+	cfg->max_overhead = o->max_overhead_pct / 100; /* 0 for top */
 	cfg->pids = o->pids;
 	cfg->npids = o->npids;
 	cfg->children = o->children;

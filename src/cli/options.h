@@ -1,7 +1,8 @@
 /*
  * options.h - ptprof's command line.
  *
- *   ptprof -p PID[,PID...] [--children] [-f HZ] [-o FILE [-o FILE]]
+ *   ptprof -p PID[,PID...] [--children] [-f HZ] [--max-overhead=PCT]
+ *                 [-o FILE [-o FILE]]
  *                 [--format=legacy|pprof] [-d SECONDS] [--wall [--kernel]]
  *                 [-t TID,...] [--thread-name REGEX] [--stats]
  *                 [--rotate=SECONDS [--keep=N]] ...
@@ -93,6 +94,9 @@ struct options {
 	size_t npids;
 	int children; /* 1: follow their descendants too, 0: not */
 	unsigned hz;
+	/* --max-overhead=PCT (record): the share of the target's time its
+	 * stops may take, in percent, 0 < PCT <= 100; 0: not given */
+	double max_overhead_pct;
 	double duration_s;  /* 0: until the target exits or a signal */
 	const char *output; /* the first output (summary line, --top) */
 	/* The files to write, each NULL when not wanted: -o may be given

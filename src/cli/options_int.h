@@ -53,6 +53,7 @@ enum {
 	OPT_WAITS,
 	OPT_NO_INLINE,
 	OPT_NO_DEBUGINFOD,
+	OPT_MAX_OVERHEAD,
 };
 
 /* options.c */
@@ -72,6 +73,9 @@ typedef int (*options_add_fn)(const char *num, const char *s, struct options *o,
 			      char *err, size_t len);
 int options_value_ulong(const char *s, unsigned long min, unsigned long max,
 			unsigned long *out);
+/* Parse a decimal number, digits with an optional fraction (no sign,
+ * blank, exponent, hex, inf or nan); -1 if anything else. */
+int options_value_decimal(const char *s, double *out);
 int options_value_list(const char *s, options_add_fn add, struct options *o,
 		       char *err, size_t len);
 int options_value_pid(const char *num, const char *s, struct options *o,

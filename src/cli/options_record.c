@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "frequency", required_argument, NULL, 'f' },
+	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 	{ "output", required_argument, NULL, 'o' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
@@ -63,31 +63,31 @@ static int parse_hz(const char *s, struct options *o, char *err, size_t len)
 static int parse_duration(const char *s, struct options *o, char *err,
 			  size_t len)
 {
-	size_t digits = strspn(s, "0123456789"), frac = 0;
-	char *end;
 	double v;
 
-	/* One number grammar for every option: decimal digits, here with a
-	 * fraction (no sign, blank, hex float, exponent, inf or nan, which
-	 * strtod() would take). */
-	if (s[digits] == '.')
-		frac = strspn(s + digits + 1, "0123456789");
-	if (digits + frac == 0 ||
-	    s[digits + (s[digits] == '.' ? 1 + frac : 0)] != '\0')
-		return errbuf_fail(
-			err, len, EINVAL,
-			"invalid duration '%s': expected seconds, 0.001 or more",
-			s);
-	errno = 0;
-	v = strtod(s, &end);
 	/* at least 1 ms: a shorter one would round to "no limit" */
-	if (end == s || *end || errno || !isfinite(v) || v < 0.001 ||
-	    v > 31536000.0)
+	if (options_value_decimal(s, &v) || v < 0.001 || v > 31536000.0)
 		return errbuf_fail(
 			err, len, EINVAL,
 			"invalid duration '%s': expected seconds, 0.001 or more",
 			s);
 	o->duration_s = v;
+	return 0;
+}
+
+/* --max-overhead=PCT: a percentage, more than 0 and at most 100; a
+ * fraction is allowed (0.5), a '%' sign is not (it says nothing more). */
+static int parse_max_overhead(const char *s, struct options *o, char *err,
+			      size_t len)
+{
+	double v;
+
+	if (options_value_decimal(s, &v) || v <= 0 || v > 100)
+		return errbuf_fail(
+			err, len, EINVAL,
+			"invalid --max-overhead '%s': expected a percentage above 0 and at most 100 (e.g. 1 or 0.5)",
+			s);
+	o->max_overhead_pct = v;
 	return 0;
 }
 
@@ -213,6 +213,8 @@ int options_record_one(int c, const char *arg, struct options *o, char *err,
 		return parse_format(arg, o, err, len);
 	case 'd':
 		return parse_duration(arg, o, err, len);
+	case OPT_MAX_OVERHEAD:
+		return parse_max_overhead(arg, o, err, len);
 	case OPT_MAX_DEPTH:
 		return parse_depth(arg, o, err, len);
 	case OPT_ROTATE:

@@ -1,11 +1,12 @@
 /*
  * options_value.c - the values options share (options_int.h): whole
- * numbers, the -p and -t lists, --top, the --thread-name pattern.
+ * and decimal numbers, the -p and -t lists, --top, the --thread-name pattern.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,6 +31,28 @@ int options_value_ulong(const char *s, unsigned long min, unsigned long max,
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int options_value_decimal(const char *s, double *out)
+{
+	size_t digits = strspn(s, "0123456789"), frac = 0;
+	char *end;
+	double v;
+
+	/* One number grammar for every option: decimal digits, with a
+	 * fraction (no sign, blank, hex float, exponent, inf or nan, which
+	 * strtod() would take). */
+	if (s[digits] == '.')
+		frac = strspn(s + digits + 1, "0123456789");
+	if (digits + frac == 0 ||
+	    s[digits + (s[digits] == '.' ? 1 + frac : 0)] != '\0')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(v))
 		return -1;
 	*out = v;
 	return 0;

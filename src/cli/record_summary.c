@@ -55,6 +55,56 @@ static const char *end_reason(const struct sampler_stats *st, char *buf,
 	return "an error";
 }
 
+/* --max-overhead: the share measured over the run's windows, in %. */
+static double budget_measured_pct(const struct sampler_budget_stats *b)
+{
+	uint64_t all = b->held_ns + b->cpu_ns;
+
+	return all ? 100.0 * (double)b->held_ns / (double)all : 0;
+}
+
+/* --max-overhead, for the summary line: the rate it ran at and why
+ * ("" without it). */
+static const char *budget_text(const struct sampler_stats *st, char *buf,
+			       size_t size)
+{
+	const struct sampler_budget_stats *b = &st->budget;
+	double pct = 100 * b->max, got = budget_measured_pct(b);
+
+	if (b->max <= 0)
+		return "";
+	if (!b->windows)
+		snprintf(buf, size,
+			 "; rate %.0f Hz kept: the run ended before its first "
+			 "overhead window (200 ms)",
+			 b->hz_asked);
+	else if (b->floor_over)
+		snprintf(buf, size,
+			 "; rate lowered to %.0f Hz (asked %.0f, mean %.0f), "
+			 "the lowest it may go, and still over the %g%% "
+			 "overhead budget at times (measured %.2f%%)",
+			 b->hz_min, b->hz_asked, b->hz_mean, pct, got);
+	else if (b->lowered && b->hz_final < b->hz_asked)
+		snprintf(buf, size,
+			 "; rate lowered to %.0f Hz (asked %.0f, min %.0f, "
+			 "mean %.0f) to stay under %g%% overhead (measured "
+			 "%.2f%%)",
+			 b->hz_final, b->hz_asked, b->hz_min, b->hz_mean, pct,
+			 got);
+	else if (b->lowered)
+		snprintf(buf, size,
+			 "; rate lowered at times (min %.0f Hz, mean %.0f) to "
+			 "stay under %g%% overhead, %.0f Hz at the end "
+			 "(measured %.2f%%)",
+			 b->hz_min, b->hz_mean, pct, b->hz_final, got);
+	else
+		snprintf(buf, size,
+			 "; rate %.0f Hz kept: overhead %.2f%%, %s the %g%% "
+			 "budget",
+			 b->hz_asked, got, got > pct ? "over" : "under", pct);
+	return buf;
+}
+
 static void print_summary(const struct options *o,
 			  const struct sampler_stats *st, size_t records,
 			  const struct procset *ps, const char *const names[2],
@@ -64,7 +114,7 @@ static void print_summary(const struct options *o,
 
 	uint64_t mean = st->ticks ? st->pause_total_ns / st->ticks : 0;
 	size_t procs = procset_sampled_pids(ps);
-	char why[64], nprocs[40] = "";
+	char why[64], nprocs[40] = "", budget[256];
 
 	if (o->quiet)
 		return;
@@ -76,7 +126,7 @@ static void print_summary(const struct options *o,
 	/* cli_msg(): the output names are escaped there (textsafe.h). */
 	cli_msg("%llu ticks (%llu missed), %llu samples, %s%llu threads, "
 		"%zu distinct stacks, %.1f threads stopped/tick, pause mean "
-		"%llu us max %llu us p50 %llu us p99 %llu us, %.2f%% of %.1f s; "
+		"%llu us max %llu us p50 %llu us p99 %llu us, %.2f%% of %.1f s%s; "
 		"ended: %s; wrote %s%s%s%s",
 		(unsigned long long)st->ticks,
 		(unsigned long long)st->missed_ticks,
@@ -89,6 +139,7 @@ static void print_summary(const struct options *o,
 					 (double)st->elapsed_ns :
 				 0.0,
 		(double)st->elapsed_ns / NSEC_PER_SEC,
+		budget_text(st, budget, sizeof(budget)),
 		end_reason(st, why, sizeof(why)), names[0],
 		names[1] ? " and " : "", names[1] ? names[1] : "", nfiles);
 }
@@ -234,6 +285,26 @@ static void print_phase_stats(const struct sampler_stats *st)
 		  (unsigned long long)st->stops_caught_spinning);
 }
 
+/* --stats with --max-overhead: the rates, the windows, the overhead. */
+static void print_budget_stats(const struct sampler_stats *st)
+{
+	const struct sampler_budget_stats *b = &st->budget;
+
+	if (b->max <= 0)
+		return;
+	cli_print("ptprof: stats: overhead budget %g%%: rate asked %.0f Hz, "
+		  "lowest allowed %.0f Hz; ran at min %.0f, mean %.1f, final "
+		  "%.0f Hz; lowered %llu times, raised %llu; windows %llu, "
+		  "over the budget %llu (worst %.2f%%); overhead measured "
+		  "%.3f%% (threads held %.1f ms, target CPU time %.3f s)\n",
+		  100 * b->max, b->hz_asked, b->hz_floor, b->hz_min, b->hz_mean,
+		  b->hz_final, (unsigned long long)b->lowered,
+		  (unsigned long long)b->raised, (unsigned long long)b->windows,
+		  (unsigned long long)b->windows_over, 100 * b->worst,
+		  budget_measured_pct(b), (double)b->held_ns / NSEC_PER_MSEC,
+		  (double)b->cpu_ns / NSEC_PER_SEC);
+}
+
 /* --stats: what the summary leaves out, one "ptprof: stats:" line each. */
 static void print_stats(const struct options *o, const struct sampler_stats *st)
 {
@@ -312,6 +383,7 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 		  (unsigned long long)u->cfi_refused,
 		  (unsigned long long)u->budget_cuts);
 	print_fp_stats(u);
+	print_budget_stats(st);
 }
 
 /* The images by samples, most first: --stats shows the top ones. */

@@ -3,7 +3,8 @@
  * teardown, the run loop on its jittered deadlines (ticksched.h), the
  * signals (a stop signal ends the run, SIGTSTP suspends it between ticks),
  * the unwinders' hook that serves stops and signals during long unwinds,
- * the progress hook.
+ * the progress hook, and --max-overhead's glue (the target's CPU time
+ * each window, the ticks re-planned at the rate sampler_budget.c says).
  *
  * One tick (sampler_tick.c):  read CPU times (cpuacct.h) and, when due,
  * list /proc/PID/task -> SEIZE each thread that is due and selected ->
@@ -27,11 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc/reaper.h"
 #include "proc/seccomp.h"
 #include "sampler/sampler.h"
+#include "sampler/sampler_budget.h"
 #include "sampler/sampler_int.h"
 #include "sampler/threadtab.h"
 #include "sampler/ticksched.h"
@@ -195,6 +198,7 @@ static int setup(struct sampler *s, const struct sampler_config *cfg,
 	s->ps = ps;
 	s->st = st;
 	s->period_ns = NSEC_PER_SEC / (cfg->hz ? cfg->hz : 100);
+	s->tick_weight = 1;
 	s->ncpu = cpus_usable();
 	s->spin_ns = SPIN_NS;
 	s->sc_can_read = !cfg->unsafe_seccomp && seccomp_can_read();
@@ -262,6 +266,50 @@ static void report_progress(struct sampler *s, uint64_t start)
 	s->cfg->progress(s->cfg->progress_arg, s->st);
 }
 
+/*
+ * --max-overhead: the CPU time the sampled processes used since the last
+ * window (sampler_budget.h), from their CPU clocks (cpuacct.h's clock
+ * ids), one reading each a window.  A process first read now counts from
+ * now, or from 0 when it was born in the run; one skipped is no target.
+ * (What one that exited used since the last window is lost: the
+ * overhead comes out higher, never lower.)
+ */
+static uint64_t budget_cpu(struct sampler *s)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < s->set.nprocs; i++) {
+		struct sampler_proc *p = s->set.procs[i];
+		struct timespec ts;
+		uint64_t now;
+
+		if (!p->acct.clock_ok || (p->im && p->im->skipped) ||
+		    clock_gettime(p->acct.clock, &ts))
+			continue;
+		now = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+		if (!p->budget_cpu_read && p->born)
+			p->budget_cpu_read = true; /* from 0 */
+		if (p->budget_cpu_read && now > p->budget_cpu_ns)
+			sum += now - p->budget_cpu_ns;
+		p->budget_cpu_ns = now;
+		p->budget_cpu_read = true;
+	}
+	return sum;
+}
+
+/* --max-overhead, after a tick: at the end of a window, the rate the
+ * overhead calls for, the ticks re-planned on it. */
+static void budget_after_tick(struct sampler *s, struct ticksched *sched)
+{
+	uint64_t now = mono_now_ns();
+
+	if (!s->cfg->max_overhead ||
+	    !sampler_budget_tick(&s->budget, s->st, now))
+		return;
+	if (sampler_budget_close(&s->budget, s->st, now, budget_cpu(s)))
+		ticksched_set_period(sched, sampler_budget_period(&s->budget));
+}
+
 /* Run ticks on absolute, jittered deadlines (ticksched.h) until something
  * ends the run. */
 static int run_loop(struct sampler *s, uint64_t start)
@@ -271,8 +319,14 @@ static int run_loop(struct sampler *s, uint64_t start)
 	bool ticked = false;
 
 	ticksched_init(&sched, start, s->period_ns, ticksched_seed());
+	if (s->cfg->max_overhead) {
+		sampler_budget_init(&s->budget, s->cfg->max_overhead,
+				    s->period_ns, start, s->st);
+		budget_cpu(s);
+	}
 	for (;;) {
 		uint64_t now = mono_now_ns(), next = ticksched_next(&sched);
+		uint64_t missed;
 
 		if (s->target_gone) {
 			s->st->end = SAMPLER_END_TARGET_EXITED;
@@ -296,17 +350,22 @@ static int run_loop(struct sampler *s, uint64_t start)
 		}
 		/* Behind schedule there is no sleep between ticks to take
 		 * signals in: look for one before each late tick. */
-		if (now - next >= s->period_ns && take_signal(s)) {
+		if (now - next >= sched.period_ns && take_signal(s)) {
 			s->st->missed_ticks += ticksched_missed(&sched, now);
 			s->st->end = SAMPLER_END_SIGNAL;
 			return 0;
 		}
 		/* A late tick is taken once; the deadlines it overran are
 		 * counted as missed, never caught up in a burst. */
-		s->st->missed_ticks += ticksched_take(&sched, now);
+		missed = ticksched_take(&sched, now);
+		s->st->missed_ticks += missed;
+		if (s->cfg->max_overhead && s->cfg->wall)
+			s->tick_weight = sampler_budget_weight(&s->budget,
+							       missed);
 		if (sampler_tick(s))
 			return -1;
 		ticked = true;
+		budget_after_tick(s, &sched);
 		if (s->stopping) { /* a stop signal came during the unwinds */
 			s->st->missed_ticks += ticksched_missed(&sched,
 								mono_now_ns());
@@ -340,6 +399,8 @@ int sampler_run(const struct sampler_config *cfg, struct stacktab *tab,
 		start = mono_now_ns();
 		rc = run_loop(&s, start);
 		err = errno;
+		if (cfg->max_overhead)
+			sampler_budget_end(&s.budget, st, mono_now_ns());
 		sampler_late_release(&s);
 		s.stopping = false; /* the last LATE captures: budgeted */
 		sampler_record_unwind_queued(&s);

@@ -72,6 +72,15 @@
  * stack.  A thread stopped gets none (its kernel stack would show the
  * ptrace stop, not its wait).
  *
+ * Overhead budget (issue 30, config->max_overhead; sampler_budget.h):
+ * every 200 ms or so the time the window's stops held the target's
+ * threads is set against the CPU time its processes used, and the ticks
+ * are re-planned at a lower rate when that share is over the budget, at
+ * a higher one (up to config->hz) when well under.  CPU mode's period
+ * stays hz's (a stack counts for the CPU time since its thread's last,
+ * in those periods); a --wall stack counts for the periods of hz its
+ * tick stands for.  stats->budget says what rates the run ticked at.
+ *
  * Several processes (issue 14): the roots (config->pids) and, with
  * config->children, their descendants, which proctree.h finds without
  * tracing them; a new one is sampled from the tick after it is found.
@@ -237,6 +246,11 @@ struct sampler_config {
 	 * wait stays WAIT_NONE): the caller names the waits itself, with
 	 * the stacks' symbols (ptprof dump, dump_wait.c). */
 	bool no_waits;
+	/* --max-overhead (sampler_budget.h): the share of the target's time
+	 * its stops may take, a fraction of 1 (0.01: 1%); the tick rate is
+	 * lowered (and raised back towards hz) to stay under it.  0: hz
+	 * throughout. */
+	double max_overhead;
 };
 
 enum sampler_end {
@@ -289,6 +303,22 @@ struct sampler_phase_stat {
 #define PAUSE_COARSE 1000
 #define PAUSE_BUCKETS (PAUSE_FINE_US + PAUSE_COARSE)
 #define UNWIND_BUCKETS 1024
+
+/* --max-overhead (sampler_budget.h): the budget, the rates the run
+ * ticked at, and the overhead it measured over its windows. */
+struct sampler_budget_stats {
+	double max;	 /* the budget, a fraction of 1; 0: none */
+	double hz_asked; /* -f */
+	double hz_floor; /* the lowest rate it may go to */
+	double hz_min, hz_mean, hz_final; /* the rates it ran at (mean: over
+					     time) */
+	uint64_t lowered, raised;	  /* windows that changed the rate */
+	uint64_t windows, windows_over;	  /* judged; over the budget */
+	uint64_t held_ns, cpu_ns;	  /* over the windows: the overhead is
+				     held / (cpu + held) */
+	double worst;			  /* the highest of one window */
+	bool floor_over; /* a window over the budget at the floor */
+};
 
 struct sampler_stats {
 	uint64_t ticks;	       /* ticks taken */
@@ -423,7 +453,8 @@ struct sampler_stats {
 	uint64_t py_walks, py_walk_ns, py_page_reads;
 	uint64_t py_code_reads, py_code_flushes;
 	bool child_reaped;
-	int child_status; /* wait status, when child_reaped */
+	int child_status;		    /* wait status, when child_reaped */
+	struct sampler_budget_stats budget; /* config->max_overhead */
 };
 
 /* 0, or -1 with errno: ENOTSUP for CPU mode on a kernel without

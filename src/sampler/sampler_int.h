@@ -16,6 +16,7 @@
  *   sampler_late.c    LATE threads: marked, swept, released
  *   sampler_cpu.c     CPU accounting (cpuacct.h) for the loop; settling
  *   sampler_stats.c   --stats histograms and quantiles
+ *   sampler_budget.c  --max-overhead: the rate the overhead calls for
  *   sampler_procs.c   the process set: roots, descendants, execs, exits
  *   sampler_py.c      the Python half: runtimes, frames, the merge
  *
@@ -46,6 +47,7 @@
 #include "python/pyrt.h"
 #include "sampler/cpuacct.h"
 #include "sampler/sampler.h"
+#include "sampler/sampler_budget.h"
 #include "sampler/threadtab.h"
 #include "symbols/framename.h"
 #include "unwind/mapsync.h"
@@ -115,6 +117,10 @@ struct sampler_proc {
 	 * wait and made anew once a second (sampler_wait.c), or NULL */
 	struct waitdesc *wd;
 	uint64_t wd_ns; /* when it was made (CLOCK_MONOTONIC) */
+	/* --max-overhead: its CPU clock at the budget's last window
+	 * (sampler.c), when read */
+	uint64_t budget_cpu_ns;
+	bool budget_cpu_read;
 };
 
 /* How often a long unwind stops to serve stops and signals
@@ -240,6 +246,11 @@ struct sampler {
 	bool suspend_owed; /* SIGTSTP came mid-tick (take_signal()) */
 	uint64_t serve_at; /* when sampler_between_steps() next looks for events */
 	uint64_t progress_at; /* when cfg->progress was last called */
+	/* --max-overhead (sampler.c, sampler_budget.h): the rate's control,
+	 * and what a --wall stack of this tick counts for (1 without it;
+	 * sampler_record.c) */
+	struct sampler_budget budget;
+	uint64_t tick_weight;
 };
 
 /* What became of a peek (sampler_peek_sample()). */

@@ -309,8 +309,8 @@ bool sampler_record_repeat_last(struct sampler *s, struct thread *th)
 	 * again (one read of the lock), or no holder (sampler_wait.c). */
 	if (th->last_n && s->cfg->wall && !s->cfg->no_waits)
 		sampler_wait_repeat(s, th);
-	if (!th->last_n ||
-	    !sampler_record_emit(s, th, th->last_pcs, th->last_n, 1))
+	if (!th->last_n || !sampler_record_emit(s, th, th->last_pcs, th->last_n,
+						s->tick_weight))
 		return false;
 	s->st->reused_samples++;
 	return true;
@@ -470,7 +470,10 @@ static int record_stack(struct sampler *s, const struct queued *q)
 		p->live_tid = th->tid;
 		return 0;
 	}
+	/* --wall: 1 a tick, times what a tick stands for (--max-overhead). */
 	count = cpuacct_weight(&th->cpu, &p->acct);
+	if (s->cfg->wall)
+		count *= s->tick_weight;
 	if (kind == SYSBIAS_EXIT) {
 		s->st->stacks_at_syscall++;
 		s->st->samples_at_syscall += count;

@@ -21,7 +21,8 @@ static uint64_t min_gap(const struct ticksched *t)
 
 /* The deadline of slot k >= 1: its grid point plus a uniform offset in
  * [-period/2, +period/2).  The offset is the top 32 bits of a draw scaled
- * to the period (a period is under 2^32 ns: -f 1 is the longest). */
+ * to the period (a period is under 2^32 ns: -f 1 is 1 s, and
+ * --max-overhead stretches a period to 8/3 s at most: sampler_budget.h). */
 static uint64_t draw_deadline(struct ticksched *t, uint64_t k)
 {
 	uint64_t r = hash_mix64(t->rng += WEYL_STEP) >> 32;
@@ -82,6 +83,22 @@ uint64_t ticksched_missed(const struct ticksched *t, uint64_t until)
 	/* As if a tick were taken at until: the slot it would be for is
 	 * missed too. */
 	return ticksched_take(&c, until) + 1;
+}
+
+void ticksched_set_period(struct ticksched *t, uint64_t period_ns)
+{
+	t->period_ns = period_ns ? period_ns : 1;
+	if (!t->last) {
+		/* No tick yet: slot 0 is at the start, as planned. */
+		if (t->slot)
+			t->deadline = draw_deadline(t, t->slot);
+		return;
+	}
+	/* The tick just taken is slot 0 of the new grid: its next slot's
+	 * deadline is at least half a new period after it. */
+	t->start = t->last;
+	t->slot = 1;
+	t->deadline = draw_deadline(t, 1);
 }
 
 uint64_t ticksched_seed(void)

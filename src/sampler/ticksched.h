@@ -63,6 +63,14 @@ uint64_t ticksched_take(struct ticksched *t, uint64_t now);
  * said fewer ticks missed than were.) */
 uint64_t ticksched_missed(const struct ticksched *t, uint64_t until);
 
+/* From the last tick taken on, ticks fall on a grid of period_ns (> 0):
+ * the grid starts afresh at that tick (its slot 0), the next slot's
+ * deadline drawn within the new period, the slots counted from there
+ * (--max-overhead: sampler_budget.h).  Before any tick: as if the run
+ * had been planned so.  Rates never bunch: the next tick still starts at
+ * least an eighth of the new period after the last. */
+void ticksched_set_period(struct ticksched *t, uint64_t period_ns);
+
 /* A seed for ticksched_init(): from getrandom(), or the clock. */
 uint64_t ticksched_seed(void);
 

@@ -1,6 +1,6 @@
 /*
  * test_options - options_parse() on -p lists, --children and
- * --no-children, --kernel and --no-kernel: what it fills in (pids in
+ * --no-children, --kernel and --no-kernel, --max-overhead: what it fills in (pids in
  * order, pid = pids[0], the children default of each action, the kernel
  * frames' default of dump and of a recording) and what it refuses.  The messages
  * themselves are checked end to end by tests/options.test.
@@ -93,6 +93,19 @@ static void accepts(const char *line, enum ptprof_action action, size_t npids,
 	       line, o.children, children);
 	options_free(&o);
 	CHECK(o.pids == NULL && o.npids == 0);
+}
+
+/* line parses, its --max-overhead want (percent; 0: not given). */
+static void overhead(const char *line, double want)
+{
+	struct options o;
+	char err[512];
+	int rc = parse(line, &o, err, sizeof(err));
+
+	CHECKF(rc == 0, "'%.60s': %s", line, err);
+	CHECKF(o.max_overhead_pct == want, "'%.60s': %g, expected %g", line,
+	       o.max_overhead_pct, want);
+	options_free(&o);
 }
 
 /* line is refused with a message that starts with want. */
@@ -188,6 +201,26 @@ int main(void)
 	refuses("-p 1 --children --no-children", "--no-children goes with");
 	refuses("dump -p 1 --no-children", "unknown option '--no-children'");
 	refuses("-p 1 -- true", "-p PID and a COMMAND are mutually exclusive");
+
+	/* --max-overhead=PCT: above 0, at most 100, decimals allowed; with
+	 * -p, -- COMMAND and --children; not a top option. */
+	overhead("-p 1 --max-overhead=1", 1);
+	overhead("-p 1 --max-overhead 0.5 --children", 0.5);
+	overhead("--max-overhead=100 -- true", 100);
+	overhead("--max-overhead=.25 -- true", 0.25);
+	overhead("--max-overhead=0.001 -p 1", 0.001);
+	overhead("-p 1", 0);
+	refuses("-p 1 --max-overhead=0",
+		"invalid --max-overhead '0': expected a percentage above 0");
+	refuses("-p 1 --max-overhead=0.0", "invalid --max-overhead '0.0'");
+	refuses("-p 1 --max-overhead=100.5", "invalid --max-overhead '100.5'");
+	refuses("-p 1 --max-overhead=-1", "invalid --max-overhead '-1'");
+	refuses("-p 1 --max-overhead=1%", "invalid --max-overhead '1%'");
+	refuses("-p 1 --max-overhead=1e-1", "invalid --max-overhead '1e-1'");
+	refuses("-p 1 --max-overhead=nan", "invalid --max-overhead 'nan'");
+	refuses("-p 1 --max-overhead=.", "invalid --max-overhead '.'");
+	refuses("-p 1 --max-overhead=", "invalid --max-overhead ''");
+	refuses("top -p 1 --max-overhead=1", "unknown option '--max-overhead");
 
 	/* dump: AUTO (when readable) unless asked; the last one counts. */
 	kernel("dump -p 1", OPTIONS_KERNEL_AUTO);
