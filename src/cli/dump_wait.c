@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -266,6 +267,45 @@ static bool in_before(const struct dthread *t)
 	       (t->pcs[0] == t->before.pc || t->pcs[0] + 2 == t->before.pc);
 }
 
+/*
+ * A thread the dump's stop interrupted in a call the kernel restarts (a
+ * futex, a read, a sleep resumed by restart_syscall) runs for a moment
+ * after its release, and on a busy machine waits that moment for a CPU:
+ * its line then says "running".  Before that is taken to mean it left
+ * the call, the line of each such thread (asleep before the capture,
+ * its stack taken in that call, running now) is read again, every
+ * SETTLE_NS, SETTLE_ROUNDS times at most: 50 ms for the whole dump.
+ */
+#define SETTLE_ROUNDS 5
+#define SETTLE_NS 10000000L
+
+static void settle(struct dump *d, pid_t pid)
+{
+	for (int round = 0; round < SETTLE_ROUNDS; round++) {
+		const struct timespec pause = { 0, SETTLE_NS };
+		bool any = false;
+
+		for (size_t i = 0; i < d->n; i++) {
+			const struct dthread *t = &d->t[i];
+
+			any |= t->has_before && in_before(t) && !t->has_call;
+		}
+		if (!any)
+			return;
+		nanosleep(&pause, NULL);
+		for (size_t i = 0; i < d->n; i++) {
+			struct dthread *t = &d->t[i];
+
+			if (t->has_before && in_before(t) && !t->has_call)
+				t->has_call = peek_read_syscall(pid, t->tid,
+								&t->sysfd,
+								&t->call) ==
+						      1 &&
+					      t->call.nr >= 0;
+		}
+	}
+}
+
 /* Add to a wait's text, within its size. */
 static void append(struct wait_info *w, const char *more)
 {
@@ -328,18 +368,24 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 	 * kept open across the passes). */
 	for (size_t i = 0; wd && i < d->n; i++) {
 		struct dthread *t = &d->t[i];
-		bool marked = false;
 
 		/* The marks before the line: a thread seen asleep in the
 		 * call after its marks were read, with the same marks at
 		 * pass 2, did not run in between. */
 		fds[i] = -1;
-		if (t->has_before && t->before.nr == SYS_futex)
-			marked = run_marks(p->pid, t->tid, &fds[i],
-					   &marks[2 * i], &marks[2 * i + 1]);
+		marks[2 * i + 1] = UINT64_MAX; /* not read */
+		if (t->has_before && t->before.nr == SYS_futex &&
+		    !run_marks(p->pid, t->tid, &fds[i], &marks[2 * i],
+			       &marks[2 * i + 1]))
+			marks[2 * i + 1] = UINT64_MAX;
 		t->has_call = peek_read_syscall(p->pid, t->tid, &t->sysfd,
 						&t->call) == 1 &&
 			      t->call.nr >= 0;
+	}
+	settle(d, p->pid);
+	for (size_t i = 0; wd && i < d->n; i++) {
+		struct dthread *t = &d->t[i];
+
 		/* Asleep before the capture, stack taken in that call, and
 		 * out of it now (running, or in another call): the wait its
 		 * stack shows is the one described, marked as left.  The
@@ -360,7 +406,8 @@ void dump_wait_describe(struct dump *d, const struct dproc *p,
 			t->call = t->before;
 			t->has_call = true;
 		}
-		t->marked = marked && t->has_call && t->call.nr == SYS_futex;
+		t->marked = marks[2 * i + 1] != UINT64_MAX && t->has_call &&
+			    t->call.nr == SYS_futex;
 		/* Another call than the one its stack (and kernel stack)
 		 * was taken in: neither goes with this wait. */
 		t->moved = t->has_call && !t->woke &&

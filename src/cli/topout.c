@@ -241,7 +241,12 @@ static void no_stop_keys(void)
  * terminal is stopped by SIGTTIN, and one that sets its modes by SIGTTOU,
  * which would stop ptprof between ticks.  The view ignores both while it
  * runs, in case it is put in the background later (then a read fails
- * with EIO, and getch() gives no key).
+ * with EIO, and getch() gives no key).  SIGTSTP is ignored too: with
+ * its default action, newterm() installs ncurses' own handler (endwin(),
+ * then a redraw), which would run on whichever thread takes the signal
+ * while the writer thread draws, ncurses from two threads; and a view
+ * suspended would leave the terminal in its modes (ptprof-top(1): Ctrl-Z
+ * does nothing in the view).
  */
 static int start_curses(void)
 {
@@ -252,6 +257,7 @@ static int start_curses(void)
 	}
 	signal(SIGTTIN, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
 	setlocale(LC_CTYPE, "");
 	if (!newterm(NULL, stdout, stdin)) {
 		errno = ENOENT;

@@ -91,7 +91,8 @@ struct sampler_proc {
 	struct proc_image *im; /* its current image, in the set */
 	int pidfd;	       /* to tell its exit (and PID reuse) apart */
 	void *task_dir;	       /* /proc/PID/task, kept open */
-	int stat_fd;	       /* /proc/PID/stat, kept open: the thread count */
+	int stat_fd;	       /* /proc/PID/task/PID/stat, kept open: the
+				  thread count, the exec check */
 	struct tidlist tids;   /* its threads as last listed */
 	struct cpuacct_proc acct; /* its CPU time, sweeps */
 	struct unwinder *unw;	  /* of its current image */

@@ -1,14 +1,14 @@
 /*
  * eintrspin - test target: waits in epoll_wait (no timeout) on a pipe
  * nobody writes; when the call ends with EINTR (a ptrace stop ends
- * epoll_wait so: it is not restarted) it burns CPU for SPIN seconds
- * (default 2) before it waits again.  ptprof dump --no-peek stops it, so
- * the reading after its capture finds it running: the dump must still
- * say what it waited on when its stack was taken (tests/dump-woke.test).
- * Prints "ready" just before it first waits; exits 0 after 60 wake-ups
- * (1 on any other end of the call).
+ * epoll_wait so: it is not restarted) it burns CPU until the file GO
+ * exists (it removes it) or 60 s pass, then waits again.  ptprof dump
+ * --no-peek stops it, so the reading after its capture finds it running:
+ * the dump must still say what it waited on when its stack was taken
+ * (tests/dump-woke.test).  Prints "ready" just before it first waits;
+ * exits 0 after 60 wake-ups (1 on any other end of the call).
  *
- *   eintrspin [SPIN]
+ *   eintrspin GO
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,7 +28,7 @@ static double now_s(void)
 
 int main(int argc, char **argv)
 {
-	double spin = argc > 1 ? atof(argv[1]) : 2;
+	const char *go = argc > 1 ? argv[1] : "go";
 	struct epoll_event ev = { .events = EPOLLIN }, out;
 	int ep = epoll_create1(0), p[2];
 
@@ -41,8 +41,9 @@ int main(int argc, char **argv)
 	for (int k = 0; k < 60; k++) {
 		if (epoll_wait(ep, &out, 1, -1) >= 0 || errno != EINTR)
 			return 1;
-		for (double t0 = now_s(); now_s() - t0 < spin;)
-			;
+		for (double t0 = now_s(); now_s() - t0 < 60;)
+			if (unlink(go) == 0)
+				break;
 	}
 	return 0;
 }
