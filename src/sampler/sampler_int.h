@@ -91,8 +91,7 @@ struct sampler_proc {
 	struct proc_image *im; /* its current image, in the set */
 	int pidfd;	       /* to tell its exit (and PID reuse) apart */
 	void *task_dir;	       /* /proc/PID/task, kept open */
-	int stat_fd;	       /* /proc/PID/task/PID/stat, kept open: the
-				  thread count, the exec check */
+	int stat_fd;	       /* task/PID/stat, kept open: thread count */
 	struct tidlist tids;   /* its threads as last listed */
 	struct cpuacct_proc acct; /* its CPU time, sweeps */
 	struct unwinder *unw;	  /* of its current image */
