@@ -87,12 +87,12 @@ struct sampler_proc {
 	bool root;	    /* named (-p) or COMMAND: the run waits for it */
 	bool born;	    /* forked in the run: its CPU time counts from 0 */
 	bool have_exit_cpu; /* exit_cpu_ns is what it used in all, told */
-	uint64_t exit_cpu_ns;  /* ... at its exit (proctree.h) */
-	struct proc_image *im; /* its current image, in the set */
-	int pidfd;	       /* to tell its exit (and PID reuse) apart */
-	void *task_dir;	       /* /proc/PID/task, kept open */
-	int stat_fd;	       /* task/PID/stat, kept open: thread count */
-	struct tidlist tids;   /* its threads as last listed */
+	uint64_t exit_cpu_ns;	  /* ... at its exit (proctree.h) */
+	struct proc_image *im;	  /* its current image, in the set */
+	int pidfd;		  /* to tell its exit (and PID reuse) apart */
+	void *task_dir;		  /* /proc/PID/task, kept open */
+	int stat_fd;		  /* task/PID/stat, kept open: thread count */
+	struct tidlist tids;	  /* its threads as last listed */
 	struct cpuacct_proc acct; /* its CPU time, sweeps */
 	struct unwinder *unw;	  /* of its current image */
 	struct mapsync mapsync;	  /* its maps re-read when code was loaded */
