@@ -143,8 +143,10 @@ static bool is_file(int fd)
 	return kind[fd] == 1;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+int cli_write_all(int fd, const void *buf, size_t len)
 {
+	const char *p = buf;
+
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
@@ -170,7 +172,7 @@ int cli_write(int fd, const void *buf, size_t len, unsigned timeout_ms)
 		return -1;
 	}
 	if (is_file(fd))
-		return write_all(fd, buf, len);
+		return cli_write_all(fd, buf, len);
 	guard_on(&g, timeout_ms);
 	if (sigsetjmp(write_jump, 1) == 0) {
 		write_armed = 1;

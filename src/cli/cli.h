@@ -29,6 +29,9 @@
  * it fails so at once), or write(2)'s (EPIPE: SIGPIPE is the caller's).
  * The rest of buf is dropped.  cli_msg(), cli_die() and cli_print() (raw
  * text to stderr, for --stats) write through it with CLI_WRITE_BOUND_MS.
+ * cli_write_all() writes all of buf however long the reader takes,
+ * retrying after EINTR (0, or -1 and errno): for a regular file, or a
+ * thread that holds nothing anyone waits for (top's writer).
  */
 #ifndef PTPROF_CLI_H
 #define PTPROF_CLI_H
@@ -40,6 +43,7 @@
 enum { EXIT_USAGE = 2, CLI_WRITE_BOUND_MS = 5000 };
 
 int cli_write(int fd, const void *buf, size_t len, unsigned timeout_ms);
+int cli_write_all(int fd, const void *buf, size_t len);
 void cli_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

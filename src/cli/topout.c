@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/topout.h"
 #include "util/grow.h"
 #include "util/timeutil.h"
@@ -100,25 +101,6 @@ int topout_line(struct topout_frame *f, enum topout_attr attr, const char *fmt,
 }
 
 /* ---- the writer thread ---- */
-
-/* All of it, waiting as long as the reader makes it: this thread holds
- * nothing anyone waits for.  (Not cli_write(): its bound is made of
- * process-wide signal handlers and a jump buffer, for the one thread that
- * ran until now; this one blocks every signal.)  0 or an errno. */
-static int write_whole(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* Each line of f on its screen line, cut at the edge. */
 static void draw(const struct topout_frame *f)
@@ -197,7 +179,12 @@ static void *writer(void *arg)
 			if (f)
 				draw(f);
 		} else if (f) {
-			err = write_whole(o->fd, f->text, f->len);
+			/* all of it, as long as the reader takes: this thread
+			 * holds nothing anyone waits for (not cli_write():
+			 * its bound is made of process-wide signal handlers
+			 * and a jump buffer, for the main thread) */
+			if (cli_write_all(o->fd, f->text, f->len))
+				err = errno;
 		}
 		topout_frame_free(f);
 
