@@ -27,8 +27,24 @@
  * again.
  * Without the process clock (it could not be read), every thread is read
  * every tick.
+ *
+ * Narrowed sweeps (CPU mode): what most often calls for a sweep is not a
+ * sleeper waking but a busy thread gone quiet: a running thread's
+ * schedstat moves only at its own scheduler ticks (4 ms apart with
+ * HZ=250) or when it leaves the CPU, so at 1 kHz, or on a busy machine
+ * where it waits for a CPU, it can read as idle 8 times in a row, and
+ * the time it runs next is unexplained.  A sweep then read all 200
+ * quiet threads of a 2-busy-200-idle target (and listed them again) to
+ * find the one that had run a moment before: 30 sweeps in 5 s at 1 kHz.
+ * So the quiet threads found running in the last RECENT_NS are read
+ * first; when what they used leaves under half a period unexplained,
+ * the others are not read, and the rest stays unexplained for the next
+ * ticks.  A sleeper that wakes is still read once it has used half a
+ * period of CPU time, at most, as before.  (Not in --wall mode, where a
+ * thread that ran at all is due: every quiet thread is read.)
  */
 #define QUIET_AFTER 8
+#define RECENT_NS NSEC_PER_SEC
 /* --wall: the checks after a thread's first that sample it, idle or not. */
 #define WALL_YOUNG_CHECKS 2
 
@@ -424,6 +440,8 @@ static int due(struct cpuacct *c, struct cpuacct_proc *p, pid_t tid,
 	c->runs_base = c->runs_now;
 	c->unexpl_base = p->unexpl_total;
 	c->idle_checks = idle ? c->idle_checks + 1 : 0;
+	if (!idle)
+		c->active_ns = now_ns;
 	/* Not a thread owed a sample (CPU mode): it must be read at every
 	 * tick until one finds it running.  Quiet, it would be read only
 	 * at a sweep, which the process clock calls for once the time is
@@ -628,7 +646,35 @@ bool cpuacct_proc_end(struct cpuacct_proc *p, uint64_t explained)
 	p->have_last = true;
 	p->last = p->now;
 	p->sweep = p->unexplained > (int64_t)(p->period_ns / 2);
+	p->sweep_unexpl = p->unexplained;
 	if (p->sweep)
 		p->unexplained = 0;
 	return p->sweep;
+}
+
+bool cpuacct_recent(const struct cpuacct *c, const struct cpuacct_proc *p,
+		    uint64_t now_ns)
+{
+	return !p->wall && c->quiet && c->have_cpu && c->active_ns &&
+	       now_ns - c->active_ns < RECENT_NS;
+}
+
+uint64_t cpuacct_wake(struct cpuacct *c)
+{
+	uint64_t used = cpuacct_explain(c);
+
+	if (used)
+		c->quiet = false;
+	return used;
+}
+
+bool cpuacct_proc_narrow(struct cpuacct_proc *p, uint64_t woke)
+{
+	int64_t left = p->sweep_unexpl - (int64_t)woke;
+
+	if (p->wall || !p->sweep || left > (int64_t)(p->period_ns / 2))
+		return false;
+	p->sweep = false;
+	p->unexplained = left;
+	return true;
 }

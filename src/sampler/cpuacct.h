@@ -50,7 +50,9 @@
  * Quiet threads: one found idle 8 readings in a row is no longer read;
  * the process's CPU-time clock tells when some quiet thread may have run
  * (CPU time that no read thread explains), and then every quiet thread is
- * read once (a sweep).
+ * read once (a sweep).  In CPU mode the quiet threads that ran in the
+ * last second are read first: when they explain that time, the others
+ * are not read (cpuacct_proc_narrow()).
  *
  * Contract: one struct cpuacct per thread (embedded in struct thread),
  * one struct cpuacct_proc per target; plain data, not thread-safe, never
@@ -89,6 +91,8 @@ struct cpuacct {
 	unsigned wall_young;  /* --wall: due checks left that take it
 				 idle or not (a thread just born) */
 	bool quiet;	      /* idle long: read only at a sweep */
+	uint64_t active_ns;   /* CLOCK_MONOTONIC of its last due check
+				 that found it not idle; 0: none */
 	bool on_cpu;	      /* CPU mode: found running at its last check */
 	int64_t pool_w;	      /* due for the threads' small carries: the
 				 samples its stack counts for, or 0 */
@@ -124,6 +128,7 @@ struct cpuacct_proc {
 	uint64_t clock_ns;    /* CLOCK_MONOTONIC when now was read */
 	uint64_t ncpu;	      /* CPUs online */
 	bool sweep;	      /* read the quiet threads too this tick */
+	int64_t sweep_unexpl; /* ... the unexplained time that called it */
 	/* CPU mode totals (see "Small carries" above): */
 	int64_t carry_sum;     /* the carries of the threads in the table */
 	int64_t idle_sum;      /* the carries of threads not running at their
@@ -251,5 +256,22 @@ bool cpuacct_proc_begin(struct cpuacct_proc *p);
 /* End the start of a tick, with what the read threads explained: decide
  * whether this tick is a sweep.  true: a sweep the clock called for. */
 bool cpuacct_proc_end(struct cpuacct_proc *p, uint64_t explained);
+
+/* A sweep called for, CPU mode: is the thread one to read first, quiet
+ * but found running in the last second (cpuacct.c, "Narrowed sweeps")? */
+bool cpuacct_recent(const struct cpuacct *c, const struct cpuacct_proc *p,
+		    uint64_t now_ns);
+
+/* After cpuacct_read() of such a thread: the CPU time it used since its
+ * previous read (0 if the read found another task under its TID).  One
+ * that used any is no longer quiet: it is asked whether it is due this
+ * tick, as at a sweep. */
+uint64_t cpuacct_wake(struct cpuacct *c);
+
+/* The sweep was called for (cpuacct_proc_end()); woke is what the
+ * threads read first explain.  true: that leaves under half a period
+ * unexplained, and the tick is no sweep after all (the rest stays
+ * unexplained, for the next ticks); false: it stays a sweep. */
+bool cpuacct_proc_narrow(struct cpuacct_proc *p, uint64_t woke);
 
 #endif /* PTPROF_CPUACCT_H */

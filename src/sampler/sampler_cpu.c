@@ -98,6 +98,27 @@ bool sampler_cpu_due(struct sampler *s, struct thread *th)
 }
 
 /*
+ * A sweep called for: the quiet threads that ran in the last second read
+ * first, and the sweep called off when they explain the time
+ * (cpuacct.c, "Narrowed sweeps").  true: called off.
+ */
+static bool narrow_sweep(struct sampler *s, struct sampler_proc *p)
+{
+	uint64_t woke = 0;
+
+	if (s->cfg->wall)
+		return false;
+	for (size_t i = 0; i < p->tids.n; i++) {
+		struct thread *th = sampler_procs_thread(s, p, p->tids.tids[i]);
+
+		if (th && cpuacct_recent(&th->cpu, &p->acct, s->tick_ns) &&
+		    sampler_cpu_read(s, th) == 0)
+			woke += cpuacct_wake(&th->cpu);
+	}
+	return cpuacct_proc_narrow(&p->acct, woke);
+}
+
+/*
  * At the start of a tick: the process's CPU time, less what the threads
  * read one by one explain, tells whether the quiet threads are read too
  * this tick (a sweep: see cpuacct.c).
@@ -119,7 +140,7 @@ void sampler_cpu_read_process(struct sampler *s, struct sampler_proc *p)
 		    sampler_cpu_read(s, th) == 0)
 			explained += cpuacct_explain(&th->cpu);
 	}
-	if (cpuacct_proc_end(&p->acct, explained))
+	if (cpuacct_proc_end(&p->acct, explained) && !narrow_sweep(s, p))
 		s->st->sweeps++;
 	/* Only a process that ran can have forked (proctree.h). */
 	if (s->set.tree && clock &&

@@ -218,6 +218,12 @@ bool sampler_stops_spin_worth(struct sampler *s)
 
 	if (!s->nactive || !s->spin_ns)
 		return false;
+	/* ptprof and every thread to stop need a CPU each (one found
+	 * running is counted as running: its check was a moment ago): with
+	 * more of them than CPUs it never spins, and /proc/loadavg is not
+	 * read (a pread each tick: 2 busy threads on 2 CPUs). */
+	if (s->nactive + 1 > s->ncpu)
+		return false;
 	for (size_t i = 0; i < s->nactive; i++)
 		waking += !s->active[i]->cpu.on_cpu;
 	running = procfs_running_tasks(&s->loadavg_fd);

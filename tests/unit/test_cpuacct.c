@@ -20,6 +20,9 @@
  * goes to uncaught_w in whole periods; it is read at every check, never
  * quiet, while it is owed; a stop that found it asleep (cpuacct_missed())
  * leaves its carry, takes no small carries and is not running.
+ * And narrowed sweeps (issue 30): a sweep the process clock calls for is
+ * called off when the quiet threads that ran in the last second explain
+ * the time, leaving the rest unexplained; never in --wall mode.
  */
 #include "config.h"
 
@@ -277,6 +280,60 @@ static void check_caught_running(void)
 	cpuacct_close(&c);
 }
 
+/* Narrowed sweeps (cpuacct.c): made-up readings, no file read. */
+static void check_narrowed(void)
+{
+	const int64_t P = PERIOD_NS;
+	uint64_t now = mono_now_ns() + 10ULL * 1000 * 1000 * 1000;
+	struct cpuacct_proc p;
+	struct cpuacct c = { 0 }, idle = { 0 };
+
+	cpuacct_proc_init(&p, getpid(), PERIOD_NS, false);
+	p.clock_read = true;
+	p.now = 100 * P;
+	CHECK(!cpuacct_proc_end(&p, 0)); /* the first reading */
+	p.now = 103 * P;
+	CHECK(cpuacct_proc_end(&p, 0) && p.sweep && p.sweep_unexpl == 3 * P);
+	/* Quiet, found running 100 ms ago: read first; 2 s ago, or never,
+	 * or not quiet: not. */
+	c.have_cpu = c.quiet = true;
+	c.active_ns = now - 100 * 1000 * 1000;
+	CHECK(cpuacct_recent(&c, &p, now));
+	idle = c;
+	idle.active_ns = now - 2ULL * 1000 * 1000 * 1000;
+	CHECK(!cpuacct_recent(&idle, &p, now));
+	idle.active_ns = 0;
+	CHECK(!cpuacct_recent(&idle, &p, now));
+	/* It used 2.8 periods since its last read: no longer quiet, and the
+	 * 0.2 left unexplained is no sweep. */
+	c.cpu_read = 5 * P;
+	c.cpu_now = 5 * P + 28 * P / 10;
+	CHECK(cpuacct_wake(&c) == (uint64_t)(28 * P / 10) && !c.quiet);
+	CHECK(cpuacct_wake(&c) == 0); /* read once */
+	CHECK(cpuacct_proc_narrow(&p, (uint64_t)(28 * P / 10)));
+	CHECKF(!p.sweep && p.unexplained == 2 * P / 10, "sweep %d left %lld",
+	       p.sweep, (long long)p.unexplained);
+	/* One that used nothing stays quiet. */
+	idle.cpu_read = idle.cpu_now = 7 * P;
+	idle.quiet = true;
+	CHECK(cpuacct_wake(&idle) == 0 && idle.quiet);
+	/* Explaining 1 of 3 periods leaves a sweep. */
+	p.unexplained = 0;
+	p.now = 106 * P;
+	CHECK(cpuacct_proc_end(&p, 0));
+	CHECK(!cpuacct_proc_narrow(&p, (uint64_t)P) && p.sweep);
+	/* --wall: every quiet thread is read. */
+	cpuacct_proc_init(&p, getpid(), PERIOD_NS, true);
+	p.clock_read = true;
+	p.now = 100 * P;
+	cpuacct_proc_end(&p, 0);
+	p.now = 103 * P;
+	CHECK(cpuacct_proc_end(&p, 0));
+	c.quiet = true;
+	CHECK(!cpuacct_recent(&c, &p, now));
+	CHECK(!cpuacct_proc_narrow(&p, (uint64_t)(3 * P)) && p.sweep);
+}
+
 int main(void)
 {
 	struct rlimit rl = { LIMIT, LIMIT };
@@ -354,5 +411,6 @@ int main(void)
 	cpuacct_close(&busy);
 	check_weights();
 	check_caught_running();
+	check_narrowed();
 	return unit_result("test_cpuacct");
 }
