@@ -150,6 +150,16 @@ function fb(x) {
 	return sprintf("%.1f MiB", x / 1048576)
 }
 
+# A row of the Targets table: the median wall time of snapshot tool
+# ref over tool's on 2 busy + 200 idle threads, at least 10×.
+function snap_row(tool, ref, what,    a, b, r) {
+	a = ((tI "|" tool) in snok) ? median(vals["snap" SUBSEP tI "|" tool SUBSEP "wall"]) : ""
+	b = ((tI "|" ref) in snok) ? median(vals["snap" SUBSEP tI "|" ref SUBSEP "wall"]) : ""
+	r = (a != "" && b != "" && a > 0) ? b / a : ""
+	printf "| %s, %s | %s ms | (%s: %s ms) | — | %s | ≥ 10× | %s |\n",
+		what, tlabel(tI), f(a, 1), ref, f(b, 1), r == "" ? "—" : sprintf("%.1f×", r), verdict_ge(r, 10)
+}
+
 # A row of the Targets table: ptprof's (group gp) excess stolen time
 # over perf record -g's (gf), both over the baseline (gn), at most lim.
 function excess_row(gp, gf, gn, label, lim,   a, b, c) {
@@ -362,12 +372,11 @@ END {
 		}
 	}
 	# Issue 30: ptprof dump at least 10 times as fast as eu-stack on 2
-	# busy + 200 idle threads (wall time, medians).
-	a = ((tI "|ptprof-dump") in snok) ? median(vals["snap" SUBSEP tI "|ptprof-dump" SUBSEP "wall"]) : ""
-	b = ((tI "|eu-stack") in snok) ? median(vals["snap" SUBSEP tI "|eu-stack" SUBSEP "wall"]) : ""
-	r = (a != "" && b != "" && a > 0) ? b / a : ""
-	printf "| eu-stack's wall time over ptprof dump's, %s | %s ms | (eu-stack: %s ms) | — | %s | ≥ 10× | %s |\n",
-		tlabel(tI), f(a, 1), f(b, 1), r == "" ? "—" : sprintf("%.1f×", r), verdict_ge(r, 10)
+	# busy + 200 idle threads (wall time, medians), like for like: dump
+	# names inlined frames as eu-stack -i does (the target), dump
+	# --no-inline names none, as eu-stack without -i.
+	snap_row("ptprof-dump", "eu-stack-i", "eu-stack -i's wall time over ptprof dump's (both name inlined frames)")
+	snap_row("ptprof-dump-noinline", "eu-stack", "eu-stack's wall time over ptprof dump --no-inline's (neither names inlined frames)")
 	print ""
 
 	# ---- Per-target tables -----------------------------------------------
@@ -539,35 +548,42 @@ END {
 	print ""
 	print "Wall time of one command that attaches, captures every thread's stack once and" \
 		" detaches (ptprof-dump: `ptprof dump -p PID`, stacks symbolized and printed, as" \
-		" the others do; ptprof: `ptprof -p PID -f 1 -d 0.001`, one tick written to a profile," \
-		" no symbols; eu-stack -p PID;" \
-		" gdb -p PID -batch -ex 'thread apply all bt').  CPU is the command's own user+system time." \
-		" The last column is eu-stack's median wall time over the tool's."
+		" the others do, inlined functions named as frames of their own;" \
+		" ptprof-dump-noinline: the same with --no-inline; -before: the BENCH_BASELINE binary's;" \
+		" ptprof: `ptprof -p PID -f 1 -d 0.001`, one tick written to a profile," \
+		" no symbols; eu-stack: eu-stack -p PID; eu-stack-i: eu-stack -i -p PID, inlined frames named;" \
+		" gdb -p PID -batch -ex 'thread apply all bt', inlined frames named)." \
+		"  CPU is the command's own user+system time." \
+		" The last two columns are eu-stack's and eu-stack -i's median wall time over the tool's:" \
+		" compare a tool that names inlined frames with eu-stack -i, one that does not with eu-stack."
 	print ""
-	print "| tool | target | wall ms median | wall ms min–max | CPU ms median | thread-samples | runs ok | eu-stack ÷ tool |"
-	print "|---|---|---|---|---|---|---|---|"
+	print "| tool | target | wall ms median | wall ms min–max | CPU ms median | thread-samples | runs ok | eu-stack ÷ tool | eu-stack -i ÷ tool |"
+	print "|---|---|---|---|---|---|---|---|---|"
 	for (si = 1; si <= ns; si++) {
 		for (ki = 1; ki <= nk; ki++) {
 			g = st[si] "|" tools[ki]
 			if (tools[ki] in unav) {
-				printf "| %s | %s | unavailable: %s |||||\n", tools[ki], tlabel(st[si]), unav[tools[ki]]
+				printf "| %s | %s | unavailable: %s ||||||\n", tools[ki], tlabel(st[si]), unav[tools[ki]]
 				continue
 			}
 			if (!(g in snok)) {
-				printf "| %s | %s | failed |||| 0/%d |\n", tools[ki], tlabel(st[si]), (g in snfail) ? snfail[g] : 0
+				printf "| %s | %s | failed |||| 0/%d |||\n", tools[ki], tlabel(st[si]), (g in snfail) ? snfail[g] : 0
 				continue
 			}
 			mm = minmax(vals["snap" SUBSEP g SUBSEP "wall"])
 			split(mm, lh, " ")
 			ge = st[si] "|eu-stack"
 			ew = (ge in snok) ? median(vals["snap" SUBSEP ge SUBSEP "wall"]) : ""
+			ge = st[si] "|eu-stack-i"
+			ei = (ge in snok) ? median(vals["snap" SUBSEP ge SUBSEP "wall"]) : ""
 			tw = median(vals["snap" SUBSEP g SUBSEP "wall"])
-			printf "| %s | %s | %s | %s–%s | %s | %s | %d/%d | %s |\n", tools[ki], tlabel(st[si]),
+			printf "| %s | %s | %s | %s–%s | %s | %s | %d/%d | %s | %s |\n", tools[ki], tlabel(st[si]),
 				f(tw, 1), f(lh[1], 1), f(lh[2], 1),
 				f(median(vals["snap" SUBSEP g SUBSEP "cpu"]), 1),
 				("snap" SUBSEP g SUBSEP "samples") in vals ? f(median(vals["snap" SUBSEP g SUBSEP "samples"]), 0) : "—",
 				snok[g], snok[g] + ((g in snfail) ? snfail[g] : 0),
-				(ew != "" && tw > 0) ? sprintf("%.1f×", ew / tw) : "—"
+				(ew != "" && tw > 0) ? sprintf("%.1f×", ew / tw) : "—",
+				(ei != "" && tw > 0) ? sprintf("%.1f×", ei / tw) : "—"
 		}
 	}
 	print ""

@@ -10,9 +10,9 @@
 # thread), gperftools' in-process profiler and perf record (-g, and
 # --call-graph=dwarf: perf-dwarf), at each rate of BENCH_RATES, with the
 # bytes each sampler wrote and the time its report takes on them; then
-# one-shot snapshots (ptprof dump -p, ptprof -f 1
-# -d 0.001 (capture only, no symbols), eu-stack,
-# gdb).  Raw results go to $BENCH_BUILDDIR/bench/results/RUN/, the report to
+# one-shot snapshots (ptprof dump -p with and without inlined frames,
+# ptprof -f 1 -d 0.001 (capture only, no symbols), eu-stack with and
+# without -i, gdb; with BENCH_BASELINE, that ptprof's dump too).  Raw results go to $BENCH_BUILDDIR/bench/results/RUN/, the report to
 # docs/PERFORMANCE.md.  It kills only the processes it started, by PID, and
 # every wait is bounded.  Nothing here uses the network (the one exception:
 # installing elfutils with apt-get when eu-stack is missing, which
@@ -38,7 +38,10 @@ RATES=${BENCH_RATES:-100 1000}
 TARGETS=${BENCH_TARGETS:-1busy 8busy 2busy200idle}
 PROFILERS=${BENCH_PROFILERS:-none floor ptprof ptprof-wall gperftools perf perf-dwarf}
 SNAP_TARGETS=${BENCH_SNAP_TARGETS:-1busy 2busy200idle}
-SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof-dump ptprof eu-stack gdb}
+# ptprof-dump names inlined frames, as eu-stack-i (eu-stack -i) does;
+# ptprof-dump-noinline (--no-inline) and eu-stack do not: the report
+# compares like with like.
+SNAP_TOOLS=${BENCH_SNAP_TOOLS:-ptprof-dump ptprof-dump-noinline ptprof eu-stack eu-stack-i gdb}
 # Another ptprof binary ("before" a change), run in CPU mode on
 # BEFORE_TARGET at each rate, interleaved with the others: the row
 # "ptprof before (CPU mode)".
@@ -287,14 +290,20 @@ snap_target() {
 					-f 1 -d 0.001 -o "$SCRATCH/oneshot.prof" \
 					>"$t.out" 2>"$t.err" && ok=1
 				extra=$(parse_sampler "$(cat "$t.err")") ;;
-			ptprof-dump)
-				"$BIN/cputime" -t 60 "$t.cpu" "$PTPROF" dump \
-					-p "$jpid" >"$t.out" 2>"$t.err"
+			ptprof-dump | ptprof-dump-noinline | ptprof-dump-before | \
+				ptprof-dump-noinline-before)
+				local bin=$PTPROF dopts=()
+				[[ $tool = *-before ]] && bin=$BASELINE
+				[[ $tool = *-noinline* ]] && dopts+=(--no-inline)
+				"$BIN/cputime" -t 60 "$t.cpu" "$bin" dump \
+					"${dopts[@]}" -p "$jpid" >"$t.out" 2>"$t.err"
 				grep -q '^#0 ' "$t.out" && ok=1 ;;
-			eu-stack)
+			eu-stack | eu-stack-i)
 				[ -n "$EU_STACK" ] || continue
-				"$BIN/cputime" -t 60 "$t.cpu" "$EU_STACK" -p "$jpid" \
-					>"$t.out" 2>"$t.err"
+				local eopts=()
+				[ "$tool" = eu-stack-i ] && eopts+=(-i)
+				"$BIN/cputime" -t 60 "$t.cpu" "$EU_STACK" "${eopts[@]}" \
+					-p "$jpid" >"$t.out" 2>"$t.err"
 				grep -q '^#0 ' "$t.out" && ok=1 ;;
 			gdb)
 				[ -n "$GDB" ] || continue
@@ -423,6 +432,17 @@ if [ -n "$BASELINE" ]; then
 	"$BASELINE" --help 2>&1 | grep -q -- --stats && BEFORE_STATS=1
 	# Its row comes right after ptprof's.
 	PROFILERS=$(sed 's/\(^\| \)ptprof\( \|$\)/\1ptprof ptprof-before\2/' <<<"$PROFILERS")
+	# And its dump right after each dump, when it has one.
+	if "$BASELINE" dump --help 2>&1 | grep -q -- --no-inline; then
+		st=""
+		for tool in $SNAP_TOOLS; do
+			st+=" $tool"
+			case $tool in
+			ptprof-dump | ptprof-dump-noinline) st+=" $tool-before" ;;
+			esac
+		done
+		SNAP_TOOLS=${st# }
+	fi
 fi
 
 profs=()
@@ -458,7 +478,7 @@ for prof in $PROFILERS; do
 done
 
 EU_STACK=$(command -v eu-stack || :)
-if [ -z "$EU_STACK" ] && [[ " $SNAP_TOOLS " = *" eu-stack "* ]]; then
+if [ -z "$EU_STACK" ] && [[ " $SNAP_TOOLS " = *" eu-stack"[\ -]* ]]; then
 	if [ "${BENCH_NO_INSTALL:-0}" != 1 ] && [ "$(id -u)" = 0 ] &&
 		command -v apt-get >/dev/null; then
 		log "installing elfutils for eu-stack (apt-get)"
@@ -467,7 +487,10 @@ if [ -z "$EU_STACK" ] && [[ " $SNAP_TOOLS " = *" eu-stack "* ]]; then
 			>"$RUN/apt.log" 2>&1
 		EU_STACK=$(command -v eu-stack || :)
 	fi
-	[ -n "$EU_STACK" ] || unavailable eu-stack "eu-stack not installed (Debian package elfutils)"
+	[ -n "$EU_STACK" ] || {
+		unavailable eu-stack "eu-stack not installed (Debian package elfutils)"
+		unavailable eu-stack-i "eu-stack not installed (Debian package elfutils)"
+	}
 fi
 GDB=$(command -v gdb || :)
 if [ -z "$GDB" ] && [[ " $SNAP_TOOLS " = *" gdb "* ]]; then
