@@ -405,14 +405,20 @@ static void print_process_stats(const struct sampler_stats *st,
 				const struct procset *ps)
 {
 	size_t n = procset_count(ps);
+	const struct procset_retired *ret = procset_retired(ps);
 	const struct proc_image **v;
 
-	if (n < 2 && !st->discovery)
+	if (n + ret->images < 2 && !st->discovery)
 		return;
+	/* the images freed at rotations (procset_retire()) said when any */
 	cli_print("ptprof: stats: processes found %llu, skipped %llu, images "
-		  "%zu\n",
+		  "%zu",
 		  (unsigned long long)st->procs_found,
-		  (unsigned long long)st->procs_skipped, n);
+		  (unsigned long long)st->procs_skipped, n + ret->images);
+	if (ret->images)
+		cli_print(" (%zu ended ones freed at rotations, %zu held)",
+			  ret->images, n);
+	cli_print("\n");
 	if (st->discovery)
 		cli_print("ptprof: stats: descendants found by %s: %llu events, "
 			  "%llu children files read, %llu rescans\n",
