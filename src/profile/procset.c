@@ -308,9 +308,7 @@ pid_t procset_busiest(const struct procset *ps, const uint64_t *count,
 	return best.pid;
 }
 
-/* The order --stats lists images in: most samples first, then the first
- * found. */
-static int cmp_busiest(const void *a, const void *b)
+int procset_cmp_busiest(const void *a, const void *b)
 {
 	const struct proc_image *x = *(const struct proc_image *const *)a;
 	const struct proc_image *y = *(const struct proc_image *const *)b;
@@ -321,11 +319,12 @@ static int cmp_busiest(const void *a, const void *b)
 }
 
 /*
- * The PROCSET_KEEP_BUSIEST-th image in cmp_busiest()'s order (NULL: there
- * are no more than that many, or no memory: then all are kept).  An image
- * at or before it is kept: its samples only grow while it lives and stay
- * once it ended, so one ranked below ten others now stays below ten to
- * the end, and the ten --stats lists at the end are among those kept.
+ * The PROCSET_KEEP_BUSIEST-th image in procset_cmp_busiest()'s order
+ * (NULL: there are no more than that many, or no memory: all are
+ * kept).  An image at or before it is kept: its samples only grow while
+ * it lives and stay once it ended, so one ranked below ten others now
+ * stays below ten to the end, and the ten --stats lists at the end are
+ * among those kept.
  */
 static const struct proc_image *kth_busiest(const struct procset *ps)
 {
@@ -337,7 +336,7 @@ static const struct proc_image *kth_busiest(const struct procset *ps)
 	if (!v)
 		return NULL;
 	memcpy(v, ps->im, ps->n * sizeof(*v));
-	qsort(v, ps->n, sizeof(*v), cmp_busiest);
+	qsort(v, ps->n, sizeof(*v), procset_cmp_busiest);
 	kth = v[PROCSET_KEEP_BUSIEST - 1];
 	free(v);
 	return kth;
@@ -363,7 +362,7 @@ static bool can_retire(const struct procset *ps, size_t i,
 
 	if (!i || !im->ended || im->skipped || !kth)
 		return false;
-	return cmp_busiest(&im, &kth) > 0;
+	return procset_cmp_busiest(&im, &kth) > 0;
 }
 
 size_t procset_retire(struct procset *ps)
@@ -371,6 +370,9 @@ size_t procset_retire(struct procset *ps)
 	const struct proc_image *kth = kth_busiest(ps);
 	size_t k = 0, gone = 0;
 
+	/* Renumbering as it goes keeps the order can_retire() compares
+	 * in: an image before kth has a lower index still, one after it a
+	 * higher one (not renumbered yet). */
 	for (size_t i = 0; i < ps->n; i++) {
 		struct proc_image *im = ps->im[i];
 

@@ -127,6 +127,10 @@ size_t procset_sampled_pids(const struct procset *ps);
 pid_t procset_busiest(const struct procset *ps, const uint64_t *count,
 		      uint64_t *most);
 
+/* qsort() order of an array of image pointers: most samples first, then
+ * the first found (--stats lists the busiest so). */
+int procset_cmp_busiest(const void *a, const void *b);
+
 /* Ended images kept by procset_retire() whatever their age: the ones
  * with the most samples (ties: the first found), which --stats lists. */
 #define PROCSET_KEEP_BUSIEST 10

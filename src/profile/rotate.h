@@ -10,9 +10,9 @@
  * builders and the next period starts with the next tick, so every
  * sample is in exactly one file.  The images that ended are then of no
  * more use but to the summary: procset_retire() frees them (an endless
- * --children run keeps no more than the processes that live).  The last period is written by ptprof
- * itself at the end (rotate_finish()), after the writers still under
- * way have finished.
+ * --children run keeps no more than the processes that live).  The
+ * last period is written by ptprof itself at the end (rotate_finish()),
+ * after the writers still under way have finished.
  *
  * The engine of a struct recwrite (recwrite.h), which holds its struct
  * rotate as rot; it reads the sampler's counts from a struct
