@@ -17,7 +17,8 @@
 # their count against the periods the run lasted, and RUN/summary.md gets
 # RSS at the start and the end, its slope over the second half of the
 # loop (least squares, % per hour of that half's mean; the goal:
-# under 1 % per hour) and ptprof's --stats about its heap.
+# under 1 % per hour) and ptprof's --stats about its heap, its rotations
+# and the process images they freed.
 #
 # It signals only the processes it started (ptprof, the loop), by PID;
 # the loop's own children end by themselves (each is bounded), every wait

@@ -1,8 +1,9 @@
 ## Several processes in one run (issue 14): -p A,B; a COMMAND's
 ## descendants; a short-lived descendant's CPU time; every process of the
 ## tree untraced however ptprof ends.  The targets come from integ.mk and
-## record.mk.
-## Covers: sampler_procs proctree launch reaper seccomp procset
+## record.mk.  An endless run frees the images that ended at each
+## rotation (issue 30: procs-retire).
+## Covers: sampler_procs proctree launch reaper seccomp procset rotate
 ## Covers: proctree_cn proctree_scan proctree_ts cpuwatch
 TESTS += \
 	tests/procs-pids.test \
@@ -18,6 +19,7 @@ TESTS += \
 	tests/procs-forktree.test \
 	tests/procs-make.test \
 	tests/procs-storm-rss.test \
+	tests/procs-retire.test \
 	tests/procs-zombies.test
 EXTRA_DIST += tests/procs.sh
 

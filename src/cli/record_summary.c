@@ -386,17 +386,6 @@ static void print_stats(const struct options *o, const struct sampler_stats *st)
 	print_budget_stats(st);
 }
 
-/* The images by samples, most first: --stats shows the top ones. */
-static int by_samples(const void *a, const void *b)
-{
-	const struct proc_image *x = *(const struct proc_image *const *)a;
-	const struct proc_image *y = *(const struct proc_image *const *)b;
-
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? 1 : -1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
 #define STATS_PROCESSES 10
 
 /* --stats of a run over several processes: how they were found, the
@@ -405,14 +394,20 @@ static void print_process_stats(const struct sampler_stats *st,
 				const struct procset *ps)
 {
 	size_t n = procset_count(ps);
+	const struct procset_retired *ret = procset_retired(ps);
 	const struct proc_image **v;
 
-	if (n < 2 && !st->discovery)
+	if (n + ret->images < 2 && !st->discovery)
 		return;
+	/* the images freed at rotations (procset_retire()) said when any */
 	cli_print("ptprof: stats: processes found %llu, skipped %llu, images "
-		  "%zu\n",
+		  "%zu",
 		  (unsigned long long)st->procs_found,
-		  (unsigned long long)st->procs_skipped, n);
+		  (unsigned long long)st->procs_skipped, n + ret->images);
+	if (ret->images)
+		cli_print(" (%zu ended ones freed at rotations, %zu held)",
+			  ret->images, n);
+	cli_print("\n");
 	if (st->discovery)
 		cli_print("ptprof: stats: descendants found by %s: %llu events, "
 			  "%llu children files read, %llu rescans\n",
@@ -424,7 +419,7 @@ static void print_process_stats(const struct sampler_stats *st,
 		return;
 	for (size_t i = 0; i < n; i++)
 		v[i] = procset_at(ps, i);
-	qsort(v, n, sizeof(*v), by_samples);
+	qsort(v, n, sizeof(*v), procset_cmp_busiest);
 	for (size_t i = 0; i < n && i < STATS_PROCESSES && v[i]->samples; i++)
 		cli_print("ptprof: stats: process %d (%s): %llu samples, %llu "
 			  "threads stopped\n",

@@ -4,7 +4,10 @@
  * An array of pointers to images allocated one by one, so that an image
  * stays where it is while the array grows.  A pid's newest image is found
  * from the end: the images of a pid that execs are found in order, and a
- * PID reused by a later process has the later image.
+ * PID reused by a later process has the later image.  The images
+ * retired (procset_retire()) leave their counts in ret, and the PIDs of
+ * those sampled in a bitmap (pid_max bits at most: 512 kB for 2^22
+ * PIDs), for procset_sampled_pids().
  */
 #include "config.h"
 
@@ -20,6 +23,9 @@
 struct procset {
 	struct proc_image **im;
 	size_t n, cap;
+	struct procset_retired ret;
+	unsigned char *pid_bits; /* PIDs of retired images with samples */
+	size_t pid_bytes;
 };
 
 struct procset *procset_new(void)
@@ -36,6 +42,7 @@ void procset_free(struct procset *ps)
 		free(ps->im[i]);
 	}
 	free(ps->im);
+	free(ps->pid_bits);
 	free(ps);
 }
 
@@ -110,7 +117,52 @@ size_t procset_sampled(const struct procset *ps)
 
 	for (size_t i = 0; i < ps->n; i++)
 		n += ps->im[i]->samples > 0;
+	return n + ps->ret.sampled;
+}
+
+/* Is pid among the retired images' sampled PIDs? */
+static bool retired_pid(const struct procset *ps, pid_t pid)
+{
+	size_t byte = (size_t)pid / 8;
+
+	return pid > 0 && byte < ps->pid_bytes &&
+	       (ps->pid_bits[byte] >> (pid % 8) & 1);
+}
+
+/* The distinct PIDs of the retired images with samples. */
+static size_t retired_pids(const struct procset *ps)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->pid_bytes; i++)
+		n += (size_t)__builtin_popcount(ps->pid_bits[i]);
 	return n;
+}
+
+/* pid into the bitmap of retired sampled PIDs: 0, or -1 (no memory). */
+static int note_retired_pid(struct procset *ps, pid_t pid)
+{
+	size_t byte = (size_t)pid / 8;
+
+	if (pid <= 0)
+		return 0;
+	if (byte >= ps->pid_bytes) {
+		/* doubled, so that a PID a little higher each time (they
+		 * climb to pid_max, then wrap) costs few reallocs */
+		size_t len = ps->pid_bytes ? ps->pid_bytes : 512;
+		unsigned char *b;
+
+		while (len <= byte)
+			len *= 2;
+		b = realloc(ps->pid_bits, len);
+		if (!b)
+			return -1;
+		memset(b + ps->pid_bytes, 0, len - ps->pid_bytes);
+		ps->pid_bits = b;
+		ps->pid_bytes = len;
+	}
+	ps->pid_bits[byte] |= (unsigned char)(1u << (pid % 8));
+	return 0;
 }
 
 /* Distinct PIDs among the sampled images: a PID counts at its first
@@ -126,11 +178,12 @@ static size_t sampled_pids_slow(const struct procset *ps)
 
 		if (!im->samples)
 			continue;
+		seen = retired_pid(ps, im->pid);
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = ps->im[j]->pid == im->pid && ps->im[j]->samples;
 		n += !seen;
 	}
-	return n;
+	return n + retired_pids(ps);
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -151,13 +204,13 @@ size_t procset_sampled_pids(const struct procset *ps)
 	if (!v)
 		return sampled_pids_slow(ps);
 	for (size_t i = 0; i < ps->n; i++)
-		if (ps->im[i]->samples)
+		if (ps->im[i]->samples && !retired_pid(ps, ps->im[i]->pid))
 			v[k++] = ps->im[i]->pid;
 	qsort(v, k, sizeof(*v), cmp_pid);
 	for (size_t i = 0; i < k; i++)
 		n += !i || v[i] != v[i - 1];
 	free(v);
-	return n;
+	return n + retired_pids(ps);
 }
 
 const char *procset_image_root(const struct procset *ps,
@@ -253,4 +306,97 @@ pid_t procset_busiest(const struct procset *ps, const uint64_t *count,
 	free(v);
 	*most = best.total;
 	return best.pid;
+}
+
+int procset_cmp_busiest(const void *a, const void *b)
+{
+	const struct proc_image *x = *(const struct proc_image *const *)a;
+	const struct proc_image *y = *(const struct proc_image *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The PROCSET_KEEP_BUSIEST-th image in procset_cmp_busiest()'s order
+ * (NULL: there are no more than that many, or no memory: all are
+ * kept).  An image at or before it is kept: its samples only grow while
+ * it lives and stay once it ended, so one ranked below ten others now
+ * stays below ten to the end, and the ten --stats lists at the end are
+ * among those kept.
+ */
+static const struct proc_image *kth_busiest(const struct procset *ps)
+{
+	const struct proc_image **v, *kth;
+
+	if (ps->n <= PROCSET_KEEP_BUSIEST)
+		return NULL;
+	v = malloc(ps->n * sizeof(*v));
+	if (!v)
+		return NULL;
+	memcpy(v, ps->im, ps->n * sizeof(*v));
+	qsort(v, ps->n, sizeof(*v), procset_cmp_busiest);
+	kth = v[PROCSET_KEEP_BUSIEST - 1];
+	free(v);
+	return kth;
+}
+
+/* An ended image's maps freed for an empty one (none: they stay). */
+static void empty_maps(struct procset *ps, struct proc_image *im)
+{
+	struct maps *none;
+
+	if (!maps_entry(im->maps, 0) || !(none = maps_new()))
+		return;
+	maps_free(im->maps);
+	im->maps = none;
+	ps->ret.maps_emptied++;
+}
+
+/* Can image i go (procset_retire())? */
+static bool can_retire(const struct procset *ps, size_t i,
+		       const struct proc_image *kth)
+{
+	const struct proc_image *im = ps->im[i];
+
+	if (!i || !im->ended || im->skipped || !kth)
+		return false;
+	return procset_cmp_busiest(&im, &kth) > 0;
+}
+
+size_t procset_retire(struct procset *ps)
+{
+	const struct proc_image *kth = kth_busiest(ps);
+	size_t k = 0, gone = 0;
+
+	/* Renumbering as it goes keeps the order can_retire() compares
+	 * in: an image before kth has a lower index still, one after it a
+	 * higher one (not renumbered yet). */
+	for (size_t i = 0; i < ps->n; i++) {
+		struct proc_image *im = ps->im[i];
+
+		if (im->ended)
+			empty_maps(ps, im);
+		if (!can_retire(ps, i, kth) ||
+		    (im->samples && note_retired_pid(ps, im->pid))) {
+			im->index = (unsigned)k;
+			ps->im[k++] = im;
+			continue;
+		}
+		ps->ret.images++;
+		ps->ret.sampled += im->samples > 0;
+		if (im->pid != ps->im[0]->pid)
+			ps->ret.samples_other += im->samples;
+		maps_free(im->maps);
+		free(im);
+		gone++;
+	}
+	ps->n = k;
+	return gone;
+}
+
+const struct procset_retired *procset_retired(const struct procset *ps)
+{
+	return &ps->ret;
 }

@@ -12,12 +12,21 @@
  * 0: the first -p PID, or COMMAND), for the writers, the summary and
  * --stats.
  *
+ * An endless run (--children --rotate on a service that forks for every
+ * request) must not keep every image it saw: at the end of a period,
+ * once the period's builders are emptied, procset_retire() empties the
+ * maps of every ended image (none of its addresses is left to name) and
+ * frees the ended images the summary does not need, folding their counts
+ * into the set's totals (procset_retired()).
+ *
  * Contract: plain data (procset_image_root() alone asks /proc), not
  * thread-safe, never prints or exits.  The set
  * owns its images and their maps; each image is allocated on its own and
- * stays at its address until procset_free(), so a pointer to one may be
- * kept for the whole run.  Allocation failure: NULL, errno ENOMEM, the
- * set unchanged.
+ * stays at its address until procset_free() or, ended, until a
+ * procset_retire() frees it: a pointer to an image may be kept while its
+ * process lives (and is that image), and no pointer or index to an ended
+ * one may be kept past procset_retire(), which renumbers the images.
+ * Allocation failure: NULL, errno ENOMEM, the set unchanged.
  */
 #ifndef PTPROF_PROCSET_H
 #define PTPROF_PROCSET_H
@@ -35,7 +44,8 @@
 #define PROCSET_MAX_LIVE 4096
 
 struct proc_image {
-	unsigned index;	   /* in the set: 0, 1, ... in the order found */
+	unsigned index;	   /* in the set: 0, 1, ... in the order found
+			      (renumbered by procset_retire()) */
 	pid_t pid;	   /* its process (thread group ID) */
 	pid_t ppid;	   /* the process it was found a child of; 0: named
 			       (-p) or COMMAND */
@@ -86,7 +96,8 @@ void procset_free(struct procset *ps);
 struct proc_image *procset_add(struct procset *ps, pid_t pid, pid_t ppid,
 			       const char *comm);
 
-/* Images held, and the i-th (i below procset_count()). */
+/* Images held, and the i-th (i below procset_count()); those retired
+ * are not among them. */
 size_t procset_count(const struct procset *ps);
 struct proc_image *procset_at(const struct procset *ps, size_t i);
 
@@ -102,16 +113,48 @@ const char *procset_image_root(const struct procset *ps,
 			       const struct proc_image *im, char *buf,
 			       size_t len);
 
-/* Images with at least one sample; distinct PIDs among them. */
+/* Images with at least one sample; distinct PIDs among them (the
+ * retired included). */
 size_t procset_sampled(const struct procset *ps);
 size_t procset_sampled_pids(const struct procset *ps);
 
 /* The process with the most samples: the PID whose images' counts add
- * up highest, count[i] being image i's (NULL: the images' own samples);
+ * up highest, count[i] being image i's (NULL: the images' own samples,
+ * the retired ones' not counted);
  * on a tie, the PID whose first image came first.  Its total into *most
  * (may be NULL).  The first image's PID when no image counted anything;
  * 0 for an empty set. */
 pid_t procset_busiest(const struct procset *ps, const uint64_t *count,
 		      uint64_t *most);
+
+/* qsort() order of an array of image pointers: most samples first, then
+ * the first found (--stats lists the busiest so). */
+int procset_cmp_busiest(const void *a, const void *b);
+
+/* Ended images kept by procset_retire() whatever their age: the ones
+ * with the most samples (ties: the first found), which --stats lists. */
+#define PROCSET_KEEP_BUSIEST 10
+
+/* What procset_retire() freed so far. */
+struct procset_retired {
+	size_t images;		/* image records freed */
+	size_t sampled;		/* of them, with at least one sample */
+	size_t maps_emptied;	/* ended images whose maps were freed */
+	uint64_t samples_other; /* their samples, of PIDs other than image
+				   0's */
+};
+
+/*
+ * The end of a period, its samples handed to their writers and the
+ * builders emptied: no stack refers to an ended image any more, nor can
+ * one come (an image ends when its process is settled, or execs).  Every
+ * ended image's maps are freed (an empty map kept); the ended images are
+ * freed but for image 0 (the root's, which names the run), the skipped
+ * (warned about at the end) and the PROCSET_KEEP_BUSIEST with the most
+ * samples; the rest are renumbered in their order.  Returns the images
+ * freed by this call.
+ */
+size_t procset_retire(struct procset *ps);
+const struct procset_retired *procset_retired(const struct procset *ps);
 
 #endif /* PTPROF_PROCSET_H */

@@ -242,11 +242,12 @@ static int write_legacy(struct recwrite *w, const struct procset *ps,
 	return -1;
 }
 
-/* Samples of processes other than the root (image 0's PID). */
+/* Samples of processes other than the root (image 0's PID), the retired
+ * images' included. */
 uint64_t recwrite_other_samples(const struct procset *ps)
 {
 	pid_t root = procset_at(ps, 0)->pid;
-	uint64_t n = 0;
+	uint64_t n = procset_retired(ps)->samples_other;
 
 	for (size_t i = 0; i < procset_count(ps); i++)
 		if (procset_at(ps, i)->pid != root)
@@ -324,11 +325,18 @@ static const struct perfmap *image_jit(void *arg, const struct proc_image *im,
 	return m;
 }
 
-void recwrite_free(struct recwrite *w)
+void recwrite_forget_jit(struct recwrite *w)
 {
 	for (size_t i = 0; i < w->njit; i++)
 		perfmap_free(w->jit[i]);
 	free(w->jit);
+	w->jit = NULL;
+	w->njit = 0;
+}
+
+void recwrite_free(struct recwrite *w)
+{
+	recwrite_forget_jit(w);
 	free(w->all_path);
 }
 

@@ -105,6 +105,10 @@ char *recwrite_all_path(const char *legacy);
 /* Samples of processes other than the root (image 0's PID), whole run. */
 uint64_t recwrite_other_samples(const struct procset *ps);
 
+/* The perf maps read so far (image_jit()) forgotten: the images they
+ * are kept by were renumbered (procset_retire()). */
+void recwrite_forget_jit(struct recwrite *w);
+
 /* Why the output file at path cannot be written, errno err being what
  * profile_out_write or its check said (outfile.h): a clause, in a static
  * buffer. */

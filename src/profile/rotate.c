@@ -18,6 +18,7 @@
 #include "profile/outfile.h"
 #include "profile/outname.h"
 #include "profile/pprof_out.h"
+#include "profile/procset.h"
 #include "profile/profile_out.h"
 #include "profile/recwrite.h"
 #include "profile/rotate.h"
@@ -236,6 +237,12 @@ static int rotate(struct recwrite *w, const struct rotate_counts *st,
 	w->records = 0;
 	if (w->pprof)
 		pprof_out_reset(w->pprof);
+	/* The builders are empty: no stack names an ended image now, and
+	 * the writer child has its own copy of them.  The perf maps read
+	 * here (a period written without a child) are by image index, which
+	 * retiring renumbers: read again when needed. */
+	if (procset_retire(r->ps))
+		recwrite_forget_jit(w);
 	r->seq++;
 	clock_gettime(CLOCK_REALTIME, &w->start);
 	r->start_ns = mono_now_ns();
@@ -301,8 +308,8 @@ void rotate_block_signal(struct recwrite *w)
 }
 
 /* Before sampling: the first period and its names. */
-int rotate_start(struct recwrite *w, pid_t pid, const struct procset *ps,
-		 char *err, size_t len)
+int rotate_start(struct recwrite *w, pid_t pid, struct procset *ps, char *err,
+		 size_t len)
 {
 	struct rotate *r = &w->rot;
 

@@ -8,9 +8,11 @@
  * (bgwrite.h), which has a copy of the builders and the process set and
  * writes the files while the sampler goes on; the parent empties its
  * builders and the next period starts with the next tick, so every
- * sample is in exactly one file.  The last period is written by ptprof
- * itself at the end (rotate_finish()), after the writers still under
- * way have finished.
+ * sample is in exactly one file.  The images that ended are then of no
+ * more use but to the summary: procset_retire() frees them (an endless
+ * --children run keeps no more than the processes that live).  The
+ * last period is written by ptprof itself at the end (rotate_finish()),
+ * after the writers still under way have finished.
  *
  * The engine of a struct recwrite (recwrite.h), which holds its struct
  * rotate as rot; it reads the sampler's counts from a struct
@@ -78,7 +80,8 @@ struct rotate {
 	uint64_t py_at;	    /* stats->py_merged at the period's start */
 	struct recwrite_period per;		/* the period being written */
 	char legacy[PATH_MAX], pprof[PATH_MAX]; /* the period's names */
-	const struct procset *ps;		/* the run's */
+	struct procset *ps; /* the run's: its ended images retired at each
+			       rotation (procset_retire()) */
 	sigset_t usr2;
 	struct bgwrite bg;
 	/* the names each writer under way writes, by bgwrite slot tag */
@@ -109,8 +112,8 @@ void rotate_block_signal(struct recwrite *w);
  * of the outputs are pinned (outfile_pin_dir()): every period's files,
  * and --keep's removals, are made in them as they were at the start;
  * rotate_free() closes them. */
-int rotate_start(struct recwrite *w, pid_t pid, const struct procset *ps,
-		 char *err, size_t len);
+int rotate_start(struct recwrite *w, pid_t pid, struct procset *ps, char *err,
+		 size_t len);
 
 /* Between ticks: collect the writers that ended, rotate when due.  -1
  * and a sentence in err when the next period's names cannot be made. */

@@ -4,10 +4,14 @@
  * images stay at their address while the set grows, the newest image of
  * a PID is found, and the sampled counts count images and distinct PIDs
  * (many of them, out of order, too); the busiest PID adds up its images
- * (own samples or the counts given), a tie going to the one found first.
+ * (own samples or the counts given), a tie going to the one found first;
+ * procset_retire() frees the ended images but image 0, the skipped and
+ * the ten busiest, renumbers the rest, and the sampled counts keep the
+ * freed ones.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "profile/procset.h"
@@ -117,8 +121,64 @@ static void check_busiest(void)
 	procset_free(ps);
 }
 
+/* 100 short children of a shell (PIDs 1001..1100, each exec'd: two
+ * images), one still running; image 0 the shell. */
+static void check_retire(void)
+{
+	struct procset *ps = procset_new();
+	struct proc_image *sh, *live = NULL, *skip, *im;
+	size_t freed;
+
+	CHECK(ps != NULL);
+	sh = procset_add(ps, 1000, 0, "sh");
+	CHECK(sh != NULL);
+	sh->samples = 1;
+	for (pid_t pid = 1001; pid <= 1100; pid++) {
+		CHECK(procset_add(ps, pid, 1000, "sh") != NULL);
+		im = procset_add(ps, pid, 1000, "true");
+		CHECK(im != NULL);
+		im->samples = pid % 2 ? 1 : 0; /* 50 sampled */
+		if (pid == 1050)
+			im->samples = 1000 + pid; /* among the busiest */
+		im->ended = pid != 1100;
+		live = im;
+	}
+	skip = procset_add(ps, 1200, 1000, "suid");
+	CHECK(skip != NULL);
+	skip->skipped = EPERM;
+	skip->ended = true;
+	CHECK(procset_count(ps) == 202 && procset_sampled(ps) == 52);
+	CHECK(procset_sampled_pids(ps) == 52);
+	freed = procset_retire(ps);
+	/* kept: the ten busiest (1050, then the 1-sample ones found
+	 * first: sh, 1001, 1003, ..., 1015), 1100's live image, the
+	 * skipped */
+	CHECKF(freed == 202 - 12, "%zu freed", freed);
+	CHECK(procset_retired(ps)->images == freed);
+	CHECK(procset_count(ps) == 202 - freed);
+	CHECK(procset_at(ps, 0) == sh && sh->index == 0);
+	for (size_t i = 0; i < procset_count(ps); i++)
+		CHECK(procset_at(ps, i)->index == i);
+	CHECK(procset_find(ps, 1100) == live && procset_find(ps, 1200) == skip);
+	CHECK(procset_find(ps, 1050) != NULL && procset_find(ps, 1015));
+	CHECK(procset_find(ps, 1049) == NULL && !procset_find(ps, 1017));
+	/* the counts over the run are the same */
+	CHECK(procset_sampled(ps) == 52 && procset_sampled_pids(ps) == 52);
+	CHECK(procset_retired(ps)->samples_other == 42);
+	CHECK(procset_retired(ps)->sampled == 42);
+	/* a freed one's PID reused: counted once */
+	im = procset_add(ps, 1021, 1000, "true");
+	CHECK(im != NULL);
+	im->samples = 1;
+	CHECK(procset_sampled(ps) == 53 && procset_sampled_pids(ps) == 52);
+	/* again: nothing more ended */
+	CHECK(procset_retire(ps) == 0);
+	procset_free(ps);
+}
+
 int main(void)
 {
+	check_retire();
 	check_busiest();
 	check_exec();
 	check_stable();
