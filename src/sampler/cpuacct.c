@@ -306,14 +306,18 @@ int cpuacct_state_once(struct cpuacct *c, pid_t pid, pid_t tid, char *name,
 	return state;
 }
 
+uint64_t cpuacct_carry_bound(uint64_t period_ns)
+{
+	return CARRY_MAX * period_ns > CARRY_MAX_NS ? CARRY_MAX * period_ns :
+						      CARRY_MAX_NS;
+}
+
 /* CPU mode: the whole periods a carry holds beyond CARRY_MAX are given
  * up on, into uncaught_w (cpuacct.h, "Caught running"). */
 static void give_up_beyond_max(struct cpuacct *c, struct cpuacct_proc *p)
 {
 	int64_t period = (int64_t)p->period_ns;
-	int64_t max = CARRY_MAX * period > (int64_t)CARRY_MAX_NS ?
-			      CARRY_MAX * period :
-			      (int64_t)CARRY_MAX_NS;
+	int64_t max = (int64_t)cpuacct_carry_bound(p->period_ns);
 	int64_t w = (c->carry - max) / period;
 
 	if (p->wall || w <= 0)

@@ -141,6 +141,9 @@ struct cpuacct_proc {
 	uint64_t first;	       /* the process clock at the first tick */
 };
 
+/* The most CPU time a thread's carry may hold at period_ns a period
+ * (max(CARRY_MAX periods, CARRY_MAX_NS): "Caught running" above). */
+uint64_t cpuacct_carry_bound(uint64_t period_ns);
 void cpuacct_init(struct cpuacct *c);
 void cpuacct_close(struct cpuacct *c);
 

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "sampler/cpuacct.h"
 #include "sampler/sampler_budget.h"
 
 /* The rate of a scale, in Hz. */
@@ -52,10 +53,8 @@ static uint64_t window_held(const struct sampler_budget *b,
 void sampler_budget_init(struct sampler_budget *b, double max, uint64_t base_ns,
 			 uint64_t now, struct sampler_stats *st)
 {
-	/* cpuacct.c's bound on a carry: max(CARRY_MAX periods,
-	 * CARRY_MAX_NS); a third of it between two grid points. */
-	uint64_t bound = 8 * base_ns > 64 * NSEC_PER_MSEC ? 8 * base_ns :
-							    64 * NSEC_PER_MSEC;
+	/* a third of the bound on a carry between two grid points */
+	uint64_t bound = cpuacct_carry_bound(base_ns);
 
 	memset(b, 0, sizeof(*b));
 	b->max = max;
