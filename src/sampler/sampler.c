@@ -98,6 +98,16 @@ static bool take_signal(struct sampler *s)
 	return true;
 }
 
+uint64_t sampler_ticks_per_sec(const struct sampler *s)
+{
+	uint64_t period = s->cfg->max_overhead ?
+				  sampler_budget_period(&s->budget) :
+				  s->period_ns;
+	uint64_t n = period ? NSEC_PER_SEC / period : 1;
+
+	return n ? n : 1;
+}
+
 /*
  * The unwinder's hook, between two steps: every SERVE_EVERY_NS of
  * unwinding, let go of the threads whose stops came meanwhile (a LATE

@@ -159,7 +159,7 @@ void sampler_cpu_read_process(struct sampler *s, struct sampler_proc *p)
  */
 bool sampler_cpu_selected(struct sampler *s, struct thread *th, bool due)
 {
-	uint64_t per_sec = NSEC_PER_SEC / s->period_ns, every;
+	uint64_t per_sec = sampler_ticks_per_sec(s), every;
 
 	if (!s->cfg->want_names && !s->cfg->select)
 		return true;
@@ -167,7 +167,7 @@ bool sampler_cpu_selected(struct sampler *s, struct thread *th, bool due)
 	 * after 1, 2, 4, ... ticks, up to once a second. */
 	every = th->name_reads < 20 ? (uint64_t)1 << th->name_reads : per_sec;
 	if (every > per_sec)
-		every = per_sec ? per_sec : 1;
+		every = per_sec;
 	if (!th->name_tick || (due && s->tick - th->name_tick >= every)) {
 		th->name_reads++;
 		if (cpuacct_state_once(&th->cpu, th->proc->pid, th->tid,

@@ -262,6 +262,10 @@ enum peek_use {
 
 /* sampler.c: the unwinders' hook (struct sampler_hooks). */
 bool sampler_between_steps(void *arg, uint64_t now);
+/* sampler.c: ticks a second at the rate the ticks run at now (lowered by
+ * --max-overhead: then "once a second" in ticks is not the -f rate's);
+ * at least 1. */
+uint64_t sampler_ticks_per_sec(const struct sampler *s);
 
 /* sampler_tick.c: one tick; 0, or -1 with errno (the run ends). */
 int sampler_tick(struct sampler *s);

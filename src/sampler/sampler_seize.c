@@ -86,7 +86,7 @@ static int seize_refused(struct sampler *s, struct thread *th)
 		th->tracer = tracer;
 		th->rebased = false;
 		cpuacct_drop_carry(&th->cpu, &th->proc->acct);
-		th->retry_tick = s->tick + NSEC_PER_SEC / s->period_ns;
+		th->retry_tick = s->tick + sampler_ticks_per_sec(s);
 	}
 	errno = EPERM;
 	return -1;
@@ -277,7 +277,7 @@ static bool need_listing(struct sampler *s, struct sampler_proc *p)
 	uint64_t age = s->tick - p->first_tick;
 	int n;
 
-	if (p->tids.n == 0 || age % (NSEC_PER_SEC / s->period_ns) == 0)
+	if (p->tids.n == 0 || age % sampler_ticks_per_sec(s) == 0)
 		return true;
 	if (!s->cfg->wall && p->acct.have_last)
 		return p->acct.sweep;
