@@ -107,6 +107,7 @@ tests_targets_exiter_LDFLAGS = $(PT_TARGET_LINKFLAGS)
 
 TESTS += \
 	tests/vdso.test \
+	tests/missed-stall.test \
 	tests/syscall-bias.test \
 	tests/syscall-truth.test \
 	tests/late-stop.test \

@@ -338,7 +338,12 @@ static int run_loop(struct sampler *s, uint64_t start)
 		uint64_t now = mono_now_ns(), next = ticksched_next(&sched);
 		uint64_t missed;
 
+		/* The deadlines a long last tick overran (a burst of new
+		 * processes to set up, on a loaded machine: one tick in
+		 * 1.5 s was seen) are missed too, up to when the end was
+		 * found. */
 		if (s->target_gone) {
+			s->st->missed_ticks += ticksched_missed(&sched, now);
 			s->st->end = SAMPLER_END_TARGET_EXITED;
 			return 0;
 		}
