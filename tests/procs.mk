@@ -20,6 +20,7 @@ TESTS += \
 	tests/procs-make.test \
 	tests/procs-storm-rss.test \
 	tests/procs-retire.test \
+	tests/procs-retire-skip.test \
 	tests/procs-zombies.test
 EXTRA_DIST += tests/procs.sh
 

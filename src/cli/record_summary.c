@@ -430,6 +430,10 @@ static void print_process_stats(const struct sampler_stats *st,
 		if (v[i]->skipped)
 			cli_print("ptprof: stats: process %d (%s) skipped: %s\n",
 				  (int)v[i]->pid, v[i]->comm, v[i]->skip_why);
+	if (ret->skipped)
+		cli_print("ptprof: stats: %zu more skipped processes ended and "
+			  "were freed at rotations\n",
+			  ret->skipped);
 	free(v);
 }
 

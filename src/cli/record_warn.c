@@ -140,12 +140,15 @@ static void warn_hung_fs(void)
  * skipped after samples of it were taken (one that came to be traced by
  * its parent, PTRACE_TRACEME, or whose CPU time became unreadable) is in
  * the profile up to then: the line says so rather than "not sampled".
- * The process named is one never sampled when there is one.
+ * The process named is one never sampled when there is one.  The counts
+ * are the whole run's: those freed at rotations are in
+ * procset_retired(), which keeps the first and the first never sampled.
  */
 static void warn_skipped(const struct procset *ps)
 {
 	const struct proc_image *first = NULL;
-	size_t n = 0, partly = 0;
+	size_t n = procset_retired(ps)->skipped;
+	size_t partly = procset_retired(ps)->skipped_partly;
 
 	for (size_t i = 0; i < procset_count(ps); i++) {
 		const struct proc_image *im = procset_at(ps, i);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/procfs.h"
 #include "profile/procset.h"
 #include "util/grow.h"
 
@@ -109,6 +110,46 @@ struct proc_image *procset_find(const struct procset *ps, pid_t pid)
 		if (ps->im[i]->pid == pid)
 			return ps->im[i];
 	return NULL;
+}
+
+int procset_note_start(struct proc_image *im)
+{
+	struct procfs_stat st;
+
+	if (procfs_stat_read(im->pid, 0, &st)) {
+		if (errno != ENOENT && errno != ESRCH)
+			return -1;
+		st.starttime = PROCSET_START_ENDED;
+	}
+	im->start = st.starttime;
+	im->have_start = true;
+	return 0;
+}
+
+/* Is im's process gone, or another under its PID?  Unknown: no. */
+static bool skip_gone(const struct proc_image *im)
+{
+	struct procfs_stat st;
+
+	if (im->have_start && im->start == PROCSET_START_ENDED)
+		return true;
+	if (procfs_stat_read(im->pid, 0, &st))
+		return errno == ENOENT || errno == ESRCH;
+	return im->have_start && st.starttime != im->start;
+}
+
+bool procset_skip_applies(const struct procset *ps, pid_t pid)
+{
+	const struct proc_image *im = procset_find(ps, pid);
+	struct procfs_stat st;
+
+	if (!im || !im->skipped ||
+	    (im->have_start && im->start == PROCSET_START_ENDED))
+		return false;
+	/* A PID wraps on an endless run: the one skipped long ago may be a
+	 * new process's now, which is to be sampled. */
+	return !im->have_start || procfs_stat_read(pid, 0, &st) ||
+	       st.starttime == im->start;
 }
 
 size_t procset_sampled(const struct procset *ps)
@@ -354,20 +395,40 @@ static void empty_maps(struct procset *ps, struct proc_image *im)
 	ps->ret.maps_emptied++;
 }
 
-/* Can image i go (procset_retire())? */
+/* The skipped images procset_retire() keeps for the end-of-run warning
+ * (record_warn.c): the first, and the first never sampled, in order. */
+struct skip_pins {
+	bool first, unsampled;
+};
+
+/* Is skipped image im one of them?  (Called once per image, in order.) */
+static bool skip_pinned(struct skip_pins *pin, const struct proc_image *im)
+{
+	bool pinned = !pin->first || (!im->samples && !pin->unsampled);
+
+	pin->first = true;
+	pin->unsampled |= !im->samples;
+	return pinned;
+}
+
+/* Can image i go (procset_retire())?  A skipped image asks /proc last,
+ * for the few that may go. */
 static bool can_retire(const struct procset *ps, size_t i,
-		       const struct proc_image *kth)
+		       const struct proc_image *kth, struct skip_pins *pin)
 {
 	const struct proc_image *im = ps->im[i];
+	bool pinned = im->skipped && skip_pinned(pin, im);
 
-	if (!i || !im->ended || im->skipped || !kth)
+	if (!i || !im->ended || pinned || !kth ||
+	    procset_cmp_busiest(&im, &kth) <= 0)
 		return false;
-	return procset_cmp_busiest(&im, &kth) > 0;
+	return !im->skipped || skip_gone(im);
 }
 
 size_t procset_retire(struct procset *ps)
 {
 	const struct proc_image *kth = kth_busiest(ps);
+	struct skip_pins pin = { false, false };
 	size_t k = 0, gone = 0;
 
 	/* Renumbering as it goes keeps the order can_retire() compares
@@ -378,7 +439,7 @@ size_t procset_retire(struct procset *ps)
 
 		if (im->ended)
 			empty_maps(ps, im);
-		if (!can_retire(ps, i, kth) ||
+		if (!can_retire(ps, i, kth, &pin) ||
 		    (im->samples && note_retired_pid(ps, im->pid))) {
 			im->index = (unsigned)k;
 			ps->im[k++] = im;
@@ -386,6 +447,8 @@ size_t procset_retire(struct procset *ps)
 		}
 		ps->ret.images++;
 		ps->ret.sampled += im->samples > 0;
+		ps->ret.skipped += im->skipped != 0;
+		ps->ret.skipped_partly += im->skipped && im->samples;
 		if (im->pid != ps->im[0]->pid)
 			ps->ret.samples_other += im->samples;
 		maps_free(im->maps);

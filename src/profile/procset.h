@@ -17,9 +17,14 @@
  * once the period's builders are emptied, procset_retire() empties the
  * maps of every ended image (none of its addresses is left to name) and
  * frees the ended images the summary does not need, folding their counts
- * into the set's totals (procset_retired()).
+ * into the set's totals (procset_retired()).  A skipped image goes too
+ * once its process is gone: its count and whether it had samples stay
+ * in the totals, the first skipped (and the first never sampled) stay
+ * for the end-of-run warning.
  *
- * Contract: plain data (procset_image_root() alone asks /proc), not
+ * Contract: plain data but for the functions that look at /proc
+ * (procset_image_root(), procset_note_start(), procset_skip_applies(),
+ * and procset_retire() through them), not
  * thread-safe, never prints or exits.  The set
  * owns its images and their maps; each image is allocated on its own and
  * stays at its address until procset_free() or, ended, until a
@@ -62,7 +67,17 @@ struct proc_image {
 	 * PROCSET_MAX_LIVE processes) and one sentence without a newline. */
 	int skipped;
 	char skip_why[160];
+	/* A skipped image's process, as it started: /proc/PID/stat field 22
+	 * (procset_note_start()), or PROCSET_START_ENDED: it ended;
+	 * have_start false: unread.  A skip decision holds for that process
+	 * only, not for a later one under its PID. */
+	bool have_start;
+	uint64_t start;
 };
+
+/* proc_image.start of a process known to have ended (no start time is
+ * that). */
+#define PROCSET_START_ENDED UINT64_MAX
 
 /* Where a stack came from: handed with every stack the sampler records
  * (sampler_config.on_stack). */
@@ -113,6 +128,19 @@ const char *procset_image_root(const struct procset *ps,
 			       const struct proc_image *im, char *buf,
 			       size_t len);
 
+/* Image im's process's start time read now (/proc/PID/stat field 22)
+ * into im->start, have_start set (PROCSET_START_ENDED: no such process):
+ * 0, or -1 with errno (unreadable: no descriptor left; im unchanged).
+ * The caller knows that PID is still im's process (a pidfd, or a process
+ * just found). */
+int procset_note_start(struct proc_image *im);
+
+/* Does a skip decision hold for pid: is its newest image skipped, and
+ * pid still that process?  A start time that differs (the PID reused)
+ * says no; one unread then or now (no descriptor left, or gone: a NEW
+ * for it finds nothing) keeps the decision, as the safe side. */
+bool procset_skip_applies(const struct procset *ps, pid_t pid);
+
 /* Images with at least one sample; distinct PIDs among them (the
  * retired included). */
 size_t procset_sampled(const struct procset *ps);
@@ -142,6 +170,9 @@ struct procset_retired {
 	size_t maps_emptied;	/* ended images whose maps were freed */
 	uint64_t samples_other; /* their samples, of PIDs other than image
 				   0's */
+	size_t skipped;		/* of them, skipped (procset_skip_applies()
+				   no more) */
+	size_t skipped_partly;	/* of those, with samples before the skip */
 };
 
 /*
@@ -149,10 +180,12 @@ struct procset_retired {
  * builders emptied: no stack refers to an ended image any more, nor can
  * one come (an image ends when its process is settled, or execs).  Every
  * ended image's maps are freed (an empty map kept); the ended images are
- * freed but for image 0 (the root's, which names the run), the skipped
- * (warned about at the end) and the PROCSET_KEEP_BUSIEST with the most
- * samples; the rest are renumbered in their order.  Returns the images
- * freed by this call.
+ * freed but for image 0 (the root's, which names the run), the
+ * PROCSET_KEEP_BUSIEST with the most samples, the first skipped image
+ * and the first skipped one never sampled (the end-of-run warning names
+ * them) and the skipped whose process lives on (a NEW for it must still
+ * find the decision: procset_skip_applies()); the rest are renumbered in
+ * their order.  Returns the images freed by this call.
  */
 size_t procset_retire(struct procset *ps);
 const struct procset_retired *procset_retired(const struct procset *ps);

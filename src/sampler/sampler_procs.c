@@ -182,6 +182,7 @@ static int add_skipped(struct sampler *s, pid_t pid, pid_t ppid, int err,
 	im->skipped = err;
 	im->ended = true;
 	snprintf(im->skip_why, sizeof(im->skip_why), "%s", why);
+	procset_note_start(im); /* unread: skipped_already() errs safe */
 	s->st->procs_found++;
 	s->st->procs_skipped++;
 	return 0;
@@ -502,6 +503,15 @@ static void finish_proc(struct sampler *s, size_t i)
 	settle_ended(s, p);
 	threadtab_sweep(s->threads, of_proc, p);
 	p->im->ended = true;
+	/* Skipped while it lives: its start time tells skipped_already()
+	 * whether a NEW under its PID is still it; one that exited, whose
+	 * PID may be another's soon, holds no decision any more. */
+	if (im->skipped && sampler_procs_exited(p)) {
+		im->have_start = true;
+		im->start = PROCSET_START_ENDED;
+	} else if (im->skipped && !im->have_start) {
+		procset_note_start(im);
+	}
 	if (s->set.tree)
 		proctree_forget(s->set.tree, p->pid);
 	s->set.roots_live -= p->root;
@@ -594,14 +604,14 @@ void sampler_procs_finish_gone(struct sampler *s)
 /*
  * A NEW for a PID skipped already (another tracer holds it, the cap):
  * the tree may report it again after proctree_forget(), when its parent's
- * children are read.  It stays skipped, and is warned about once.  (A
- * later process under a reused PID is missed so, which is rare.)
+ * children are read.  It stays skipped, and is warned about once.  A
+ * later process under the PID (they wrap on an endless run) is not that
+ * one: its start time differs, and it is sampled
+ * (procset_skip_applies()).
  */
 static bool skipped_already(const struct sampler *s, pid_t pid)
 {
-	const struct proc_image *im = procset_find(s->ps, pid);
-
-	return im && im->skipped;
+	return procset_skip_applies(s->ps, pid);
 }
 
 /*

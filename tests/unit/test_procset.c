@@ -7,12 +7,17 @@
  * (own samples or the counts given), a tie going to the one found first;
  * procset_retire() frees the ended images but image 0, the skipped and
  * the ten busiest, renumbers the rest, and the sampled counts keep the
- * freed ones.
+ * freed ones; skipped images go too once their process is gone (counted
+ * in the totals; the first and the first never sampled kept for the
+ * warning, the one of a live process kept), and a skip decision holds
+ * for its process only: a PID since reused (another start time) or
+ * ended is not skipped.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile/procset.h"
 #include "unit.h"
@@ -176,8 +181,95 @@ static void check_retire(void)
 	procset_free(ps);
 }
 
+/* PIDs from 2^22 on are above any pid_max: no such process. */
+#define NO_PID 4194304
+
+/* A skipped image of pid, ended (it never was sampled after the skip). */
+static struct proc_image *add_skip(struct procset *ps, pid_t pid,
+				   uint64_t samples)
+{
+	struct proc_image *im = procset_add(ps, pid, 1000, "sandboxed");
+
+	CHECK(im != NULL);
+	im->skipped = EPERM;
+	im->ended = true;
+	im->samples = samples;
+	snprintf(im->skip_why, sizeof(im->skip_why), "why %d", (int)pid);
+	return im;
+}
+
+static void check_retire_skipped(void)
+{
+	struct procset *ps = procset_new();
+	struct proc_image *first, *unsampled, *self, *im;
+	size_t freed, skipped = 0, partly = 0;
+
+	CHECK(ps != NULL);
+	CHECK(procset_add(ps, 1000, 0, "sh") != NULL);
+	for (pid_t pid = 1001; pid <= 1010; pid++) { /* the ten busiest */
+		im = procset_add(ps, pid, 1000, "busy");
+		CHECK(im != NULL);
+		im->samples = 100;
+		im->ended = true;
+	}
+	first = add_skip(ps, NO_PID, 5); /* skipped after 5 samples */
+	unsampled = add_skip(ps, NO_PID + 1, 0);
+	add_skip(ps, NO_PID + 2, 3);
+	for (pid_t i = 0; i < 200; i++)
+		add_skip(ps, NO_PID + 10 + i, 0);
+	/* this process, skipped and alive: kept for a NEW of it */
+	self = add_skip(ps, getpid(), 0);
+	CHECK(procset_note_start(self) == 0 && self->have_start);
+	CHECK(self->start != PROCSET_START_ENDED);
+	/* one known ended */
+	im = add_skip(ps, NO_PID + 5, 0);
+	im->have_start = true;
+	im->start = PROCSET_START_ENDED;
+	CHECK(procset_count(ps) == 11 + 3 + 200 + 2);
+	freed = procset_retire(ps);
+	CHECKF(freed == 2 + 200, "%zu freed", freed);
+	CHECK(procset_count(ps) == 11 + 2 + 1);
+	CHECK(procset_find(ps, NO_PID) == first);
+	CHECK(procset_find(ps, NO_PID + 1) == unsampled);
+	CHECK(procset_find(ps, getpid()) == self);
+	CHECK(!procset_find(ps, NO_PID + 2) && !procset_find(ps, NO_PID + 5));
+	CHECK(procset_retired(ps)->skipped == 202);
+	CHECK(procset_retired(ps)->skipped_partly == 1);
+	CHECK(procset_retired(ps)->sampled == 1);
+	/* the whole run's counts, as warn_skipped() adds them */
+	for (size_t i = 0; i < procset_count(ps); i++) {
+		skipped += procset_at(ps, i)->skipped != 0;
+		partly += procset_at(ps, i)->skipped &&
+			  procset_at(ps, i)->samples;
+	}
+	CHECK(skipped + procset_retired(ps)->skipped == 205);
+	CHECK(partly + procset_retired(ps)->skipped_partly == 2);
+	/* nothing more is gone */
+	CHECK(procset_retire(ps) == 0);
+
+	/* the skip decision: this process, as it started, is skipped... */
+	CHECK(procset_skip_applies(ps, getpid()));
+	/* ...not a process that started otherwise under its PID (reused) */
+	self->start++;
+	CHECK(!procset_skip_applies(ps, getpid()));
+	/* nor one that ended, nor a PID never skipped */
+	self->start = PROCSET_START_ENDED;
+	CHECK(!procset_skip_applies(ps, getpid()));
+	CHECK(!procset_skip_applies(ps, 1001));
+	/* unread start (no descriptor then): the decision holds, as before */
+	self->have_start = false;
+	CHECK(procset_skip_applies(ps, getpid()));
+	/* now another start: freed at the next rotation, once gone */
+	self->have_start = true;
+	self->start = 1;
+	CHECK(procset_retire(ps) == 1 && procset_retired(ps)->skipped == 203);
+	CHECK(!procset_find(ps, getpid()));
+	procset_free(ps);
+}
+
 int main(void)
 {
+	check_retire_skipped();
 	check_retire();
 	check_busiest();
 	check_exec();
