@@ -505,8 +505,11 @@ static void finish_proc(struct sampler *s, size_t i)
 	p->im->ended = true;
 	/* Skipped while it lives: its start time tells skipped_already()
 	 * whether a NEW under its PID is still it; one that exited, whose
-	 * PID may be another's soon, holds no decision any more. */
-	if (im->skipped && sampler_procs_exited(p)) {
+	 * PID may be another's soon, holds no decision any more.  Only its
+	 * pidfd proves it ended: without one, "no thread listed" may be
+	 * ptprof out of descriptors (EMFILE), and procset_note_start() then
+	 * leaves the start unread, which keeps the skip. */
+	if (im->skipped && p->pidfd >= 0 && sampler_procs_exited(p)) {
 		im->have_start = true;
 		im->start = PROCSET_START_ENDED;
 	} else if (im->skipped && !im->have_start) {
