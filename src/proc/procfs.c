@@ -326,35 +326,13 @@ int procfs_uid(pid_t pid, uid_t *uid)
  */
 static bool may_keep(int fd)
 {
-	/* The limit, as last read by this thread, and how many more
-	 * answers it may give: a getrlimit() at every open was 810 of a
-	 * 202-thread dump's system calls (issue 30).  The limit only
-	 * changes when ptprof raises it (cli_raise_fd_limit()) or someone
-	 * runs prlimit on it: a "no" is checked against a fresh read (a
-	 * raise is seen at once), a "yes" at most REFRESH times in a row
-	 * (a lowering is seen within that many opens). */
-	enum { REFRESH = 64 };
-	static _Thread_local rlim_t limit;
-	static _Thread_local unsigned left;
 	struct rlimit rl;
 	rlim_t reserve;
 
-	for (int fresh = 0; fresh < 2; fresh++) {
-		if (!left || fresh) {
-			if (getrlimit(RLIMIT_NOFILE, &rl))
-				return true;
-			limit = rl.rlim_cur;
-			left = REFRESH;
-			fresh = 1;
-		}
-		left--;
-		if (limit == RLIM_INFINITY)
-			return true;
-		reserve = limit / 4 < 16 ? 16 : limit / 4;
-		if ((rlim_t)fd + reserve < limit)
-			return true;
-	}
-	return false;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	reserve = rl.rlim_cur / 4 < 16 ? 16 : rl.rlim_cur / 4;
+	return (rlim_t)fd + reserve < rl.rlim_cur;
 }
 
 /*
