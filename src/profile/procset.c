@@ -126,30 +126,38 @@ int procset_note_start(struct proc_image *im)
 	return 0;
 }
 
-/* Is im's process gone, or another under its PID?  Unknown: no. */
-static bool skip_gone(const struct proc_image *im)
+/*
+ * Has skipped image im's process left its PID?  1: yes, it ended or
+ * another has the PID (PIDs wrap on an endless run: the one
+ * skipped long ago may be a new process's now, which is to be sampled);
+ * 0: no, or its start is unknown (the skip holds by PID then); -1: its
+ * stat could not be read (errno says why).
+ */
+static int skip_moved(const struct proc_image *im)
 {
 	struct procfs_stat st;
 
 	if (im->have_start && im->start == PROCSET_START_ENDED)
-		return true;
+		return 1;
 	if (procfs_stat_read(im->pid, 0, &st))
-		return errno == ENOENT || errno == ESRCH;
+		return -1;
 	return im->have_start && st.starttime != im->start;
+}
+
+/* Is im's process gone, or another under its PID?  Unknown: no. */
+static bool skip_gone(const struct proc_image *im)
+{
+	int r = skip_moved(im);
+
+	return r > 0 || (r < 0 && (errno == ENOENT || errno == ESRCH));
 }
 
 bool procset_skip_applies(const struct procset *ps, pid_t pid)
 {
 	const struct proc_image *im = procset_find(ps, pid);
-	struct procfs_stat st;
 
-	if (!im || !im->skipped ||
-	    (im->have_start && im->start == PROCSET_START_ENDED))
-		return false;
-	/* A PID wraps on an endless run: the one skipped long ago may be a
-	 * new process's now, which is to be sampled. */
-	return !im->have_start || procfs_stat_read(pid, 0, &st) ||
-	       st.starttime == im->start;
+	/* Unreadable: the skip holds (not sampling cannot harm it). */
+	return im && im->skipped && skip_moved(im) <= 0;
 }
 
 size_t procset_sampled(const struct procset *ps)
