@@ -50,7 +50,8 @@ base(FILENAME) == "results.tsv" {
 END {
 	nw = split(meta["workloads"], ws, " ")
 	section_head("Accuracy against perf", "bench/accuracy.sh", "bench-accuracy")
-	print "- ptprof " meta["ptprof_version"] " (git " meta["ptprof_git"] "), CPU mode at " meta["hz"] " Hz; " \
+	print "- ptprof " meta["ptprof_version"] " (git " meta["ptprof_git"] "), CPU mode at " meta["hz"] " Hz" \
+		(meta["ptprof_args"] != "" ? " with " meta["ptprof_args"] : "") "; " \
 		meta["perf_version"] "; " meta["xz_version"] "; " meta["python_version"] "; " meta["perl_version"] \
 		(meta["sqlite_version"] != "" ? "; sqlite " meta["sqlite_version"] : "") "."
 	if ("unavailable" in meta) {
@@ -60,7 +61,7 @@ END {
 	}
 	print "- Method: each workload is started, left " meta["warmup"] " s to warm up, then one " \
 		meta["secs"] " s window of it is recorded three times at once, all attached to its PID:" \
-		" `ptprof -f " meta["hz"] "` and `perf record -e cpu-clock -g` at " meta["perf_a"] \
+		" `ptprof -f " meta["hz"] (meta["ptprof_args"] != "" ? " " meta["ptprof_args"] : "") "` and `perf record -e cpu-clock -g` at " meta["perf_a"] \
 		" Hz (**perf A**) and at " meta["perf_b"] " Hz (**perf B**).  " meta["reps"] \
 		" windows per workload, interleaved; medians with (min–max)."
 	print ""

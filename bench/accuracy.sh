@@ -73,6 +73,9 @@ SVC_SECS=${ACC_SVC_SECS:-6}
 SVC_WARMUP=${ACC_SVC_WARMUP:-2}
 SVC_HZ=${ACC_SVC_HZ:-1000}
 XZ_MB=${ACC_XZ_MB:-160}
+# Options added to every ptprof of the run (words), e.g. "--max-overhead=1"
+# to measure what a budget costs in accuracy (bench/README.md).
+PT_ARGS=${ACC_PTPROF_ARGS:-}
 # The section's markers in docs/PERFORMANCE.md (bench/run.sh keeps the
 # block when it rewrites the rest of the file).
 BEGIN_MARK='<!-- bench/accuracy.sh: begin -->'
@@ -143,7 +146,8 @@ run_one() {
 	"$PERF" record -e cpu-clock -F "$PERF_B" -g --no-buildid-cache -p "$WPID" \
 		-o "$d/perfB.data" >"$d/perfB.log" 2>&1 &
 	PB=$!
-	"$PTPROF" -p "$WPID" -f "$HZ" -d "$SECS" -o "$d/ptprof.prof" \
+	# shellcheck disable=SC2086
+	"$PTPROF" -p "$WPID" -f "$HZ" -d "$SECS" $PT_ARGS -o "$d/ptprof.prof" \
 		>"$d/ptprof.log" 2>&1 &
 	PT=$!
 	nap "$SECS"
@@ -254,6 +258,7 @@ trap 'svc_stop_all; window_cleanup' EXIT
 	echo "reps=$REPS"
 	echo "warmup=$WARMUP"
 	echo "hz=$HZ"
+	echo "ptprof_args=$PT_ARGS"
 	echo "perf_a=$PERF_A"
 	echo "perf_b=$PERF_B"
 	echo "xz_mb=$XZ_MB"

@@ -64,7 +64,7 @@ END {
 	print "- Method (bench/services.sh): the service and its load are started by the script" \
 		" on 127.0.0.1 or a unix socket, left " meta["svc_warmup"] " s, then its whole process" \
 		" tree is recorded over the same " meta["svc_secs"] " s by `ptprof -p ROOT --children -f " \
-		meta["svc_hz"] "` and `perf record -e cpu-clock -F " meta["svc_hz"] " -g -p ROOT,DESCENDANTS`." \
+		meta["svc_hz"] (meta["ptprof_args"] != "" ? " " meta["ptprof_args"] : "") "` and `perf record -e cpu-clock -F " meta["svc_hz"] " -g -p ROOT,DESCENDANTS`." \
 		"  Flat profiles by function as above (perf's kernel samples at their first user frame)."
 	print "- **floor** = overlap(perf's odd samples, perf's even samples): perf against itself," \
 		" the noise of a profile of this size.  The goal is overlap(ptprof, perf) ≥ 0.90 × floor" \
