@@ -374,6 +374,24 @@ machine_info() {
 # is rewritten.
 REPORT_BLOCKS="accuracy truth procs treemem symbols"
 
+# The block written by hand between "<!-- by hand: begin -->" and
+# "<!-- by hand: end -->" (why a goal of the Targets table is not met, and
+# what would meet it): kept in file $1, the new report, right after its
+# Targets section.
+keep_by_hand() {
+	local b='<!-- by hand: begin -->' e='<!-- by hand: end -->'
+	[ -f "$REPORT" ] && grep -qx "$b" "$REPORT" || return 0
+	awk -v b="$b" -v e="$e" 'NR == FNR { if ($0 == b) keep = 1
+			if (keep) blk = blk $0 "\n"
+			if ($0 == e) keep = 0
+			next }
+		/^## / && seen && !done { printf "%s\n", blk; done = 1 }
+		/^## Targets/ { seen = 1 }
+		{ print }
+		END { if (!done) printf "\n%s", blk }' "$REPORT" "$1" >"$1.hand" &&
+		mv "$1.hand" "$1"
+}
+
 write_report() {
 	local dir=$1 tmp
 	[ -s "$dir/meta" ] || die "$dir/meta: no such results"
@@ -383,6 +401,7 @@ write_report() {
 	awk -f "$here/report.awk" "$dir/meta" "$dir/unavailable" \
 		"$dir/results.tsv" "$dir/snapshots.tsv" >"$tmp" ||
 		{ rm -f "$tmp"; die "report.awk failed"; }
+	keep_by_hand "$tmp"
 	for blk in $REPORT_BLOCKS; do
 		b="<!-- bench/$blk.sh: begin -->" e="<!-- bench/$blk.sh: end -->"
 		[ -f "$REPORT" ] && grep -qx "$b" "$REPORT" &&
