@@ -4,7 +4,7 @@
 ## record.mk.  An endless run frees the images that ended at each
 ## rotation (issue 30: procs-retire).
 ## Covers: sampler_procs proctree launch reaper seccomp procset rotate
-## Covers: proctree_cn proctree_scan proctree_ts cpuwatch sampler_births
+## Covers: proctree_cn proctree_scan proctree_ts cpuwatch
 TESTS += \
 	tests/procs-pids.test \
 	tests/procs-launch.test \

@@ -193,7 +193,7 @@ tests_unit_test_outfile_LDADD = $(PT_LIBS)
 UNIT_SAMPLER_TESTS = tests/unit/test_cpuacct tests/unit/test_sysbias \
 	tests/unit/test_threadtab tests/unit/test_ticksched \
 	tests/unit/test_tselect tests/unit/test_sampler_budget \
-	tests/unit/test_sampler_stops tests/unit/test_sampler_births
+	tests/unit/test_sampler_stops
 check_PROGRAMS += $(UNIT_SAMPLER_TESTS)
 TESTS += $(UNIT_SAMPLER_TESTS)
 tests_unit_test_cpuacct_SOURCES = tests/unit/test_cpuacct.c
@@ -210,8 +210,6 @@ tests_unit_test_sampler_budget_SOURCES = tests/unit/test_sampler_budget.c
 tests_unit_test_sampler_budget_LDADD = $(PT_LIBS) -lm
 tests_unit_test_sampler_stops_SOURCES = tests/unit/test_sampler_stops.c
 tests_unit_test_sampler_stops_LDADD = $(PT_LIBS)
-tests_unit_test_sampler_births_SOURCES = tests/unit/test_sampler_births.c
-tests_unit_test_sampler_births_LDADD = $(PT_LIBS)
 
 ## report: the flame graph's structure (test_flame), its differential
 ## form (test_flame_diff) and its time strip (test_flame_time).

@@ -374,8 +374,6 @@ static int run_loop(struct sampler *s, uint64_t start)
 		 * counted as missed, never caught up in a burst. */
 		missed = ticksched_take(&sched, now);
 		s->st->missed_ticks += missed;
-		s->tick_late = missed >
-			       0; /* set-ups held back (sampler_births.c) */
 		if (s->cfg->max_overhead && s->cfg->wall)
 			s->tick_weight = sampler_budget_weight(&s->budget,
 							       missed);

@@ -83,8 +83,7 @@
  *
  * Several processes (issue 14): the roots (config->pids) and, with
  * config->children, their descendants, which proctree.h finds without
- * tracing them; a new one is sampled from the tick after it is found
- * (in a burst, after it is set up: sampler_births.c).
+ * tracing them; a new one is sampled from the tick after it is found.
  * All share the one tick: each process's CPU time is read (an idle one
  * costs its CPU clock's reading and nothing more), the due threads of
  * all are seized and interrupted (a process's at the end of its seizes),

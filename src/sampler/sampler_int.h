@@ -18,8 +18,6 @@
  *   sampler_stats.c   --stats histograms and quantiles
  *   sampler_budget.c  --max-overhead: the rate the overhead calls for
  *   sampler_procs.c   the process set: roots, descendants, execs, exits
- *   sampler_births.c  new descendants queued, set up within a share of
- *                     the period; those never set up (their EXIT)
  *   sampler_py.c      the Python half: runtimes, frames, the merge
  *
  * The loop's files call sampler_procs.c and sampler_py.c; sampler_procs.c
@@ -156,16 +154,8 @@ struct sampler_set {
 	struct proctree *tree; /* cfg->children: their descendants */
 	struct pollfd *pfds;   /* their pidfds, for poll_exits() */
 	size_t cap_pfds;
-	/* Reported by the tree and not set up yet, oldest first from
-	 * births_head (sampler_births.c); ticks that left some queued. */
-	struct sampler_birth {
-		pid_t pid, ppid;
-		bool born;
-	} * births;
-	size_t births_head, nbirths, cap_births;
-	uint64_t births_deferred;
 	/* Born and gone before they could be read: their EXIT's CPU time
-	 * goes to their own row (sampler_births_exit()). */
+	 * goes to their own row (sampler_procs.c, unread_exit()). */
 	struct sampler_unread {
 		pid_t pid, ppid;
 	} * unread;
@@ -229,7 +219,6 @@ struct sampler {
 	/* The tick (sampler_tick.c); its clock read by all. */
 	uint64_t tick;
 	uint64_t tick_ns;     /* CLOCK_MONOTONIC at its start */
-	bool tick_late;	      /* taken after a deadline missed (sampler.c) */
 	int64_t tick_real_ns; /* CLOCK_REALTIME at its start (sample_origin) */
 	uint64_t period_ns;
 	bool sampled_any; /* some process was sampled at some tick */
@@ -389,14 +378,6 @@ void sampler_stats_peek(struct sampler_stats *st, enum peek_result r,
 /* sampler_procs.c: the process set (see there).  Calls the loop only
  * through s->hooks. */
 int sampler_procs_add_roots(struct sampler *s);
-/* Set up pid, a root or a descendant (ppid: its parent), in the set;
- * 0 (also when it is gone already, or skipped), or -1 with errno. */
-int sampler_procs_add(struct sampler *s, pid_t pid, pid_t ppid, bool root,
-		      bool born);
-/* A born process's CPU time at its exit, cpu_ns, on its own row
- * (read never: "[CPU time of no stack]"); 0 or -1 (ENOMEM). */
-int sampler_procs_pool_exit(struct sampler *s, pid_t pid, pid_t ppid,
-			    const char *comm, uint64_t cpu_ns);
 int sampler_procs_watch(struct sampler *s);
 void sampler_procs_finish_gone(struct sampler *s);
 bool sampler_procs_roots_left(const struct sampler *s);
@@ -412,20 +393,6 @@ struct thread *sampler_procs_thread(struct sampler *s, struct sampler_proc *p,
 /* th's TID is another task's, or it exec'd: its user-code stacks and
  * its system call split forgotten. */
 void sampler_procs_forget_user_code(struct thread *th);
-
-/* sampler_births.c: the tree's new processes before their set-up. */
-/* A NEW: pid queued for its set-up (set up at once when the queue is
- * full); 0 or -1 (ENOMEM). */
-int sampler_births_queue(struct sampler *s, pid_t pid, pid_t ppid, bool born);
-/* Set up the queued ones, oldest first, until a share of the period
- * from the tick's start is spent (all: every one); 0 or -1 with errno. */
-int sampler_births_setup(struct sampler *s, bool all);
-/* pid, born, gone before it could be read: kept for its EXIT; 0 or -1. */
-int sampler_births_unread(struct sampler *s, pid_t pid, pid_t ppid);
-/* An EXIT of no process of the set: one queued or unread never is, its
- * CPU time at exit on its own row; 0 or -1 (ENOMEM). */
-int sampler_births_exit(struct sampler *s, const struct proctree_event *ev);
-void sampler_births_free(struct sampler *s);
 
 /* sampler_wait.c: --wall, what a capture taken in a call waits on, into
  * th->wait and th->wait_holder (WAIT_NONE when not in a call). */

@@ -255,37 +255,53 @@ static int start_proc(struct sampler *s, struct sampler_proc *p, pid_t ppid,
 }
 
 /*
- * A process to sample from the next tick on: a root (cfg->pids), or a
- * descendant proctree found (sampler_births.c).  The pidfd is opened
- * first: a descendant already gone is no part of the run (0), and the
- * PID cannot be another process's from then on.  Past PROCSET_MAX_LIVE
- * it is skipped, and so are its descendants.  Its maps are read now, for
- * the unwinder.  born: forked in the run (proctree.h), its CPU time
- * counted from 0; one gone already (or a zombie: it will not run again,
- * and its set-up would be for nothing) is kept for its EXIT
- * (sampler_births_exit()).
+ * A process born in the run and reaped before it could be read (its NEW
+ * was taken after its parent waited for it): kept until its EXIT, which
+ * may tell the CPU time it used (proctree.h), UNREAD_MAX of them at
+ * most (a tree without taskstats sends EXITs all the same).
  */
-int sampler_procs_add(struct sampler *s, pid_t pid, pid_t ppid, bool root,
-		      bool born)
+#define UNREAD_MAX 1024
+
+static int unread_keep(struct sampler *s, pid_t pid, pid_t ppid)
 {
-	struct pollfd exited = { .events = POLLIN };
+	struct sampler_set *set = &s->set;
+	struct sampler_unread *u;
+
+	if (set->nunread >= UNREAD_MAX)
+		return 0;
+	u = grow_array(set->unread, &set->cap_unread, set->nunread + 1,
+		       sizeof(*u));
+	if (!u)
+		return -1;
+	set->unread = u;
+	u[set->nunread++] = (struct sampler_unread){ pid, ppid };
+	return 0;
+}
+
+/*
+ * A process to sample from the next tick on: a root (cfg->pids), or a
+ * descendant proctree found.  The pidfd is opened first: a descendant
+ * already gone is no part of the run (0), and the PID cannot be another
+ * process's from then on.  Past PROCSET_MAX_LIVE it is skipped, and so
+ * are its descendants.  Its maps are read now, for the unwinder.  born:
+ * forked in the run (proctree.h), its CPU time counted from 0; one gone
+ * already is kept for its EXIT (unread_exit()).
+ */
+static int add_proc(struct sampler *s, pid_t pid, pid_t ppid, bool root,
+		    bool born)
+{
 	struct sampler_proc *p;
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), w;
 
-	exited.fd = root ? -1 : pidfd;
 	/* No pidfd (old kernel): /proc is read instead (sampler_procs_exited()). */
-	if ((pidfd < 0 && errno == ESRCH && !root) ||
-	    (exited.fd >= 0 && poll(&exited, 1, 0) > 0)) {
-		if (pidfd >= 0)
-			close(pidfd);
-		return born ? sampler_births_unread(s, pid, ppid) : 0;
-	}
+	if (pidfd < 0 && errno == ESRCH && !root)
+		return born ? unread_keep(s, pid, ppid) : 0;
 	w = watch_tree(s, pid, root);
 	if (w) {
 		if (pidfd >= 0)
 			close(pidfd);
 		if (w > 0)
-			return born ? sampler_births_unread(s, pid, ppid) : 0;
+			return born ? unread_keep(s, pid, ppid) : 0;
 		return add_unwatched(s, pid, ppid, root);
 	}
 	if (s->set.nprocs >= PROCSET_MAX_LIVE) {
@@ -516,7 +532,7 @@ void sampler_procs_free_all(struct sampler *s)
 		sampler_procs_free(s, s->set.procs[i]);
 	free(s->set.procs);
 	free(s->set.pfds);
-	sampler_births_free(s);
+	free(s->set.unread);
 	if (s->set.unread_resid > 0) /* under half a period, said */
 		s->st->unsampled_ns += (uint64_t)s->set.unread_resid;
 	if (s->set.tree) {
@@ -584,9 +600,7 @@ void sampler_procs_finish_gone(struct sampler *s)
 	if (s->set.roots_live || s->target_gone)
 		return;
 	s->target_gone = true;
-	/* The queue set up whole: the ticks it was spared for are over. */
-	if (s->set.tree && take_tree_events(s) == 0 &&
-	    sampler_births_setup(s, true) == 0)
+	if (s->set.tree && take_tree_events(s) == 0)
 		finish_found_gone(s);
 }
 
@@ -628,25 +642,36 @@ static bool finish_reused(struct sampler *s, struct sampler_proc *p)
 }
 
 /*
- * The EXIT of a born process never read (sampler_births_exit()), cpu_ns
- * its CPU time: its image (ended, under its name at exit) and its time on
- * the row "[CPU time of no stack]", so that a process that lived between
- * two ticks is in the profile, under its name, rather than lost.
+ * The EXIT of a process never read: with its CPU time told, its image
+ * (ended, under its name at exit) and its time on the row "[CPU time of
+ * no stack]", so that a process that lived between two ticks is in the
+ * profile, under its name, rather than lost.  CPU mode only.
  */
-int sampler_procs_pool_exit(struct sampler *s, pid_t pid, pid_t ppid,
-			    const char *comm, uint64_t cpu_ns)
+static int unread_exit(struct sampler *s, const struct proctree_event *ev)
 {
+	struct sampler_set *set = &s->set;
 	struct proc_image *im;
-	int64_t w = pool_ended(s, cpu_ns);
+	pid_t ppid;
+	int64_t w;
+	size_t i = 0;
 
+	while (i < set->nunread && set->unread[i].pid != ev->pid)
+		i++;
+	if (i == set->nunread)
+		return 0;
+	ppid = set->unread[i].ppid;
+	set->unread[i] = set->unread[--set->nunread];
+	if (s->cfg->wall || !ev->have_cpu)
+		return 0;
+	w = pool_ended(s, ev->cpu_ns);
 	if (!w)
 		return 0;
-	im = procset_add(s->ps, pid, ppid, comm);
+	im = procset_add(s->ps, ev->pid, ppid, ev->comm);
 	if (!im)
 		return -1;
 	im->ended = true;
 	s->st->procs_found++;
-	pool_record(s, NULL, im, pid, comm, w);
+	pool_record(s, NULL, im, ev->pid, ev->comm, w);
 	return 0;
 }
 
@@ -670,7 +695,7 @@ static int tree_event(struct sampler *s, const struct proctree_event *ev)
 	case PROCTREE_NEW:
 		if ((p && !finish_reused(s, p)) || skipped_already(s, ev->pid))
 			return 0;
-		return sampler_births_queue(s, ev->pid, ev->ppid, ev->born);
+		return add_proc(s, ev->pid, ev->ppid, false, ev->born);
 	case PROCTREE_EXEC:
 		if (p)
 			sampler_procs_check_exec(s, p);
@@ -678,7 +703,7 @@ static int tree_event(struct sampler *s, const struct proctree_event *ev)
 	case PROCTREE_EXIT:
 		if (p)
 			note_exit(p, ev);
-		return p ? 0 : sampler_births_exit(s, ev);
+		return p ? 0 : unread_exit(s, ev);
 	}
 	return 0;
 }
@@ -719,8 +744,7 @@ static void poll_exits(struct sampler *s)
 /* Before a tick: new descendants, execs, exits. */
 int sampler_procs_watch(struct sampler *s)
 {
-	if (s->set.tree &&
-	    (take_tree_events(s) || sampler_births_setup(s, false)))
+	if (s->set.tree && take_tree_events(s))
 		return -1;
 	if (s->set.nprocs > 1)
 		poll_exits(s);
@@ -743,7 +767,7 @@ int sampler_procs_add_roots(struct sampler *s)
 			s->st->tree_errno = errno;
 	}
 	for (size_t i = 0; i < cfg->npids; i++)
-		if (sampler_procs_add(s, cfg->pids[i], 0, true, false))
+		if (add_proc(s, cfg->pids[i], 0, true, false))
 			return -1;
 	return 0;
 }
