@@ -377,10 +377,14 @@ REPORT_BLOCKS="accuracy truth procs treemem symbols"
 # The block written by hand between "<!-- by hand: begin -->" and
 # "<!-- by hand: end -->" (why a goal of the Targets table is not met, and
 # what would meet it): kept in file $1, the new report, right after its
-# Targets section.
+# Targets section.  1 (said): its end marker is missing, or awk failed.
 keep_by_hand() {
 	local b='<!-- by hand: begin -->' e='<!-- by hand: end -->'
 	[ -f "$REPORT" ] && grep -qx "$b" "$REPORT" || return 0
+	grep -qx "$e" "$REPORT" || {
+		log "$REPORT: '$b' without its end marker '$e'"
+		return 1
+	}
 	awk -v b="$b" -v e="$e" 'NR == FNR { if ($0 == b) keep = 1
 			if (keep) blk = blk $0 "\n"
 			if ($0 == e) keep = 0
@@ -388,8 +392,9 @@ keep_by_hand() {
 		/^## / && seen && !done { printf "%s\n", blk; done = 1 }
 		/^## Targets/ { seen = 1 }
 		{ print }
-		END { if (!done) printf "\n%s", blk }' "$REPORT" "$1" >"$1.hand" &&
-		mv "$1.hand" "$1"
+		END { if (!done) printf "\n%s", blk }' "$REPORT" "$1" >"$1.hand" ||
+		{ rm -f "$1.hand"; return 1; }
+	mv "$1.hand" "$1"
 }
 
 write_report() {
@@ -401,7 +406,8 @@ write_report() {
 	awk -f "$here/report.awk" "$dir/meta" "$dir/unavailable" \
 		"$dir/results.tsv" "$dir/snapshots.tsv" >"$tmp" ||
 		{ rm -f "$tmp"; die "report.awk failed"; }
-	keep_by_hand "$tmp"
+	keep_by_hand "$tmp" ||
+		{ rm -f "$tmp"; die "cannot keep the block by hand of $REPORT"; }
 	for blk in $REPORT_BLOCKS; do
 		b="<!-- bench/$blk.sh: begin -->" e="<!-- bench/$blk.sh: end -->"
 		[ -f "$REPORT" ] && grep -qx "$b" "$REPORT" &&
