@@ -427,12 +427,12 @@ svc_measure() {
 	pids=$(svc_tree "$SVC_ROOT" | paste -sd, -)
 	for p in ${pids//,/ }; do cat "/proc/$p/maps" 2>/dev/null; done >"$d/maps"
 	echo "$pids" >"$d/pids"
-	# $SVC_PTPROF_ARGS is empty or one word; ACC_PTPROF_ARGS, words
-	# (bench/accuracy.sh).
+	# $SVC_PTPROF_ARGS is empty or one word; $PT_ARGS, words
+	# (bench/accuracy.sh's ACC_PTPROF_ARGS).
 	# shellcheck disable=SC2086
 	window_record "$d" "$SVC_HZ" "$pids" "$SVC_SECS" \
 		"$PTPROF" -p "$SVC_ROOT" --children -f "$SVC_HZ" -d "$SVC_SECS" \
-		$SVC_PTPROF_ARGS ${ACC_PTPROF_ARGS:-} --stats -o "$d/ptprof.pb.gz"
+		$SVC_PTPROF_ARGS ${PT_ARGS:-} --stats -o "$d/ptprof.pb.gz"
 	alive "$SVC_ROOT" || [ "$st" != ok ] || st=fail:service-ended-early
 	svc_stop_all
 	[ -s "$d/ptprof.pb.gz" ] || [ "$st" != ok ] || st=fail:no-profile

@@ -156,8 +156,9 @@ bool procset_skip_applies(const struct procset *ps, pid_t pid)
 {
 	const struct proc_image *im = procset_find(ps, pid);
 
-	/* Unreadable: the skip holds (not sampling cannot harm it). */
-	return im && im->skipped && skip_moved(im) <= 0;
+	/* Start unknown or stat unreadable: the skip holds by PID (not
+	 * sampling cannot harm it); no /proc read when it is unknown. */
+	return im && im->skipped && (!im->have_start || skip_moved(im) <= 0);
 }
 
 size_t procset_sampled(const struct procset *ps)
